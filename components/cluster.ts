@@ -1,0 +1,207 @@
+import * as aws from "@pulumi/aws";
+import * as eks from "@pulumi/eks";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+export interface ClusterArgs {
+    /** Static cluster name from config (never auto-named: tags and policies read it at preview). */
+    clusterName: string;
+    /** Kubernetes minor version, pinned per stack. */
+    version: string;
+    vpcId: pulumi.Input<string>;
+    privateSubnetIds: pulumi.Input<string>[];
+    publicSubnetIds: pulumi.Input<string>[];
+    endpoint: { publicAccess: boolean; publicAccessCidrs: string[] };
+    logTypes: string[];
+    logRetentionDays: number;
+    serviceCidr: string;
+    /** Pinned versions of the add-ons installed before any node exists (CNI, kube-proxy, Pod Identity agent). */
+    addons: { vpcCni: string; kubeProxy: string; podIdentityAgent: string };
+    /** Extra `configurationValues` for the VPC CNI add-on. Defaults to `{}`. */
+    vpcCniConfiguration?: Record<string, unknown>;
+    /** Protect the control plane and its KMS key from deletion. Defaults to `false`. */
+    protect?: boolean;
+}
+
+/** The policy document that lets a service assume a role. Pure. */
+export function assumeRolePolicyFor(service: string): string {
+    return JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: ["sts:AssumeRole", "sts:TagSession"] }],
+    });
+}
+
+/**
+ * The EKS control plane: `eks.Cluster` (OIDC, kubeconfig) with a KMS key for secrets envelope
+ * encryption, its log group, IAM role and security groups built from `@pulumi/aws`, and the
+ * managed add-ons every node needs before it can become Ready.
+ */
+export class Cluster extends pulumi.ComponentResource {
+    /** The static cluster name. */
+    public readonly name: string;
+    public readonly version: string;
+    public readonly serviceCidr: string;
+    /** The `eks.Cluster`; depend on it for anything that needs the control plane to exist. */
+    public readonly eks: eks.Cluster;
+    public readonly endpoint: pulumi.Output<string>;
+    public readonly certificateAuthority: pulumi.Output<string>;
+    public readonly oidcProviderArn: pulumi.Output<string>;
+    public readonly oidcProviderUrl: pulumi.Output<string>;
+    /** The security group EKS creates and attaches to the control plane and managed nodes. */
+    public readonly eksSecurityGroupId: pulumi.Output<string>;
+    /** The node security group, the only one tagged `karpenter.sh/discovery`. */
+    public readonly nodeSecurityGroupId: pulumi.Output<string>;
+    public readonly kubeconfig: pulumi.Output<string>;
+    public readonly provider: k8s.Provider;
+    public readonly kmsKeyArn: pulumi.Output<string>;
+    /** Add-ons that must be active before nodes join. */
+    public readonly addons: aws.eks.Addon[];
+
+    constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:cluster:Cluster", name, {}, opts);
+        const parent = { parent: this };
+        const protect = args.protect ?? false;
+
+        const kmsKey = new aws.kms.Key(
+            `${name}-secrets`,
+            {
+                description: `Envelope encryption of Kubernetes secrets in EKS cluster ${args.clusterName}`,
+                enableKeyRotation: true,
+                deletionWindowInDays: 30,
+            },
+            { parent: this, protect },
+        );
+        new aws.kms.Alias(`${name}-secrets`, { name: `alias/eks/${args.clusterName}-secrets`, targetKeyId: kmsKey.keyId }, parent);
+
+        // Created before the cluster so EKS writes into a group with a retention (its own never expires).
+        const logGroup = new aws.cloudwatch.LogGroup(
+            `${name}-logs`,
+            { name: `/aws/eks/${args.clusterName}/cluster`, retentionInDays: args.logRetentionDays },
+            parent,
+        );
+
+        const role = new aws.iam.Role(`${name}-control-plane`, { assumeRolePolicy: assumeRolePolicyFor("eks.amazonaws.com") }, parent);
+        const rolePolicy = new aws.iam.RolePolicyAttachment(
+            `${name}-control-plane`,
+            { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonEKSClusterPolicy },
+            parent,
+        );
+
+        const controlPlaneSg = new aws.ec2.SecurityGroup(
+            `${name}-control-plane`,
+            {
+                vpcId: args.vpcId,
+                description: `EKS ${args.clusterName} control plane ENIs`,
+                tags: { Name: `${args.clusterName}-control-plane` },
+            },
+            parent,
+        );
+        // The only security group tagged for Karpenter discovery: several tagged groups break the
+        // AWS Load Balancer Controller.
+        const nodeSg = new aws.ec2.SecurityGroup(
+            `${name}-nodes`,
+            {
+                vpcId: args.vpcId,
+                description: `EKS ${args.clusterName} nodes`,
+                tags: {
+                    Name: `${args.clusterName}-nodes`,
+                    [`kubernetes.io/cluster/${args.clusterName}`]: "owned",
+                    "karpenter.sh/discovery": args.clusterName,
+                },
+            },
+            parent,
+        );
+        const rules: [string, aws.vpc.SecurityGroupIngressRuleArgs][] = [
+            ["nodes-from-nodes", { securityGroupId: nodeSg.id, referencedSecurityGroupId: nodeSg.id, ipProtocol: "-1", description: "Node to node (pods, DNS)" }],
+            ["nodes-from-control-plane-443", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 443, toPort: 443, description: "Admission webhooks" }],
+            ["nodes-from-control-plane-kubelet", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 10250, toPort: 10250, description: "Kubelet API (logs, exec)" }],
+            ["nodes-from-control-plane-ephemeral", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 1025, toPort: 65535, description: "Webhooks and aggregated APIs on high ports" }],
+            ["control-plane-from-nodes", { securityGroupId: controlPlaneSg.id, referencedSecurityGroupId: nodeSg.id, ipProtocol: "tcp", fromPort: 443, toPort: 443, description: "Nodes to the API server" }],
+        ];
+        for (const [rule, ruleArgs] of rules) {
+            new aws.vpc.SecurityGroupIngressRule(`${name}-${rule}`, ruleArgs, parent);
+        }
+        for (const [sgName, sg] of [["control-plane", controlPlaneSg], ["nodes", nodeSg]] as const) {
+            new aws.vpc.SecurityGroupEgressRule(`${name}-${sgName}-egress`, { securityGroupId: sg.id, ipProtocol: "-1", cidrIpv4: "0.0.0.0/0", description: "All egress (NAT, AWS APIs)" }, parent);
+        }
+
+        this.eks = new eks.Cluster(
+            `${name}-eks`,
+            {
+                name: args.clusterName,
+                version: args.version,
+                vpcId: args.vpcId,
+                privateSubnetIds: args.privateSubnetIds,
+                publicSubnetIds: args.publicSubnetIds,
+                nodeAssociatePublicIpAddress: false,
+                endpointPrivateAccess: true,
+                endpointPublicAccess: args.endpoint.publicAccess,
+                publicAccessCidrs: args.endpoint.publicAccess ? args.endpoint.publicAccessCidrs : undefined,
+                authenticationMode: eks.AuthenticationMode.Api,
+                skipDefaultNodeGroup: true,
+                skipDefaultSecurityGroups: true,
+                clusterSecurityGroup: controlPlaneSg,
+                serviceRole: role,
+                createOidcProvider: true,
+                encryptionConfigKeyArn: kmsKey.arn,
+                enabledClusterLogTypes: args.logTypes,
+                kubernetesServiceIpAddressRange: args.serviceCidr,
+                // Add-ons are managed below with pinned versions instead of EKS's unmanaged defaults.
+                bootstrapSelfManagedAddons: false,
+                useDefaultVpcCni: true,
+                corednsAddonOptions: { enabled: false },
+                kubeProxyAddonOptions: { enabled: false },
+                deletionProtection: protect,
+                tags: { "karpenter.sh/discovery": args.clusterName },
+            },
+            { parent: this, protect, dependsOn: [logGroup, rolePolicy] },
+        );
+
+        const eksCluster = this.eks.eksCluster;
+        this.name = args.clusterName;
+        this.version = args.version;
+        this.serviceCidr = args.serviceCidr;
+        this.endpoint = eksCluster.apply((c) => c.endpoint);
+        this.certificateAuthority = eksCluster.apply((c) => c.certificateAuthority.data);
+        this.eksSecurityGroupId = eksCluster.apply((c) => c.vpcConfig.clusterSecurityGroupId);
+        this.oidcProviderArn = this.eks.oidcProviderArn;
+        this.oidcProviderUrl = this.eks.oidcProviderUrl;
+        this.nodeSecurityGroupId = nodeSg.id;
+        this.kmsKeyArn = kmsKey.arn;
+        this.kubeconfig = pulumi.secret(this.eks.kubeconfigJson);
+
+        const addon = (key: string, addonName: string, addonVersion: string, configurationValues?: Record<string, unknown>) =>
+            new aws.eks.Addon(
+                `${name}-${key}`,
+                {
+                    clusterName: args.clusterName,
+                    addonName,
+                    addonVersion,
+                    resolveConflictsOnCreate: "OVERWRITE",
+                    // Keep settings someone changed in the cluster rather than silently reverting them.
+                    resolveConflictsOnUpdate: "PRESERVE",
+                    configurationValues: configurationValues ? JSON.stringify(configurationValues) : undefined,
+                },
+                { parent: this, dependsOn: [this.eks] },
+            );
+        this.addons = [
+            addon("vpc-cni", "vpc-cni", args.addons.vpcCni, args.vpcCniConfiguration),
+            addon("kube-proxy", "kube-proxy", args.addons.kubeProxy),
+            addon("pod-identity-agent", "eks-pod-identity-agent", args.addons.podIdentityAgent),
+        ];
+
+        this.provider = new k8s.Provider(
+            `${name}-k8s`,
+            { kubeconfig: this.kubeconfig, enableServerSideApply: true, deleteUnreachable: false },
+            { parent: this, dependsOn: this.addons },
+        );
+
+        this.registerOutputs({
+            name: this.name,
+            endpoint: this.endpoint,
+            oidcProviderArn: this.oidcProviderArn,
+            nodeSecurityGroupId: this.nodeSecurityGroupId,
+            kubeconfig: this.kubeconfig,
+        });
+    }
+}

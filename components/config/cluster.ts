@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { parseCidr } from "../subnets";
+import { cidr } from "./common";
+
+const LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
+
+/** An EKS add-on version as `aws eks describe-addon-versions` prints it, e.g. `v1.20.4-eksbuild.1`. */
+const addonVersion = z.string().regex(/^v\d+\.\d+\.\d+-eksbuild\.\d+$/, {
+    message: "must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
+});
+
+/** `cluster` in stack config: the EKS control plane. */
+export const clusterSchema = z
+    .strictObject({
+        /** Kubernetes minor version of the control plane, pinned, e.g. `1.34`. */
+        version: z.string().regex(/^1\.\d{2}$/, { message: "must be a Kubernetes minor version such as 1.34" }),
+        /** API server endpoint exposure. The private endpoint is always on. */
+        endpoint: z
+            .strictObject({
+                /** Expose the API server publicly. Defaults to `false`. */
+                publicAccess: z.boolean().default(false),
+                /** CIDRs allowed to reach the public endpoint; required when `publicAccess` is true. Defaults to `[]`. */
+                publicAccessCidrs: z.array(cidr).default([]),
+            })
+            .default({ publicAccess: false, publicAccessCidrs: [] }),
+        /** Control-plane log types sent to CloudWatch. Defaults to all five. */
+        logTypes: z.array(z.enum(LOG_TYPES)).default([...LOG_TYPES]),
+        /** Retention of the control-plane log group. Defaults to `90`. */
+        logRetentionDays: z.number().int().positive().default(90),
+        /** Service (ClusterIP) CIDR; must not overlap the VPC. Defaults to `172.20.0.0/16`. */
+        serviceCidr: cidr.default("172.20.0.0/16"),
+        /** Pinned versions of the EKS managed add-ons. */
+        addons: z.strictObject({
+            vpcCni: addonVersion,
+            coreDns: addonVersion,
+            kubeProxy: addonVersion,
+            podIdentityAgent: addonVersion,
+        }),
+        /**
+         * Guard the control plane and its secrets key against deletion: `protect` on the cluster and
+         * the KMS key, and EKS deletion protection. Defaults to `false`.
+         */
+        protect: z.boolean().default(false),
+    })
+    .superRefine((c, ctx) => {
+        if (c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["endpoint", "publicAccessCidrs"],
+                message: "is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
+            });
+        }
+        c.endpoint.publicAccessCidrs.forEach((block, i) => {
+            if (parseCidr(block)?.prefix === 0) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["endpoint", "publicAccessCidrs", i],
+                    message: "opens the API server to the whole internet; list the CIDRs that need it",
+                });
+            }
+        });
+        if (!c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length > 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["endpoint", "publicAccessCidrs"],
+                message: "is set while publicAccess is false; remove it or enable publicAccess",
+            });
+        }
+    });
+
+export type ClusterConfig = z.output<typeof clusterSchema>;

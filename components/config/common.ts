@@ -1,0 +1,69 @@
+/**
+ * Schema building blocks shared by every config section. Each refinement reports the rule it
+ * enforces so the aggregated error tells the operator how to fix the key.
+ */
+import { z } from "zod";
+import { parseQuantity } from "../../policies/lib/quantity";
+import { parseCidr } from "../subnets";
+
+/** An IPv4 CIDR block with zero host bits, e.g. `10.0.0.0/16`. */
+export const cidr = z
+    .string()
+    .refine((v) => parseCidr(v) !== undefined, { message: "must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16" });
+
+/** A Kubernetes resource quantity, e.g. `500m`, `4`, `8Gi`. */
+export const quantity = z
+    .union([z.string(), z.number()])
+    .refine((v) => {
+        const parsed = parseQuantity(v);
+        return parsed !== undefined && parsed >= 0;
+    }, { message: "must be a Kubernetes quantity, e.g. 500m, 2, 8Gi" })
+    .transform((v) => String(v));
+
+/** A DNS-1123 label: namespace names, node group keys. */
+export const dnsLabel = z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
+        message: "must be a DNS-1123 label: lower-case letters, digits and '-', at most 63 characters",
+    });
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** True for a qualified Kubernetes label key such as `workload` or `karpenter.sh/capacity-type`. */
+export function isLabelKey(key: string): boolean {
+    const parts = key.split("/");
+    if (parts.length > 2) {
+        return false;
+    }
+    const name = parts[parts.length - 1];
+    const prefix = parts.length === 2 ? parts[0] : undefined;
+    if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
+        return false;
+    }
+    return LABEL_NAME.test(name);
+}
+
+/** True for a Kubernetes label value (may be empty). */
+export function isLabelValue(value: string): boolean {
+    return value === "" || LABEL_NAME.test(value);
+}
+
+/** A map of Kubernetes labels with valid keys and values. */
+export const labels = z.record(z.string(), z.string()).superRefine((map, ctx) => {
+    for (const [key, value] of Object.entries(map)) {
+        if (!isLabelKey(key)) {
+            ctx.addIssue({ code: "custom", path: [key], message: "is not a valid Kubernetes label key" });
+        } else if (!isLabelValue(value)) {
+            ctx.addIssue({ code: "custom", path: [key], message: `value "${value}" is not a valid Kubernetes label value` });
+        }
+    }
+});
+
+/** AWS resource tags: at most 50, keys up to 128 and values up to 256 characters. */
+export const awsTags = z
+    .record(z.string().min(1).max(128), z.string().max(256))
+    .refine((t) => Object.keys(t).length <= 50, { message: "AWS allows at most 50 tags per resource" });
+
+/** A positive whole number. */
+export const positiveInt = z.number().int().positive();

@@ -1,0 +1,143 @@
+/**
+ * The one place stack config is read, validated and given its defaults. Everything downstream
+ * receives a typed `StackConfig`; nothing else calls `pulumi.Config`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { overlaps, parseCidr } from "../subnets";
+import { clusterSchema } from "./cluster";
+import { karpenterSchema } from "./karpenter";
+import { namespacesSchema } from "./namespaces";
+import { networkSchema } from "./network";
+import { nodeGroupsSchema } from "./nodeGroups";
+
+export type { ClusterConfig } from "./cluster";
+export type { KarpenterConfig } from "./karpenter";
+export type { NamespaceConfig, NamespacesConfig } from "./namespaces";
+export type { NetworkConfig } from "./network";
+export type { NodeGroupsConfig } from "./nodeGroups";
+
+/** The Pulumi project name: the namespace of every key in the stack files. */
+export const PROJECT = "eks-platform";
+
+/** The keys of the project namespace, in the order Pulumi.yaml declares them. */
+export const stackConfigSchema = z
+    .strictObject({
+        /** The EKS cluster name; static so subnet tags and policies can read it at preview. */
+        clusterName: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,99}$/, {
+            message: "must start with a letter and hold at most 100 letters, digits, '-' or '_'",
+        }),
+        network: networkSchema,
+        cluster: clusterSchema,
+        namespaces: namespacesSchema.default({}),
+        nodeGroups: nodeGroupsSchema.default({}),
+        karpenter: karpenterSchema.default({ enabled: false }),
+    })
+    .superRefine((c, ctx) => {
+        const vpc = parseCidr(c.network.vpcCidr);
+        const services = parseCidr(c.cluster.serviceCidr);
+        if (vpc && services && overlaps(vpc, services)) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["cluster", "serviceCidr"],
+                message: `${c.cluster.serviceCidr} overlaps the VPC ${c.network.vpcCidr}: Services would shadow pod and node addresses`,
+            });
+        }
+    });
+
+export type StackConfig = z.output<typeof stackConfigSchema> & {
+    /** The stack name (`dev`, `prod`, …). */
+    readonly stack: string;
+    /** The AWS region from `aws:region`. */
+    readonly region: string;
+};
+
+/** A stack config that failed validation; `problems` holds one line per bad key. */
+export class ConfigError extends Error {
+    constructor(
+        readonly stack: string,
+        readonly problems: string[],
+    ) {
+        super(
+            `Invalid config for stack "${stack}" (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+                problems.map((p) => `  - ${p}`).join("\n"),
+        );
+        this.name = "ConfigError";
+    }
+}
+
+function keyPath(path: readonly PropertyKey[]): string {
+    const [head, ...rest] = path.map(String);
+    const tail = rest.map((p) => (/^\d+$/.test(p) ? `[${p}]` : /^[A-Za-z0-9_]+$/.test(p) ? `.${p}` : `["${p}"]`)).join("");
+    return `${PROJECT}:${head ?? ""}${tail}`;
+}
+
+function formatIssue(issue: z.core.$ZodIssue): string[] {
+    if (issue.code === "unrecognized_keys") {
+        return issue.keys.map((k) => `${keyPath([...issue.path, k])}: unknown key (check its spelling against Pulumi.yaml)`);
+    }
+    if (issue.code === "invalid_key") {
+        return [`${keyPath(issue.path)}: ${issue.issues.map((i) => i.message).join("; ")}`];
+    }
+    if (issue.code === "invalid_type" && issue.input === undefined) {
+        return [`${keyPath(issue.path)}: is required`];
+    }
+    return [`${keyPath(issue.path)}: ${issue.message}`];
+}
+
+/**
+ * Validates raw config values (keys without the project prefix, values already decoded from
+ * YAML/JSON) and applies every default. Throws one `ConfigError` listing every problem.
+ */
+export function parseStackConfig(values: Record<string, unknown>, context: { stack: string; region?: string }): StackConfig {
+    const problems: string[] = [];
+    if (!context.region) {
+        problems.push("aws:region: is required (e.g. `pulumi config set aws:region us-east-1`)");
+    }
+    const result = stackConfigSchema.safeParse(values);
+    if (!result.success) {
+        problems.push(...result.error.issues.flatMap(formatIssue));
+    } else if (context.region) {
+        result.data.network.availabilityZones.forEach((az, i) => {
+            if (!az.startsWith(context.region as string) || az.length !== (context.region as string).length + 1) {
+                problems.push(`${keyPath(["network", "availabilityZones", i])}: "${az}" is not a zone of ${context.region}`);
+            }
+        });
+    }
+    if (problems.length > 0 || !result.success) {
+        throw new ConfigError(context.stack, problems);
+    }
+    return { ...result.data, stack: context.stack, region: context.region as string };
+}
+
+/** Decodes one raw Pulumi config string: structured values arrive as JSON. */
+function decode(raw: string): unknown {
+    const trimmed = raw.trim();
+    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+        try {
+            return JSON.parse(trimmed);
+        } catch {
+            return raw;
+        }
+    }
+    return raw;
+}
+
+/**
+ * Validates config as the CLI hands it to a program (`ns:key` → string, structured values as
+ * JSON): this project's keys and `aws:region`.
+ */
+export function parseRawConfig(all: Record<string, string>, stack: string): StackConfig {
+    const values: Record<string, unknown> = {};
+    for (const [key, raw] of Object.entries(all)) {
+        if (key.startsWith(`${PROJECT}:`)) {
+            values[key.slice(PROJECT.length + 1)] = decode(raw);
+        }
+    }
+    return parseStackConfig(values, { stack, region: all["aws:region"] });
+}
+
+/** Reads and validates the running stack's config. */
+export function loadStackConfig(): StackConfig {
+    return parseRawConfig(pulumi.runtime.allConfig(), pulumi.getStack());
+}

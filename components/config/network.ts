@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { parseCidr, subnetLayoutProblems } from "../subnets";
+import { cidr } from "./common";
+
+/** `network` in stack config: the VPC and its subnets. */
+export const networkSchema = z
+    .strictObject({
+        /** The VPC's IPv4 block. */
+        vpcCidr: cidr,
+        /** Availability zones, at least two; one private and one public subnet in each. */
+        availabilityZones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, { message: "must be an AZ name such as us-east-1a" })).min(2, {
+            message: "needs at least 2 availability zones: EKS requires subnets in two AZs and a single AZ is a single point of failure",
+        }),
+        /** `single`: one NAT gateway for the VPC (cheap, one AZ outage cuts egress); `perAz`: one per AZ. Defaults to `perAz`. */
+        natGateways: z.enum(["single", "perAz"]).default("perAz"),
+        /** Prefix length of each private (node and pod) subnet. Defaults to the VPC prefix + 3 (a /19 in a /16). */
+        privateSubnetPrefixLength: z.number().int().optional(),
+        /** Prefix length of each public (load balancer, NAT) subnet. Defaults to the VPC prefix + 8 (a /24 in a /16). */
+        publicSubnetPrefixLength: z.number().int().optional(),
+        /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: true, retentionDays: 90 }`. */
+        flowLogs: z
+            .strictObject({
+                /** Defaults to `true`. */
+                enabled: z.boolean().default(true),
+                /** Defaults to `90`. */
+                retentionDays: z.number().int().positive().default(90),
+            })
+            .default({ enabled: true, retentionDays: 90 }),
+    })
+    .transform((n) => {
+        const vpcPrefix = parseCidr(n.vpcCidr)?.prefix ?? 16;
+        return {
+            ...n,
+            privateSubnetPrefixLength: n.privateSubnetPrefixLength ?? vpcPrefix + 3,
+            publicSubnetPrefixLength: n.publicSubnetPrefixLength ?? vpcPrefix + 8,
+        };
+    })
+    .superRefine((n, ctx) => {
+        const azs = new Set<string>();
+        n.availabilityZones.forEach((az, i) => {
+            if (azs.has(az)) {
+                ctx.addIssue({ code: "custom", path: ["availabilityZones", i], message: `"${az}" is listed twice` });
+            }
+            azs.add(az);
+        });
+        for (const problem of subnetLayoutProblems({
+            vpcCidr: n.vpcCidr,
+            availabilityZones: n.availabilityZones,
+            privatePrefixLength: n.privateSubnetPrefixLength,
+            publicPrefixLength: n.publicSubnetPrefixLength,
+        })) {
+            ctx.addIssue({ code: "custom", path: ["vpcCidr"], message: `subnets do not fit the VPC: ${problem}` });
+        }
+    });
+
+export type NetworkConfig = z.output<typeof networkSchema>;

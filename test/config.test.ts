@@ -1,0 +1,122 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as YAML from "yaml";
+import { ConfigError, parseRawConfig, PROJECT, stackConfigSchema, StackConfig } from "../components/config";
+import { readStackFiles, StackFileError } from "../tools/offline";
+import { ROOT } from "./mocks";
+
+function stackConfig(stack: string): Record<string, string> {
+    return { ...readStackFiles(ROOT, stack).config };
+}
+
+/** Parses a stack's real config after `edit` changed one value; returns the error lines. */
+function problemsAfter(edit: (values: Record<string, unknown>) => void, stack = "dev"): string[] {
+    const raw = stackConfig(stack);
+    const values: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) {
+        values[k] = k.startsWith(`${PROJECT}:`) && /^[[{]/.test(v) ? JSON.parse(v) : v;
+    }
+    edit(values);
+    const encoded = Object.fromEntries(
+        Object.entries(values)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    );
+    try {
+        parseRawConfig(encoded, stack);
+    } catch (err) {
+        expect(err).to.be.instanceOf(ConfigError);
+        return (err as ConfigError).problems;
+    }
+    return [];
+}
+
+describe("stack config", () => {
+    let dev: StackConfig;
+    let prod: StackConfig;
+    before(() => {
+        dev = parseRawConfig(stackConfig("dev"), "dev");
+        prod = parseRawConfig(stackConfig("prod"), "prod");
+    });
+
+    it("parses both stack files with defaults applied", () => {
+        expect(dev.network.availabilityZones).to.have.length(2);
+        expect(prod.network.availabilityZones).to.have.length(3);
+        expect(dev.network.natGateways).to.equal("single");
+        expect(prod.network.natGateways).to.equal("perAz");
+        expect(prod.cluster.endpoint.publicAccess).to.equal(false);
+        expect(dev.network.privateSubnetPrefixLength).to.equal(19);
+        expect(prod.cluster.serviceCidr).to.equal("172.20.0.0/16");
+        expect(Object.keys(dev.namespaces)).to.deep.equal(["dev"]);
+        expect(Object.keys(prod.namespaces)).to.deep.equal(["staging", "prod"]);
+        expect(prod.cluster.protect).to.equal(true);
+    });
+
+    it("Pulumi.yaml declares exactly the keys the config module accepts, none as an undeclarable object type", () => {
+        const project = YAML.parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: Record<string, { type?: string; description?: string }> };
+        const declared = Object.keys(project.config).map((k) => k.replace(`${PROJECT}:`, ""));
+        expect(declared).to.have.members(Object.keys(stackConfigSchema.shape));
+        for (const [key, decl] of Object.entries(project.config)) {
+            expect(decl.description, key).to.be.a("string").and.not.empty;
+            expect(decl.type ?? "string", key).to.be.oneOf(["string", "integer", "boolean", "array"]);
+        }
+    });
+
+    it("lists every problem in one error, each with its key path", () => {
+        const problems = problemsAfter((v) => {
+            const network = v[`${PROJECT}:network`] as Record<string, unknown>;
+            network.vpcCidr = "10.10.0.0/33";
+            network.availabilityZones = ["us-east-1a"];
+            network.natGateway = "single";
+            const ns = (v[`${PROJECT}:namespaces`] as Record<string, Record<string, Record<string, unknown>>>).dev;
+            ns.quota.requestsMemory = "8 gigs";
+            v[`${PROJECT}:clusterName`] = "9-lives";
+        });
+        expect(problems).to.include.members([
+            `${PROJECT}:network.vpcCidr: must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16`,
+            `${PROJECT}:network.natGateway: unknown key (check its spelling against Pulumi.yaml)`,
+            `${PROJECT}:namespaces.dev.quota.requestsMemory: must be a Kubernetes quantity, e.g. 500m, 2, 8Gi`,
+        ]);
+        expect(problems.some((p) => p.startsWith(`${PROJECT}:network.availabilityZones: needs at least 2`))).to.equal(true);
+        expect(problems.some((p) => p.startsWith(`${PROJECT}:clusterName:`))).to.equal(true);
+        expect(problems).to.have.length(5);
+    });
+
+    const cases: [string, (v: Record<string, any>) => void, RegExp][] = [
+        ["unknown top-level key", (v) => (v[`${PROJECT}:nodegroups`] = "{}"), /^eks-platform:nodegroups: unknown key/],
+        ["wrong type", (v) => (v[`${PROJECT}:network`].natGateways = 2), /^eks-platform:network\.natGateways: /],
+        ["subnets that do not fit", (v) => (v[`${PROJECT}:network`].privateSubnetPrefixLength = 17), /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ addresses/],
+        ["AZ outside the region", (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "eu-west-1b"]), /^eks-platform:network\.availabilityZones\[1\]: "eu-west-1b" is not a zone of us-east-1/],
+        ["duplicate AZ", (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "us-east-1a"]), /^eks-platform:network\.availabilityZones\[1\]: "us-east-1a" is listed twice/],
+        ["service CIDR overlapping the VPC", (v) => (v[`${PROJECT}:cluster`].serviceCidr = "10.10.128.0/20"), /^eks-platform:cluster\.serviceCidr: 10\.10\.128\.0\/20 overlaps the VPC/],
+        ["public endpoint open to the internet", (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = ["0.0.0.0/0"]), /^eks-platform:cluster\.endpoint\.publicAccessCidrs\[0\]: opens the API server to the whole internet/],
+        ["public endpoint without CIDRs", (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = []), /^eks-platform:cluster\.endpoint\.publicAccessCidrs: is empty while publicAccess is true/],
+        ["unpinned add-on", (v) => (v[`${PROJECT}:cluster`].addons.coreDns = "latest"), /^eks-platform:cluster\.addons\.coreDns: must be a pinned add-on version/],
+        ["bad Kubernetes version", (v) => (v[`${PROJECT}:cluster`].version = "1.34.2"), /^eks-platform:cluster\.version: must be a Kubernetes minor version/],
+        ["missing section", (v) => delete v[`${PROJECT}:cluster`], /^eks-platform:cluster: is required/],
+        ["missing region", (v) => delete v["aws:region"], /^aws:region: is required/],
+        ["default request above default limit", (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.request.cpu = "2"), /^eks-platform:namespaces\.dev\.containerDefaults\.request\.cpu: default request 2 exceeds the default limit 500m/],
+        ["quota requests above limits", (v) => (v[`${PROJECT}:namespaces`].dev.quota.requestsCpu = "16"), /^eks-platform:namespaces\.dev\.quota\.requestsCpu: 16 exceeds limitsCpu 8/],
+        ["default limit above the quota", (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.limit.memory = "32Gi"), /^eks-platform:namespaces\.dev\.containerDefaults\.limit\.memory: 32Gi exceeds the namespace quota limitsMemory 16Gi/],
+        ["system namespace", (v) => (v[`${PROJECT}:namespaces`]["kube-system"] = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\["kube-system"\]: is a system namespace/],
+        ["namespace name that is not a DNS label", (v) => (v[`${PROJECT}:namespaces`].Dev_Team = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\.Dev_Team: must be a DNS-1123 label/],
+        ["bad namespace label", (v) => (v[`${PROJECT}:namespaces`].dev.labels = { "team/a/b": "x" }), /^eks-platform:namespaces\.dev\.labels\["team\/a\/b"\]: is not a valid Kubernetes label key/],
+        ["zero pods", (v) => (v[`${PROJECT}:namespaces`].dev.quota.pods = 0), /^eks-platform:namespaces\.dev\.quota\.pods: /],
+    ];
+    for (const [label, edit, expected] of cases) {
+        it(`rejects ${label}, naming the key`, () => {
+            const problems = problemsAfter(edit);
+            expect(problems.some((p) => expected.test(p)), problems.join("\n")).to.equal(true);
+        });
+    }
+
+    it("names the file and line of a stack file that is not YAML", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stack-"));
+        fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+        fs.writeFileSync(path.join(dir, "Pulumi.broken.yaml"), "config:\n  aws:region: us-east-1\n  eks-platform:network: {vpcCidr: 10.0.0.0/16\n");
+        expect(() => readStackFiles(dir, "broken")).to.throw(StackFileError, /Pulumi\.broken\.yaml:\d+: /);
+        expect(() => readStackFiles(dir, "missing")).to.throw(StackFileError, /unknown stack "missing" \(stacks here: broken\)/);
+    });
+});

@@ -1,0 +1,85 @@
+/**
+ * Shared test harness: the recording mock engine of tools/offline.ts installed in-process for
+ * component tests, and whole-stack rendering through the real offline plan CLI.
+ */
+import { execFile } from "child_process";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import type { Plan } from "../tools/plan";
+import { MockMode, RecordedResource, RecordingMocks, runInStack, settle } from "../tools/offline";
+
+export const ROOT = path.resolve(__dirname, "..");
+
+/**
+ * Installs a fresh recording mock engine with a root stack (await it in `before`). Components
+ * must be constructed after this so their registrations and options reach the new recorder.
+ */
+export async function useMocks(mode: MockMode = "up", config: Record<string, string> = { "aws:region": "us-east-1" }): Promise<RecordingMocks> {
+    const mocks = new RecordingMocks(mode);
+    pulumi.runtime.setAllConfig(config);
+    await pulumi.runtime.setMocks(mocks, "eks-platform", "test", mode === "preview");
+    await runInStack(mocks, () => undefined);
+    return mocks;
+}
+
+/** Waits for every pending registration to reach the recorder. */
+export async function settled(): Promise<void> {
+    await settle();
+}
+
+/** Resolves an Output's value (never assert inside `apply`). */
+export function promiseOf<T>(output: pulumi.Output<T>): Promise<T> {
+    return new Promise((resolve) => output.apply((v) => resolve(v)));
+}
+
+/** Recorded resources of one type token; fails loudly when there are none. */
+export function ofType(resources: readonly RecordedResource[], type: string): RecordedResource[] {
+    return resources.filter((r) => r.type === type);
+}
+
+/** The one recorded resource with this type and logical name. */
+export function named(resources: readonly RecordedResource[], type: string, name: string): RecordedResource {
+    const found = resources.filter((r) => r.type === type && r.name === name);
+    if (found.length !== 1) {
+        throw new Error(`expected one ${type} named ${name}, found ${found.length} (have: ${resources.filter((r) => r.type === type).map((r) => r.name).join(", ")})`);
+    }
+    return found[0];
+}
+
+export interface CliResult {
+    code: number;
+    stdout: string;
+    stderr: string;
+}
+
+/** Runs a tools/ CLI the way `npm run` does, from the repository root. */
+export function runTool(script: string, args: string[], cwd: string = ROOT): Promise<CliResult> {
+    return new Promise((resolve) => {
+        execFile(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(ROOT, "tools", script), ...args],
+            { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") } },
+            (err, stdout, stderr) => {
+                const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+                resolve({ code, stdout, stderr });
+            },
+        );
+    });
+}
+
+const planCache = new Map<string, Promise<Plan>>();
+
+/** The JSON plan of a stack of this repository, rendered once per test run by the real CLI. */
+export function planOf(stack: string): Promise<Plan> {
+    let cached = planCache.get(stack);
+    if (!cached) {
+        cached = runTool("plan.ts", [stack, "--format", "json"]).then((r) => {
+            if (r.code !== 0) {
+                throw new Error(`plan ${stack} exited ${r.code}: ${r.stderr}`);
+            }
+            return JSON.parse(r.stdout) as Plan;
+        });
+        planCache.set(stack, cached);
+    }
+    return cached;
+}

@@ -1,0 +1,146 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { Plan } from "../tools/plan";
+import { UNKNOWN } from "../tools/offline";
+import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
+import { planOf, ROOT, runTool } from "./mocks";
+
+type PlanResource = Plan["resources"][number];
+
+const byType = (plan: Plan, type: string): PlanResource[] => plan.resources.filter((r) => r.type === type);
+const tagsOf = (r: PlanResource) => (r.props.tags ?? {}) as Record<string, string>;
+
+for (const [stack, expected] of [
+    ["dev", { azs: 2, nats: 1, cluster: "platform-dev", namespaces: ["dev"], protect: false }],
+    ["prod", { azs: 3, nats: 3, cluster: "platform-prod", namespaces: ["staging", "prod"], protect: true }],
+] as const) {
+    describe(`whole stack: ${stack}`, function () {
+        this.timeout(120_000);
+        let plan: Plan;
+        before(async () => {
+            plan = await planOf(stack);
+        });
+
+        it("lays out a DNS-enabled VPC with a public and a private subnet per AZ", () => {
+            const [vpc] = byType(plan, "aws:ec2/vpc:Vpc");
+            expect(vpc.props).to.include({ enableDnsHostnames: true, enableDnsSupport: true });
+            const subnets = byType(plan, "aws:ec2/subnet:Subnet");
+            expect(subnets).to.have.length(expected.azs * 2);
+            expect(new Set(subnets.map((s) => s.props.availabilityZone)).size).to.equal(expected.azs);
+        });
+
+        it("tags every subnet with the static cluster name, known at preview", () => {
+            const subnets = byType(plan, "aws:ec2/subnet:Subnet");
+            for (const s of subnets) {
+                const tags = tagsOf(s);
+                expect(tags[`kubernetes.io/cluster/${expected.cluster}`], s.name).to.be.oneOf(["owned", "shared"]);
+                const isPublic = tags["kubernetes.io/role/elb"] === "1";
+                const isPrivate = tags["kubernetes.io/role/internal-elb"] === "1" && tags["karpenter.sh/discovery"] === expected.cluster;
+                expect(isPublic !== isPrivate, s.name).to.equal(true);
+                expect(JSON.stringify(tags)).to.not.include(UNKNOWN);
+            }
+        });
+
+        it(`has ${expected.nats} NAT gateway(s)`, () => {
+            expect(byType(plan, "aws:ec2/natGateway:NatGateway")).to.have.length(expected.nats);
+        });
+
+        it("creates the EKS control plane with encryption, logging and the configured endpoint", () => {
+            const [cluster] = byType(plan, "eks:index:Cluster");
+            expect(cluster.props).to.include({ name: expected.cluster, authenticationMode: "API", endpointPrivateAccess: true });
+            expect(cluster.props.encryptionConfigKeyArn).to.be.a("string");
+            expect(cluster.props.enabledClusterLogTypes).to.include("audit");
+            expect(Boolean(cluster.options?.protect)).to.equal(expected.protect);
+            expect(byType(plan, "aws:kms/key:Key").find((k) => k.name === "cluster-secrets")?.props.enableKeyRotation).to.equal(true);
+        });
+
+        it("creates each configured namespace with a quota and a LimitRange, never deleted with its config", () => {
+            const namespaces = byType(plan, "kubernetes:core/v1:Namespace");
+            expect(namespaces.map((n) => (n.props.metadata as { name: string }).name)).to.have.members([...expected.namespaces]);
+            for (const ns of namespaces) {
+                expect(ns.options?.retainOnDelete, ns.name).to.equal(true);
+                const name = (ns.props.metadata as { name: string }).name;
+                const quota = byType(plan, "kubernetes:core/v1:ResourceQuota").find((q) => (q.props.metadata as { namespace: string }).namespace === name);
+                expect(quota, `quota for ${name}`).to.not.equal(undefined);
+                expect(Object.keys((quota!.props.spec as { hard: object }).hard)).to.have.members(["requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "pods"]);
+                const limits = byType(plan, "kubernetes:core/v1:LimitRange").find((q) => (q.props.metadata as { namespace: string }).namespace === name);
+                expect(limits, `limit range for ${name}`).to.not.equal(undefined);
+            }
+        });
+
+        it("emits only Kubernetes objects that pass the official schemas", async () => {
+            const objects = plan.resources.filter((r) => r.type.startsWith("kubernetes:") && !NOT_API_OBJECTS.has(r.type));
+            expect(objects.length).to.be.greaterThan(0);
+            for (const o of objects) {
+                await validateKubernetesObject(o.type, o.props);
+            }
+        });
+    });
+}
+
+describe("whole stack: quotas per environment", function () {
+    this.timeout(120_000);
+    it("gives prod namespaces larger quotas than dev", async () => {
+        const hard = async (stack: string, ns: string) => {
+            const plan = await planOf(stack);
+            const quota = plan.resources.find((r) => r.type === "kubernetes:core/v1:ResourceQuota" && (r.props.metadata as { namespace: string }).namespace === ns);
+            return (quota!.props.spec as { hard: Record<string, string> }).hard;
+        };
+        expect(await hard("dev", "dev")).to.deep.include({ "requests.cpu": "4", "requests.memory": "8Gi", "limits.cpu": "8", "limits.memory": "16Gi", pods: "10" });
+        expect(Number((await hard("prod", "prod"))["requests.cpu"])).to.be.greaterThan(4);
+    });
+});
+
+describe("offline plan CLI", function () {
+    this.timeout(120_000);
+
+    it("prints a readable plan listing the platform", async () => {
+        const result = await runTool("plan.ts", ["dev"]);
+        expect(result.code, result.stderr).to.equal(0);
+        for (const needle of ["aws:ec2/vpc:Vpc", "aws:ec2/natGateway:NatGateway", "eks:index:Cluster", "aws:kms/key:Key", "kubernetes:core/v1:ResourceQuota", "kubernetes.io/role/internal-elb=1"]) {
+            expect(result.stdout).to.include(needle);
+        }
+    });
+
+    it("prints exactly one JSON object with stack, resources and violations", async () => {
+        const result = await runTool("plan.ts", ["prod", "--format", "json"]);
+        expect(result.code, result.stderr).to.equal(0);
+        const plan = JSON.parse(result.stdout) as Plan;
+        expect(plan.stack).to.equal("prod");
+        expect(plan.violations).to.be.an("array");
+        expect(plan.resources.length).to.be.greaterThan(40);
+        for (const r of plan.resources) {
+            expect(r).to.have.keys(r.options ? ["type", "name", "props", "options"] : ["type", "name", "props"]);
+        }
+    });
+
+    it("exits 2 for an unknown stack", async () => {
+        const result = await runTool("plan.ts", ["staging-eu"]);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.match(/unknown stack "staging-eu"/);
+        expect(result.stdout).to.equal("");
+    });
+
+    it("exits 2 naming every bad key of a broken stack file, printing no resource", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-"));
+        for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
+            fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+        }
+        fs.symlinkSync(path.join(ROOT, "components"), path.join(dir, "components"));
+        fs.symlinkSync(path.join(ROOT, "tools"), path.join(dir, "tools"));
+        fs.symlinkSync(path.join(ROOT, "policies"), path.join(dir, "policies"));
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+        const broken = fs
+            .readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")
+            .replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33")
+            .replace("natGateways: single", "natGateways: sometimes");
+        fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), broken);
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
+        expect(result.code).to.equal(2);
+        expect(result.stdout).to.equal("");
+        expect(result.stderr).to.include("eks-platform:network.vpcCidr");
+        expect(result.stderr).to.include("eks-platform:network.natGateways");
+    });
+});

@@ -1,0 +1,173 @@
+/**
+ * The offline plan: what `pulumi up` would create for a stack, rendered with no cloud, no
+ * credentials and no Pulumi CLI.
+ *
+ *   npm run plan -- <stack> [--format text|json]
+ *
+ * Exit codes: 0 ok, 1 a mandatory policy violation, 2 bad input (unknown stack, invalid config).
+ */
+import * as path from "path";
+import { ConfigError } from "../components/config";
+import { RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
+
+export interface PlanViolation {
+    policy: string;
+    level: "mandatory" | "advisory";
+    resource: { type: string; name: string; kind?: string; namespace?: string };
+    message: string;
+}
+
+export interface Plan {
+    stack: string;
+    resources: { type: string; name: string; props: Record<string, unknown>; options?: RecordedResource["options"] }[];
+    violations: PlanViolation[];
+}
+
+const ROOT = path.resolve(__dirname, "..");
+
+/** Renders a stack into a plan. Throws `ConfigError` / `StackFileError` on bad input. */
+export async function renderPlan(stack: string, root: string = ROOT): Promise<Plan> {
+    const run = await runProgram(root, stack, path.join(root, "index.ts"), "preview");
+    return {
+        stack,
+        resources: run.resources.map((r) => ({
+            type: r.type,
+            name: r.name,
+            props: r.props,
+            ...(Object.keys(r.options).length > 0 ? { options: r.options } : {}),
+        })),
+        violations: [],
+    };
+}
+
+function show(value: unknown): string {
+    if (value === UNKNOWN) {
+        return "(known after apply)";
+    }
+    if (typeof value === "string") {
+        return value.includes(UNKNOWN) ? "(known after apply)" : value;
+    }
+    return JSON.stringify(value, (_k, v: unknown) => (v === UNKNOWN ? "(known after apply)" : v));
+}
+
+function tagsOf(props: Record<string, unknown>): Record<string, unknown> {
+    return (props.tags ?? {}) as Record<string, unknown>;
+}
+
+/** The few settings of each resource type an operator checks in a plan. */
+function keySettings(r: Plan["resources"][number]): string {
+    const p = r.props;
+    const meta = (p.metadata ?? {}) as Record<string, unknown>;
+    const pick = (...keys: string[]) =>
+        keys.filter((k) => p[k] !== undefined).map((k) => `${k}=${show(p[k])}`).join(" ");
+    switch (r.type) {
+        case "aws:ec2/vpc:Vpc":
+            return pick("cidrBlock", "enableDnsHostnames", "enableDnsSupport");
+        case "aws:ec2/subnet:Subnet": {
+            const tags = Object.entries(tagsOf(p))
+                .filter(([k]) => k !== "Name")
+                .map(([k, v]) => `${k}=${show(v)}`)
+                .join(", ");
+            return `${pick("cidrBlock", "availabilityZone")} tags{${tags}}`;
+        }
+        case "aws:ec2/natGateway:NatGateway":
+            return pick("subnetId");
+        case "aws:ec2/securityGroup:SecurityGroup":
+            return `${pick("description")} tags{${Object.entries(tagsOf(p)).map(([k, v]) => `${k}=${show(v)}`).join(", ")}}`;
+        case "eks:index:Cluster":
+            return pick("name", "version", "authenticationMode", "endpointPrivateAccess", "endpointPublicAccess", "publicAccessCidrs", "enabledClusterLogTypes", "encryptionConfigKeyArn", "deletionProtection");
+        case "aws:kms/key:Key":
+            return pick("enableKeyRotation", "deletionWindowInDays");
+        case "aws:eks/addon:Addon":
+            return pick("addonName", "addonVersion");
+        case "aws:cloudwatch/logGroup:LogGroup":
+            return pick("name", "retentionInDays");
+        default:
+            if (r.type.startsWith("kubernetes:")) {
+                const spec = p.spec === undefined ? "" : ` spec=${show(p.spec)}`;
+                return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${spec}`.slice(0, 240);
+            }
+            return "";
+    }
+}
+
+function optionNote(r: Plan["resources"][number]): string {
+    const notes = [r.options?.protect ? "protected" : "", r.options?.retainOnDelete ? "retained on delete" : ""].filter(Boolean);
+    return notes.length ? ` [${notes.join(", ")}]` : "";
+}
+
+/** Human-readable plan: one line per resource, grouped by component. */
+export function formatText(plan: Plan): string {
+    const lines = [`Plan for stack "${plan.stack}": ${plan.resources.length} resources to create`, ""];
+    for (const r of plan.resources) {
+        const settings = keySettings(r);
+        lines.push(`  + ${r.type}  ${r.name}${optionNote(r)}${settings ? `\n      ${settings}` : ""}`);
+    }
+    return lines.join("\n");
+}
+
+interface CliArgs {
+    stack?: string;
+    format: "text" | "json";
+}
+
+function parseArgs(argv: string[]): CliArgs {
+    const args: CliArgs = { format: "text" };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        if (a === "--format") {
+            const f = argv[++i];
+            if (f !== "text" && f !== "json") {
+                throw new Error(`--format must be text or json, not "${f ?? ""}"`);
+            }
+            args.format = f;
+        } else if (a.startsWith("--format=")) {
+            argv.splice(i + 1, 0, a.slice("--format=".length));
+            argv[i] = "--format";
+            i--;
+        } else if (a.startsWith("-")) {
+            throw new Error(`unknown option ${a}`);
+        } else if (args.stack === undefined) {
+            args.stack = a;
+        } else {
+            throw new Error(`unexpected argument ${a}`);
+        }
+    }
+    if (!args.stack) {
+        throw new Error("usage: npm run plan -- <stack> [--format text|json]");
+    }
+    return args;
+}
+
+async function main(): Promise<number> {
+    let args: CliArgs;
+    try {
+        args = parseArgs(process.argv.slice(2));
+    } catch (err) {
+        process.stderr.write(`${(err as Error).message}\n`);
+        return 2;
+    }
+    let plan: Plan;
+    try {
+        // npm runs scripts from the package root: the stack files and index.ts of the working directory.
+        plan = await renderPlan(args.stack as string, process.cwd());
+    } catch (err) {
+        if (err instanceof ConfigError || err instanceof StackFileError) {
+            process.stderr.write(`${err.message}\n`);
+            return 2;
+        }
+        throw err;
+    }
+    process.stdout.write(args.format === "json" ? `${JSON.stringify(plan)}\n` : `${formatText(plan)}\n`);
+    return plan.violations.some((v) => v.level === "mandatory") ? 1 : 0;
+}
+
+if (require.main === module) {
+    main().then(
+        (code) => process.exit(code),
+        (err) => {
+            process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+            process.exit(2);
+        },
+    );
+}
