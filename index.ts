@@ -3,6 +3,7 @@
  * order data flows: config → network → cluster → compute → cluster add-ons → namespaces → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
@@ -30,8 +31,16 @@ const cluster = new Cluster("cluster", {
     logRetentionDays: config.cluster.logRetentionDays,
     serviceCidr: config.cluster.serviceCidr,
     addons: config.cluster.addons,
+    // The VPC CNI enforces NetworkPolicies (the namespaces' default-deny rules) itself.
+    vpcCniConfiguration: { enableNetworkPolicy: "true" },
     protect: config.cluster.protect,
 });
+
+const access = new Access(
+    "access",
+    { clusterName: config.clusterName, access: config.access, namespaces: config.namespaces },
+    { dependsOn: [cluster] },
+);
 
 const computeAddons = new ComputeAddons(
     "addons",
@@ -39,7 +48,11 @@ const computeAddons = new ComputeAddons(
     { dependsOn: [cluster] },
 );
 
-const namespaces = new Namespaces("namespaces", { namespaces: config.namespaces, provider: cluster.provider });
+const namespaces = new Namespaces("namespaces", {
+    namespaces: config.namespaces,
+    kubernetesVersion: config.cluster.version,
+    provider: cluster.provider,
+});
 
 export const vpcId = network.vpcId;
 export const privateSubnetIds = network.privateSubnetIds;
@@ -49,4 +62,6 @@ export const clusterEndpoint = cluster.endpoint;
 export const oidcProviderArn = cluster.oidcProviderArn;
 export const kubeconfig = pulumi.secret(cluster.kubeconfig);
 export const namespaceNames = namespaces.names;
+export const accessPrincipals = access.principals;
+export const deployedBy = access.runner;
 export const coreDnsAddon = computeAddons.coreDns.addonName;

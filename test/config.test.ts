@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { ConfigError, parseRawConfig, PROJECT, stackConfigSchema, StackConfig } from "../components/config";
+import { ConfigError, parseRawConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../components/config";
 import { readStackFiles, StackFileError } from "../tools/offline";
 import { ROOT } from "./mocks";
 
@@ -52,12 +52,15 @@ describe("stack config", () => {
         expect(Object.keys(dev.namespaces)).to.deep.equal(["dev"]);
         expect(Object.keys(prod.namespaces)).to.deep.equal(["staging", "prod"]);
         expect(prod.cluster.protect).to.equal(true);
+        expect(dev.namespaces.dev.podSecurity).to.deep.equal({ enforce: "baseline", warn: "restricted", audit: "restricted" });
+        expect(prod.namespaces.prod.podSecurity).to.deep.equal({ enforce: "restricted", warn: "restricted", audit: "restricted" });
+        expect(prod.namespaces.prod.network.egress).to.equal("open");
     });
 
     it("Pulumi.yaml declares exactly the keys the config module accepts, none as an undeclarable object type", () => {
         const project = YAML.parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: Record<string, { type?: string; description?: string }> };
         const declared = Object.keys(project.config).map((k) => k.replace(`${PROJECT}:`, ""));
-        expect(declared).to.have.members(Object.keys(stackConfigSchema.shape));
+        expect(declared).to.have.members(STACK_CONFIG_KEYS);
         for (const [key, decl] of Object.entries(project.config)) {
             expect(decl.description, key).to.be.a("string").and.not.empty;
             expect(decl.type ?? "string", key).to.be.oneOf(["string", "integer", "boolean", "array"]);
@@ -103,6 +106,13 @@ describe("stack config", () => {
         ["system namespace", (v) => (v[`${PROJECT}:namespaces`]["kube-system"] = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\["kube-system"\]: is a system namespace/],
         ["namespace name that is not a DNS label", (v) => (v[`${PROJECT}:namespaces`].Dev_Team = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\.Dev_Team: must be a DNS-1123 label/],
         ["bad namespace label", (v) => (v[`${PROJECT}:namespaces`].dev.labels = { "team/a/b": "x" }), /^eks-platform:namespaces\.dev\.labels\["team\/a\/b"\]: is not a valid Kubernetes label key/],
+        ["an ARN that is not a role", (v) => (v[`${PROJECT}:access`].admins = ["arn:aws:iam::123456789012:user/alice"]), /^eks-platform:access\.admins\[0\]: must be an IAM role ARN/],
+        ["the deployer listed as an admin", (v) => (v[`${PROJECT}:access`].admins = [v[`${PROJECT}:access`].deployer]), /^eks-platform:access\.admins\[0\]: is the deployer/],
+        ["a namespace team role with cluster admin", (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [v[`${PROJECT}:access`].admins[0]]), /^eks-platform:namespaces\.dev\.viewers\[0\]: already has cluster-wide admin/],
+        ["a team ARN with a typo", (v) => (v[`${PROJECT}:namespaces`].dev.editors = ["arn:aws:iam::12345:role/team"]), /^eks-platform:namespaces\.dev\.editors\[0\]: must be an IAM role ARN/],
+        ["a role both editor and viewer", (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [...v[`${PROJECT}:namespaces`].dev.editors]), /^eks-platform:namespaces\.dev\.viewers\[0\]: is also an editor/],
+        ["an unknown Pod Security level", (v) => (v[`${PROJECT}:podSecurity`].enforce = "strict"), /^eks-platform:podSecurity\.enforce: /],
+        ["a missing deployer", (v) => delete v[`${PROJECT}:access`].deployer, /^eks-platform:access\.deployer: is required/],
         ["zero pods", (v) => (v[`${PROJECT}:namespaces`].dev.quota.pods = 0), /^eks-platform:namespaces\.dev\.quota\.pods: /],
     ];
     for (const [label, edit, expected] of cases) {

@@ -1,13 +1,18 @@
 import * as k8s from "@pulumi/kubernetes";
 import { expect } from "chai";
-import { containerLimitRange, Namespaces, quotaHard } from "../components/namespaces";
+import type { NamespaceConfig } from "../components/config";
+import { containerLimitRange, Namespaces, networkPolicies, podSecurityLabels, quotaHard } from "../components/namespaces";
 import { RecordingMocks } from "../tools/offline";
 import { named, ofType, settled, useMocks } from "./mocks";
 
-const team = {
+const team: NamespaceConfig = {
     labels: { team: "payments" },
     quota: { requestsCpu: "4", requestsMemory: "8Gi", limitsCpu: "8", limitsMemory: "16Gi", pods: 10 },
     containerDefaults: { request: { cpu: "100m", memory: "128Mi" }, limit: { cpu: "500m", memory: "512Mi" } },
+    editors: [],
+    viewers: [],
+    podSecurity: { enforce: "baseline", warn: "restricted", audit: "restricted" },
+    network: { allowFrom: ["ingress"], egress: "open" },
 };
 
 describe("Namespaces component", () => {
@@ -15,7 +20,11 @@ describe("Namespaces component", () => {
     before(async () => {
         mocks = await useMocks("up");
         const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
-        new Namespaces("ns", { namespaces: { payments: team, search: { ...team, labels: {} } }, provider });
+        new Namespaces("ns", {
+            namespaces: { payments: team, search: { ...team, labels: {}, network: { allowFrom: [], egress: "restricted" } } },
+            kubernetesVersion: "1.34",
+            provider,
+        });
         await settled();
     });
 
@@ -54,5 +63,54 @@ describe("Namespaces component", () => {
             expect(limits.props.metadata).to.include({ namespace: ns });
             expect(limits.options.dependsOn).to.deep.equal([`ns-${ns}`]);
         }
+    });
+
+    it("labels every namespace with its Pod Security levels, pinned to the cluster version", () => {
+        for (const n of ofType(mocks.resources, "kubernetes:core/v1:Namespace")) {
+            expect((n.props.metadata as { labels: Record<string, string> }).labels, n.name).to.include({
+                "pod-security.kubernetes.io/enforce": "baseline",
+                "pod-security.kubernetes.io/enforce-version": "v1.34",
+                "pod-security.kubernetes.io/warn": "restricted",
+                "pod-security.kubernetes.io/audit": "restricted",
+            });
+        }
+        expect(podSecurityLabels({ enforce: "restricted", warn: "restricted", audit: "baseline" }, "1.33")).to.deep.equal({
+            "pod-security.kubernetes.io/enforce": "restricted",
+            "pod-security.kubernetes.io/enforce-version": "v1.33",
+            "pod-security.kubernetes.io/warn": "restricted",
+            "pod-security.kubernetes.io/warn-version": "v1.33",
+            "pod-security.kubernetes.io/audit": "baseline",
+            "pod-security.kubernetes.io/audit-version": "v1.33",
+        });
+    });
+
+    it("denies all ingress by default and allows the namespace itself and the namespaces it opens to", () => {
+        const names = (ns: string) =>
+            ofType(mocks.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
+                .filter((p) => (p.props.metadata as { namespace: string }).namespace === ns)
+                .map((p) => (p.props.metadata as { name: string }).name);
+        expect(names("payments")).to.have.members(["default-deny", "allow-same-namespace", "allow-from-ingress"]);
+        const deny = named(mocks.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "ns-payments-default-deny");
+        expect(deny.props.spec).to.deep.equal({ podSelector: {}, policyTypes: ["Ingress"] });
+        const fromIngress = named(mocks.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "ns-payments-allow-from-ingress");
+        expect(fromIngress.props.spec).to.deep.nested.include({ "ingress[0].from[0].namespaceSelector.matchLabels": { "kubernetes.io/metadata.name": "ingress" } });
+        expect(names("search")).to.have.members(["default-deny", "allow-same-namespace", "allow-dns", "allow-same-namespace-egress"]);
+    });
+
+    it("restricts egress to DNS and the namespace itself only when asked to", () => {
+        const open = networkPolicies({ allowFrom: [], egress: "open" });
+        expect(open.flatMap((p) => p.spec.policyTypes as string[])).to.not.include("Egress");
+        const restricted = networkPolicies({ allowFrom: [], egress: "restricted" });
+        expect(restricted.find((p) => p.name === "default-deny")?.spec.policyTypes).to.deep.equal(["Ingress", "Egress"]);
+        const dns = restricted.find((p) => p.name === "allow-dns")!.spec;
+        expect(dns.egress).to.deep.equal([
+            {
+                to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+                ports: [
+                    { protocol: "UDP", port: 53 },
+                    { protocol: "TCP", port: 53 },
+                ],
+            },
+        ]);
     });
 });

@@ -13,8 +13,8 @@ const byType = (plan: Plan, type: string): PlanResource[] => plan.resources.filt
 const tagsOf = (r: PlanResource) => (r.props.tags ?? {}) as Record<string, string>;
 
 for (const [stack, expected] of [
-    ["dev", { azs: 2, nats: 1, cluster: "platform-dev", namespaces: ["dev"], protect: false }],
-    ["prod", { azs: 3, nats: 3, cluster: "platform-prod", namespaces: ["staging", "prod"], protect: true }],
+    ["dev", { azs: 2, nats: 1, cluster: "platform-dev", namespaces: ["dev"], protect: false, psaEnforce: "baseline" }],
+    ["prod", { azs: 3, nats: 3, cluster: "platform-prod", namespaces: ["staging", "prod"], protect: true, psaEnforce: "restricted" }],
 ] as const) {
     describe(`whole stack: ${stack}`, function () {
         this.timeout(120_000);
@@ -67,6 +67,35 @@ for (const [stack, expected] of [
                 expect(Object.keys((quota!.props.spec as { hard: object }).hard)).to.have.members(["requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "pods"]);
                 const limits = byType(plan, "kubernetes:core/v1:LimitRange").find((q) => (q.props.metadata as { namespace: string }).namespace === name);
                 expect(limits, `limit range for ${name}`).to.not.equal(undefined);
+            }
+        });
+
+        it("labels every namespace with Pod Security levels and isolates it with a default-deny NetworkPolicy", () => {
+            const policies = byType(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy");
+            for (const ns of byType(plan, "kubernetes:core/v1:Namespace")) {
+                const meta = ns.props.metadata as { name: string; labels: Record<string, string> };
+                expect(meta.labels["pod-security.kubernetes.io/enforce"], meta.name).to.equal(expected.psaEnforce);
+                const deny = policies.find((p) => (p.props.metadata as { namespace: string; name: string }).namespace === meta.name && (p.props.metadata as { name: string }).name === "default-deny");
+                expect(deny?.props.spec, `default-deny in ${meta.name}`).to.deep.include({ podSelector: {} });
+            }
+        });
+
+        it("turns on NetworkPolicy enforcement in the VPC CNI", () => {
+            const cni = byType(plan, "aws:eks/addon:Addon").find((a) => a.props.addonName === "vpc-cni");
+            expect(JSON.parse(String(cni?.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
+        });
+
+        it("grants admins cluster-wide and namespace teams only their namespaces", () => {
+            const assoc = byType(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
+            expect(assoc.length).to.be.greaterThan(1);
+            for (const a of assoc) {
+                const scope = a.props.accessScope as { type: string; namespaces?: string[] };
+                if (String(a.props.policyArn).endsWith("/AmazonEKSClusterAdminPolicy")) {
+                    expect(scope.type).to.equal("cluster");
+                } else {
+                    expect(scope.type, a.name).to.equal("namespace");
+                    expect(scope.namespaces).to.satisfy((n: string[]) => n.every((x) => (expected.namespaces as readonly string[]).includes(x)));
+                }
             }
         });
 

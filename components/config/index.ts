@@ -5,15 +5,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { overlaps, parseCidr } from "../subnets";
+import { accessSchema, podSecuritySchema } from "./access";
 import { clusterSchema } from "./cluster";
 import { karpenterSchema } from "./karpenter";
 import { namespacesSchema } from "./namespaces";
 import { networkSchema } from "./network";
 import { nodeGroupsSchema } from "./nodeGroups";
 
+export type { AccessConfig, PodSecurityConfig } from "./access";
 export type { ClusterConfig } from "./cluster";
 export type { KarpenterConfig } from "./karpenter";
-export type { NamespaceConfig, NamespacesConfig } from "./namespaces";
+
 export type { NetworkConfig } from "./network";
 export type { NodeGroupsConfig } from "./nodeGroups";
 
@@ -21,18 +23,25 @@ export type { NodeGroupsConfig } from "./nodeGroups";
 export const PROJECT = "eks-platform";
 
 /** The keys of the project namespace, in the order Pulumi.yaml declares them. */
-export const stackConfigSchema = z
-    .strictObject({
-        /** The EKS cluster name; static so subnet tags and policies can read it at preview. */
-        clusterName: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,99}$/, {
-            message: "must start with a letter and hold at most 100 letters, digits, '-' or '_'",
-        }),
-        network: networkSchema,
-        cluster: clusterSchema,
-        namespaces: namespacesSchema.default({}),
-        nodeGroups: nodeGroupsSchema.default({}),
-        karpenter: karpenterSchema.default({ enabled: false }),
-    })
+const stackConfigObject = z.strictObject({
+    /** The EKS cluster name; static so subnet tags and policies can read it at preview. */
+    clusterName: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,99}$/, {
+        message: "must start with a letter and hold at most 100 letters, digits, '-' or '_'",
+    }),
+    network: networkSchema,
+    cluster: clusterSchema,
+    access: accessSchema,
+    /** Pod Security Admission levels of every namespace that sets none. Defaults to `restricted` enforce. */
+    podSecurity: podSecuritySchema.default({ enforce: "restricted" }),
+    namespaces: namespacesSchema.default({}),
+    nodeGroups: nodeGroupsSchema.default({}),
+    karpenter: karpenterSchema.default({ enabled: false }),
+});
+
+/** Every key of the project namespace; Pulumi.yaml must declare exactly these. */
+export const STACK_CONFIG_KEYS = Object.keys(stackConfigObject.shape);
+
+export const stackConfigSchema = stackConfigObject
     .superRefine((c, ctx) => {
         const vpc = parseCidr(c.network.vpcCidr);
         const services = parseCidr(c.cluster.serviceCidr);
@@ -43,7 +52,32 @@ export const stackConfigSchema = z
                 message: `${c.cluster.serviceCidr} overlaps the VPC ${c.network.vpcCidr}: Services would shadow pod and node addresses`,
             });
         }
-    });
+        const clusterWide = new Set([c.access.deployer, ...c.access.admins]);
+        for (const [ns, config] of Object.entries(c.namespaces)) {
+            for (const role of ["editors", "viewers"] as const) {
+                config[role].forEach((arn, i) => {
+                    if (clusterWide.has(arn)) {
+                        ctx.addIssue({
+                            code: "custom",
+                            path: ["namespaces", ns, role, i],
+                            message: "already has cluster-wide admin (access.deployer or access.admins); a namespace team role must not",
+                        });
+                    }
+                });
+            }
+        }
+    })
+    .transform((c) => ({
+        ...c,
+        // Defaults applied here, once: a namespace without its own levels takes the stack's, and
+        // warn/audit default to the enforce level.
+        namespaces: Object.fromEntries(
+            Object.entries(c.namespaces).map(([name, ns]) => {
+                const psa = ns.podSecurity ?? c.podSecurity;
+                return [name, { ...ns, podSecurity: { enforce: psa.enforce, warn: psa.warn ?? psa.enforce, audit: psa.audit ?? psa.enforce } }];
+            }),
+        ),
+    }));
 
 export type StackConfig = z.output<typeof stackConfigSchema> & {
     /** The stack name (`dev`, `prod`, …). */
@@ -51,6 +85,9 @@ export type StackConfig = z.output<typeof stackConfigSchema> & {
     /** The AWS region from `aws:region`. */
     readonly region: string;
 };
+
+/** One namespace with every default resolved (Pod Security levels included). */
+export type NamespaceConfig = StackConfig["namespaces"][string];
 
 /** A stack config that failed validation; `problems` holds one line per bad key. */
 export class ConfigError extends Error {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseQuantity } from "../../policies/lib/quantity";
+import { podSecuritySchema, roleArn } from "./access";
 import { dnsLabel, labels, quantity } from "./common";
 
 const cpuMemory = z.strictObject({ cpu: quantity, memory: quantity });
@@ -24,6 +25,24 @@ export const namespaceSchema = z
             /** Default limits. */
             limit: cpuMemory,
         }),
+        /** Roles granted AmazonEKSEditPolicy in this namespace only. Defaults to `[]`. */
+        editors: z.array(roleArn).default([]),
+        /** Roles granted AmazonEKSViewPolicy in this namespace only. Defaults to `[]`. */
+        viewers: z.array(roleArn).default([]),
+        /** Pod Security Admission levels. Defaults to the stack-wide `podSecurity`. */
+        podSecurity: podSecuritySchema.optional(),
+        /** Network isolation. Defaults to `{ allowFrom: [], egress: "open" }`. */
+        network: z
+            .strictObject({
+                /** Other namespaces whose pods may connect to this one. Defaults to `[]`. */
+                allowFrom: z.array(dnsLabel).default([]),
+                /**
+                 * `open`: pods may connect anywhere. `restricted`: only to DNS and to their own
+                 * namespace. Defaults to `open`.
+                 */
+                egress: z.enum(["open", "restricted"]).default("open"),
+            })
+            .default({ allowFrom: [], egress: "open" }),
     })
     .superRefine((ns, ctx) => {
         const le = (a: string, b: string) => (parseQuantity(a) ?? 0) <= (parseQuantity(b) ?? 0);
@@ -47,6 +66,11 @@ export const namespaceSchema = z
                     path: ["quota", req],
                     message: `${ns.quota[req]} exceeds ${lim} ${ns.quota[lim]}: pods could never use their requests`,
                 });
+            }
+        }
+        for (const [i, arn] of ns.viewers.entries()) {
+            if (ns.editors.includes(arn)) {
+                ctx.addIssue({ code: "custom", path: ["viewers", i], message: "is also an editor of this namespace; list it once" });
             }
         }
         const checks = [

@@ -1,0 +1,82 @@
+import { expect } from "chai";
+import { Access, accessGrants, accessPolicyArn, roleOfCaller } from "../components/access";
+import { RecordingMocks } from "../tools/offline";
+import { named, ofType, promiseOf, settled, useMocks } from "./mocks";
+
+const admin = "arn:aws:iam::123456789012:role/platform-admin";
+const deployer = "arn:aws:iam::123456789012:role/platform-deployer";
+const payments = "arn:aws:iam::123456789012:role/team-payments";
+const support = "arn:aws:iam::123456789012:role/support";
+
+const namespaces = {
+    payments: { editors: [payments], viewers: [support] },
+    search: { editors: [], viewers: [support, payments] },
+};
+
+describe("Access component", () => {
+    it("turns config into one grant per principal and policy, scoped to the namespaces that list it", () => {
+        expect(accessGrants({ deployer, admins: [admin] }, namespaces)).to.deep.equal([
+            { principalArn: admin, policy: "AmazonEKSClusterAdminPolicy" },
+            { principalArn: payments, policy: "AmazonEKSEditPolicy", namespaces: ["payments"] },
+            { principalArn: support, policy: "AmazonEKSViewPolicy", namespaces: ["payments", "search"] },
+            { principalArn: payments, policy: "AmazonEKSViewPolicy", namespaces: ["search"] },
+        ]);
+    });
+
+    it("resolves assumed-role sessions to their role and builds policy ARNs in the principal's partition", () => {
+        expect(roleOfCaller("arn:aws:sts::123456789012:assumed-role/platform-deployer/ci-run-42")).to.equal(deployer);
+        expect(roleOfCaller("arn:aws:iam::123456789012:user/alice")).to.equal("arn:aws:iam::123456789012:user/alice");
+        expect(accessPolicyArn("AmazonEKSViewPolicy", "arn:aws-us-gov:iam::123456789012:role/x")).to.equal(
+            "arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSViewPolicy",
+        );
+    });
+
+    describe("under mocks", () => {
+        let mocks: RecordingMocks;
+        let access: Access;
+        before(async () => {
+            mocks = await useMocks("up");
+            access = new Access("access", { clusterName: "demo", access: { deployer, admins: [admin] }, namespaces });
+            await settled();
+        });
+
+        it("creates one STANDARD access entry per principal, never one for the deployer", () => {
+            const entries = ofType(mocks.resources, "aws:eks/accessEntry:AccessEntry");
+            expect(entries.map((e) => e.props.principalArn)).to.have.members([admin, payments, support]);
+            for (const e of entries) {
+                expect(e.props).to.include({ clusterName: "demo", type: "STANDARD" });
+                expect(e.props).to.not.have.property("kubernetesGroups");
+            }
+            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-platform-admin").props.tags).to.deep.equal({ "platform/access-scope": "cluster" });
+            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-support").props.tags).to.deep.equal({ "platform/access-scope": "namespace" });
+        });
+
+        it("gives admins cluster-wide admin and teams edit/view scoped to their namespaces only", () => {
+            const assoc = ofType(mocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
+            const find = (principal: string, policy: string) => assoc.find((a) => a.props.principalArn === principal && String(a.props.policyArn).endsWith(policy));
+            expect(find(admin, "AmazonEKSClusterAdminPolicy")?.props.accessScope).to.deep.equal({ type: "cluster" });
+            expect(find(payments, "AmazonEKSEditPolicy")?.props.accessScope).to.deep.equal({ type: "namespace", namespaces: ["payments"] });
+            expect(find(support, "AmazonEKSViewPolicy")?.props.accessScope).to.deep.equal({ type: "namespace", namespaces: ["payments", "search"] });
+            for (const a of assoc.filter((x) => x.props.principalArn !== admin)) {
+                expect((a.props.accessScope as { type: string }).type, a.name).to.equal("namespace");
+            }
+            expect(assoc).to.have.length(4);
+        });
+
+        it("reports the role running the deployment", async () => {
+            expect(await promiseOf(access.runner)).to.equal(deployer);
+        });
+    });
+
+    it("refuses an `up` run by a role that would not reach the cluster afterwards", async () => {
+        await useMocks("up");
+        const access = new Access("locked", { clusterName: "demo", access: { deployer: admin, admins: [] }, namespaces: {} });
+        // The SDK's own promise of the output: it must reject with the reason, not resolve.
+        const runner = (access.runner as unknown as { promise(): Promise<string> }).promise();
+        const error = await runner.then(
+            (v) => new Error(`resolved to ${v}`),
+            (err: Error) => err,
+        );
+        expect(error.message).to.match(/platform-deployer runs this update but is neither access\.deployer nor in access\.admins/);
+    });
+});
