@@ -7,8 +7,10 @@ import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
+import { Karpenter } from "./components/karpenter";
 import { Namespaces } from "./components/namespaces";
 import { Network } from "./components/network";
+import { NodeGroups } from "./components/nodegroups";
 
 // Validates every key first: a bad stack file throws one error listing every problem, before any
 // resource is registered.
@@ -42,10 +44,32 @@ const access = new Access(
     { dependsOn: [cluster] },
 );
 
+const nodeGroups = new NodeGroups("nodegroups", {
+    cluster,
+    groups: config.nodeGroups,
+    region: config.region,
+    privateSubnetIds: network.privateSubnetIds,
+});
+
+// Karpenter's controller runs on the managed group labelled platform/role: system, never on nodes
+// it launches itself: its Helm release waits for that group.
+const karpenter = config.karpenter.enabled
+    ? new Karpenter("karpenter", {
+          clusterName: config.clusterName,
+          region: config.region,
+          cluster: cluster.eks,
+          provider: cluster.provider,
+          config: config.karpenter,
+          systemNodes: nodeGroups.systemNodeGroups,
+      })
+    : undefined;
+
+// CoreDNS needs nodes to become healthy: it waits for the node groups themselves (not for the
+// charts installed on them, whose pods need DNS).
 const computeAddons = new ComputeAddons(
     "addons",
     { clusterName: config.clusterName, coreDnsVersion: config.cluster.addons.coreDns },
-    { dependsOn: [cluster] },
+    { dependsOn: [cluster, ...nodeGroups.nodes] },
 );
 
 const namespaces = new Namespaces("namespaces", {
@@ -65,3 +89,8 @@ export const namespaceNames = namespaces.names;
 export const accessPrincipals = access.principals;
 export const deployedBy = access.runner;
 export const coreDnsAddon = computeAddons.coreDns.addonName;
+export const nodeGroupNames = nodeGroups.nodeGroupNames;
+export const autoScalingGroupNames = nodeGroups.autoScalingGroupNames;
+export const nodeRoleNames = nodeGroups.nodeRoleNames;
+export const terminationHandlerQueueUrl = nodeGroups.terminationHandlerQueueUrl;
+export const karpenterInterruptionQueue = karpenter?.interruptionQueueName;

@@ -80,7 +80,12 @@ export class Cluster extends pulumi.ComponentResource {
             parent,
         );
 
-        const role = new aws.iam.Role(`${name}-control-plane`, { assumeRolePolicy: assumeRolePolicyFor("eks.amazonaws.com") }, parent);
+        // A static name: policies link attachments to roles by name, which is known at preview.
+        const role = new aws.iam.Role(
+            `${name}-control-plane`,
+            { name: `${args.clusterName}-control-plane`, assumeRolePolicy: assumeRolePolicyFor("eks.amazonaws.com") },
+            parent,
+        );
         const rolePolicy = new aws.iam.RolePolicyAttachment(
             `${name}-control-plane`,
             { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonEKSClusterPolicy },

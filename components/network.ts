@@ -173,6 +173,7 @@ export class Network extends pulumi.ComponentResource {
         const role = new aws.iam.Role(
             `${name}-flow-logs`,
             {
+                name: `${clusterName}-vpc-flow-logs`,
                 assumeRolePolicy: JSON.stringify({
                     Version: "2012-10-17",
                     Statement: [{ Effect: "Allow", Principal: { Service: "vpc-flow-logs.amazonaws.com" }, Action: "sts:AssumeRole" }],

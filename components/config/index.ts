@@ -7,10 +7,10 @@ import { z } from "zod";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { clusterSchema } from "./cluster";
-import { karpenterSchema } from "./karpenter";
+import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
 import { namespacesSchema } from "./namespaces";
 import { networkSchema } from "./network";
-import { nodeGroupsSchema } from "./nodeGroups";
+import { nodeGroupClusterProblems, nodeGroupsSchema } from "./nodeGroups";
 
 export type { AccessConfig, PodSecurityConfig } from "./access";
 export type { ClusterConfig } from "./cluster";
@@ -65,6 +65,12 @@ export const stackConfigSchema = stackConfigObject
                     }
                 });
             }
+        }
+        for (const [path, message] of nodeGroupClusterProblems(c.nodeGroups, { name: c.clusterName, version: c.cluster.version })) {
+            ctx.addIssue({ code: "custom", path: ["nodeGroups", ...path], message });
+        }
+        for (const issue of karpenterCrossSectionProblems(c)) {
+            ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
         }
     })
     .transform((c) => ({

@@ -1,12 +1,466 @@
+/**
+ * `karpenter` in stack config: the controller, its NodePools and its EC2NodeClasses. Every rule
+ * Karpenter's CRDs enforce only at admission (CEL, which the offline schemas lack) or only at
+ * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
+ */
 import { z } from "zod";
+import { parseQuantity } from "../../policies/lib/quantity";
+import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
+
+/** Longest pod `terminationGracePeriodSeconds` the platform supports (ARCHITECTURE fact 10). */
+export const MAX_POD_GRACE_SECONDS = 120;
+
+/** The only `nodeClassRef` group and kind of Karpenter v1 on AWS. */
+export const NODE_CLASS_GROUP = "karpenter.k8s.aws";
+export const NODE_CLASS_KIND = "EC2NodeClass";
+
+/** Static AWS names derived from the cluster name (policies and Helm values read them at preview). */
+export function karpenterNames(clusterName: string): { nodeRole: string; interruptionQueue: string } {
+    return { nodeRole: `${clusterName}-karpenter-node`, interruptionQueue: `${clusterName}-karpenter` };
+}
+
+const GO_DURATION = /^([0-9]+(s|m|h))+$/;
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/** Seconds in a Karpenter duration such as `1h30m`; `Never` is Infinity; undefined if malformed. Pure. */
+export function parseDuration(value: string): number | undefined {
+    if (value === "Never") {
+        return Infinity;
+    }
+    if (!GO_DURATION.test(value)) {
+        return undefined;
+    }
+    let total = 0;
+    for (const [, amount, unit] of value.matchAll(/([0-9]+)([smh])/g)) {
+        total += Number(amount) * UNITS[unit];
+    }
+    return total;
+}
+
+const duration = z.string().regex(GO_DURATION, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
+const durationOrNever = z
+    .string()
+    .regex(/^(([0-9]+(s|m|h))+|Never)$/, { message: "must be a duration such as 30s, 15m or 720h, or Never" });
 
 /**
- * `karpenter` in stack config. The controller, NodePools and EC2NodeClasses are defined by the
- * Karpenter issue; until then the section can only be switched off.
+ * True for a tag key Karpenter reserves for itself or EKS: the EC2NodeClass CEL rules reject
+ * them, and `aws:` keys are AWS's own. Pure.
  */
-export const karpenterSchema = z.strictObject({
-    /** Install Karpenter. Defaults to `false`. */
-    enabled: z.literal(false).default(false),
+export function isRestrictedTagKey(key: string): boolean {
+    return (
+        key.startsWith("kubernetes.io/cluster/") ||
+        key.startsWith("karpenter.sh/") ||
+        key.startsWith("karpenter.k8s.aws/") ||
+        key === "eks:eks-cluster-name" ||
+        key.toLowerCase().startsWith("aws:")
+    );
+}
+
+/** Label keys Karpenter sets on every node itself: a NodePool may neither set nor require them. */
+const RESERVED_LABELS = new Set(["kubernetes.io/hostname", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim"]);
+
+/** Values Karpenter accepts for the well-known keys whose values are a closed set. */
+const WELL_KNOWN_VALUES: Record<string, readonly string[]> = {
+    "karpenter.sh/capacity-type": ["spot", "on-demand", "reserved"],
+    "kubernetes.io/arch": ["amd64", "arm64"],
+    "kubernetes.io/os": ["linux"],
+};
+
+const OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
+
+const requirementSchema = z
+    .strictObject({
+        /** A node label key, e.g. `karpenter.sh/capacity-type` or `karpenter.k8s.aws/instance-family`. */
+        key: z.string().refine(isLabelKey, { message: "is not a valid Kubernetes label key" }),
+        operator: z.enum(OPERATORS, { error: () => `unknown operator: use one of ${OPERATORS.join(", ")}` }),
+        /** Values for In/NotIn (any), Gt/Lt (one integer); none for Exists/DoesNotExist. Defaults to `[]`. */
+        values: z.array(z.string()).default([]),
+        /** Least number of distinct values a launch must keep open (Spot diversity). Defaults to none. */
+        minValues: z.number().int().min(1).max(50).optional(),
+    })
+    .superRefine((r, ctx) => {
+        if (RESERVED_LABELS.has(r.key)) {
+            ctx.addIssue({ code: "custom", path: ["key"], message: `${r.key} is set by Karpenter on every node and cannot be required` });
+        }
+        if ((r.operator === "In" || r.operator === "NotIn") && r.values.length === 0) {
+            ctx.addIssue({ code: "custom", path: ["values"], message: `must list at least one value for operator ${r.operator}` });
+        }
+        if ((r.operator === "Exists" || r.operator === "DoesNotExist") && r.values.length > 0) {
+            ctx.addIssue({ code: "custom", path: ["values"], message: `must be empty for operator ${r.operator}` });
+        }
+        if ((r.operator === "Gt" || r.operator === "Lt") && (r.values.length !== 1 || !/^-?\d+$/.test(r.values[0]))) {
+            ctx.addIssue({ code: "custom", path: ["values"], message: `must hold exactly one integer for operator ${r.operator}` });
+        }
+        const allowed = WELL_KNOWN_VALUES[r.key];
+        if (allowed && (r.operator === "In" || r.operator === "NotIn")) {
+            r.values.forEach((v, i) => {
+                if (!allowed.includes(v)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["values", i],
+                        message: `"${v}" is not a value of ${r.key} (one of ${allowed.join(", ")})`,
+                    });
+                }
+            });
+        }
+        if (r.minValues !== undefined && r.operator === "In" && r.values.length < r.minValues) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["minValues"],
+                message: `${r.minValues} exceeds the ${r.values.length} values listed: no launch could satisfy it`,
+            });
+        }
+    });
+
+const taintSchema = z.strictObject({
+    key: z.string().refine(isLabelKey, { message: "is not a valid taint key" }),
+    /** Taint value. Defaults to none. */
+    value: z.string().refine(isLabelValue, { message: "is not a valid taint value" }).optional(),
+    effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
 });
 
+const CRON_MACRO = /^@(annually|yearly|monthly|weekly|daily|midnight|hourly)$/;
+
+const budgetSchema = z
+    .strictObject({
+        /** Most nodes of the pool disrupted at once: a count (`"0"`, `"2"`) or a percentage (`"10%"`). */
+        nodes: z
+            .string()
+            .regex(/^((100|[0-9]{1,2})%|[0-9]+)$/, { message: 'must be a node count ("0", "2") or a percentage up to 100% ("10%")' }),
+        /** When the budget starts, in UTC cron syntax (`"0 8 * * 1-5"`). Defaults to none: always active. */
+        schedule: z.string().optional(),
+        /** How long a scheduled budget stays active (`"10h"`); required with `schedule`. */
+        duration: z
+            .string()
+            .regex(/^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/, { message: "must be hours and/or minutes such as 10h or 1h30m" })
+            .optional(),
+        /** Disruption reasons the budget limits. Defaults to all of them. */
+        reasons: z.array(z.enum(["Underutilized", "Empty", "Drifted"])).optional(),
+    })
+    .superRefine((b, ctx) => {
+        if ((b.schedule === undefined) !== (b.duration === undefined)) {
+            ctx.addIssue({
+                code: "custom",
+                path: [b.schedule === undefined ? "schedule" : "duration"],
+                message: "schedule and duration must be set together",
+            });
+        }
+        if (b.schedule !== undefined) {
+            const fields = b.schedule.trim().split(/\s+/);
+            if (/TZ=/.test(b.schedule)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["schedule"],
+                    message: "time zones are not supported: Karpenter evaluates schedules in UTC",
+                });
+            } else if (!CRON_MACRO.test(b.schedule) && fields.length !== 5) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["schedule"],
+                    message: 'must be a 5-field cron expression such as "0 8 * * 1-5" or a macro such as @daily',
+                });
+            }
+        }
+    });
+
+/**
+ * A required NodePool limit. Checked on its own (not in the pool's refinement, which zod skips
+ * once any other field of the pool is invalid) so a missing limit is always reported.
+ */
+function poolLimit(what: string) {
+    return z.unknown().transform((value, ctx): string => {
+        if (value === undefined) {
+            ctx.addIssue({
+                code: "custom",
+                message: `is required: without it a runaway deployment makes Karpenter launch ${what} without bound`,
+            });
+            return z.NEVER;
+        }
+        const parsed = quantity.safeParse(value);
+        if (!parsed.success) {
+            ctx.addIssue({ code: "custom", message: parsed.error.issues[0]?.message ?? "must be a Kubernetes quantity" });
+            return z.NEVER;
+        }
+        return parsed.data;
+    });
+}
+
+const nodePoolSchema = z
+    .strictObject({
+        /**
+         * The EC2NodeClass the pool launches with. `group` and `kind` may be omitted and are always
+         * rendered: Karpenter v1 rejects a reference by name alone.
+         */
+        nodeClassRef: z.strictObject({
+            /** Defaults to `karpenter.k8s.aws`, the only valid group. */
+            group: z.literal(NODE_CLASS_GROUP, { error: () => `must be ${NODE_CLASS_GROUP}` }).default(NODE_CLASS_GROUP),
+            /** Defaults to `EC2NodeClass`, the only valid kind. */
+            kind: z.literal(NODE_CLASS_KIND, { error: () => `must be ${NODE_CLASS_KIND}` }).default(NODE_CLASS_KIND),
+            /** A key of `karpenter.nodeClasses`. */
+            name: z.string().min(1),
+        }),
+        /** Priority among pools a pod fits (higher first). Defaults to none (weight 0). */
+        weight: z.number().int().min(1).max(100).optional(),
+        /** Labels every node of the pool carries. Defaults to `{}`. */
+        labels: labels.default({}),
+        /** Taints every node of the pool carries. Defaults to `[]`. */
+        taints: z.array(taintSchema).default([]),
+        /** Node requirements: capacity type, architecture, instance category/family/size or types. */
+        requirements: z
+            .array(requirementSchema)
+            .min(1, { message: "needs at least one requirement (capacity type, architecture, instance family…)" }),
+        /** The most CPU and memory the pool may launch in total; both are required. */
+        limits: z.strictObject({ cpu: poolLimit("CPUs"), memory: poolLimit("memory") }),
+        disruption: z.strictObject({
+            /** Which nodes consolidation may remove. Defaults to `WhenEmptyOrUnderutilized`. */
+            consolidationPolicy: z.enum(["WhenEmpty", "WhenEmptyOrUnderutilized"]).default("WhenEmptyOrUnderutilized"),
+            /** How long a node must stay empty/underutilized before it is consolidated, or `Never`. */
+            consolidateAfter: durationOrNever,
+            /** Disruption budgets. Defaults to `[{ nodes: "10%" }]`. */
+            budgets: z
+                .array(budgetSchema)
+                .min(1)
+                .default([{ nodes: "10%" }]),
+        }),
+        /** Node lifetime before replacement, or `Never`. Defaults to `720h`. */
+        expireAfter: durationOrNever.default("720h"),
+        /**
+         * How long a draining node may wait for its pods (PDBs included) before it is terminated
+         * anyway. Required: without it a blocking PDB holds a node forever.
+         */
+        terminationGracePeriod: duration,
+    })
+    .superRefine((p, ctx) => {
+        const grace = parseDuration(p.terminationGracePeriod);
+        if (grace !== undefined && grace < MAX_POD_GRACE_SECONDS) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["terminationGracePeriod"],
+                message: `${p.terminationGracePeriod} is shorter than the ${MAX_POD_GRACE_SECONDS}s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m`,
+            });
+        }
+        if (!p.disruption.budgets.some((b) => b.schedule === undefined)) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["disruption", "budgets"],
+                message:
+                    'has only scheduled budgets: outside their windows disruption is unlimited; add an always-active one such as { nodes: "10%" }',
+            });
+        }
+        for (const key of Object.keys(p.labels)) {
+            if (RESERVED_LABELS.has(key) || key.startsWith("karpenter.sh/") || key.startsWith("karpenter.k8s.aws/")) {
+                ctx.addIssue({ code: "custom", path: ["labels", key], message: "is a label domain Karpenter reserves" });
+            }
+        }
+    });
+
+const AMI_ALIAS = /^al2023@(latest|v\d{8})$/;
+
+const nodeClassSchema = z.strictObject({
+    /**
+     * AMI alias, pinned: `al2023@vYYYYMMDD`. `al2023@latest` replaces every node on each AMI
+     * release and is rejected unless `allowLatestAmi` is true.
+     */
+    amiAlias: z.string().regex(AMI_ALIAS, { message: "must be an AL2023 alias pinned to a release, e.g. al2023@v20260512" }),
+    /** Root volume (gp3, always encrypted). Defaults to `{ size: "50Gi", iops: 3000, throughput: 125 }`. */
+    rootVolume: z
+        .strictObject({
+            /** Defaults to `50Gi`. */
+            size: z
+                .string()
+                .regex(/^\d+Gi$/, { message: "must be a size in Gi, e.g. 50Gi" })
+                .refine((s) => Number(s.slice(0, -2)) >= 20 && Number(s.slice(0, -2)) <= 16384, {
+                    message: "must be between 20Gi (the AL2023 image) and 16384Gi (gp3)",
+                })
+                .default("50Gi"),
+            /** gp3 IOPS. Defaults to `3000`. */
+            iops: z.number().int().min(3000).max(80000).default(3000),
+            /** gp3 throughput in MiB/s. Defaults to `125`. */
+            throughput: z.number().int().min(125).max(2000).default(125),
+            /** Customer-managed KMS key (ARN or id). Defaults to the account's EBS key. */
+            kmsKeyId: z.string().min(1).optional(),
+        })
+        .default({ size: "50Gi", iops: 3000, throughput: 125 }),
+    /**
+     * IMDSv2 hop limit. 1 keeps pods off the node's credentials (they use Pod Identity). Defaults to `1`.
+     */
+    httpPutResponseHopLimit: z.number().int().min(1).max(2).default(1),
+    /** EC2 detailed monitoring. Defaults to `false`. */
+    detailedMonitoring: z.boolean().default(false),
+    /** Extra tags on instances, volumes and launch templates. Defaults to `{}`. */
+    tags: awsTags
+        .superRefine((tags, ctx) => {
+            for (const key of Object.keys(tags)) {
+                if (isRestrictedTagKey(key)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: [key],
+                        message:
+                            "is a restricted tag (kubernetes.io/cluster/*, karpenter.sh/*, karpenter.k8s.aws/*, eks:eks-cluster-name, aws:*): Karpenter sets these itself and rejects the EC2NodeClass",
+                    });
+                }
+            }
+        })
+        .default({}),
+});
+
+const resources = z.strictObject({ cpu: quantity, memory: quantity });
+
+const controllerSchema = z
+    .strictObject({
+        /** Controller replicas (leader election; one stands by). Defaults to `2`. */
+        replicas: z.number().int().min(1).max(5).default(2),
+        /** Requests and limits of the controller container. Defaults to 1 CPU / 1Gi requested, 1Gi memory limit. */
+        resources: z
+            .strictObject({ requests: resources, limits: resources })
+            .default({ requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
+        /**
+         * Where the controller runs: the managed node group labelled for platform components,
+         * never a node Karpenter manages itself. Defaults to `{ "platform/role": "system" }`.
+         */
+        nodeSelector: labels.default({ "platform/role": "system" }),
+        /** Controller log level. Defaults to `info`. */
+        logLevel: z.enum(["debug", "info", "error"]).default("info"),
+    })
+    .superRefine((c, ctx) => {
+        for (const r of ["cpu", "memory"] as const) {
+            if ((parseQuantity(c.resources.requests[r]) ?? 0) > (parseQuantity(c.resources.limits[r]) ?? 0)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["resources", "requests", r],
+                    message: `${c.resources.requests[r]} exceeds the limit ${c.resources.limits[r]}`,
+                });
+            }
+        }
+        if (Object.keys(c.nodeSelector).length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodeSelector"],
+                message: "is empty: the controller could land on a node it manages and remove itself",
+            });
+        }
+    });
+
+const DEFAULT_CONTROLLER = {
+    replicas: 2,
+    resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } },
+    nodeSelector: { "platform/role": "system" },
+    logLevel: "info" as const,
+};
+
+const enabledSchema = z
+    .strictObject({
+        enabled: z.literal(true),
+        /** Karpenter chart version (both `karpenter` and `karpenter-crd`), pinned, v1: e.g. `1.14.1`. */
+        chartVersion: z.string().regex(/^[1-9]\d*\.\d+\.\d+$/, { message: "must be a pinned Karpenter v1 chart version such as 1.14.1" }),
+        /** Allow `al2023@latest` in EC2NodeClasses (nodes then churn on every AMI release). Defaults to `false`. */
+        allowLatestAmi: z.boolean().default(false),
+        /** The controller Deployment. Defaults to 2 replicas on `platform/role: system` nodes. */
+        controller: controllerSchema.default(DEFAULT_CONTROLLER),
+        /** EC2NodeClasses keyed by name. */
+        nodeClasses: z.record(
+            z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { message: "must be a DNS-1123 label" }),
+            nodeClassSchema,
+        ),
+        /** NodePools keyed by name. */
+        nodePools: z.record(
+            z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { message: "must be a DNS-1123 label" }),
+            nodePoolSchema,
+        ),
+    })
+    .superRefine((k, ctx) => {
+        if (Object.keys(k.nodePools).length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodePools"],
+                message: "is empty: Karpenter would launch no node; define a pool or set enabled: false",
+            });
+        }
+        const classes = Object.keys(k.nodeClasses);
+        for (const [pool, spec] of Object.entries(k.nodePools)) {
+            if (!classes.includes(spec.nodeClassRef.name)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodePools", pool, "nodeClassRef", "name"],
+                    message: `"${spec.nodeClassRef.name}" is not defined under karpenter.nodeClasses (defined: ${classes.join(", ") || "none"})`,
+                });
+            }
+        }
+        for (const [name, nodeClass] of Object.entries(k.nodeClasses)) {
+            if (nodeClass.amiAlias.endsWith("@latest") && !k.allowLatestAmi) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodeClasses", name, "amiAlias"],
+                    message:
+                        "is @latest: every AMI release would replace every node; pin al2023@vYYYYMMDD or set karpenter.allowLatestAmi: true",
+                });
+            }
+        }
+    });
+
+/** `karpenter` in stack config; `{ enabled: false }` (the default) installs nothing. */
+export const karpenterSchema = z.discriminatedUnion("enabled", [z.strictObject({ enabled: z.literal(false) }), enabledSchema]);
+
 export type KarpenterConfig = z.output<typeof karpenterSchema>;
+export type EnabledKarpenterConfig = Extract<KarpenterConfig, { enabled: true }>;
+export type NodePoolConfig = EnabledKarpenterConfig["nodePools"][string];
+export type NodeClassConfig = EnabledKarpenterConfig["nodeClasses"][string];
+export type KarpenterControllerConfig = EnabledKarpenterConfig["controller"];
+
+/** One problem spanning config sections, with its path from the project namespace. */
+export interface CrossSectionIssue {
+    path: (string | number)[];
+    message: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks of the karpenter section against the rest of the stack. Pure.
+ *
+ * `nodeGroups` is read structurally (any map of objects with optional `labels`, `enabled` and a
+ * `type`/`kind` discriminator), so this compiles against whatever node group schema exists. With
+ * no node groups declared the placement check is skipped: there is nothing to match yet.
+ */
+export function karpenterCrossSectionProblems(stack: {
+    clusterName: string;
+    karpenter: KarpenterConfig;
+    nodeGroups: Readonly<Record<string, unknown>>;
+}): CrossSectionIssue[] {
+    const k = stack.karpenter;
+    if (!k.enabled) {
+        return [];
+    }
+    const issues: CrossSectionIssue[] = [];
+    const names = karpenterNames(stack.clusterName);
+    if (names.nodeRole.length > 64) {
+        issues.push({
+            path: ["clusterName"],
+            message: `is too long for Karpenter: the node role ${names.nodeRole} exceeds IAM's 64 characters; shorten the name to at most ${64 - "-karpenter-node".length} characters`,
+        });
+    }
+    const groups = Object.entries(stack.nodeGroups).filter(([, g]) => {
+        if (!isRecord(g) || g.enabled === false) {
+            return false;
+        }
+        const kind = g.type ?? g.kind;
+        return typeof kind !== "string" || kind.toLowerCase() === "managed";
+    });
+    if (Object.keys(stack.nodeGroups).length > 0) {
+        const selector = Object.entries(k.controller.nodeSelector);
+        const matches = groups.some(([, g]) => {
+            const groupLabels = isRecord(g) && isRecord(g.labels) ? g.labels : {};
+            return selector.every(([key, value]) => groupLabels[key] === value);
+        });
+        if (!matches) {
+            const wanted = selector.map(([key, value]) => `${key}=${value}`).join(", ");
+            issues.push({
+                path: ["karpenter", "controller", "nodeSelector"],
+                message: `${wanted} matches no enabled managed node group (have: ${groups.map(([n]) => n).join(", ") || "none"}): the controller could never schedule; label the system group with it`,
+            });
+        }
+    }
+    return issues;
+}

@@ -1,0 +1,70 @@
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+
+/** The trust policy of a node role: only EC2 instances may assume it. Pure. */
+export function ec2AssumeRolePolicy(): string {
+    return JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+    });
+}
+
+/**
+ * The managed policies of a node role, keyed by a short name used in resource names. Without the
+ * worker node policy nodes never join; without the CNI policy pods get no addresses. Pure.
+ */
+export function nodeRolePolicies(ssm: boolean): Record<string, string> {
+    return {
+        worker: aws.iam.ManagedPolicy.AmazonEKSWorkerNodePolicy,
+        cni: aws.iam.ManagedPolicy.AmazonEKS_CNI_Policy,
+        ecr: aws.iam.ManagedPolicy.AmazonEC2ContainerRegistryReadOnly,
+        ...(ssm ? { ssm: aws.iam.ManagedPolicy.AmazonSSMManagedInstanceCore } : {}),
+    };
+}
+
+/** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
+export function nodeRoleName(clusterName: string, group: string): string {
+    return `${clusterName}-${group}-node`;
+}
+
+/** `arn:<partition>:iam::<account>:role/<name>`. Pure. */
+export function roleArn(partition: string, accountId: string, name: string): string {
+    return `arn:${partition}:iam::${accountId}:role/${name}`;
+}
+
+export interface NodeRole {
+    role: aws.iam.Role;
+    /**
+     * The role's ARN built from its static name, the account and the partition: known at preview
+     * (unlike `role.arn`), so policies can link node groups and access entries to the role by name.
+     * Whoever uses it must also depend on `role`.
+     */
+    arn: pulumi.Output<string>;
+    /** The policy attachments; nodes need them before they can join. */
+    attachments: aws.iam.RolePolicyAttachment[];
+}
+
+/** Creates a node role with a static name and its managed policy attachments under `parent`. */
+export function createNodeRole(
+    name: string,
+    args: { clusterName: string; group: string; ssm: boolean; tags?: Record<string, string> },
+    parent: pulumi.Resource,
+): NodeRole {
+    const role = new aws.iam.Role(
+        `${name}-node`,
+        {
+            name: nodeRoleName(args.clusterName, args.group),
+            description: `EKS ${args.clusterName} nodes of group ${args.group}`,
+            assumeRolePolicy: ec2AssumeRolePolicy(),
+            tags: args.tags,
+        },
+        { parent },
+    );
+    const attachments = Object.entries(nodeRolePolicies(args.ssm)).map(
+        ([short, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${short}`, { role: role.name, policyArn }, { parent }),
+    );
+    const arn = pulumi
+        .all([aws.getPartitionOutput({}, { parent }).partition, aws.getCallerIdentityOutput({}, { parent }).accountId])
+        .apply(([partition, accountId]) => roleArn(partition, accountId, nodeRoleName(args.clusterName, args.group)));
+    return { role, arn, attachments };
+}

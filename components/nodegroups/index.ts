@@ -1,0 +1,157 @@
+/**
+ * Node groups of the cluster, from the `nodeGroups` config map: managed groups (EKS drains them
+ * on updates), self-managed groups (instance refresh + Node Termination Handler), and the NVIDIA
+ * device plugin when a GPU group exists.
+ */
+import type * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import type { Cluster } from "../cluster";
+import { ConfigError, PROJECT } from "../config";
+import { nodeGroupClusterProblems, NodeGroupsConfig } from "../config/nodeGroups";
+import { GpuDevicePlugin } from "./gpu";
+import { nodeRoleName } from "./iam";
+import { isGpuGroup, ManagedNodeGroup } from "./managed";
+import { NodeTerminationHandler } from "./nth";
+import { SelfManagedNodeGroup } from "./selfManaged";
+
+/** The label of the nodes that run platform components (CoreDNS, NTH, Karpenter). */
+export const SYSTEM_LABEL = { key: "platform/role", value: "system" } as const;
+
+/** What the node groups need from the control plane. */
+export type NodeGroupsCluster = Pick<
+    Cluster,
+    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "eksSecurityGroupId" | "nodeSecurityGroupId" | "provider" | "eks" | "addons"
+>;
+
+export interface NodeGroupsArgs {
+    cluster: NodeGroupsCluster;
+    /** Node groups keyed by name, as validated by the config module. */
+    groups: NodeGroupsConfig;
+    /** AWS region (NTH calls SQS there). */
+    region: string;
+    /** Private subnets; every node runs there. */
+    privateSubnetIds: pulumi.Input<string>[];
+}
+
+/** Names of enabled groups whose nodes carry the system label. Pure. */
+export function systemGroupNames(groups: NodeGroupsConfig): string[] {
+    return Object.entries(groups)
+        .filter(([, g]) => g.enabled && g.labels[SYSTEM_LABEL.key] === SYSTEM_LABEL.value)
+        .map(([name]) => name);
+}
+
+/** Throws a `ConfigError` naming each key that does not fit the cluster (role name length, versions, AL2). */
+export function assertGroupsFitCluster(groups: NodeGroupsConfig, cluster: { name: string; version: string }, stack: string): void {
+    const problems = nodeGroupClusterProblems(groups, cluster).map(
+        ([path, message]) => `${PROJECT}:nodeGroups.${path.join(".")}: ${message}`,
+    );
+    if (problems.length > 0) {
+        throw new ConfigError(stack, problems);
+    }
+}
+
+export class NodeGroups extends pulumi.ComponentResource {
+    /** Managed groups by config key (enabled ones only). */
+    public readonly managed: Record<string, ManagedNodeGroup> = {};
+    /** Self-managed groups by config key (enabled ones only). */
+    public readonly selfManaged: Record<string, SelfManagedNodeGroup> = {};
+    /** Every node group and Auto Scaling group: depend on these for "nodes exist" (CoreDNS). */
+    public readonly nodes: pulumi.Resource[] = [];
+    /** The managed node groups labelled `platform/role: system`: Karpenter's controller runs there. */
+    public readonly systemNodeGroups: aws.eks.NodeGroup[] = [];
+    /** Static node role names by group key. */
+    public readonly nodeRoleNames: Record<string, string> = {};
+    /** EKS node group names (generated from the key as a prefix) by group key. */
+    public readonly nodeGroupNames: Record<string, pulumi.Output<string>> = {};
+    /** Auto Scaling group names by self-managed group key. */
+    public readonly autoScalingGroupNames: Record<string, pulumi.Output<string>> = {};
+    /** URL of the Node Termination Handler queue, when a self-managed group exists. */
+    public readonly terminationHandlerQueueUrl?: pulumi.Output<string>;
+    public readonly terminationHandler?: NodeTerminationHandler;
+    public readonly devicePlugin?: GpuDevicePlugin;
+
+    constructor(name: string, args: NodeGroupsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:nodegroups:NodeGroups", name, {}, opts);
+        const { cluster } = args;
+        assertGroupsFitCluster(args.groups, { name: cluster.name, version: cluster.version }, pulumi.getStack());
+
+        const securityGroupIds = [cluster.nodeSecurityGroupId, cluster.eksSecurityGroupId];
+        const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
+        const system = new Set(systemGroupNames(args.groups));
+
+        for (const [group, config] of Object.entries(args.groups)) {
+            if (!config.enabled) {
+                continue;
+            }
+            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
+            if (config.kind === "managed") {
+                const managed = new ManagedNodeGroup(
+                    `${name}-${group}`,
+                    { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
+                    { parent: this },
+                );
+                this.managed[group] = managed;
+                this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
+                this.nodes.push(managed.nodeGroup);
+                if (system.has(group)) {
+                    this.systemNodeGroups.push(managed.nodeGroup);
+                }
+            } else {
+                const selfManaged = new SelfManagedNodeGroup(
+                    `${name}-${group}`,
+                    {
+                        clusterName: cluster.name,
+                        group,
+                        config,
+                        endpoint: cluster.endpoint,
+                        certificateAuthority: cluster.certificateAuthority,
+                        serviceCidr: cluster.serviceCidr,
+                        subnetIds: args.privateSubnetIds,
+                        securityGroupIds,
+                        cluster: cluster.eks,
+                        joinDependencies: cluster.addons,
+                    },
+                    { parent: this },
+                );
+                this.selfManaged[group] = selfManaged;
+                this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
+                this.nodes.push(selfManaged.autoScalingGroup, selfManaged.lifecycleHook);
+            }
+        }
+
+        const selfManagedGroups = Object.values(this.selfManaged);
+        if (selfManagedGroups.length > 0) {
+            this.terminationHandler = new NodeTerminationHandler(
+                `${name}-nth`,
+                {
+                    clusterName: cluster.name,
+                    region: args.region,
+                    asgArns: selfManagedGroups.map((g) => g.autoScalingGroup.arn),
+                    provider: cluster.provider,
+                    cluster: cluster.eks,
+                    placement: {
+                        nodeSelector: system.size > 0 ? { [SYSTEM_LABEL.key]: SYSTEM_LABEL.value } : {},
+                        tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
+                    },
+                    releaseDependencies: this.nodes,
+                },
+                { parent: this },
+            );
+            this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
+        }
+
+        if (Object.values(args.groups).some((g) => g.enabled && g.kind === "managed" && isGpuGroup(g))) {
+            this.devicePlugin = new GpuDevicePlugin(
+                `${name}-nvidia`,
+                { provider: cluster.provider },
+                { parent: this, dependsOn: cluster.addons },
+            );
+        }
+
+        this.registerOutputs({
+            nodeRoleNames: this.nodeRoleNames,
+            nodeGroupNames: this.nodeGroupNames,
+            autoScalingGroupNames: this.autoScalingGroupNames,
+        });
+    }
+}

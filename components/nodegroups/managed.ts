@@ -1,0 +1,119 @@
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { GPU_AMI_TYPES, ManagedNodeGroupConfig, parseReleaseVersion, Taint } from "../config/nodeGroups";
+import { GPU_LABELS, GPU_TAINT } from "./gpu";
+import { createNodeRole } from "./iam";
+import { launchTemplateArgs } from "./launchTemplate";
+
+export interface ManagedNodeGroupArgs {
+    /** Static cluster name. */
+    clusterName: string;
+    /** The group's key in config. */
+    group: string;
+    /** The group's validated config. */
+    config: ManagedNodeGroupConfig;
+    /** Private subnets the nodes run in. */
+    subnetIds: pulumi.Input<string>[];
+    /** Security groups of the nodes (our node group and the EKS cluster group). */
+    securityGroupIds: pulumi.Input<string>[];
+    /** What nodes need before they can join: the control plane and the CNI add-on. Defaults to `[]`. */
+    joinDependencies?: pulumi.Resource[];
+}
+
+/** True for a group whose AMI carries the NVIDIA driver. Pure. */
+export function isGpuGroup(config: Pick<ManagedNodeGroupConfig, "amiType">): boolean {
+    return GPU_AMI_TYPES.includes(config.amiType);
+}
+
+/** The group's node labels: config labels, plus `accelerator: nvidia` on GPU groups. Pure. */
+export function managedNodeLabels(config: Pick<ManagedNodeGroupConfig, "amiType" | "labels">): Record<string, string> {
+    return isGpuGroup(config) ? { ...config.labels, ...GPU_LABELS } : { ...config.labels };
+}
+
+/** The group's taints: config taints, plus `nvidia.com/gpu=true:NoSchedule` on GPU groups. Pure. */
+export function managedNodeTaints(config: Pick<ManagedNodeGroupConfig, "amiType" | "taints">): Taint[] {
+    const taints = [...config.taints];
+    if (isGpuGroup(config) && !taints.some((t) => t.key === GPU_TAINT.key && t.effect === GPU_TAINT.effect)) {
+        taints.push(GPU_TAINT);
+    }
+    return taints;
+}
+
+const EKS_EFFECT: Record<Taint["effect"], string> = {
+    NoSchedule: "NO_SCHEDULE",
+    PreferNoSchedule: "PREFER_NO_SCHEDULE",
+    NoExecute: "NO_EXECUTE",
+};
+
+/** A Kubernetes taint in the EKS API's spelling (`NO_SCHEDULE`, …). Pure. */
+export function eksTaint(taint: Taint): aws.types.input.eks.NodeGroupTaint {
+    return { key: taint.key, value: taint.value === "" ? undefined : taint.value, effect: EKS_EFFECT[taint.effect] };
+}
+
+/**
+ * An EKS managed node group built from `@pulumi/aws`: node role, launch template (IMDSv2, encrypted
+ * gp3, tags; no AMI and no user data, so EKS picks the AMI for `amiType` + `releaseVersion` and
+ * merges its own bootstrap), and the node group with a rolling `updateConfig`. EKS cordons and
+ * drains old nodes on every update, respecting PodDisruptionBudgets.
+ */
+export class ManagedNodeGroup extends pulumi.ComponentResource {
+    public readonly nodeGroup: aws.eks.NodeGroup;
+    public readonly role: aws.iam.Role;
+    public readonly launchTemplate: aws.ec2.LaunchTemplate;
+
+    constructor(name: string, args: ManagedNodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:nodegroups:ManagedNodeGroup", name, {}, opts);
+        const { config, clusterName, group } = args;
+        const release = parseReleaseVersion(config.releaseVersion);
+        if (!release) {
+            throw new Error(`node group ${group}: releaseVersion ${config.releaseVersion} is not a release version`);
+        }
+
+        const { role, arn: roleArn, attachments } = createNodeRole(name, { clusterName, group, ssm: config.ssm, tags: config.tags }, this);
+        this.role = role;
+
+        this.launchTemplate = new aws.ec2.LaunchTemplate(
+            `${name}-lt`,
+            launchTemplateArgs({
+                clusterName,
+                group,
+                metadataHopLimit: config.metadataHopLimit,
+                diskSizeGiB: config.diskSizeGiB,
+                securityGroupIds: args.securityGroupIds,
+                tags: config.tags,
+            }),
+            { parent: this },
+        );
+
+        this.nodeGroup = new aws.eks.NodeGroup(
+            `${name}-group`,
+            {
+                clusterName,
+                // A prefix, not a fixed name: a change that replaces the group (instance types, AMI
+                // type) creates the new group before EKS drains and deletes the old one.
+                nodeGroupNamePrefix: `${group}-`,
+                nodeRoleArn: roleArn,
+                subnetIds: args.subnetIds,
+                amiType: config.amiType,
+                releaseVersion: config.releaseVersion,
+                version: release.minor,
+                capacityType: config.capacityType,
+                instanceTypes: config.instanceTypes,
+                scalingConfig: { minSize: config.minSize, desiredSize: config.desiredSize, maxSize: config.maxSize },
+                updateConfig: { maxUnavailablePercentage: config.maxUnavailablePercentage },
+                labels: managedNodeLabels(config),
+                taints: managedNodeTaints(config).map(eksTaint),
+                launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.apply((v) => String(v)) },
+                tags: { ...config.tags, "platform/node-group": group },
+            },
+            {
+                parent: this,
+                dependsOn: [role, ...attachments, ...(args.joinDependencies ?? [])],
+                // An autoscaler (or an operator) owns the current size after creation.
+                ignoreChanges: ["scalingConfig.desiredSize"],
+            },
+        );
+
+        this.registerOutputs({ nodeGroupName: this.nodeGroup.nodeGroupName, roleName: role.name });
+    }
+}

@@ -1,0 +1,185 @@
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { parseReleaseVersion, SelfManagedNodeGroupConfig } from "../config/nodeGroups";
+import { createNodeRole } from "./iam";
+import { launchTemplateArgs, nodeTags } from "./launchTemplate";
+import { LIFECYCLE_HEARTBEAT_SECONDS, NTH_MANAGED_TAG } from "./nth";
+import { renderUserData } from "./userData";
+
+export interface SelfManagedNodeGroupArgs {
+    /** Static cluster name. */
+    clusterName: string;
+    /** The group's key in config. */
+    group: string;
+    /** The group's validated config. */
+    config: SelfManagedNodeGroupConfig;
+    /** API server endpoint, CA and Service CIDR for the bootstrap. */
+    endpoint: pulumi.Input<string>;
+    certificateAuthority: pulumi.Input<string>;
+    serviceCidr: string;
+    /** Private subnets the nodes run in. */
+    subnetIds: pulumi.Input<string>[];
+    /** Security groups of the nodes (our node group and the EKS cluster group). */
+    securityGroupIds: pulumi.Input<string>[];
+    /** The control plane: access entries need it. */
+    cluster: pulumi.Resource;
+    /** What nodes need before they can join (the CNI add-on). Defaults to `[]`. */
+    joinDependencies?: pulumi.Resource[];
+}
+
+/**
+ * The public SSM parameter holding the EKS-optimized AMI of one pinned release (never
+ * `recommended`, which moves with every AMI release and would replace all nodes at a preview). Pure.
+ */
+export function amiSsmParameter(family: "AL2023" | "AL2", architecture: "x86_64" | "arm64", releaseVersion: string): string {
+    const release = parseReleaseVersion(releaseVersion);
+    if (!release) {
+        throw new Error(`${releaseVersion} is not an EKS AMI release version`);
+    }
+    const { minor, date } = release;
+    if (family === "AL2023") {
+        return `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2023/${architecture}/standard/amazon-eks-node-al2023-${architecture}-standard-${minor}-v${date}/image_id`;
+    }
+    return architecture === "x86_64"
+        ? `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2/amazon-eks-node-${minor}-v${date}/image_id`
+        : `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2-arm64/amazon-eks-arm64-node-${minor}-v${date}/image_id`;
+}
+
+/** ASG tags: the node tags plus the NTH managed tag, all propagated to instances at launch. Pure. */
+export function asgTags(clusterName: string, group: string, tags: Record<string, string>): aws.types.input.autoscaling.GroupTag[] {
+    return Object.entries({ ...nodeTags({ clusterName, group, tags }), [NTH_MANAGED_TAG]: "true" }).map(([key, value]) => ({
+        key,
+        value,
+        propagateAtLaunch: true,
+    }));
+}
+
+/**
+ * A self-managed node group: node role with an `EC2_LINUX` access entry, launch template with
+ * the AMI (custom or pinned EKS-optimized) and rendered user data, and an Auto Scaling group with
+ * a rolling instance refresh and a terminate lifecycle hook that holds each instance while the
+ * Node Termination Handler drains it.
+ */
+export class SelfManagedNodeGroup extends pulumi.ComponentResource {
+    public readonly autoScalingGroup: aws.autoscaling.Group;
+    public readonly role: aws.iam.Role;
+    public readonly launchTemplate: aws.ec2.LaunchTemplate;
+    public readonly lifecycleHook: aws.autoscaling.LifecycleHook;
+
+    constructor(name: string, args: SelfManagedNodeGroupArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:nodegroups:SelfManagedNodeGroup", name, {}, opts);
+        const { config, clusterName, group } = args;
+
+        const { role, arn: roleArn, attachments } = createNodeRole(name, { clusterName, group, ssm: config.ssm, tags: config.tags }, this);
+        this.role = role;
+        const profile = new aws.iam.InstanceProfile(`${name}-profile`, { role: role.name }, { parent: this });
+        // Without an access entry the kubelet's credentials map to no Kubernetes identity: nodes never join.
+        const accessEntry = new aws.eks.AccessEntry(
+            `${name}-access`,
+            { clusterName, principalArn: roleArn, type: "EC2_LINUX" },
+            { parent: this, dependsOn: [args.cluster, role] },
+        );
+
+        const imageId =
+            config.amiId ??
+            aws.ssm.getParameterOutput(
+                { name: amiSsmParameter(config.amiFamily, config.architecture, config.releaseVersion as string) },
+                { parent: this },
+            ).value;
+
+        const userData = pulumi.all([args.endpoint, args.certificateAuthority]).apply(([endpoint, certificateAuthority]) =>
+            Buffer.from(
+                renderUserData(config.amiFamily, {
+                    clusterName,
+                    endpoint,
+                    certificateAuthority,
+                    serviceCidr: args.serviceCidr,
+                    labels: config.labels,
+                    taints: config.taints,
+                    maxPods: config.maxPods,
+                    kubeletFlags: config.kubeletFlags,
+                }),
+            ).toString("base64"),
+        );
+
+        this.launchTemplate = new aws.ec2.LaunchTemplate(
+            `${name}-lt`,
+            {
+                ...launchTemplateArgs({
+                    clusterName,
+                    group,
+                    metadataHopLimit: config.metadataHopLimit,
+                    diskSizeGiB: config.diskSizeGiB,
+                    securityGroupIds: args.securityGroupIds,
+                    tags: config.tags,
+                }),
+                imageId,
+                userData,
+                iamInstanceProfile: { arn: profile.arn },
+            },
+            { parent: this },
+        );
+
+        const spot = config.capacityType === "SPOT";
+        this.autoScalingGroup = new aws.autoscaling.Group(
+            `${name}-asg`,
+            {
+                namePrefix: `${clusterName}-${group}-`,
+                vpcZoneIdentifiers: args.subnetIds,
+                minSize: config.minSize,
+                maxSize: config.maxSize,
+                desiredCapacity: config.desiredSize,
+                healthCheckType: "EC2",
+                healthCheckGracePeriod: 300,
+                capacityRebalance: spot,
+                mixedInstancesPolicy: {
+                    launchTemplate: {
+                        launchTemplateSpecification: {
+                            launchTemplateId: this.launchTemplate.id,
+                            // The explicit version makes each template change an ASG change, which
+                            // starts the instance refresh below.
+                            version: this.launchTemplate.latestVersion.apply((v) => String(v)),
+                        },
+                        overrides: config.instanceTypes.map((instanceType) => ({ instanceType })),
+                    },
+                    instancesDistribution: {
+                        onDemandBaseCapacity: 0,
+                        onDemandPercentageAboveBaseCapacity: spot ? 0 : 100,
+                        onDemandAllocationStrategy: "prioritized",
+                        spotAllocationStrategy: "price-capacity-optimized",
+                    },
+                },
+                instanceRefresh: {
+                    strategy: "Rolling",
+                    preferences: {
+                        minHealthyPercentage: config.minHealthyPercentage,
+                        instanceWarmup: "300",
+                        skipMatching: true,
+                    },
+                },
+                tags: asgTags(clusterName, group, config.tags),
+            },
+            {
+                parent: this,
+                dependsOn: [accessEntry, ...attachments, ...(args.joinDependencies ?? [])],
+                ignoreChanges: ["desiredCapacity"],
+            },
+        );
+
+        // Holds each terminating instance (scale-in, instance refresh, rebalance) until NTH has
+        // drained it or the heartbeat runs out; CONTINUE so a stuck drain never blocks scale-in for good.
+        this.lifecycleHook = new aws.autoscaling.LifecycleHook(
+            `${name}-terminate`,
+            {
+                name: "nth-drain",
+                autoscalingGroupName: this.autoScalingGroup.name,
+                lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+                defaultResult: "CONTINUE",
+                heartbeatTimeout: LIFECYCLE_HEARTBEAT_SECONDS,
+            },
+            { parent: this },
+        );
+
+        this.registerOutputs({ autoScalingGroupName: this.autoScalingGroup.name, roleName: role.name });
+    }
+}
