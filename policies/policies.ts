@@ -1,4 +1,38 @@
-import type { Policy } from "@pulumi/policy";
+import type { Policies } from "@pulumi/policy";
+import { clusterHardening } from "./clusterHardening";
+import { drainWindow } from "./drainWindow";
+import { karpenterNodeClass } from "./karpenterNodeClass";
+import { karpenterNodePool } from "./karpenterNodePool";
+import { namespaceQuotaRequired } from "./namespaceQuotaRequired";
+import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
+import { nodeLaunchHardening } from "./nodeLaunchHardening";
+import { nodeRolePolicies } from "./nodeRolePolicies";
+import { pdbAllowsDisruption } from "./pdbAllowsDisruption";
+import { subnetEksTags } from "./subnetEksTags";
+import { vpcDns } from "./vpcDns";
+import { workloadPdbRequired } from "./workloadPdbRequired";
+import { workloadPrestopHook } from "./workloadPrestopHook";
+import { workloadResources } from "./workloadResources";
+import { workloadTerminationGrace } from "./workloadTerminationGrace";
 
 /** Every policy of the pack, in the order the CLI reports them. */
-export const policies: Policy[] = [];
+export const policies: Policies = [
+    // Workloads and safe drains
+    workloadResources,
+    workloadTerminationGrace,
+    workloadPrestopHook,
+    workloadPdbRequired,
+    pdbAllowsDisruption,
+    namespaceQuotaRequired,
+    drainWindow,
+    // Karpenter
+    karpenterNodePool,
+    karpenterNodeClass,
+    // Network, nodes and control plane
+    subnetEksTags,
+    vpcDns,
+    nodeRolePolicies,
+    nodeLaunchHardening,
+    nodegroupUpdateConfig,
+    clusterHardening,
+];

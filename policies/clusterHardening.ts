@@ -1,0 +1,107 @@
+import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
+import { readConfig } from "./lib/config";
+import { asArray, asRecord, asString, field, has, isFalse, peek } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+
+/** Config of `cluster-hardening`. */
+export interface ClusterHardeningConfig {
+    /** Control-plane log types that must be enabled. Defaults to `["audit"]`. */
+    requiredLogTypes: string[];
+}
+
+const configSchema: PolicyConfigSchema = {
+    properties: {
+        requiredLogTypes: {
+            type: "array",
+            items: { type: "string", enum: ["api", "audit", "authenticator", "controllerManager", "scheduler"] },
+            default: ["audit"],
+            description: "Control-plane log types that must be enabled.",
+        },
+    },
+};
+
+const COMPONENT = "eks:index:Cluster";
+const CLUSTER = "aws:eks/cluster:Cluster";
+const OPEN = ["0.0.0.0/0", "::/0"];
+
+/**
+ * EKS clusters (the `@pulumi/eks` component's inputs and `aws.eks.Cluster`) envelope-encrypt
+ * secrets with KMS, send audit logs to CloudWatch, and have no public endpoint open to the world.
+ */
+export const clusterHardening: ResourceValidationPolicy = {
+    name: "cluster-hardening",
+    description: "EKS clusters encrypt secrets, enable audit logging and have no unrestricted public endpoint.",
+    enforcementLevel: "mandatory",
+    configSchema,
+    validateResource: (args, reportViolation) => {
+        if (args.type !== COMPONENT && args.type !== CLUSTER) {
+            args.notApplicable("not an EKS cluster");
+        }
+        const config = readConfig<ClusterHardeningConfig>("cluster-hardening", configSchema, args.getConfig());
+        const props = args.props;
+        const subject = `EKS cluster ${args.name}`;
+        const component = args.type === COMPONENT;
+        const verdicts = new Verdicts();
+
+        verdicts.judge(`${subject} encryption`, () => {
+            // The key ARN is unknown at preview: presence is what is known, and what matters.
+            let encrypted: boolean;
+            if (component) {
+                const arn = peek(props, "encryptionConfigKeyArn");
+                encrypted = typeof arn === "string" && arn !== "";
+            } else {
+                const raw = field(props, "encryptionConfig");
+                const configs = Array.isArray(raw) ? asArray(raw) : [raw];
+                encrypted = configs.some((c) => asArray(field(c, "resources")).includes("secrets") && has(field(c, "provider"), "keyArn"));
+            }
+            if (!encrypted) {
+                reportViolation(
+                    violation(
+                        `${subject} does not envelope-encrypt Kubernetes secrets with a KMS key`,
+                        "secrets are then protected only by the EBS encryption of etcd; a leaked etcd snapshot or backup exposes every credential in the cluster",
+                        component
+                            ? "set encryptionConfigKeyArn to a customer-managed KMS key with rotation"
+                            : 'set encryptionConfig: { resources: ["secrets"], provider: { keyArn: <KMS key ARN> } }',
+                    ),
+                );
+            }
+        });
+
+        verdicts.judge(`${subject} logging`, () => {
+            const enabled = asArray(field(props, "enabledClusterLogTypes")).filter((t): t is string => typeof t === "string");
+            const missing = config.requiredLogTypes.filter((t) => !enabled.includes(t));
+            if (missing.length > 0) {
+                reportViolation(
+                    violation(
+                        `${subject} does not enable control-plane log type${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
+                        "without audit logs nobody can tell who changed or deleted what in the cluster, during an incident or afterwards",
+                        `add ${missing.map((t) => `"${t}"`).join(", ")} to enabledClusterLogTypes (and give the log group a retention)`,
+                    ),
+                );
+            }
+        });
+
+        verdicts.judge(`${subject} endpoint`, () => {
+            const vpc = component ? props : asRecord(field(props, "vpcConfig"));
+            // Both default to a public endpoint open to 0.0.0.0/0 when unset.
+            if (isFalse(field(vpc, "endpointPublicAccess"))) {
+                return;
+            }
+            const cidrs = field(vpc, "publicAccessCidrs");
+            const list = asArray(cidrs).map((c) => asString(c)?.trim());
+            const open =
+                cidrs === undefined || cidrs === null || list.length === 0 || list.some((c) => c !== undefined && OPEN.includes(c));
+            if (open) {
+                const key = component ? "" : "vpcConfig.";
+                reportViolation(
+                    violation(
+                        `${subject} has a public API endpoint open to 0.0.0.0/0`,
+                        "the Kubernetes API is then reachable from anywhere: any leaked kubeconfig or token, or an API server flaw, is exploitable from the internet",
+                        `set ${key}endpointPublicAccess: false (private endpoint only), or ${key}publicAccessCidrs to your office/VPN ranges`,
+                    ),
+                );
+            }
+        });
+        verdicts.finish();
+    },
+};

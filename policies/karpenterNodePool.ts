@@ -1,0 +1,68 @@
+import type { ResourceValidationPolicy } from "@pulumi/policy";
+import { parseDuration } from "./lib/duration";
+import { isKind, objectName } from "./lib/kubernetes";
+import { parseQuantity } from "./lib/quantity";
+import { asString, field, path } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+
+/**
+ * Karpenter v1 NodePools reference their node class completely, cap what they may launch, and
+ * bound how long a draining node may live.
+ */
+export const karpenterNodePool: ResourceValidationPolicy = {
+    name: "karpenter-nodepool",
+    description: "Karpenter NodePools set a complete nodeClassRef, cpu and memory limits, and a terminationGracePeriod.",
+    enforcementLevel: "mandatory",
+    validateResource: (args, reportViolation) => {
+        if (!args.type.startsWith("kubernetes:") || !isKind(args.type, args.props, "karpenter.sh", "NodePool")) {
+            args.notApplicable("not a Karpenter NodePool");
+        }
+        const verdicts = new Verdicts();
+        const name = verdicts.read(args.name, () => objectName(args.props, args.name)) ?? args.name;
+        const subject = `NodePool ${name}`;
+        verdicts.judge(`${subject} nodeClassRef`, () => {
+            const ref = path(args.props, "spec", "template", "spec", "nodeClassRef");
+            const missing = ["group", "kind", "name"].filter((k) => !asString(field(ref, k)));
+            if (missing.length > 0) {
+                reportViolation(
+                    violation(
+                        `${subject} spec.template.spec.nodeClassRef lacks ${missing.join(", ")}`,
+                        "Karpenter v1 requires group, kind and name: the API server rejects the NodePool, so no node is ever launched for it",
+                        "set nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: <your EC2NodeClass> }",
+                    ),
+                );
+            }
+        });
+        verdicts.judge(`${subject} limits`, () => {
+            const limits = path(args.props, "spec", "limits");
+            const missing = ["cpu", "memory"].filter((k) => {
+                const q = parseQuantity(field(limits, k));
+                return q === undefined || q < 0;
+            });
+            if (missing.length > 0) {
+                reportViolation(
+                    violation(
+                        `${subject} sets no valid spec.limits.${missing.join(" or spec.limits.")}`,
+                        "a runaway deployment or a pod that never schedules makes Karpenter launch instances without bound, until cost alarms or EC2 quotas stop it",
+                        `set spec.limits.cpu and spec.limits.memory to the most this pool may ever hold (e.g. cpu: "256", memory: 1024Gi)`,
+                    ),
+                );
+            }
+        });
+        verdicts.judge(`${subject} terminationGracePeriod`, () => {
+            const raw = path(args.props, "spec", "template", "spec", "terminationGracePeriod");
+            if (parseDuration(raw) === undefined) {
+                reportViolation(
+                    violation(
+                        raw === undefined || raw === null
+                            ? `${subject} sets no spec.template.spec.terminationGracePeriod`
+                            : `${subject} sets spec.template.spec.terminationGracePeriod to ${JSON.stringify(raw)}, which is not a duration`,
+                        "a node whose pods are held by a PodDisruptionBudget that allows no disruption is never reclaimed: drift replacement, expiry and consolidation stall and the node runs (and costs) forever",
+                        'set spec.template.spec.terminationGracePeriod (e.g. "1h"), longer than the longest pod grace period it must honour',
+                    ),
+                );
+            }
+        });
+        verdicts.finish();
+    },
+};

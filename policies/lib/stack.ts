@@ -1,0 +1,154 @@
+/**
+ * Reads a stack's Kubernetes objects once into plain data, indexed by namespace and labels, so
+ * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
+ */
+import type { PolicyResource } from "@pulumi/policy";
+import { parseIntOrPercent, IntOrPercent } from "./intOrPercent";
+import { isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
+import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
+import { isUnknownValueError } from "./sdk";
+import { field, path, stringMap } from "./values";
+import { Verdicts } from "./verdicts";
+
+/** A PodDisruptionBudget read into plain data. */
+export interface Pdb {
+    name: string;
+    namespace: string;
+    urn: string;
+    selector: LabelSelector | undefined;
+    minAvailable?: IntOrPercent;
+    maxUnavailable?: IntOrPercent;
+    /** Values the API server would reject, as written. */
+    invalid: { key: "minAvailable" | "maxUnavailable"; value: unknown }[];
+}
+
+/** A Service with a selector. */
+export interface Service {
+    name: string;
+    namespace: string;
+    selector: LabelSelector;
+}
+
+/**
+ * Namespaces holding an object that could not be read at preview. A verdict that depends on
+ * what is absent from such a namespace ("no PDB covers it") cannot be made there.
+ */
+export class UndecidedNamespaces {
+    private readonly names = new Set<string>();
+    private all = false;
+
+    /** Records the namespace of an unreadable object (every namespace if that is unknown too). */
+    add(props: unknown): void {
+        try {
+            this.names.add(namespaceOf(props));
+        } catch (err) {
+            if (!isUnknownValueError(err)) {
+                throw err;
+            }
+            this.all = true;
+        }
+    }
+
+    has(namespace: string): boolean {
+        return this.all || this.names.has(namespace);
+    }
+}
+
+/** Workloads of the stack; unknown values leave the resource undecided in `verdicts` (and its namespace in `undecided`). */
+export function readWorkloads(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Workload[] {
+    const out: Workload[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        let isWorkload = true;
+        const w = verdicts.read(`${r.type} ${r.name}`, () => {
+            const read = readWorkload(r.type, r.name, r.props, r.urn);
+            isWorkload = read !== undefined;
+            return read;
+        });
+        if (w) {
+            out.push(w);
+        } else if (isWorkload) {
+            undecided?.add(r.props);
+        }
+    }
+    return out;
+}
+
+function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable", pdb: Pdb): void {
+    const raw = field(spec, key);
+    if (raw === undefined || raw === null) {
+        return;
+    }
+    const parsed = parseIntOrPercent(raw);
+    if (parsed) {
+        pdb[key] = parsed;
+    } else {
+        pdb.invalid.push({ key, value: raw });
+    }
+}
+
+/** PodDisruptionBudgets of the stack. */
+export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Pdb[] {
+    const out: Pdb[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "policy", "PodDisruptionBudget")) {
+            continue;
+        }
+        const pdb = verdicts.read(`PodDisruptionBudget ${r.name}`, () => {
+            const spec = field(r.props, "spec");
+            const p: Pdb = {
+                name: objectName(r.props, r.name),
+                namespace: namespaceOf(r.props),
+                urn: r.urn,
+                selector: readSelector(field(spec, "selector")),
+                invalid: [],
+            };
+            intOrPercentField(spec, "minAvailable", p);
+            intOrPercentField(spec, "maxUnavailable", p);
+            return p;
+        });
+        if (pdb) {
+            out.push(pdb);
+        } else {
+            undecided?.add(r.props);
+        }
+    }
+    return out;
+}
+
+/** Services with a selector (a Service without one has hand-managed endpoints and selects no pods). */
+export function readServices(resources: readonly PolicyResource[], verdicts: Verdicts): Service[] {
+    const out: Service[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        const k = kubernetesKind(r.type, r.props);
+        if (!k || k.group !== "" || k.kind !== "Service") {
+            continue;
+        }
+        const svc = verdicts.read(`Service ${r.name}`, () => {
+            const selector = mapSelector(stringMap(path(r.props, "spec", "selector")));
+            return selector ? { name: objectName(r.props, r.name), namespace: namespaceOf(r.props), selector } : undefined;
+        });
+        if (svc) {
+            out.push(svc);
+        }
+    }
+    return out;
+}
+
+/** The PDBs matching each workload's pod labels in its namespace (Kubernetes selector semantics). */
+export function pdbsByWorkload(workloads: readonly Workload[], pdbs: readonly Pdb[]): Map<Workload, Pdb[]> {
+    const index = new SelectorIndex<Pdb>();
+    for (const pdb of pdbs) {
+        index.add(pdb.namespace, pdb.selector, pdb);
+    }
+    const out = new Map<Workload, Pdb[]>();
+    for (const w of workloads) {
+        out.set(w, index.matching(w.namespace, w.podLabels));
+    }
+    return out;
+}

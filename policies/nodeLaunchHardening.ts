@@ -1,0 +1,134 @@
+import type { ResourceValidationPolicy } from "@pulumi/policy";
+import { asArray, asNumeric, asString, field, isTrue, path } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+
+const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+const SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup";
+const INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
+const SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule";
+
+const OPEN = ["0.0.0.0/0", "::/0"];
+const SSH_WHY =
+    "SSH on every node is exposed to the whole internet: credential stuffing and any sshd flaw become a foothold inside the cluster network with the node role's permissions";
+const SSH_FIX =
+    "remove the rule and reach nodes with SSM Session Manager (AmazonSSMManagedInstanceCore), or limit the source to a bastion or VPN range";
+
+/** True when a rule for `protocol` and `from`..`to` lets in TCP port 22. */
+export function coversSsh(protocol: unknown, from: unknown, to: unknown): boolean {
+    const p = typeof protocol === "number" ? String(protocol) : (asString(protocol) ?? "").toLowerCase();
+    if (p === "-1" || p === "all") {
+        return true;
+    }
+    if (p !== "tcp" && p !== "6") {
+        return false;
+    }
+    const lo = asNumeric(from);
+    const hi = asNumeric(to);
+    // A TCP rule without ports is invalid in AWS; treat a missing bound as open rather than guess.
+    return (lo === undefined || lo <= 22) && (hi === undefined || hi >= 22);
+}
+
+function openSources(...lists: unknown[]): string[] {
+    const out: string[] = [];
+    for (const list of lists) {
+        for (const cidr of Array.isArray(list) ? asArray(list) : [list]) {
+            if (typeof cidr === "string" && OPEN.includes(cidr.trim())) {
+                out.push(cidr.trim());
+            }
+        }
+    }
+    return out;
+}
+
+/**
+ * Node launch settings: launch templates require IMDSv2 and encrypt their EBS volumes; no
+ * security group (inline rules or rule resources) opens TCP 22 to 0.0.0.0/0 or ::/0.
+ */
+export const nodeLaunchHardening: ResourceValidationPolicy = {
+    name: "node-launch-hardening",
+    description: "Launch templates require IMDSv2 and encrypt volumes; no security group opens SSH to the internet.",
+    enforcementLevel: "mandatory",
+    validateResource: (args, reportViolation) => {
+        const props = args.props;
+        const verdicts = new Verdicts();
+        switch (args.type) {
+            case LAUNCH_TEMPLATE: {
+                const subject = `LaunchTemplate ${args.name}`;
+                verdicts.judge(`${subject} metadataOptions`, () => {
+                    const tokens = path(props, "metadataOptions", "httpTokens");
+                    if (tokens !== "required") {
+                        reportViolation(
+                            violation(
+                                `${subject} does not set metadataOptions.httpTokens: "required"${tokens === undefined ? "" : ` (it is ${JSON.stringify(tokens)})`}`,
+                                "with IMDSv1 allowed, any pod reached by SSRF can read the node role's credentials from the instance metadata service",
+                                'set metadataOptions: { httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 2 }',
+                            ),
+                        );
+                    }
+                });
+                verdicts.judge(`${subject} blockDeviceMappings`, () => {
+                    const mappings = asArray(field(props, "blockDeviceMappings"));
+                    for (let i = 0; i < mappings.length; i++) {
+                        const ebs = field(mappings[i], "ebs");
+                        if (ebs !== undefined && !isTrue(field(ebs, "encrypted"))) {
+                            const device = asString(field(mappings[i], "deviceName")) ?? `#${i}`;
+                            reportViolation(
+                                violation(
+                                    `${subject} block device ${device} is not encrypted (ebs.encrypted is not "true")`,
+                                    "node volumes hold container images, emptyDir data and logs; unencrypted they depend on the account default and fail encryption-at-rest controls",
+                                    `set blockDeviceMappings[${i}].ebs.encrypted: "true" (optionally with kmsKeyId)`,
+                                ),
+                            );
+                        }
+                    }
+                });
+                break;
+            }
+            case SECURITY_GROUP: {
+                const rules = verdicts.read(`SecurityGroup ${args.name}`, () => asArray(field(props, "ingress"))) ?? [];
+                for (let i = 0; i < rules.length; i++) {
+                    verdicts.judge(`SecurityGroup ${args.name} ingress[${i}]`, () => {
+                        const rule = rules[i];
+                        const sources = openSources(field(rule, "cidrBlocks"), field(rule, "ipv6CidrBlocks"));
+                        if (sources.length > 0 && coversSsh(field(rule, "protocol"), field(rule, "fromPort"), field(rule, "toPort"))) {
+                            reportViolation(
+                                violation(
+                                    `SecurityGroup ${args.name} ingress[${i}] opens port 22 to ${sources.join(" and ")}`,
+                                    SSH_WHY,
+                                    SSH_FIX,
+                                ),
+                            );
+                        }
+                    });
+                }
+                break;
+            }
+            case INGRESS_RULE:
+                verdicts.judge(`SecurityGroupIngressRule ${args.name}`, () => {
+                    const sources = openSources(field(props, "cidrIpv4"), field(props, "cidrIpv6"));
+                    if (sources.length > 0 && coversSsh(field(props, "ipProtocol"), field(props, "fromPort"), field(props, "toPort"))) {
+                        reportViolation(
+                            violation(`SecurityGroupIngressRule ${args.name} opens port 22 to ${sources.join(" and ")}`, SSH_WHY, SSH_FIX),
+                        );
+                    }
+                });
+                break;
+            case SG_RULE:
+                verdicts.judge(`SecurityGroupRule ${args.name}`, () => {
+                    if (field(props, "type") !== "ingress") {
+                        return;
+                    }
+                    const sources = openSources(field(props, "cidrBlocks"), field(props, "ipv6CidrBlocks"));
+                    if (sources.length > 0 && coversSsh(field(props, "protocol"), field(props, "fromPort"), field(props, "toPort"))) {
+                        reportViolation(
+                            violation(`SecurityGroupRule ${args.name} opens port 22 to ${sources.join(" and ")}`, SSH_WHY, SSH_FIX),
+                        );
+                    }
+                });
+                break;
+            default:
+                args.notApplicable("not a launch template, security group or security group rule");
+        }
+        verdicts.finish();
+    },
+};

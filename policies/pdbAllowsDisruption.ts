@@ -1,0 +1,131 @@
+import type { StackValidationPolicy } from "@pulumi/policy";
+import { formatIntOrPercent, scaledValue } from "./lib/intOrPercent";
+import { describeWorkload, Workload } from "./lib/kubernetes";
+import { formatSelector } from "./lib/selector";
+import { Pdb, pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { Verdicts, violation } from "./lib/verdicts";
+
+const BLOCKS =
+    "node drains and managed node group upgrades block (PodEvictionFailure), and Karpenter cannot consolidate or replace the node until its terminationGracePeriod forces it";
+
+/**
+ * A PDB lets at least one pod go for the workloads it matches: no `maxUnavailable` of 0 or 0%,
+ * no `minAvailable` of 100% or of all matched replicas (percentages round up, as the disruption
+ * controller does). A PDB matching no workload, and a workload matched by several PDBs (the
+ * eviction API refuses those pods), are reported too.
+ */
+export const pdbAllowsDisruption: StackValidationPolicy = {
+    name: "pdb-allows-disruption",
+    description: "PodDisruptionBudgets allow at least one voluntary disruption of the workloads they match.",
+    enforcementLevel: "mandatory",
+    validateStack: (args, reportViolation) => {
+        const verdicts = new Verdicts();
+        const undecided = new UndecidedNamespaces();
+        const workloads = readWorkloads(args.resources, verdicts, undecided);
+        const pdbs = readPdbs(args.resources, verdicts);
+        const byWorkload = pdbsByWorkload(workloads, pdbs);
+        const byPdb = new Map<Pdb, Workload[]>();
+        for (const [w, matched] of byWorkload) {
+            for (const pdb of matched) {
+                const list = byPdb.get(pdb);
+                if (list) {
+                    list.push(w);
+                } else {
+                    byPdb.set(pdb, [w]);
+                }
+            }
+            if (matched.length > 1) {
+                reportViolation(
+                    violation(
+                        `${describeWorkload(w)} is matched by ${matched.length} PodDisruptionBudgets (${matched.map((p) => p.name).join(", ")})`,
+                        `the eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so ${BLOCKS}`,
+                        "keep exactly one PodDisruptionBudget per workload: narrow the selectors or merge the budgets",
+                    ),
+                    w.urn,
+                );
+            }
+        }
+        for (const pdb of pdbs) {
+            const subject = `PodDisruptionBudget ${pdb.namespace}/${pdb.name}`;
+            verdicts.judge(subject, () => {
+                // A workload unreadable at preview may be matched too: only the budget's own values are decided.
+                const complete = !undecided.has(pdb.namespace);
+                if (!complete) {
+                    verdicts.leaveUndecided(subject, ["workload", pdb.namespace, "spec"]);
+                }
+                judgePdb(pdb, byPdb.get(pdb) ?? [], complete, reportViolation);
+            });
+        }
+        verdicts.finish();
+        if (verdicts.evaluated === 0) {
+            args.notApplicable("no PodDisruptionBudget in this stack: nothing was checked");
+        }
+    },
+};
+
+function judgePdb(pdb: Pdb, matched: Workload[], complete: boolean, report: (message: string, urn?: string) => void): void {
+    const subject = `PodDisruptionBudget ${pdb.namespace}/${pdb.name}`;
+    for (const bad of pdb.invalid) {
+        report(
+            violation(
+                `${subject} sets ${bad.key} to ${JSON.stringify(bad.value)}, which is neither a non-negative integer nor a percentage`,
+                "the API server rejects the budget, so the workload ships without protection against drains",
+                `set ${bad.key} to an integer such as 1 or a percentage such as "25%"`,
+            ),
+            pdb.urn,
+        );
+    }
+    if (pdb.maxUnavailable && pdb.maxUnavailable.value === 0) {
+        report(
+            violation(
+                `${subject} sets maxUnavailable: ${formatIntOrPercent(pdb.maxUnavailable)}, so no pod may ever be evicted`,
+                BLOCKS,
+                "set maxUnavailable: 1 (or a percentage that leaves at least one pod evictable)",
+            ),
+            pdb.urn,
+        );
+    }
+    if (pdb.minAvailable?.kind === "percent" && pdb.minAvailable.value >= 100) {
+        report(
+            violation(
+                `${subject} sets minAvailable: ${formatIntOrPercent(pdb.minAvailable)}, so no pod may ever be evicted`,
+                BLOCKS,
+                'use maxUnavailable: 1 instead, or a minAvailable below "100%" that leaves at least one pod evictable',
+            ),
+            pdb.urn,
+        );
+    }
+    if (!complete) {
+        return;
+    }
+    if (matched.length === 0) {
+        report(
+            violation(
+                `${subject} matches no workload in this stack (selector ${formatSelector(pdb.selector)} in namespace ${pdb.namespace})`,
+                "a budget that protects nothing hides that the workload it was meant for can lose all its pods in one drain, and may later block drains of pods nobody meant it for",
+                "fix the selector to match the pod template labels of the workload, or delete the budget",
+            ),
+            pdb.urn,
+        );
+        return;
+    }
+    // The disruption controller counts every pod the budget selects; DaemonSet sizes depend on the cluster.
+    if (matched.some((w) => w.replicas === undefined)) {
+        return;
+    }
+    const total = matched.reduce((sum, w) => sum + (w.replicas as number), 0);
+    const names = matched.map(describeWorkload).join(", ");
+    if (total > 0 && pdb.minAvailable && !(pdb.minAvailable.kind === "percent" && pdb.minAvailable.value >= 100)) {
+        const required = scaledValue(pdb.minAvailable, total);
+        if (required >= total) {
+            report(
+                violation(
+                    `${subject} requires minAvailable ${formatIntOrPercent(pdb.minAvailable)} (${required} pods) of the ${total} replicas of ${names}, so no pod may be evicted`,
+                    `with minAvailable ${required} and ${total} replicas ${BLOCKS}`,
+                    `lower minAvailable to ${Math.max(total - 1, 0)} or less, use maxUnavailable: 1, or add replicas`,
+                ),
+                pdb.urn,
+            );
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import { ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { resourceType } from "./lib/resourceType";
+import { field, isFalse, isTrue } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+
+const WHY =
+    "nodes resolve the EKS API endpoint (private endpoint included) and AWS service endpoints through VPC DNS: without it they never join the cluster, and private endpoints do not resolve";
+
+/** VPCs enable DNS hostnames and DNS support. */
+export const vpcDns: ResourceValidationPolicy = {
+    name: "vpc-dns",
+    description: "VPCs enable DNS hostnames and DNS support, which EKS nodes need to reach the cluster.",
+    enforcementLevel: "mandatory",
+    validateResource: validateResourceOfType(resourceType("aws:ec2/vpc:Vpc"), (props, args, reportViolation) => {
+        // AWS defaults: DNS support on, DNS hostnames off, so only the first may be left unset.
+        const verdicts = new Verdicts();
+        verdicts.judge(`VPC ${args.name} enableDnsHostnames`, () => {
+            if (!isTrue(field(props, "enableDnsHostnames"))) {
+                reportViolation(
+                    violation(`VPC ${args.name} does not set enableDnsHostnames: true`, WHY, "set enableDnsHostnames: true on the VPC"),
+                );
+            }
+        });
+        verdicts.judge(`VPC ${args.name} enableDnsSupport`, () => {
+            if (isFalse(field(props, "enableDnsSupport"))) {
+                reportViolation(
+                    violation(`VPC ${args.name} sets enableDnsSupport: false`, WHY, "set enableDnsSupport: true (or leave it unset)"),
+                );
+            }
+        });
+        verdicts.finish();
+    }),
+};

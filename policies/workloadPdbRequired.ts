@@ -1,0 +1,65 @@
+import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
+import { readConfig } from "./lib/config";
+import { describeWorkload } from "./lib/kubernetes";
+import { formatLabels } from "./lib/selector";
+import { pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { Verdicts, violation } from "./lib/verdicts";
+
+/** Config of `workload-pdb-required`. */
+export interface WorkloadPdbRequiredConfig {
+    /** Deployments and StatefulSets with at least this many replicas need a PDB. Defaults to `2`. */
+    minReplicas: number;
+}
+
+const configSchema: PolicyConfigSchema = {
+    properties: {
+        minReplicas: {
+            type: "integer",
+            minimum: 1,
+            default: 2,
+            description: "Deployments and StatefulSets with at least this many replicas need a PodDisruptionBudget.",
+        },
+    },
+};
+
+/** Each Deployment/StatefulSet with replicas ≥ `minReplicas` is matched by a PDB in its namespace. */
+export const workloadPdbRequired: StackValidationPolicy = {
+    name: "workload-pdb-required",
+    description: "Replicated Deployments and StatefulSets are covered by a PodDisruptionBudget in their namespace.",
+    enforcementLevel: "mandatory",
+    configSchema,
+    validateStack: (args, reportViolation) => {
+        const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
+        const verdicts = new Verdicts();
+        const workloads = readWorkloads(args.resources, verdicts).filter(
+            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && w.replicas !== undefined && w.replicas >= config.minReplicas,
+        );
+        const undecided = new UndecidedNamespaces();
+        const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
+        for (const w of workloads) {
+            verdicts.judge(describeWorkload(w), () => {
+                if ((matches.get(w) ?? []).length === 0) {
+                    if (undecided.has(w.namespace)) {
+                        // A budget in this namespace could not be read at preview: it may be the one.
+                        verdicts.leaveUndecided(describeWorkload(w), ["PodDisruptionBudget", w.namespace, "spec"]);
+                        return;
+                    }
+                    reportViolation(
+                        violation(
+                            `${describeWorkload(w)} (${w.replicas} replicas) is not covered by any PodDisruptionBudget in namespace ${w.namespace}`,
+                            "a node drain, managed node group upgrade or Karpenter consolidation may evict all its pods at once, an outage of the service",
+                            `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
+                        ),
+                        w.urn,
+                    );
+                }
+            });
+        }
+        verdicts.finish();
+        if (verdicts.evaluated === 0) {
+            args.notApplicable(
+                `no Deployment or StatefulSet with ${config.minReplicas} or more replicas in this stack: nothing was checked`,
+            );
+        }
+    },
+};

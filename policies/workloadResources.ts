@@ -1,0 +1,106 @@
+import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
+import { readConfig } from "./lib/config";
+import { containersOf, describeWorkload, readWorkload, workloadKind } from "./lib/kubernetes";
+import { parseQuantity } from "./lib/quantity";
+import { field, path } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+
+/** Config of `workload-resources`. */
+export interface WorkloadResourcesConfig {
+    /** Require `limits.cpu` on every container. Defaults to `true`. */
+    requireCpuLimit: boolean;
+}
+
+const configSchema: PolicyConfigSchema = {
+    properties: {
+        requireCpuLimit: {
+            type: "boolean",
+            default: true,
+            description: "Require a CPU limit on every container (false: CPU requests only, no CFS throttling).",
+        },
+    },
+};
+
+const WHY: Record<string, string> = {
+    "requests.cpu":
+        "the scheduler places the pod as if it needed no CPU, so nodes are overcommitted and Karpenter or the autoscaler size capacity wrongly; under pressure such pods are throttled and evicted first",
+    "requests.memory":
+        "the scheduler places the pod as if it needed no memory, so nodes are overcommitted and the pod is among the first the kubelet evicts under memory pressure",
+    "limits.memory":
+        "a leak grows until the node runs out of memory, and the kernel OOM-kills or the kubelet evicts the other pods on that node",
+    "limits.cpu":
+        "one busy container can starve every other pod on its node (set requireCpuLimit: false for this policy if you deliberately rely on CPU requests only)",
+};
+
+const EXAMPLE: Record<string, string> = {
+    "requests.cpu": '"100m"',
+    "requests.memory": '"128Mi"',
+    "limits.memory": '"512Mi"',
+    "limits.cpu": '"500m"',
+};
+
+/**
+ * Every container and init container (Job and CronJob templates too) sets CPU and memory
+ * requests and a memory limit (and a CPU limit unless configured off); no request exceeds its limit.
+ */
+export const workloadResources: ResourceValidationPolicy = {
+    name: "workload-resources",
+    description: "Every container and init container sets CPU and memory requests and limits, with requests not above limits.",
+    enforcementLevel: "mandatory",
+    configSchema,
+    validateResource: (args, reportViolation) => {
+        const kind = workloadKind(args.type, args.props);
+        if (!kind) {
+            args.notApplicable("not a Kubernetes workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob)");
+        }
+        const config = readConfig<WorkloadResourcesConfig>("workload-resources", configSchema, args.getConfig());
+        const verdicts = new Verdicts();
+        const workload = verdicts.read(`${args.type} ${args.name}`, () => readWorkload(args.type, args.name, args.props));
+        if (workload) {
+            const subject = describeWorkload(workload);
+            const required = ["requests.cpu", "requests.memory", "limits.memory", ...(config.requireCpuLimit ? ["limits.cpu"] : [])];
+            const containers = verdicts.read(subject, () => containersOf(workload.podSpec)) ?? [];
+            for (const c of containers) {
+                const where = `${subject} ${c.role} "${c.name}"`;
+                verdicts.judge(where, () => {
+                    const resources = field(c.spec, "resources");
+                    for (const key of required) {
+                        const [section, resource] = key.split(".");
+                        const value = path(resources, section, resource);
+                        if (value === undefined || value === null) {
+                            reportViolation(
+                                violation(
+                                    `${where} sets no resources.${key}`,
+                                    WHY[key],
+                                    `set resources.${key} on the ${c.role} (e.g. ${EXAMPLE[key]}), sized from its observed usage`,
+                                ),
+                            );
+                        } else if (parseQuantity(value) === undefined || (parseQuantity(value) as number) < 0) {
+                            reportViolation(
+                                violation(
+                                    `${where} has resources.${key} ${JSON.stringify(value)}, which is not a Kubernetes quantity`,
+                                    "the API server rejects the object, so the rollout fails",
+                                    `write a quantity such as ${EXAMPLE[key]}`,
+                                ),
+                            );
+                        }
+                    }
+                    for (const resource of ["cpu", "memory"]) {
+                        const request = parseQuantity(path(resources, "requests", resource));
+                        const limit = parseQuantity(path(resources, "limits", resource));
+                        if (request !== undefined && limit !== undefined && request > limit) {
+                            reportViolation(
+                                violation(
+                                    `${where} requests more ${resource} (${JSON.stringify(path(resources, "requests", resource))}) than its limit (${JSON.stringify(path(resources, "limits", resource))})`,
+                                    "the API server rejects a request above its limit, so the rollout fails",
+                                    `lower resources.requests.${resource} to at most the limit, or raise resources.limits.${resource}`,
+                                ),
+                            );
+                        }
+                    }
+                });
+            }
+        }
+        verdicts.finish();
+    },
+};

@@ -1,0 +1,359 @@
+/**
+ * Compliant resources, one factory per type, as the program and the AWS/Kubernetes providers
+ * shape their inputs. Failing cases change one field of these with `changed()`.
+ */
+import type { TestResource } from "./harness";
+
+const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
+
+function podSpec(): Record<string, unknown> {
+    return {
+        terminationGracePeriodSeconds: 60,
+        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources }],
+        containers: [
+            {
+                name: "app",
+                image: "registry.example.com/api:1.4.2",
+                resources,
+                lifecycle: { preStop: { sleep: { seconds: 5 } } },
+            },
+        ],
+    };
+}
+
+export function deployment(name = "api", namespace = "prod", replicas = 3): TestResource {
+    return {
+        type: "kubernetes:apps/v1:Deployment",
+        name: `${namespace}-${name}`,
+        props: {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name, namespace },
+            spec: {
+                replicas,
+                selector: { matchLabels: { app: name } },
+                template: { metadata: { labels: { app: name, tier: "web" } }, spec: podSpec() },
+            },
+        },
+    };
+}
+
+export function statefulSet(name = "db", namespace = "prod", replicas = 3): TestResource {
+    const d = deployment(name, namespace, replicas);
+    return { type: "kubernetes:apps/v1:StatefulSet", name: `${namespace}-${name}-sts`, props: { ...d.props, kind: "StatefulSet" } };
+}
+
+export function daemonSet(name = "agent", namespace = "prod"): TestResource {
+    const d = deployment(name, namespace);
+    const spec = { ...(d.props.spec as Record<string, unknown>) };
+    delete spec.replicas;
+    return { type: "kubernetes:apps/v1:DaemonSet", name: `${namespace}-${name}-ds`, props: { ...d.props, kind: "DaemonSet", spec } };
+}
+
+export function pod(name = "debug", namespace = "prod"): TestResource {
+    return {
+        type: "kubernetes:core/v1:Pod",
+        name: `${namespace}-${name}-pod`,
+        props: { apiVersion: "v1", kind: "Pod", metadata: { name, namespace, labels: { app: name } }, spec: podSpec() },
+    };
+}
+
+export function cronJob(name = "report", namespace = "prod"): TestResource {
+    const spec = podSpec();
+    delete spec.terminationGracePeriodSeconds;
+    return {
+        type: "kubernetes:batch/v1:CronJob",
+        name: `${namespace}-${name}-cron`,
+        props: {
+            apiVersion: "batch/v1",
+            kind: "CronJob",
+            metadata: { name, namespace },
+            spec: {
+                schedule: "0 3 * * *",
+                jobTemplate: { spec: { template: { metadata: { labels: { job: name } }, spec: { ...spec, restartPolicy: "OnFailure" } } } },
+            },
+        },
+    };
+}
+
+export function job(name = "migrate", namespace = "prod"): TestResource {
+    const spec = podSpec();
+    return {
+        type: "kubernetes:batch/v1:Job",
+        name: `${namespace}-${name}-job`,
+        props: {
+            apiVersion: "batch/v1",
+            kind: "Job",
+            metadata: { name, namespace },
+            spec: { template: { metadata: { labels: { job: name } }, spec: { ...spec, restartPolicy: "Never" } } },
+        },
+    };
+}
+
+export function pdb(
+    name = "api",
+    namespace = "prod",
+    spec: Record<string, unknown> = { maxUnavailable: 1, selector: { matchLabels: { app: "api" } } },
+): TestResource {
+    return {
+        type: "kubernetes:policy/v1:PodDisruptionBudget",
+        name: `${namespace}-${name}-pdb`,
+        props: { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace }, spec },
+    };
+}
+
+export function service(name = "api", namespace = "prod", selector: Record<string, string> = { app: "api" }): TestResource {
+    return {
+        type: "kubernetes:core/v1:Service",
+        name: `${namespace}-${name}-svc`,
+        props: {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name, namespace },
+            spec: { selector, ports: [{ port: 80, targetPort: 8080 }] },
+        },
+    };
+}
+
+export function namespace(name = "prod"): TestResource {
+    return { type: "kubernetes:core/v1:Namespace", name: `ns-${name}`, props: { apiVersion: "v1", kind: "Namespace", metadata: { name } } };
+}
+
+export function resourceQuota(namespaceName = "prod"): TestResource {
+    return {
+        type: "kubernetes:core/v1:ResourceQuota",
+        name: `${namespaceName}-quota`,
+        props: {
+            apiVersion: "v1",
+            kind: "ResourceQuota",
+            metadata: { name: "compute", namespace: namespaceName },
+            spec: { hard: { "requests.cpu": "16", "requests.memory": "32Gi", "limits.cpu": "32", "limits.memory": "64Gi", pods: "100" } },
+        },
+    };
+}
+
+export function limitRange(namespaceName = "prod"): TestResource {
+    return {
+        type: "kubernetes:core/v1:LimitRange",
+        name: `${namespaceName}-defaults`,
+        props: {
+            apiVersion: "v1",
+            kind: "LimitRange",
+            metadata: { name: "container-defaults", namespace: namespaceName },
+            spec: {
+                limits: [{ type: "Container", default: { cpu: "1", memory: "1Gi" }, defaultRequest: { cpu: "100m", memory: "128Mi" } }],
+            },
+        },
+    };
+}
+
+export function nodePool(name = "general"): TestResource {
+    return {
+        type: "kubernetes:karpenter.sh/v1:NodePool",
+        name: `karpenter-${name}`,
+        props: {
+            apiVersion: "karpenter.sh/v1",
+            kind: "NodePool",
+            metadata: { name },
+            spec: {
+                template: {
+                    spec: {
+                        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+                        requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+                        terminationGracePeriod: "1h",
+                        expireAfter: "720h",
+                    },
+                },
+                limits: { cpu: "256", memory: "1024Gi" },
+                disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "5m" },
+            },
+        },
+    };
+}
+
+export function nodeClass(name = "default"): TestResource {
+    return {
+        type: "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass",
+        name: `karpenter-${name}-class`,
+        props: {
+            apiVersion: "karpenter.k8s.aws/v1",
+            kind: "EC2NodeClass",
+            metadata: { name },
+            spec: {
+                role: "platform-prod-karpenter-node",
+                amiSelectorTerms: [{ alias: "al2023@v20250115" }],
+                subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "platform-prod" } }],
+                securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "platform-prod" } }],
+                metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 },
+                blockDeviceMappings: [{ deviceName: "/dev/xvda", ebs: { volumeSize: "50Gi", volumeType: "gp3", encrypted: true } }],
+                tags: { team: "platform" },
+            },
+        },
+    };
+}
+
+export function subnet(tier: "public" | "private" = "private", name = `network-${tier}-us-east-1a`): TestResource {
+    const tags: Record<string, string> = {
+        Name: `platform-prod-${tier}-us-east-1a`,
+        "kubernetes.io/cluster/platform-prod": "shared",
+        tier,
+    };
+    if (tier === "public") {
+        tags["kubernetes.io/role/elb"] = "1";
+    } else {
+        tags["kubernetes.io/role/internal-elb"] = "1";
+        tags["karpenter.sh/discovery"] = "platform-prod";
+    }
+    return {
+        type: "aws:ec2/subnet:Subnet",
+        name,
+        props: {
+            availabilityZone: "us-east-1a",
+            cidrBlock: tier === "public" ? "10.20.96.0/24" : "10.20.0.0/19",
+            mapPublicIpOnLaunch: false,
+            tags,
+            vpcId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+        },
+    };
+}
+
+export function vpc(): TestResource {
+    return {
+        type: "aws:ec2/vpc:Vpc",
+        name: "network-vpc",
+        props: { cidrBlock: "10.20.0.0/16", enableDnsHostnames: true, enableDnsSupport: true },
+    };
+}
+
+export const EC2_TRUST = JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+});
+
+export function role(name = "platform-prod-system-node", trust: unknown = EC2_TRUST): TestResource {
+    return { type: "aws:iam/role:Role", name: `${name}-role`, props: { name, assumeRolePolicy: trust } };
+}
+
+export function attachment(roleName = "platform-prod-system-node", policy = "AmazonEKSWorkerNodePolicy"): TestResource {
+    return {
+        type: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        name: `${roleName}-${policy}`,
+        props: { role: roleName, policyArn: `arn:aws:iam::aws:policy/${policy}` },
+    };
+}
+
+export const NODE_POLICIES = [
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEKS_CNI_Policy",
+    "AmazonEC2ContainerRegistryReadOnly",
+    "AmazonSSMManagedInstanceCore",
+];
+
+export function nodeRoleWithPolicies(name = "platform-prod-system-node"): TestResource[] {
+    return [role(name), ...NODE_POLICIES.map((p) => attachment(name, p))];
+}
+
+export function launchTemplate(): TestResource {
+    return {
+        type: "aws:ec2/launchTemplate:LaunchTemplate",
+        name: "system-lt",
+        props: {
+            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2, httpEndpoint: "enabled" },
+            blockDeviceMappings: [
+                { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: 50, encrypted: "true", deleteOnTermination: "true" } },
+            ],
+        },
+    };
+}
+
+export function securityGroup(): TestResource {
+    return {
+        type: "aws:ec2/securityGroup:SecurityGroup",
+        name: "nodes-sg",
+        props: { description: "nodes", ingress: [{ protocol: "tcp", fromPort: 443, toPort: 443, cidrBlocks: ["10.20.0.0/16"] }] },
+    };
+}
+
+export function ingressRule(): TestResource {
+    return {
+        type: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+        name: "nodes-https",
+        props: {
+            securityGroupId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            ipProtocol: "tcp",
+            fromPort: 443,
+            toPort: 443,
+            cidrIpv4: "0.0.0.0/0",
+        },
+    };
+}
+
+export function securityGroupRule(): TestResource {
+    return {
+        type: "aws:ec2/securityGroupRule:SecurityGroupRule",
+        name: "nodes-ssh-vpn",
+        props: {
+            type: "ingress",
+            securityGroupId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            protocol: "tcp",
+            fromPort: 22,
+            toPort: 22,
+            cidrBlocks: ["10.99.0.0/16"],
+        },
+    };
+}
+
+export function nodeGroup(): TestResource {
+    return {
+        type: "aws:eks/nodeGroup:NodeGroup",
+        name: "nodegroups-system",
+        props: {
+            clusterName: "platform-prod",
+            nodeGroupName: "system",
+            nodeRoleArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            scalingConfig: { minSize: 3, desiredSize: 3, maxSize: 6 },
+            updateConfig: { maxUnavailablePercentage: 33 },
+        },
+    };
+}
+
+export function lifecycleHook(heartbeatTimeout = 300): TestResource {
+    return {
+        type: "aws:autoscaling/lifecycleHook:LifecycleHook",
+        name: "gpu-terminate",
+        props: {
+            autoscalingGroupName: "platform-prod-gpu",
+            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+            defaultResult: "CONTINUE",
+            heartbeatTimeout,
+        },
+    };
+}
+
+export function eksComponent(): TestResource {
+    return {
+        type: "eks:index:Cluster",
+        name: "cluster-eks",
+        props: {
+            name: "platform-prod",
+            encryptionConfigKeyArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            enabledClusterLogTypes: ["api", "audit", "authenticator"],
+            endpointPrivateAccess: true,
+            endpointPublicAccess: false,
+        },
+    };
+}
+
+export function awsCluster(): TestResource {
+    return {
+        type: "aws:eks/cluster:Cluster",
+        name: "cluster-eks-eksCluster",
+        props: {
+            name: "platform-prod",
+            roleArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            encryptionConfig: { resources: ["secrets"], provider: { keyArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" } },
+            enabledClusterLogTypes: ["api", "audit"],
+            vpcConfig: { endpointPrivateAccess: true, endpointPublicAccess: true, publicAccessCidrs: ["203.0.113.0/24"], subnetIds: [] },
+        },
+    };
+}

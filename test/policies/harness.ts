@@ -1,0 +1,187 @@
+/**
+ * Runs policies the way the analyzer in `@pulumi/policy` (server.js) does, without a gRPC
+ * server: properties wrapped in the SDK's own `unknownCheckingProxy`, args with `stackTags`,
+ * `notApplicable`, `getConfig` (schema defaults, then the given config, as the CLI reconciles
+ * them), the single-type fast path of `validateResourceOfType`, and the same handling of
+ * unknown values (advisory "can't run") and not-applicable verdicts.
+ */
+import type {
+    PolicyResource,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+} from "@pulumi/policy";
+import { configDefaults } from "../../policies/lib/config";
+import { isUnknownValueError, unknownCheckingProxy } from "../../policies/lib/sdk";
+
+/** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
+export const UNKNOWN = {
+    string: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+    number: "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
+    boolean: "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",
+    array: "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",
+    object: "dd056dcd-154b-4c76-9bd3-c8f88648b5ff",
+} as const;
+
+export interface TestResource {
+    type: string;
+    name: string;
+    props: Record<string, unknown>;
+}
+
+export interface Outcome {
+    violations: { message: string; urn?: string }[];
+    /** The reason given to `notApplicable`, when the policy declared itself not applicable. */
+    notApplicable?: string;
+    /** The analyzer's advisory "can't run … during preview" message, when a value was unknown. */
+    cantRun?: string;
+}
+
+class NotApplicableError extends Error {
+    constructor(readonly reason?: string) {
+        super(reason ?? "Policy does not apply");
+    }
+}
+
+const emptyTags: ReadonlyMap<string, string> = Object.freeze(new Map<string, string>());
+
+export function urnOf(r: TestResource): string {
+    return `urn:pulumi:test::eks-platform::${r.type}::${r.name}`;
+}
+
+function typeOf(cls: unknown): string | undefined {
+    const t = (cls as { __pulumiType?: unknown } | undefined)?.__pulumiType;
+    return typeof t === "string" && t.length > 0 ? t : undefined;
+}
+
+function getConfigFor(policy: ResourceValidationPolicy | StackValidationPolicy, config: object) {
+    const merged = { ...(policy.configSchema ? configDefaults(policy.configSchema) : {}), ...config };
+    return <T extends object>() => merged as T;
+}
+
+function settle(policy: { name: string }, err: unknown, outcome: Outcome): void {
+    if (isUnknownValueError(err)) {
+        outcome.cantRun = `can't run policy '${policy.name}' from policy pack 'eks-platform@v0.1.0' during preview: ${err.message}`;
+    } else if (err instanceof NotApplicableError) {
+        outcome.notApplicable = err.reason ?? "Policy does not apply";
+    } else {
+        throw err;
+    }
+}
+
+/** Copies props (the engine deserializes a fresh object per call). */
+function fresh(props: Record<string, unknown>): Record<string, unknown> {
+    return JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
+}
+
+/** Runs a resource policy on one resource. */
+export async function runResource(policy: ResourceValidationPolicy, resource: TestResource, config: object = {}): Promise<Outcome> {
+    const outcome: Outcome = { violations: [] };
+    const validations = Array.isArray(policy.validateResource)
+        ? policy.validateResource
+        : policy.validateResource
+          ? [policy.validateResource]
+          : [];
+    if (!Array.isArray(policy.validateResource)) {
+        const only = typeOf(policy.validateResource);
+        if (only && only !== resource.type) {
+            outcome.notApplicable = `Policy only applies to resources of type '${only}'`;
+            return outcome;
+        }
+    }
+    const urn = urnOf(resource);
+    for (const validate of validations) {
+        try {
+            const props = unknownCheckingProxy(fresh(resource.props));
+            const args: ResourceValidationArgs = {
+                type: resource.type,
+                props,
+                urn,
+                name: resource.name,
+                opts: {
+                    protect: false,
+                    ignoreChanges: [],
+                    aliases: [],
+                    customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
+                    additionalSecretOutputs: [],
+                },
+                stackTags: emptyTags,
+                isType: (cls) => typeOf(cls) === resource.type,
+                asType: ((cls: unknown) => (typeOf(cls) === resource.type ? props : undefined)) as ResourceValidationArgs["asType"],
+                getConfig: getConfigFor(policy, config),
+                notApplicable: (reason?: string): never => {
+                    throw new NotApplicableError(reason);
+                },
+            };
+            await Promise.resolve(validate(args, (message) => outcome.violations.push({ message, urn })));
+        } catch (err) {
+            settle(policy, err, outcome);
+        }
+    }
+    return outcome;
+}
+
+/** Runs a stack policy on a set of resources. */
+export async function runStack(policy: StackValidationPolicy, resources: readonly TestResource[], config: object = {}): Promise<Outcome> {
+    const outcome: Outcome = { violations: [] };
+    try {
+        const policyResources: PolicyResource[] = resources.map((r) => {
+            const props = unknownCheckingProxy(fresh(r.props));
+            return {
+                type: r.type,
+                props,
+                urn: urnOf(r),
+                name: r.name,
+                opts: {
+                    protect: false,
+                    ignoreChanges: [],
+                    aliases: [],
+                    customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
+                    additionalSecretOutputs: [],
+                },
+                dependencies: [],
+                propertyDependencies: {},
+                isType: (cls) => typeOf(cls) === r.type,
+                asType: ((cls: unknown) => (typeOf(cls) === r.type ? props : undefined)) as PolicyResource["asType"],
+            };
+        });
+        const args: StackValidationArgs = {
+            resources: policyResources,
+            stackTags: emptyTags,
+            getConfig: getConfigFor(policy, config),
+            notApplicable: (reason?: string): never => {
+                throw new NotApplicableError(reason);
+            },
+        };
+        await Promise.resolve(policy.validateStack(args, (message, urn) => outcome.violations.push({ message, ...(urn ? { urn } : {}) })));
+    } catch (err) {
+        settle(policy, err, outcome);
+    }
+    return outcome;
+}
+
+/** A deep copy of `obj` with the value at a dotted path (`spec.containers.0.name`) replaced; `undefined` deletes it. */
+export function withField<T extends object>(obj: T, dotted: string, value: unknown): T {
+    const copy = JSON.parse(JSON.stringify(obj)) as Record<string, unknown>;
+    const keys = dotted.split(".");
+    let node: Record<string, unknown> = copy;
+    for (const key of keys.slice(0, -1)) {
+        if (node[key] === undefined || node[key] === null || typeof node[key] !== "object") {
+            node[key] = {};
+        }
+        node = node[key] as Record<string, unknown>;
+    }
+    const last = keys[keys.length - 1];
+    if (value === undefined) {
+        delete node[last];
+    } else {
+        node[last] = value;
+    }
+    return copy as T;
+}
+
+/** A resource with one prop changed. */
+export function changed(r: TestResource, dotted: string, value: unknown): TestResource {
+    return { ...r, props: withField(r.props, dotted, value) };
+}

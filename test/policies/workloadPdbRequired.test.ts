@@ -1,0 +1,76 @@
+import { expect } from "chai";
+import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
+import { expectClean, expectViolations } from "./expect";
+import { daemonSet, deployment, pdb, statefulSet } from "./fixtures";
+import { changed, runStack, UNKNOWN, urnOf } from "./harness";
+
+describe("policy workload-pdb-required (stack)", () => {
+    it("passes replicated workloads matched by a PDB in their namespace", async () => {
+        expectClean(
+            await runStack(workloadPdbRequired, [
+                deployment(),
+                pdb(),
+                statefulSet(),
+                pdb("db", "prod", { maxUnavailable: 1, selector: { matchLabels: { app: "db" } } }),
+            ]),
+        );
+    });
+
+    it("reports a replicated Deployment without a PDB, on its URN", async () => {
+        const d = deployment();
+        const outcome = await runStack(workloadPdbRequired, [d]);
+        expectViolations(
+            outcome,
+            /Deployment prod\/api \(3 replicas\) is not covered by any PodDisruptionBudget in namespace prod.*app=api,tier=web/,
+        );
+        expect(outcome.violations[0].urn).to.equal(urnOf(d));
+    });
+
+    it("does not count a PDB in another namespace or with a non-matching selector", async () => {
+        expectViolations(await runStack(workloadPdbRequired, [deployment(), pdb("api", "staging")]), /not covered/);
+        expectViolations(
+            await runStack(workloadPdbRequired, [
+                deployment(),
+                pdb("api", "prod", { maxUnavailable: 1, selector: { matchLabels: { app: "api", tier: "db" } } }),
+            ]),
+            /not covered/,
+        );
+        expectViolations(
+            await runStack(workloadPdbRequired, [
+                deployment(),
+                pdb("api", "prod", {
+                    maxUnavailable: 1,
+                    selector: { matchExpressions: [{ key: "tier", operator: "NotIn", values: ["web"] }] },
+                }),
+            ]),
+            /not covered/,
+        );
+    });
+
+    it("matches with matchExpressions", async () => {
+        expectClean(
+            await runStack(workloadPdbRequired, [
+                deployment(),
+                pdb("api", "prod", {
+                    maxUnavailable: 1,
+                    selector: { matchExpressions: [{ key: "app", operator: "In", values: ["api", "web"] }] },
+                }),
+            ]),
+        );
+    });
+
+    it("covers StatefulSets, and only workloads with at least minReplicas", async () => {
+        expectViolations(await runStack(workloadPdbRequired, [statefulSet()]), /StatefulSet prod\/db \(3 replicas\)/);
+        expect((await runStack(workloadPdbRequired, [deployment("api", "prod", 1), daemonSet()])).notApplicable).to.match(
+            /no Deployment or StatefulSet with 2 or more replicas/,
+        );
+        expectViolations(await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], { minReplicas: 1 }), /\(1 replicas\)/);
+    });
+
+    it("leaves a workload with unknown replicas undecided, still judging the others", async () => {
+        const unknown = changed(deployment("web"), "spec.replicas", UNKNOWN.number);
+        const outcome = await runStack(workloadPdbRequired, [deployment(), unknown]);
+        expectViolations({ ...outcome, cantRun: undefined }, /Deployment prod\/api/);
+        expect(outcome.cantRun).to.match(/spec\.replicas can't be known during preview.*kubernetes:apps\/v1:Deployment prod-web/);
+    });
+});

@@ -1,0 +1,91 @@
+import { expect } from "chai";
+import { workloadResources } from "../../policies/workloadResources";
+import { expectClean, expectViolations } from "./expect";
+import { cronJob, daemonSet, deployment, job, pod, statefulSet, vpc } from "./fixtures";
+import { changed, runResource, UNKNOWN } from "./harness";
+
+const C = "spec.template.spec.containers.0.resources";
+
+describe("policy workload-resources", () => {
+    it("passes compliant workloads of every kind, Job and CronJob templates included", async () => {
+        for (const w of [deployment(), statefulSet(), daemonSet(), pod(), job(), cronJob()]) {
+            expectClean(await runResource(workloadResources, w));
+        }
+    });
+
+    it("is not applicable to other resources", async () => {
+        expect((await runResource(workloadResources, vpc())).notApplicable).to.match(/not a Kubernetes workload/);
+    });
+
+    for (const key of ["requests.cpu", "requests.memory", "limits.memory", "limits.cpu"]) {
+        it(`reports a container without resources.${key}`, async () => {
+            const outcome = await runResource(workloadResources, changed(deployment(), `${C}.${key}`, undefined));
+            expectViolations(outcome, new RegExp(`Deployment prod/api container "app" sets no resources\\.${key.replace(".", "\\.")}`));
+        });
+    }
+
+    it("reports init containers and CronJob templates too", async () => {
+        expectViolations(
+            await runResource(
+                workloadResources,
+                changed(deployment(), "spec.template.spec.initContainers.0.resources.requests.memory", undefined),
+            ),
+            /init container "migrate" sets no resources\.requests\.memory/,
+        );
+        expectViolations(
+            await runResource(
+                workloadResources,
+                changed(cronJob(), "spec.jobTemplate.spec.template.spec.containers.0.resources.limits.memory", undefined),
+            ),
+            /CronJob prod\/report container "app" sets no resources\.limits\.memory/,
+        );
+    });
+
+    it("accepts a missing CPU limit when requireCpuLimit is false", async () => {
+        const w = changed(deployment(), `${C}.limits.cpu`, undefined);
+        expectClean(await runResource(workloadResources, w, { requireCpuLimit: false }));
+    });
+
+    it("reports a request above its limit, comparing units", async () => {
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C}.requests.memory`, "1Gi")),
+            /requests more memory \("1Gi"\) than its limit \("512Mi"\)/,
+        );
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C}.requests.cpu`, 2)),
+            /requests more cpu \(2\) than its limit \("1"\)/,
+        );
+        expectClean(await runResource(workloadResources, changed(deployment(), `${C}.requests.cpu`, "1000m")));
+    });
+
+    it("reports a value that is not a quantity", async () => {
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C}.limits.memory`, "512MB")),
+            /limits\.memory "512MB", which is not a Kubernetes quantity/,
+        );
+    });
+
+    it("decides the known containers when one container's resources are unknown", async () => {
+        const w = changed(
+            changed(deployment(), `${C}`, UNKNOWN.object),
+            "spec.template.spec.initContainers.0.resources.limits.memory",
+            undefined,
+        );
+        const outcome = await runResource(workloadResources, w);
+        expect(outcome.violations.map((v) => v.message)).to.have.length(1);
+        expect(outcome.violations[0].message).to.match(/init container "migrate" sets no resources\.limits\.memory/);
+        expect(outcome.cantRun).to.match(
+            /can't run policy 'workload-resources'.*during preview.*undecided until the values are known: Deployment prod\/api container "app"/,
+        );
+    });
+
+    it("rejects bad config naming the key", async () => {
+        let error: unknown;
+        try {
+            await runResource(workloadResources, deployment(), { requireCpuLimit: "no" });
+        } catch (err) {
+            error = err;
+        }
+        expect(String(error)).to.match(/workload-resources\.requireCpuLimit: must be a boolean/);
+    });
+});

@@ -1,0 +1,65 @@
+import { expect } from "chai";
+import { workloadTerminationGrace } from "../../policies/workloadTerminationGrace";
+import { expectClean, expectViolations } from "./expect";
+import { cronJob, daemonSet, deployment, pod, statefulSet } from "./fixtures";
+import { changed, runResource, UNKNOWN } from "./harness";
+
+const T = "spec.template.spec.terminationGracePeriodSeconds";
+
+describe("policy workload-termination-grace", () => {
+    it("passes long-running workloads with an explicit grace period in bounds", async () => {
+        for (const w of [deployment(), statefulSet(), daemonSet(), pod()]) {
+            expectClean(await runResource(workloadTerminationGrace, w));
+        }
+    });
+
+    it("does not apply to Jobs and CronJobs", async () => {
+        expect((await runResource(workloadTerminationGrace, cronJob())).notApplicable).to.match(/not a long-running/);
+    });
+
+    it("reports a grace period left to the default", async () => {
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(deployment(), T, undefined)),
+            /Deployment prod\/api does not set spec\.template\.spec\.terminationGracePeriodSeconds/,
+        );
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(pod(), "spec.terminationGracePeriodSeconds", undefined)),
+            /Pod prod\/debug does not set spec\.terminationGracePeriodSeconds/,
+        );
+    });
+
+    it("reports values below min and above max, with configurable bounds", async () => {
+        expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, 10)), /to 10, below the minimum 30/);
+        expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, 600)), /to 600, above the maximum 120/);
+        expectClean(await runResource(workloadTerminationGrace, changed(deployment(), T, 600), { max: 900 }));
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(deployment(), T, 60), { min: 90, max: 300 }),
+            /below the minimum 90/,
+        );
+    });
+
+    it("reports a grace period not above the preStop sleep", async () => {
+        const w = changed(deployment(), "spec.template.spec.containers.0.lifecycle.preStop", { exec: { command: ["sleep", "60"] } });
+        expectViolations(await runResource(workloadTerminationGrace, w), /to 60, not above the 60 s preStop sleep of container "app"/);
+    });
+
+    it("reports a grace period that is not an integer", async () => {
+        expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, "60")), /"60", which is not a whole number/);
+    });
+
+    it("leaves the verdict to the analyzer when the grace period is unknown", async () => {
+        const outcome = await runResource(workloadTerminationGrace, changed(deployment(), T, UNKNOWN.number));
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.cantRun).to.match(/terminationGracePeriodSeconds can't be known during preview/);
+    });
+
+    it("rejects min above max", async () => {
+        let error: unknown;
+        try {
+            await runResource(workloadTerminationGrace, deployment(), { min: 200 });
+        } catch (err) {
+            error = err;
+        }
+        expect(String(error)).to.match(/workload-termination-grace\.min: 200 is above max 120/);
+    });
+});
