@@ -1,8 +1,10 @@
 import type { Policies } from "@pulumi/policy";
+import { accessLeastPrivilege } from "./accessLeastPrivilege";
 import { clusterHardening } from "./clusterHardening";
 import { drainWindow } from "./drainWindow";
 import { karpenterNodeClass } from "./karpenterNodeClass";
 import { karpenterNodePool } from "./karpenterNodePool";
+import { namespaceIsolation } from "./namespaceIsolation";
 import { namespaceQuotaRequired } from "./namespaceQuotaRequired";
 import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "./nodeLaunchHardening";
@@ -35,4 +37,7 @@ export const policies: Policies = [
     nodeLaunchHardening,
     nodegroupUpdateConfig,
     clusterHardening,
+    // Tenancy and access
+    namespaceIsolation,
+    accessLeastPrivilege,
 ];

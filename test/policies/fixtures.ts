@@ -116,7 +116,24 @@ export function service(name = "api", namespace = "prod", selector: Record<strin
 }
 
 export function namespace(name = "prod"): TestResource {
-    return { type: "kubernetes:core/v1:Namespace", name: `ns-${name}`, props: { apiVersion: "v1", kind: "Namespace", metadata: { name } } };
+    const labels = { "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "v1.34" };
+    return {
+        type: "kubernetes:core/v1:Namespace",
+        name: `ns-${name}`,
+        props: { apiVersion: "v1", kind: "Namespace", metadata: { name, labels } },
+    };
+}
+
+export function networkPolicy(
+    namespaceName = "prod",
+    name = "default-deny",
+    spec: Record<string, unknown> = { podSelector: {}, policyTypes: ["Ingress"] },
+): TestResource {
+    return {
+        type: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+        name: `${namespaceName}-${name}`,
+        props: { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace: namespaceName }, spec },
+    };
 }
 
 export function resourceQuota(namespaceName = "prod"): TestResource {
@@ -354,6 +371,78 @@ export function awsCluster(): TestResource {
             encryptionConfig: { resources: ["secrets"], provider: { keyArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" } },
             enabledClusterLogTypes: ["api", "audit"],
             vpcConfig: { endpointPrivateAccess: true, endpointPublicAccess: true, publicAccessCidrs: ["203.0.113.0/24"], subnetIds: [] },
+        },
+    };
+}
+
+export const ADMIN_ROLE = "arn:aws:iam::123456789012:role/platform-admin";
+export const TEAM_ROLE = "arn:aws:iam::123456789012:role/team-checkout";
+
+export function accessEntry(principalArn = TEAM_ROLE, scope: "cluster" | "namespace" = "namespace"): TestResource {
+    return {
+        type: "aws:eks/accessEntry:AccessEntry",
+        name: `access-${principalArn.split("/").pop() ?? ""}`,
+        props: { clusterName: "platform-prod", principalArn, type: "STANDARD", tags: { "platform/access-scope": scope } },
+    };
+}
+
+export function accessPolicyAssociation(
+    principalArn = TEAM_ROLE,
+    policy = "AmazonEKSEditPolicy",
+    accessScope: Record<string, unknown> = { type: "namespace", namespaces: ["prod"] },
+): TestResource {
+    return {
+        type: "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+        name: `access-${principalArn.split("/").pop() ?? ""}-${policy}`,
+        props: {
+            clusterName: "platform-prod",
+            principalArn,
+            policyArn: `arn:aws:eks::aws:cluster-access-policy/${policy}`,
+            accessScope,
+        },
+    };
+}
+
+/** An admin cluster-wide and a team scoped to its namespace, as `components/access.ts` creates them. */
+export function accessGrants(): TestResource[] {
+    return [
+        accessEntry(ADMIN_ROLE, "cluster"),
+        accessPolicyAssociation(ADMIN_ROLE, "AmazonEKSClusterAdminPolicy", { type: "cluster" }),
+        accessEntry(TEAM_ROLE, "namespace"),
+        accessPolicyAssociation(TEAM_ROLE, "AmazonEKSEditPolicy", { type: "namespace", namespaces: ["prod"] }),
+    ];
+}
+
+/** The `@pulumi/eks` component with access entries as inputs: the same two grants. */
+export function eksComponentWithAccess(): TestResource {
+    const c = eksComponent();
+    return {
+        ...c,
+        props: {
+            ...c.props,
+            accessEntries: {
+                admin: {
+                    principalArn: ADMIN_ROLE,
+                    tags: { "platform/access-scope": "cluster" },
+                    accessPolicies: {
+                        admin: {
+                            policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                            accessScope: { type: "cluster" },
+                        },
+                    },
+                },
+                team: {
+                    principalArn: TEAM_ROLE,
+                    kubernetesGroups: ["checkout-deployers"],
+                    tags: { "platform/access-scope": "namespace" },
+                    accessPolicies: {
+                        edit: {
+                            policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy",
+                            accessScope: { type: "namespace", namespaces: ["prod"] },
+                        },
+                    },
+                },
+            },
         },
     };
 }

@@ -26,6 +26,8 @@ const NAMES = [
     "node-launch-hardening",
     "nodegroup-update-config",
     "cluster-hardening",
+    "namespace-isolation",
+    "access-least-privilege",
 ];
 const STACK_POLICIES = [
     "workload-prestop-hook",
@@ -34,6 +36,8 @@ const STACK_POLICIES = [
     "namespace-quota-required",
     "drain-window",
     "node-role-policies",
+    "namespace-isolation",
+    "access-least-privilege",
 ];
 const LEVELS = ["advisory", "mandatory", "remediate", "disabled"];
 
@@ -206,7 +210,15 @@ for (const env of ["dev", "prod"]) {
             for (const [name, outcomes] of results) {
                 expect(outcomes.map((o) => o.cantRun).filter(Boolean), name).to.deep.equal([]);
             }
-            for (const name of ["subnet-eks-tags", "vpc-dns", "cluster-hardening", "node-launch-hardening", "namespace-quota-required"]) {
+            for (const name of [
+                "subnet-eks-tags",
+                "vpc-dns",
+                "cluster-hardening",
+                "node-launch-hardening",
+                "namespace-quota-required",
+                "namespace-isolation",
+                "access-least-privilege",
+            ]) {
                 const evaluated = results.get(name)!.filter((o) => o.notApplicable === undefined);
                 expect(evaluated.length, `${name} evaluated something`).to.be.greaterThan(0);
             }

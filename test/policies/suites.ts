@@ -3,10 +3,12 @@
  * the property-based test.
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { accessLeastPrivilege } from "../../policies/accessLeastPrivilege";
 import { clusterHardening } from "../../policies/clusterHardening";
 import { drainWindow } from "../../policies/drainWindow";
 import { karpenterNodeClass } from "../../policies/karpenterNodeClass";
 import { karpenterNodePool } from "../../policies/karpenterNodePool";
+import { namespaceIsolation } from "../../policies/namespaceIsolation";
 import { namespaceQuotaRequired } from "../../policies/namespaceQuotaRequired";
 import { nodegroupUpdateConfig } from "../../policies/nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "../../policies/nodeLaunchHardening";
@@ -52,4 +54,14 @@ export const suites: Suite[] = [
     resourceSuite(nodeLaunchHardening, f.launchTemplate(), f.securityGroup(), f.ingressRule(), f.securityGroupRule()),
     resourceSuite(nodegroupUpdateConfig, f.nodeGroup()),
     resourceSuite(clusterHardening, f.eksComponent(), f.awsCluster()),
+    stackSuite(namespaceIsolation, [
+        f.namespace(),
+        f.networkPolicy(),
+        f.networkPolicy("prod", "allow-same-namespace", {
+            podSelector: {},
+            policyTypes: ["Ingress"],
+            ingress: [{ from: [{ podSelector: {} }] }],
+        }),
+    ]),
+    stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
 ];

@@ -1,0 +1,197 @@
+import { expect } from "chai";
+import { deniesAllIngress, namespaceIsolation } from "../../policies/namespaceIsolation";
+import { expectClean, expectViolations } from "./expect";
+import { namespace, networkPolicy } from "./fixtures";
+import { changed, runStack, UNKNOWN, urnOf } from "./harness";
+
+/** `namespace()` with its enforce label set to `value` (`undefined` removes it). The label key holds dots, so no dotted path. */
+function withEnforce(value: unknown, name = "prod") {
+    const ns = namespace(name);
+    const labels = { ...(ns.props.metadata as { labels: Record<string, unknown> }).labels };
+    if (value === undefined) {
+        delete labels["pod-security.kubernetes.io/enforce"];
+    } else {
+        labels["pod-security.kubernetes.io/enforce"] = value;
+    }
+    return changed(ns, "metadata.labels", labels);
+}
+
+const allowSameNamespace = networkPolicy("prod", "allow-same-namespace", {
+    podSelector: {},
+    policyTypes: ["Ingress"],
+    ingress: [{ from: [{ podSelector: {} }] }],
+});
+
+describe("policy namespace-isolation (stack)", () => {
+    it("passes a namespace enforcing restricted with a default-deny ingress policy (and allow rules beside it)", async () => {
+        expectClean(await runStack(namespaceIsolation, [namespace(), networkPolicy(), allowSameNamespace]));
+    });
+
+    it("reports a namespace without the enforce label, on the namespace's URN", async () => {
+        const ns = withEnforce(undefined);
+        const outcome = await runStack(namespaceIsolation, [ns, networkPolicy()]);
+        expectViolations(outcome, /Namespace prod has no pod-security\.kubernetes\.io\/enforce label.*Why: .*take over its node/);
+        expect(outcome.violations[0].urn).to.equal(urnOf(ns));
+    });
+
+    it("reports an enforce label that is not a Pod Security level", async () => {
+        expectViolations(
+            await runStack(namespaceIsolation, [withEnforce("strict"), networkPolicy()]),
+            /Namespace prod has pod-security\.kubernetes\.io\/enforce: "strict", which is not a Pod Security level/,
+        );
+    });
+
+    it("reports a level below minimumEnforceLevel (baseline by default, configurable)", async () => {
+        expectViolations(
+            await runStack(namespaceIsolation, [withEnforce("privileged"), networkPolicy()]),
+            /Namespace prod enforces Pod Security level privileged, below the required baseline/,
+        );
+        expectClean(await runStack(namespaceIsolation, [withEnforce("baseline"), networkPolicy()]));
+        expectViolations(
+            await runStack(namespaceIsolation, [withEnforce("baseline"), networkPolicy()], { minimumEnforceLevel: "restricted" }),
+            /enforces Pod Security level baseline, below the required restricted/,
+        );
+        expectClean(
+            await runStack(namespaceIsolation, [withEnforce("privileged"), networkPolicy()], { minimumEnforceLevel: "privileged" }),
+        );
+    });
+
+    it("rejects a minimumEnforceLevel that is not a level", async () => {
+        let error: unknown;
+        try {
+            await runStack(namespaceIsolation, [namespace(), networkPolicy()], { minimumEnforceLevel: "strict" });
+        } catch (err) {
+            error = err;
+        }
+        expect(String(error)).to.match(/namespace-isolation\.minimumEnforceLevel: must be one of "privileged", "baseline", "restricted"/);
+    });
+
+    it("reports a namespace without any NetworkPolicy, saying any pod can reach it", async () => {
+        expectViolations(
+            await runStack(namespaceIsolation, [namespace()]),
+            /Namespace prod has no default-deny ingress NetworkPolicy\. Why: .*any pod in the cluster.*Fix: .*podSelector: \{\}/,
+        );
+    });
+
+    it("reports both problems of one namespace", async () => {
+        expectViolations(await runStack(namespaceIsolation, [withEnforce(undefined)]), /no pod-security/, /no default-deny ingress/);
+    });
+
+    for (const [what, path, value] of [
+        ["selects only some pods (matchLabels)", "spec.podSelector", { matchLabels: { app: "api" } }],
+        ["selects only some pods (matchExpressions)", "spec.podSelector", { matchExpressions: [{ key: "app", operator: "Exists" }] }],
+        ["has no podSelector (a required field)", "spec.podSelector", undefined],
+        ["is egress-only", "spec.policyTypes", ["Egress"]],
+        ["allows some ingress", "spec.ingress", [{ from: [{ podSelector: {} }] }]],
+        ["has one empty ingress rule (allows everything)", "spec.ingress", [{}]],
+        ["is in another namespace", "metadata.namespace", "staging"],
+        ["has no namespace (it lands in default)", "metadata.namespace", undefined],
+    ] as const) {
+        it(`does not count a NetworkPolicy that ${what}`, async () => {
+            expectViolations(
+                await runStack(namespaceIsolation, [namespace(), changed(networkPolicy(), path, value), allowSameNamespace]),
+                /Namespace prod has no default-deny ingress NetworkPolicy/,
+            );
+        });
+    }
+
+    for (const [what, spec] of [
+        ["empty matchLabels and matchExpressions", { podSelector: { matchLabels: {}, matchExpressions: [] }, policyTypes: ["Ingress"] }],
+        ["Ingress and Egress", { podSelector: {}, policyTypes: ["Ingress", "Egress"] }],
+        ["an empty ingress list", { podSelector: {}, policyTypes: ["Ingress"], ingress: [] }],
+        ["no policyTypes (Ingress is implied)", { podSelector: {} }],
+        ["no policyTypes and an egress section (the API server defaults to Ingress and Egress)", { podSelector: {}, egress: [{}] }],
+    ] as const) {
+        it(`counts a default-deny NetworkPolicy with ${what}`, async () => {
+            expectClean(await runStack(namespaceIsolation, [namespace(), networkPolicy("prod", "deny", spec)]));
+        });
+    }
+
+    it("recognises the default-deny spec the program renders, and nothing looser", () => {
+        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Ingress"] })).to.equal(true);
+        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Ingress", "Egress"] })).to.equal(true);
+        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Egress"] })).to.equal(false);
+        expect(deniesAllIngress({ podSelector: "all" })).to.equal(false);
+        expect(deniesAllIngress(undefined)).to.equal(false);
+    });
+
+    it("judges each namespace on its own policies", async () => {
+        expectViolations(
+            await runStack(namespaceIsolation, [namespace("prod"), namespace("staging"), networkPolicy("prod")]),
+            /Namespace staging has no default-deny ingress NetworkPolicy/,
+        );
+    });
+
+    it("exempts system namespaces (configurable) and says so when nothing is left", async () => {
+        const bare = (name: string) => changed(namespace(name), "metadata.labels", undefined);
+        expect((await runStack(namespaceIsolation, [bare("kube-system"), bare("default"), networkPolicy("prod")])).notApplicable).to.match(
+            /nothing was checked/,
+        );
+        expect((await runStack(namespaceIsolation, [networkPolicy()])).notApplicable).to.match(/no Namespace outside the exempt ones/);
+        expectViolations(
+            await runStack(namespaceIsolation, [bare("default")], { exemptNamespaces: [] }),
+            /Namespace default has no pod-security/,
+            /Namespace default has no default-deny ingress/,
+        );
+    });
+
+    it("leaves an unknown enforce label undecided, still judging the rest", async () => {
+        const outcome = await runStack(namespaceIsolation, [withEnforce(UNKNOWN.string), namespace("staging")]);
+        expect(outcome.violations.map((v) => v.message)).to.have.length(2);
+        expect(outcome.violations[0].message).to.match(/Namespace prod has no default-deny/);
+        expect(outcome.violations[1].message).to.match(/Namespace staging has no default-deny/);
+        expect(outcome.cantRun).to.match(
+            /can't run policy 'namespace-isolation'.*pod-security\.kubernetes\.io\/enforce can't be known during preview.*Namespace prod pod security/,
+        );
+    });
+
+    it("leaves a namespace without a readable default-deny undecided when one of its NetworkPolicies is unknown", async () => {
+        const outcome = await runStack(namespaceIsolation, [namespace(), changed(networkPolicy(), "spec.podSelector", UNKNOWN.object)]);
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.cantRun).to.match(
+            /spec\.podSelector can't be known during preview.*NetworkPolicy prod-default-deny.*Namespace prod network/,
+        );
+    });
+
+    it("decides when another, readable policy already denies ingress", async () => {
+        const unknownAllow = changed(allowSameNamespace, "spec.ingress", UNKNOWN.array);
+        const outcome = await runStack(namespaceIsolation, [namespace(), networkPolicy(), unknownAllow]);
+        expect(outcome.violations).to.deep.equal([]);
+        // The unreadable policy itself is still reported as undecided, never silently dropped.
+        expect(outcome.cantRun).to.match(/NetworkPolicy prod-allow-same-namespace/);
+        expect(outcome.cantRun).to.not.match(/Namespace prod network/);
+    });
+
+    it("leaves every namespace undecided when a NetworkPolicy's namespace is unknown", async () => {
+        const outcome = await runStack(namespaceIsolation, [namespace(), changed(networkPolicy(), "metadata.namespace", UNKNOWN.string)]);
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.cantRun).to.match(/Namespace prod network/);
+    });
+
+    it("is linear in the number of objects (2,500 and 10,000), with exact verdicts", async () => {
+        const allow = allowSameNamespace.props.spec as Record<string, unknown>;
+        const stack = (n: number) => {
+            const resources = [];
+            for (let i = 0; i < n / 4; i++) {
+                const ns = `ns${i}`;
+                resources.push(namespace(ns), networkPolicy(ns, "allow", allow));
+                // Every 100th namespace: no default-deny, and a bare namespace beside it.
+                resources.push(
+                    ...(i % 100 === 0
+                        ? [withEnforce(undefined, `bare${i}`), networkPolicy(ns, "extra", allow)]
+                        : [networkPolicy(ns), networkPolicy(ns, "extra", allow)]),
+                );
+            }
+            return resources;
+        };
+        const times: number[] = [];
+        for (const n of [2500, 10_000]) {
+            const resources = stack(n);
+            const start = process.hrtime.bigint();
+            const outcome = await runStack(namespaceIsolation, resources);
+            times.push(Number(process.hrtime.bigint() - start) / 1e6);
+            expect(outcome.violations, String(n)).to.have.length(Math.ceil(n / 4 / 100) * 3);
+        }
+        expect(times[1] / times[0], `${times.map((t) => t.toFixed(0)).join(" ms, ")} ms`).to.be.lessThan(10);
+    });
+});
