@@ -8,7 +8,8 @@
  */
 import * as path from "path";
 import { ConfigError } from "../components/config";
-import { RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
+import { environmentConfig, formatGateText, GateInputError, GateReport, planToGateResources, PolicyPackProcess, runGate, toPlanViolation } from "./gate";
+import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
 
 export interface PlanViolation {
     policy: string;
@@ -148,23 +149,60 @@ async function main(): Promise<number> {
         return 2;
     }
     let plan: Plan;
+    let gate: { report: GateReport; text: string };
+    // The pack boots in its own process while the program renders here: the two overlap.
+    let pack: Promise<PolicyPackProcess> | undefined;
     try {
         // npm runs scripts from the package root: the stack files and index.ts of the working directory.
-        plan = await renderPlan(args.stack as string, process.cwd());
+        const root = process.cwd();
+        const project = readStackFiles(root, args.stack as string).project;
+        const packDir = path.join(root, "policies");
+        pack = PolicyPackProcess.start(packDir, { stack: args.stack as string, project });
+        pack.catch(() => undefined);
+        plan = await renderPlan(args.stack as string, root);
+        gate = await gatePlan(plan, project, packDir, pack);
     } catch (err) {
-        if (err instanceof ConfigError || err instanceof StackFileError) {
+        if (err instanceof ConfigError || err instanceof StackFileError || err instanceof GateInputError) {
             process.stderr.write(`${err.message}\n`);
             return 2;
         }
         throw err;
+    } finally {
+        void pack?.then((p) => p.close(), () => undefined);
     }
-    process.stdout.write(args.format === "json" ? `${JSON.stringify(plan)}\n` : `${formatText(plan)}\n`);
-    return plan.violations.some((v) => v.level === "mandatory") ? 1 : 0;
+    const blocked = plan.violations.some((v) => v.level === "mandatory");
+    if (args.format === "json") {
+        // Stdout carries only the JSON; notes about the gate go to stderr, and so does the full
+        // report when the gate fails, so whoever reads only stderr still learns why.
+        process.stderr.write(blocked ? `${gate.text}\n` : gate.report.warnings.map((w) => `warning: ${w}\n`).join(""));
+    }
+    process.stdout.write(args.format === "json" ? `${JSON.stringify(plan)}\n` : `${formatText(plan)}\n\n${gate.text}\n`);
+    return blocked ? 1 : 0;
+}
+
+/**
+ * Runs the policy pack on a rendered plan with `<packDir>/config/<stack>.json` — the file
+ * `pulumi preview --policy-pack-config` takes — and fills `plan.violations`.
+ */
+export async function gatePlan(plan: Plan, project: string, packDir: string, pack?: Promise<PolicyPackProcess>): Promise<{ report: GateReport; text: string }> {
+    const resources = planToGateResources(plan, project);
+    const config = environmentConfig(packDir, plan.stack);
+    const report = await runGate({ packDir, configFile: config.file, warnings: config.warnings, stack: plan.stack, project, resources, pack });
+    const byUrn = new Map(resources.map((r) => [r.urn, r]));
+    plan.violations = report.diagnostics.map((d) => toPlanViolation(d, byUrn, plan.stack));
+    const text = formatGateText(report, (urn) => {
+        const r = urn ? byUrn.get(urn) : undefined;
+        return r ? `${r.type}  ${r.name}` : `stack ${plan.stack}`;
+    });
+    const shown = report.configFile ? path.relative(process.cwd(), report.configFile) || report.configFile : "none";
+    return { report, text: `Policies (${report.pack}, config ${shown}):\n${text}` };
 }
 
 if (require.main === module) {
     main().then(
-        (code) => process.exit(code),
+        // Exit only once stdout has drained: a piped stdout is asynchronous here, and exiting
+        // right after a large write cuts the output at the pipe buffer (64 KiB).
+        (code) => process.stdout.write("", () => process.exit(code)),
         (err) => {
             process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
             process.exit(2);

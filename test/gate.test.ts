@@ -1,0 +1,252 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import {
+    formatGateText,
+    GateInputError,
+    GateResource,
+    PackPolicy,
+    parsePolicyPackConfig,
+    planToGateResources,
+    PolicyPackProcess,
+    reconcilePolicyConfig,
+    runGate,
+    summarize,
+    toStructValue,
+    UNKNOWN,
+    urnOf,
+} from "../tools/gate";
+import type { Plan } from "../tools/plan";
+import { ROOT } from "./mocks";
+
+const FIXTURE_PACK = path.join(ROOT, "test", "fixtures", "pack");
+
+function thrown(fn: () => unknown): Error {
+    try {
+        fn();
+    } catch (err) {
+        return err as Error;
+    }
+    throw new Error("expected an error");
+}
+
+describe("gate: policy pack config, as --policy-pack-config reads it", () => {
+    it("accepts a level per policy, or an object with a level and properties", () => {
+        const config = parsePolicyPackConfig(
+            JSON.stringify({ all: "advisory", a: "mandatory", b: { enforcementLevel: "disabled", limit: 3 }, c: { limit: 4 } }),
+            "x.json",
+        );
+        expect(config).to.deep.equal({
+            all: { enforcementLevel: "advisory" },
+            a: { enforcementLevel: "mandatory" },
+            b: { enforcementLevel: "disabled", properties: { limit: 3 } },
+            c: { properties: { limit: 4 } },
+        });
+        expect(parsePolicyPackConfig("  \n", "empty.json")).to.deep.equal({});
+    });
+
+    it("names every bad key in one error", () => {
+        const err = thrown(() => parsePolicyPackConfig(JSON.stringify({ a: "blocking", b: { enforcementLevel: 1 }, c: 7 }), "policies/config/dev.json"));
+        expect(err).to.be.instanceOf(GateInputError);
+        expect(err.message).to.include("policies/config/dev.json (3 problems)");
+        expect(err.message).to.match(/- a: "blocking" is not an enforcement level/);
+        expect(err.message).to.match(/- b\.enforcementLevel: 1 is not an enforcement level/);
+        expect(err.message).to.match(/- c: must be an enforcement level or an object/);
+    });
+
+    it("names the file and line of invalid JSON", () => {
+        const err = thrown(() => parsePolicyPackConfig('{\n  "a": "mandatory",\n  "b": oops\n}', "bad.json"));
+        expect(err.message).to.match(/^bad\.json:3: not valid JSON/);
+    });
+
+    const policies: PackPolicy[] = [
+        {
+            name: "replicas",
+            description: "",
+            kind: "resource",
+            enforcementLevel: "mandatory",
+            configSchema: { properties: { min: { type: "integer", minimum: 1, default: 2 }, label: { type: "string" } } },
+        },
+        { name: "quota", description: "", kind: "stack", enforcementLevel: "advisory", configSchema: { properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] } },
+    ];
+
+    it("fills schema defaults, applies `all`, then per-policy entries, merging properties", () => {
+        const { config, warnings } = reconcilePolicyConfig(
+            policies,
+            {},
+            { all: { enforcementLevel: "advisory" }, replicas: { properties: { label: "x" } }, quota: { enforcementLevel: "mandatory", properties: { names: ["a"] } } },
+            "c.json",
+        );
+        expect(config.replicas).to.deep.equal({ enforcementLevel: "advisory", properties: { min: 2, label: "x" } });
+        expect(config.quota).to.deep.equal({ enforcementLevel: "mandatory", properties: { names: ["a"] } });
+        expect(warnings).to.deep.equal([]);
+    });
+
+    it("keeps each policy's own level when the file says nothing about it", () => {
+        const { config } = reconcilePolicyConfig(policies, {}, { quota: { properties: { names: [] } } }, "c.json");
+        expect(config.replicas.enforcementLevel).to.equal("mandatory");
+        expect(config.quota.enforcementLevel).to.equal("advisory");
+    });
+
+    it("validates properties against each configSchema and names policy and key", () => {
+        const err = thrown(() => reconcilePolicyConfig(policies, {}, { replicas: { properties: { min: 0, label: 5 } } }, "policies/config/prod.json"));
+        expect(err).to.be.instanceOf(GateInputError);
+        expect(err.message).to.include("policies/config/prod.json (3 problems)");
+        expect(err.message).to.include("replicas.min: must be >= 1");
+        expect(err.message).to.include("replicas.label: must be string");
+        expect(err.message).to.include("quota.names: must have required property 'names'");
+    });
+
+    it("warns about a key that names no policy, since it configures nothing", () => {
+        const { warnings } = reconcilePolicyConfig(policies, {}, { quota: { properties: { names: [] } }, replicaz: "disabled" as never }, "c.json");
+        expect(warnings).to.have.length(1);
+        expect(warnings[0]).to.include('"replicaz" names no policy');
+    });
+});
+
+describe("gate: resources as the engine sends them", () => {
+    it("builds URNs with the parent chain, like the engine", () => {
+        const plan: Plan = {
+            stack: "dev",
+            violations: [],
+            resources: [
+                { type: "platform:network:Network", name: "network", props: {} },
+                // Same logical name, different type: the parent is the component.
+                { type: "aws:iam/role:Role", name: "network", props: {}, options: { parent: "network" } },
+                { type: "aws:ec2/vpc:Vpc", name: "network-vpc", props: { cidrBlock: "10.0.0.0/16" }, options: { parent: "network", protect: true } },
+                { type: "aws:ec2/subnet:Subnet", name: "network-a", props: {}, options: { parent: "network", dependsOn: ["network-vpc"] } },
+            ],
+        };
+        const rs = planToGateResources(plan, "eks-platform");
+        expect(rs[0].urn).to.equal("urn:pulumi:dev::eks-platform::platform:network:Network::network");
+        expect(rs[0].parent).to.equal(undefined);
+        expect(rs[1].urn).to.equal("urn:pulumi:dev::eks-platform::platform:network:Network$aws:iam/role:Role::network");
+        expect(rs[2]).to.deep.include({ urn: "urn:pulumi:dev::eks-platform::platform:network:Network$aws:ec2/vpc:Vpc::network-vpc", parent: rs[0].urn, protect: true });
+        expect(rs[3].dependencies).to.deep.equal([rs[2].urn]);
+    });
+
+    it("turns values into what a protobuf Struct holds", () => {
+        expect(toStructValue({ a: undefined, b: [1, undefined, Number.NaN], c: { d: true, e: null } })).to.deep.equal({ b: [1, null, null], c: { d: true, e: null } });
+    });
+});
+
+const resource = (type: string, name: string, props: Record<string, unknown>): GateResource => ({ urn: urnOf("prod", "test", type, name), type, name, props });
+const deployment = (name: string, replicas: unknown) =>
+    resource("kubernetes:apps/v1:Deployment", name, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "team" }, spec: { replicas } });
+const namespace = (name: string) => resource("kubernetes:core/v1:Namespace", name, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+const quota = (ns: string) => resource("kubernetes:core/v1:ResourceQuota", `${ns}-quota`, { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "q", namespace: ns }, spec: { hard: { pods: "10" } } });
+
+describe("gate: a policy pack served over the analyzer protocol (fixture pack)", function () {
+    this.timeout(120_000);
+    let pack: Promise<PolicyPackProcess>;
+    let dir: string;
+    before(() => {
+        pack = PolicyPackProcess.start(FIXTURE_PACK, { stack: "prod", project: "test" });
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "gate-config-"));
+    });
+    after(async () => {
+        (await pack).close();
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    let configs = 0;
+    const gate = (resources: GateResource[], config: Record<string, unknown> = {}) => {
+        const file = path.join(dir, `config-${configs++}.json`);
+        fs.writeFileSync(file, JSON.stringify(config));
+        return runGate({ packDir: FIXTURE_PACK, configFile: file, stack: "prod", project: "test", resources, pack });
+    };
+
+    it("reports the pack's policies, kinds and levels", async () => {
+        const info = await (await pack).info();
+        expect(info.name).to.equal("fixture-pack");
+        expect(info.policies.map((p) => [p.name, p.kind, p.enforcementLevel])).to.deep.equal([
+            ["deployment-min-replicas", "resource", "mandatory"],
+            ["namespace-has-quota", "stack", "mandatory"],
+            ["subnet-no-public-ip", "resource", "advisory"],
+        ]);
+    });
+
+    it("passes compliant resources and counts what each policy evaluated", async () => {
+        const report = await gate([deployment("web", 3), namespace("team"), quota("team")]);
+        expect(report.diagnostics).to.deep.equal([]);
+        expect(report.resources).to.equal(3);
+        expect(Object.fromEntries(report.policies.map((p) => [p.name, p.evaluated]))).to.deep.equal({
+            "deployment-min-replicas": 1,
+            "namespace-has-quota": 3,
+            "subnet-no-public-ip": 0,
+        });
+        const text = formatGateText(report, (u) => u ?? "stack");
+        expect(text).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
+        expect(text.split("\n").pop()).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 3 resources");
+    });
+
+    it("reports a resource violation with level, resource and the SDK's message", async () => {
+        const report = await gate([deployment("web", 1), namespace("team"), quota("team")]);
+        expect(report.diagnostics).to.have.length(1);
+        const [d] = report.diagnostics;
+        expect(d).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", urn: "urn:pulumi:prod::test::kubernetes:apps/v1:Deployment::web", undeterminable: false });
+        expect(d.message).to.equal("Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.");
+        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0 });
+    });
+
+    it("reports a stack violation on the resource the policy names", async () => {
+        const report = await gate([namespace("team"), namespace("other"), quota("team")]);
+        expect(report.diagnostics.map((d) => [d.policy, d.urn])).to.deep.equal([["namespace-has-quota", "urn:pulumi:prod::test::kubernetes:core/v1:Namespace::other"]]);
+    });
+
+    it("hands config properties to the policy", async () => {
+        const report = await gate([deployment("web", 1)], { "deployment-min-replicas": { minReplicas: 1 } });
+        expect(report.diagnostics).to.deep.equal([]);
+        expect(report.policies.find((p) => p.name === "deployment-min-replicas")?.evaluated).to.equal(1);
+    });
+
+    it("applies enforcement levels from config: `all`, and `disabled` removes a policy", async () => {
+        const advisory = await gate([deployment("web", 1)], { all: "advisory" });
+        expect(advisory.diagnostics.map((d) => d.level)).to.deep.equal(["advisory"]);
+        expect(summarize(advisory).mandatory).to.equal(0);
+        const disabled = await gate([deployment("web", 1)], { "deployment-min-replicas": "disabled" });
+        expect(disabled.diagnostics).to.deep.equal([]);
+        expect(disabled.policies.map((p) => p.name)).to.not.include("deployment-min-replicas");
+    });
+
+    it("shows a value unknown at preview as undeterminable at the configured level, never as a pass", async () => {
+        const report = await gate([deployment("web", UNKNOWN)]);
+        expect(report.diagnostics).to.have.length(1);
+        expect(report.diagnostics[0]).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", undeterminable: true });
+        expect(report.diagnostics[0].message).to.match(/^can't run policy 'deployment-min-replicas' .* during preview/);
+        expect(formatGateText(report, (u) => u ?? "stack")).to.match(/1 mandatory, 0 advisory, 3 policies evaluated over 1 resources \(1 undeterminable at preview\)$/);
+    });
+
+    it("rejects config that breaks a policy's schema before analysing anything", async () => {
+        const err = await gate([deployment("web", 3)], { "deployment-min-replicas": { minReplicas: "two" } }).then(
+            () => undefined,
+            (e: Error) => e,
+        );
+        expect(err).to.be.instanceOf(GateInputError);
+        expect(err?.message).to.include("deployment-min-replicas.minReplicas: must be integer");
+    });
+
+    it("sends a stack larger than gRPC's default 4 MiB message in one AnalyzeStack", async () => {
+        const filler = "x".repeat(2048);
+        const many = Array.from({ length: 3000 }, (_, i) => resource("kubernetes:core/v1:ConfigMap", `cm-${i}`, { metadata: { name: `cm-${i}` }, data: { filler } }));
+        const report = await gate([...many, namespace("team")]);
+        expect(report.resources).to.equal(3001);
+        expect(report.diagnostics.map((d) => d.urn)).to.deep.equal(["urn:pulumi:prod::test::kubernetes:core/v1:Namespace::team"]);
+    });
+});
+
+describe("gate: a pack that cannot start", function () {
+    this.timeout(60_000);
+    it("is bad input naming the directory", async () => {
+        const err = await PolicyPackProcess.start(path.join(ROOT, "test"), { stack: "dev", project: "x" }).then(
+            (p) => {
+                p.close();
+                return undefined;
+            },
+            (e: Error) => e,
+        );
+        expect(err).to.be.instanceOf(GateInputError);
+        expect(err?.message).to.include("not a policy pack (no PulumiPolicy.yaml)");
+    });
+});

@@ -1,0 +1,211 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as YAML from "yaml";
+import { ManifestError, parseManifests, toResources, typeToken } from "../tools/policyCheck";
+import { validateKubernetesObject } from "./k8sSchema";
+import { ROOT, runTool } from "./mocks";
+
+const FIXTURE_PACK = path.join("test", "fixtures", "pack");
+const BROKEN = path.join("test", "fixtures", "manifests", "broken");
+const check = (...args: string[]) => runTool("policyCheck.ts", args);
+
+describe("policy check: reading manifests", () => {
+    it("maps apiVersion and kind to the Pulumi type token", () => {
+        expect(typeToken("v1", "Service")).to.equal("kubernetes:core/v1:Service");
+        expect(typeToken("apps/v1", "Deployment")).to.equal("kubernetes:apps/v1:Deployment");
+        expect(typeToken("policy/v1", "PodDisruptionBudget")).to.equal("kubernetes:policy/v1:PodDisruptionBudget");
+        expect(typeToken("karpenter.sh/v1", "NodePool")).to.equal("kubernetes:karpenter.sh/v1:NodePool");
+        expect(typeToken("karpenter.k8s.aws/v1", "EC2NodeClass")).to.equal("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass");
+    });
+
+    it("reads every document and every List item with the line it starts on, skipping non-Kubernetes YAML", () => {
+        const text = [
+            "# Source: chart/templates/a.yaml", // 1
+            "apiVersion: v1", // 2
+            "kind: ConfigMap", // 3
+            "metadata: { name: a }", // 4
+            "---", // 5
+            "name: not-kubernetes", // 6
+            "---", // 7
+            "---", // 8
+            "apiVersion: v1", // 9
+            "kind: List", // 10
+            "items:", // 11
+            "  - apiVersion: v1", // 12
+            "    kind: Secret", // 13
+            "    metadata: { name: b, namespace: x }", // 14
+            "  - apiVersion: apps/v1", // 15
+            "    kind: Deployment", // 16
+            "    metadata: { name: c }", // 17
+        ].join("\n");
+        const objects = parseManifests(text, "m.yaml");
+        expect(objects.map((o) => [o.object.kind, o.line])).to.deep.equal([
+            ["ConfigMap", 2],
+            ["Secret", 12],
+            ["Deployment", 15],
+        ]);
+    });
+
+    it("names file and line of invalid YAML", () => {
+        const file = path.join(ROOT, "test", "fixtures", "manifests", "invalid", "bad.yaml");
+        let err: unknown;
+        try {
+            parseManifests(fs.readFileSync(file, "utf8"), "bad.yaml");
+        } catch (e) {
+            err = e;
+        }
+        expect(err).to.be.instanceOf(ManifestError);
+        // The unclosed flow sequence opens on line 10; the parser reports it there or where it gives up.
+        expect((err as Error).message).to.match(/^bad\.yaml:1[01]: not valid YAML: /);
+    });
+
+    it("places namespaced objects in `default` when they name none, and rejects duplicates", () => {
+        const objects = parseManifests("apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Namespace\nmetadata: { name: a }\n", "m.yaml");
+        const rs = toResources(objects, "prod");
+        expect(rs.map((r) => [r.resource.urn, r.namespace])).to.deep.equal([
+            ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:ConfigMap::default/a", "default"],
+            ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:Namespace::a", undefined],
+        ]);
+        expect(() => toResources([...objects, { ...objects[0], file: "n.yaml", line: 7 }], "prod")).to.throw(ManifestError, "n.yaml:7: ConfigMap default/a is also defined at m.yaml:1");
+    });
+});
+
+describe("policy check: the CLI on the fixture pack", function () {
+    this.timeout(120_000);
+
+    it("exits 1 on a mandatory violation and reports kind, namespace, name, file and line as JSON", async () => {
+        const r = await check("--policy-pack", FIXTURE_PACK, "--format", "json", BROKEN);
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations } = JSON.parse(r.stdout);
+        expect(violations).to.have.length(1);
+        expect(violations[0]).to.deep.include({
+            policy: "deployment-min-replicas",
+            level: "mandatory",
+            resource: { type: "kubernetes:apps/v1:Deployment", name: "cart", kind: "Deployment", namespace: "shop" },
+            location: { file: path.join(BROKEN, "app.yaml"), line: 10 },
+        });
+    });
+
+    it("writes SARIF 2.1.0 with the file and line of the offending object", async () => {
+        const r = await check("--policy-pack", FIXTURE_PACK, "--format", "sarif", BROKEN);
+        expect(r.code, r.stderr).to.equal(1);
+        const sarif = JSON.parse(r.stdout);
+        expect(sarif.version).to.equal("2.1.0");
+        const [run] = sarif.runs;
+        expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).to.deep.equal(["deployment-min-replicas"]);
+        expect(run.results).to.have.length(1);
+        expect(run.results[0].level).to.equal("error");
+        expect(run.results[0].locations[0].physicalLocation).to.deep.equal({
+            artifactLocation: { uri: "test/fixtures/manifests/broken/app.yaml", uriBaseId: "%SRCROOT%" },
+            region: { startLine: 10 },
+        });
+    });
+
+    it("groups text by policy and ends with the summary line", async () => {
+        const r = await check("--policy-pack", FIXTURE_PACK, BROKEN);
+        expect(r.code, r.stderr).to.equal(1);
+        expect(r.stdout).to.include("deployment-min-replicas [mandatory]: 1 violation\n  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)");
+        expect(r.stdout).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
+        expect(r.stdout.trim().split("\n").pop()).to.equal("1 mandatory, 0 advisory, 3 policies evaluated over 4 resources");
+    });
+
+    it("uses the environment's config: dev makes every policy advisory", async () => {
+        const r = await check("--policy-pack", FIXTURE_PACK, "--env", "dev", "--format", "json", BROKEN);
+        expect(r.code, r.stderr).to.equal(0);
+        expect(JSON.parse(r.stdout).violations.map((v: { level: string }) => v.level)).to.deep.equal(["advisory"]);
+    });
+
+    it("exits 2 naming file and line for invalid YAML, and for bad arguments", async () => {
+        const invalid = await check("--policy-pack", FIXTURE_PACK, path.join("test", "fixtures", "manifests", "invalid"));
+        expect(invalid.code).to.equal(2);
+        expect(invalid.stdout).to.equal("");
+        expect(invalid.stderr).to.match(/test\/fixtures\/manifests\/invalid\/bad\.yaml:1[01]: not valid YAML/);
+        const format = await check("--format", "xml", "examples");
+        expect(format.code).to.equal(2);
+        expect(format.stderr).to.include("--format must be text, json or sarif");
+        const missing = await check("--policy-pack", FIXTURE_PACK, "no/such/dir");
+        expect(missing.code).to.equal(2);
+        expect(missing.stderr).to.include("no/such/dir: no such file or directory");
+    });
+
+    it("walks a directory of hundreds of files", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-check-"));
+        try {
+            for (let i = 0; i < 300; i++) {
+                const ns = `team-${i}`;
+                const docs = [
+                    { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+                    { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "quota", namespace: ns }, spec: { hard: { pods: "10" } } },
+                    { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "app", namespace: ns }, spec: { replicas: 2 } },
+                ];
+                fs.mkdirSync(path.join(dir, String(i % 10)), { recursive: true });
+                fs.writeFileSync(path.join(dir, String(i % 10), `${ns}.yaml`), docs.map((d) => YAML.stringify(d)).join("---\n"));
+            }
+            const r = await check("--policy-pack", path.join(ROOT, FIXTURE_PACK), dir);
+            expect(r.code, r.stderr).to.equal(0);
+            expect(r.stdout).to.include("Policy check of 900 objects in 300 files");
+            expect(r.stdout.trim().split("\n").pop()).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
+describe("examples/: drain-safe workloads", function () {
+    this.timeout(120_000);
+    const objects = fs
+        .readdirSync(path.join(ROOT, "examples"))
+        .filter((f) => f.endsWith(".yaml"))
+        .flatMap((f) => parseManifests(fs.readFileSync(path.join(ROOT, "examples", f), "utf8"), f).map((m) => m.object as Record<string, any>));
+    const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+
+    it("holds the nginx web Deployment with a LoadBalancer Service and a 6-replica Redis Cluster StatefulSet with headless Service and PVCs", () => {
+        const web = ofKind("Deployment").find((d) => d.spec.template.spec.containers[0].image.startsWith("nginx:"));
+        expect(web, "nginx Deployment").to.not.equal(undefined);
+        expect(ofKind("Service").some((s) => s.spec.type === "LoadBalancer" && s.metadata.namespace === web!.metadata.namespace)).to.equal(true);
+        const redis = ofKind("StatefulSet").find((s) => s.spec.template.spec.containers[0].image.startsWith("redis:"));
+        expect(redis?.spec.replicas).to.equal(6);
+        expect(redis?.spec.volumeClaimTemplates).to.have.length(1);
+        const headless = ofKind("Service").find((s) => s.metadata.name === redis!.spec.serviceName);
+        expect(headless?.spec.clusterIP).to.equal("None");
+    });
+
+    it("passes the official Kubernetes schemas", async () => {
+        for (const o of objects) {
+            await validateKubernetesObject(typeToken(o.apiVersion, o.kind), o);
+        }
+    });
+
+    it("gives every workload resources, a grace period longer than its preStop sleep, and a PDB allowing one disruption", () => {
+        const workloads = [...ofKind("Deployment"), ...ofKind("StatefulSet")];
+        expect(workloads).to.have.length(2);
+        for (const w of workloads) {
+            const pod = w.spec.template.spec;
+            for (const c of pod.containers) {
+                expect(c.resources.requests, `${w.metadata.name} requests`).to.include.keys("cpu", "memory");
+                expect(c.resources.limits, `${w.metadata.name} limits`).to.include.keys("memory");
+                const sleep = Number(/sleep (\d+)/.exec(c.lifecycle.preStop.exec.command.join(" "))?.[1]);
+                expect(sleep, `${w.metadata.name} preStop`).to.be.greaterThan(0);
+                expect(pod.terminationGracePeriodSeconds, `${w.metadata.name} grace`).to.be.greaterThan(sleep);
+            }
+            const labels = w.spec.template.metadata.labels as Record<string, string>;
+            const pdbs = ofKind("PodDisruptionBudget").filter(
+                (p) => p.metadata.namespace === w.metadata.namespace && Object.entries(p.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v),
+            );
+            expect(pdbs, `${w.metadata.name} PDB`).to.have.length(1);
+            const { maxUnavailable, minAvailable } = pdbs[0].spec;
+            expect(maxUnavailable === 1 || (typeof minAvailable === "number" && minAvailable === w.spec.replicas - 1), `${w.metadata.name} PDB allows one`).to.equal(true);
+        }
+    });
+
+    it("passes the real policy pack with its prod config, evaluated by at least one policy", async () => {
+        const r = await check("--env", "prod", "examples");
+        expect(r.code, `${r.stdout}\n${r.stderr}`).to.equal(0);
+        const summary = /^(\d+) mandatory, (\d+) advisory, (\d+) policies evaluated over (\d+) resources/m.exec(r.stdout);
+        expect(summary, r.stdout).to.not.equal(null);
+        expect(Number(summary![3]), "policies evaluated").to.be.greaterThan(0);
+        expect(Number(summary![4])).to.equal(objects.length);
+    });
+});
