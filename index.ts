@@ -1,6 +1,7 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
- * order data flows: config → network → cluster → compute → cluster add-ons → namespaces → outputs.
+ * order data flows: config → network → cluster → access → node groups → Karpenter → add-ons that
+ * need nodes → namespaces → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
