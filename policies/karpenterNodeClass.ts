@@ -1,7 +1,8 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { isKind, objectName } from "./lib/kubernetes";
-import { asArray, asString, field, isTrue, keysOf, path } from "./lib/values";
+import { asArray, asString, field, keysOf, path } from "./lib/values";
+import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `karpenter-nodeclass`. */
@@ -76,26 +77,21 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
                 reportViolation(
                     violation(
                         `${subject} sets metadataOptions.httpTokens to ${JSON.stringify(tokens)}`,
-                        "with IMDSv1 allowed, any pod reached by SSRF can read the node role's credentials from the instance metadata service",
+                        IMDS_WHY,
                         'set metadataOptions.httpTokens: "required" (Karpenter\'s default) or drop the override',
                     ),
                 );
             }
         });
         verdicts.judge(`${subject} blockDeviceMappings`, () => {
-            const mappings = asArray(field(spec, "blockDeviceMappings"));
-            for (let i = 0; i < mappings.length; i++) {
-                const ebs = field(mappings[i], "ebs");
-                if (ebs !== undefined && !isTrue(field(ebs, "encrypted"))) {
-                    const device = asString(field(mappings[i], "deviceName")) ?? `#${i}`;
-                    reportViolation(
-                        violation(
-                            `${subject} block device ${device} is not encrypted (ebs.encrypted is not true)`,
-                            "node volumes hold container images, emptyDir data and logs; unencrypted they depend on the account's default and fail encryption-at-rest controls",
-                            `set blockDeviceMappings[${i}].ebs.encrypted: true (optionally with kmsKeyID)`,
-                        ),
-                    );
-                }
+            for (const { index, device } of unencryptedBlockDevices(field(spec, "blockDeviceMappings"))) {
+                reportViolation(
+                    violation(
+                        `${subject} block device ${device} is not encrypted (ebs.encrypted is not true)`,
+                        EBS_WHY,
+                        `set blockDeviceMappings[${index}].ebs.encrypted: true (optionally with kmsKeyID)`,
+                    ),
+                );
             }
         });
         verdicts.finish();

@@ -1,5 +1,6 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { asArray, asNumeric, asString, field, isTrue, path } from "./lib/values";
+import { asArray, asNumeric, asString, field, path } from "./lib/values";
+import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -60,26 +61,21 @@ export const nodeLaunchHardening: ResourceValidationPolicy = {
                         reportViolation(
                             violation(
                                 `${subject} does not set metadataOptions.httpTokens: "required"${tokens === undefined ? "" : ` (it is ${JSON.stringify(tokens)})`}`,
-                                "with IMDSv1 allowed, any pod reached by SSRF can read the node role's credentials from the instance metadata service",
+                                IMDS_WHY,
                                 'set metadataOptions: { httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 2 }',
                             ),
                         );
                     }
                 });
                 verdicts.judge(`${subject} blockDeviceMappings`, () => {
-                    const mappings = asArray(field(props, "blockDeviceMappings"));
-                    for (let i = 0; i < mappings.length; i++) {
-                        const ebs = field(mappings[i], "ebs");
-                        if (ebs !== undefined && !isTrue(field(ebs, "encrypted"))) {
-                            const device = asString(field(mappings[i], "deviceName")) ?? `#${i}`;
-                            reportViolation(
-                                violation(
-                                    `${subject} block device ${device} is not encrypted (ebs.encrypted is not "true")`,
-                                    "node volumes hold container images, emptyDir data and logs; unencrypted they depend on the account default and fail encryption-at-rest controls",
-                                    `set blockDeviceMappings[${i}].ebs.encrypted: "true" (optionally with kmsKeyId)`,
-                                ),
-                            );
-                        }
+                    for (const { index, device } of unencryptedBlockDevices(field(props, "blockDeviceMappings"))) {
+                        reportViolation(
+                            violation(
+                                `${subject} block device ${device} is not encrypted (ebs.encrypted is not "true")`,
+                                EBS_WHY,
+                                `set blockDeviceMappings[${index}].ebs.encrypted: "true" (optionally with kmsKeyId)`,
+                            ),
+                        );
                     }
                 });
                 break;

@@ -18,6 +18,7 @@ import * as path from "path";
 import * as YAML from "yaml";
 import { buildStackRequest } from "./gate";
 import { checkManifests, collectFiles, parseManifests, toResources } from "./policyCheck";
+import { runMain } from "./cli";
 
 const ROOT = path.resolve(__dirname, "..");
 const TS_NODE = require.resolve("ts-node/register/transpile-only");
@@ -123,7 +124,7 @@ export function generateCorpus(dir: string, workloads: number): void {
 
 const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
     const argv = process.argv.slice(2);
     const opt = (name: string, dflt: string) => {
         const i = argv.indexOf(name);
@@ -178,14 +179,9 @@ async function main(): Promise<void> {
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }
+    return 0;
 }
 
 if (require.main === module) {
-    main().then(
-        () => process.stdout.write("", () => process.exit(0)),
-        (err) => {
-            process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-            process.exit(2);
-        },
-    );
+    runMain(main);
 }

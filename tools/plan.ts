@@ -10,6 +10,7 @@ import * as path from "path";
 import { ConfigError } from "../components/config";
 import { environmentConfig, formatGateText, GateInputError, GateReport, planToGateResources, PolicyPackProcess, runGate, toPlanViolation } from "./gate";
 import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
+import { runMain } from "./cli";
 
 export interface PlanViolation {
     policy: string;
@@ -199,13 +200,5 @@ export async function gatePlan(plan: Plan, project: string, packDir: string, pac
 }
 
 if (require.main === module) {
-    main().then(
-        // Exit only once stdout has drained: a piped stdout is asynchronous here, and exiting
-        // right after a large write cuts the output at the pipe buffer (64 KiB).
-        (code) => process.stdout.write("", () => process.exit(code)),
-        (err) => {
-            process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-            process.exit(2);
-        },
-    );
+    runMain(main);
 }

@@ -13,6 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 import { environmentConfig, formatGateText, GateInputError, GateReport, GateResource, PolicyPackProcess, runGate, summarize, urnOf } from "./gate";
+import { runMain } from "./cli";
 
 /** A manifest file or object that cannot be used; `line` is 1-based. */
 export class ManifestError extends Error {
@@ -357,13 +358,5 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-    main().then(
-        // Exit only once stdout has drained: a piped stdout is asynchronous here, and exiting
-        // right after a large write cuts the output at the pipe buffer (64 KiB).
-        (code) => process.stdout.write("", () => process.exit(code)),
-        (err) => {
-            process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-            process.exit(2);
-        },
-    );
+    runMain(main);
 }
