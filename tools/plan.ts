@@ -57,40 +57,54 @@ function tagsOf(props: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The few settings of each resource type an operator checks in a plan. */
+const KEY_SETTINGS: Record<string, string[]> = {
+    "aws:ec2/vpc:Vpc": ["cidrBlock", "enableDnsHostnames", "enableDnsSupport"],
+    "aws:ec2/subnet:Subnet": ["cidrBlock", "availabilityZone", "mapPublicIpOnLaunch", "tags"],
+    "aws:ec2/securityGroup:SecurityGroup": ["description", "tags"],
+    "eks:index:Cluster": [
+        "name",
+        "version",
+        "authenticationMode",
+        "endpointPrivateAccess",
+        "endpointPublicAccess",
+        "publicAccessCidrs",
+        "enabledClusterLogTypes",
+        "encryptionConfigKeyArn",
+        "deletionProtection",
+    ],
+    "aws:kms/key:Key": ["enableKeyRotation", "deletionWindowInDays"],
+    "aws:eks/addon:Addon": ["addonName", "addonVersion", "configurationValues"],
+    "aws:cloudwatch/logGroup:LogGroup": ["name", "retentionInDays"],
+    "aws:iam/role:Role": ["name"],
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["role", "policyArn"],
+    "aws:eks/accessEntry:AccessEntry": ["principalArn", "type"],
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ["principalArn", "policyArn", "accessScope"],
+    "aws:eks/podIdentityAssociation:PodIdentityAssociation": ["namespace", "serviceAccount"],
+    "aws:eks/nodeGroup:NodeGroup": ["amiType", "releaseVersion", "capacityType", "instanceTypes", "scalingConfig", "updateConfig", "labels", "taints"],
+    "aws:ec2/launchTemplate:LaunchTemplate": ["imageId", "metadataOptions", "blockDeviceMappings"],
+    "aws:autoscaling/group:Group": ["minSize", "desiredCapacity", "maxSize", "instanceRefresh"],
+    "aws:autoscaling/lifecycleHook:LifecycleHook": ["lifecycleTransition", "defaultResult", "heartbeatTimeout"],
+    "aws:sqs/queue:Queue": ["name", "messageRetentionSeconds", "sqsManagedSseEnabled"],
+    "aws:cloudwatch/eventRule:EventRule": ["eventPattern"],
+    "kubernetes:helm.sh/v3:Release": ["chart", "version", "namespace"],
+};
+
 function keySettings(r: Plan["resources"][number]): string {
     const p = r.props;
-    const meta = (p.metadata ?? {}) as Record<string, unknown>;
-    const pick = (...keys: string[]) =>
-        keys.filter((k) => p[k] !== undefined).map((k) => `${k}=${show(p[k])}`).join(" ");
-    switch (r.type) {
-        case "aws:ec2/vpc:Vpc":
-            return pick("cidrBlock", "enableDnsHostnames", "enableDnsSupport");
-        case "aws:ec2/subnet:Subnet": {
-            const tags = Object.entries(tagsOf(p))
-                .filter(([k]) => k !== "Name")
-                .map(([k, v]) => `${k}=${show(v)}`)
-                .join(", ");
-            return `${pick("cidrBlock", "availabilityZone")} tags{${tags}}`;
-        }
-        case "aws:ec2/natGateway:NatGateway":
-            return pick("subnetId");
-        case "aws:ec2/securityGroup:SecurityGroup":
-            return `${pick("description")} tags{${Object.entries(tagsOf(p)).map(([k, v]) => `${k}=${show(v)}`).join(", ")}}`;
-        case "eks:index:Cluster":
-            return pick("name", "version", "authenticationMode", "endpointPrivateAccess", "endpointPublicAccess", "publicAccessCidrs", "enabledClusterLogTypes", "encryptionConfigKeyArn", "deletionProtection");
-        case "aws:kms/key:Key":
-            return pick("enableKeyRotation", "deletionWindowInDays");
-        case "aws:eks/addon:Addon":
-            return pick("addonName", "addonVersion");
-        case "aws:cloudwatch/logGroup:LogGroup":
-            return pick("name", "retentionInDays");
-        default:
-            if (r.type.startsWith("kubernetes:")) {
-                const spec = p.spec === undefined ? "" : ` spec=${show(p.spec)}`;
-                return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${spec}`.slice(0, 240);
-            }
-            return "";
+    const keys = KEY_SETTINGS[r.type];
+    if (keys) {
+        const tags = Object.entries(tagsOf(p)).filter(([t]) => t !== "Name");
+        return keys
+            .filter((k) => p[k] !== undefined && !(k === "tags" && tags.length === 0))
+            .map((k) => (k === "tags" ? `tags{${tags.map(([t, v]) => `${t}=${show(v)}`).join(", ")}}` : `${k}=${show(p[k])}`))
+            .join(" ");
     }
+    if (r.type.startsWith("kubernetes:")) {
+        const meta = (p.metadata ?? {}) as Record<string, unknown>;
+        const spec = p.spec === undefined ? "" : ` spec=${show(p.spec)}`;
+        return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${spec}`.slice(0, 240);
+    }
+    return "";
 }
 
 function optionNote(r: Plan["resources"][number]): string {
@@ -98,13 +112,27 @@ function optionNote(r: Plan["resources"][number]): string {
     return notes.length ? ` [${notes.join(", ")}]` : "";
 }
 
-/** Human-readable plan: one line per resource, grouped by component. */
+/** Human-readable plan: one line per resource, nested under the component that owns it. */
 export function formatText(plan: Plan): string {
     const lines = [`Plan for stack "${plan.stack}": ${plan.resources.length} resources to create`, ""];
+    // The program's own components (`platform:<area>:<Type>`); everything else nests under them.
+    const components = new Set(plan.resources.filter((r) => r.type.startsWith("platform:")).map((r) => r.name));
+    const children = new Map<string | undefined, Plan["resources"]>();
     for (const r of plan.resources) {
-        const settings = keySettings(r);
-        lines.push(`  + ${r.type}  ${r.name}${optionNote(r)}${settings ? `\n      ${settings}` : ""}`);
+        const parent = r.options?.parent && components.has(r.options.parent) ? r.options.parent : undefined;
+        children.set(parent, [...(children.get(parent) ?? []), r]);
     }
+    const visit = (parent: string | undefined, depth: number) => {
+        for (const r of children.get(parent) ?? []) {
+            const indent = "  ".repeat(depth + 1);
+            const settings = keySettings(r);
+            lines.push(`${indent}+ ${r.type}  ${r.name}${optionNote(r)}${settings ? `\n${indent}    ${settings}` : ""}`);
+            if (r.type.startsWith("platform:") && r.name !== parent) {
+                visit(r.name, depth + 1);
+            }
+        }
+    };
+    visit(undefined, 0);
     return lines.join("\n");
 }
 
