@@ -93,5 +93,7 @@ export const coreDnsAddon = computeAddons.coreDns.addonName;
 export const nodeGroupNames = nodeGroups.nodeGroupNames;
 export const autoScalingGroupNames = nodeGroups.autoScalingGroupNames;
 export const nodeRoleNames = nodeGroups.nodeRoleNames;
-export const terminationHandlerQueueUrl = nodeGroups.terminationHandlerQueueUrl;
-export const karpenterInterruptionQueue = karpenter?.interruptionQueueName;
+// null, not undefined, where a stack has no self-managed group or no Karpenter: the runtime warns
+// at every run about an undefined output, and a StackReference reads null as "not here".
+export const terminationHandlerQueueUrl = nodeGroups.terminationHandlerQueueUrl ?? null;
+export const karpenterInterruptionQueue = karpenter?.interruptionQueueName ?? null;
