@@ -121,7 +121,18 @@ function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region
             clusters: [{ name: clusterName, cluster: { server: endpoint, "certificate-authority-data": ca } }],
             contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
             "current-context": clusterName,
-            users: [{ name: clusterName, user: { exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: "aws", args: ["eks", "get-token", "--cluster-name", clusterName] } } }],
+            users: [
+                {
+                    name: clusterName,
+                    user: {
+                        exec: {
+                            apiVersion: "client.authentication.k8s.io/v1beta1",
+                            command: "aws",
+                            args: ["eks", "get-token", "--cluster-name", clusterName],
+                        },
+                    },
+                },
+            ],
         }),
         oidcProviderArn: `arn:aws:iam::123456789012:oidc-provider/oidc.eks.${region}.amazonaws.com/id/EXAMPLE0123456789`,
         oidcProviderUrl: issuer.replace("https://", ""),
@@ -171,7 +182,12 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         const inputs = args.inputs as Record<string, unknown>;
         switch (args.token) {
             case "aws:index/getCallerIdentity:getCallerIdentity":
-                return { accountId: "123456789012", arn: "arn:aws:sts::123456789012:assumed-role/platform-deployer/ci", userId: "AROAEXAMPLE:ci", id: "123456789012" };
+                return {
+                    accountId: "123456789012",
+                    arn: "arn:aws:sts::123456789012:assumed-role/platform-deployer/ci",
+                    userId: "AROAEXAMPLE:ci",
+                    id: "123456789012",
+                };
             case "aws:iam/getSessionContext:getSessionContext":
                 return { arn: inputs.arn, issuerArn: "arn:aws:iam::123456789012:role/platform-deployer", issuerName: "platform-deployer" };
             case "aws:index/getPartition:getPartition":
@@ -192,9 +208,7 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             ...(opts.protect ? { protect: true } : {}),
             ...(opts.retainOnDelete ? { retainOnDelete: true } : {}),
             ...(opts.parent ? { parent: (opts.parent as unknown as { __name?: string }).__name } : {}),
-            ...(dependsOn.length > 0
-                ? { dependsOn: dependsOn.map((d) => (d as { __name?: string }).__name ?? "?") }
-                : {}),
+            ...(dependsOn.length > 0 ? { dependsOn: dependsOn.map((d) => (d as { __name?: string }).__name ?? "?") } : {}),
         });
     }
 }
@@ -262,12 +276,39 @@ export interface OfflineRun {
     resources: RecordedResource[];
 }
 
+let sdkStacksUnmapped = false;
+
+/**
+ * The SDK records `new Error().stack` for every promise it tracks (`runtime/debuggable.js`, a few
+ * thousand per render), and under ts-node every frame of every such stack goes through
+ * source-map-support: a third of a render. Those stacks are printed only by the SDK's
+ * promise-leak report, so they are left unmapped; any other error keeps its mapped stack.
+ */
+export function leaveSdkPromiseStacksUnmapped(): void {
+    const mapped = Error.prepareStackTrace?.bind(Error) as ((error: Error, frames: NodeJS.CallSite[]) => unknown) | undefined;
+    if (sdkStacksUnmapped || !mapped) {
+        return;
+    }
+    sdkStacksUnmapped = true;
+    const debuggable = require.resolve("@pulumi/pulumi/runtime/debuggable");
+    const plain = (error: Error, frames: NodeJS.CallSite[]) =>
+        [
+            String(error),
+            ...frames.map(
+                (f) =>
+                    `    at ${f.getFunctionName() ?? "<anonymous>"} (${f.getFileName() ?? "?"}:${f.getLineNumber() ?? 0}:${f.getColumnNumber() ?? 0})`,
+            ),
+        ].join("\n");
+    Error.prepareStackTrace = (error, frames) => (frames[0]?.getFileName() === debuggable ? plain(error, frames) : mapped(error, frames));
+}
+
 /**
  * Renders one stack: reads its files, runs `programPath` inside a mocked stack and returns every
  * registered resource (the stack itself excluded). Config errors propagate before any resource.
  */
 export async function runProgram(root: string, stack: string, programPath: string, mode: MockMode = "preview"): Promise<OfflineRun> {
     const files = readStackFiles(root, stack);
+    leaveSdkPromiseStacksUnmapped();
     const mocks = installMocks(files, stack, mode);
     try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
