@@ -103,6 +103,16 @@ describe("NodeGroups component", function () {
         r = mocks.resources;
     });
 
+    it("puts exactly one security group on every node, the nodes' own, never the cluster group EKS creates", () => {
+        // EKS tags its cluster security group kubernetes.io/cluster/<name> as this component's
+        // node group is; two such groups on one ENI stop load balancer controllers opening targets.
+        const templates = ofType(r, "aws:ec2/launchTemplate:LaunchTemplate");
+        expect(templates.length).to.be.greaterThan(1);
+        for (const lt of templates) {
+            expect(lt.props.vpcSecurityGroupIds, lt.name).to.deep.equal(["cp-nodes-id"]);
+        }
+    });
+
     describe("managed group", () => {
         it("is an aws.eks.NodeGroup with the pinned AL2023 release, rolling 33% at a time", () => {
             const group = named(r, "aws:eks/nodeGroup:NodeGroup", "ng-system-group");
@@ -152,7 +162,7 @@ describe("NodeGroups component", function () {
             for (const s of specs) {
                 expect(s.tags["kubernetes.io/cluster/demo"], s.resourceType).to.equal("owned");
             }
-            expect(lt.props.vpcSecurityGroupIds).to.deep.equal(["cp-nodes-id", "sg-0eks0cluster0000000"]);
+            expect(lt.props.vpcSecurityGroupIds).to.deep.equal(["cp-nodes-id"]);
         });
 
         it("gets a statically named EC2 node role with the worker, CNI, ECR and (optionally) SSM policies", () => {

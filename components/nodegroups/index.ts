@@ -20,7 +20,7 @@ export const SYSTEM_LABEL = { key: "platform/role", value: "system" } as const;
 /** What the node groups need from the control plane. */
 export type NodeGroupsCluster = Pick<
     Cluster,
-    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "eksSecurityGroupId" | "nodeSecurityGroupId" | "provider" | "eks" | "addons"
+    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "nodeSecurityGroupId" | "provider" | "eks" | "addons"
 >;
 
 export interface NodeGroupsArgs {
@@ -75,7 +75,11 @@ export class NodeGroups extends pulumi.ComponentResource {
         const { cluster } = args;
         assertGroupsFitCluster(args.groups, { name: cluster.name, version: cluster.version }, pulumi.getStack());
 
-        const securityGroupIds = [cluster.nodeSecurityGroupId, cluster.eksSecurityGroupId];
+        // Only the node group, never also the cluster security group EKS creates: both carry
+        // `kubernetes.io/cluster/<name>`, and with two such groups on an ENI the AWS Load Balancer
+        // Controller and the in-tree service controller refuse to open targets ("expect exactly one
+        // securityGroup tagged"). The node group holds every rule nodes need, as on Karpenter nodes.
+        const securityGroupIds = [cluster.nodeSecurityGroupId];
         const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
         const system = new Set(systemGroupNames(args.groups));
 
