@@ -89,6 +89,14 @@ describe("stack config", () => {
 
     const cases: [string, (v: Record<string, any>) => void, RegExp][] = [
         ["unknown top-level key", (v) => (v[`${PROJECT}:nodegroups`] = "{}"), /^eks-platform:nodegroups: unknown key/],
+        [
+            "misspelt project namespace",
+            (v) => {
+                v["eks-platfrom:karpenter"] = v[`${PROJECT}:karpenter`];
+                delete v[`${PROJECT}:karpenter`];
+            },
+            /^eks-platfrom:karpenter: unknown config namespace "eks-platfrom"/,
+        ],
         ["wrong type", (v) => (v[`${PROJECT}:network`].natGateways = 2), /^eks-platform:network\.natGateways: /],
         ["subnets that do not fit", (v) => (v[`${PROJECT}:network`].privateSubnetPrefixLength = 17), /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ addresses/],
         ["AZ outside the region", (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "eu-west-1b"]), /^eks-platform:network\.availabilityZones\[1\]: "eu-west-1b" is not a zone of us-east-1/],

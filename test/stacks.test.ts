@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { Plan } from "../tools/plan";
-import { UNKNOWN } from "../tools/offline";
+import { installMocks, readStackFiles, runInStack, settle, UNKNOWN } from "../tools/offline";
+import { ConfigError } from "../components/config";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
 import { planOf, ROOT, runTool } from "./mocks";
 
@@ -62,10 +63,20 @@ for (const [stack, expected] of [
             for (const ns of namespaces) {
                 expect(ns.options?.retainOnDelete, ns.name).to.equal(true);
                 const name = (ns.props.metadata as { name: string }).name;
-                const quota = byType(plan, "kubernetes:core/v1:ResourceQuota").find((q) => (q.props.metadata as { namespace: string }).namespace === name);
+                const quota = byType(plan, "kubernetes:core/v1:ResourceQuota").find(
+                    (q) => (q.props.metadata as { namespace: string }).namespace === name,
+                );
                 expect(quota, `quota for ${name}`).to.not.equal(undefined);
-                expect(Object.keys((quota!.props.spec as { hard: object }).hard)).to.have.members(["requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "pods"]);
-                const limits = byType(plan, "kubernetes:core/v1:LimitRange").find((q) => (q.props.metadata as { namespace: string }).namespace === name);
+                expect(Object.keys((quota!.props.spec as { hard: object }).hard)).to.have.members([
+                    "requests.cpu",
+                    "requests.memory",
+                    "limits.cpu",
+                    "limits.memory",
+                    "pods",
+                ]);
+                const limits = byType(plan, "kubernetes:core/v1:LimitRange").find(
+                    (q) => (q.props.metadata as { namespace: string }).namespace === name,
+                );
                 expect(limits, `limit range for ${name}`).to.not.equal(undefined);
             }
         });
@@ -75,7 +86,11 @@ for (const [stack, expected] of [
             for (const ns of byType(plan, "kubernetes:core/v1:Namespace")) {
                 const meta = ns.props.metadata as { name: string; labels: Record<string, string> };
                 expect(meta.labels["pod-security.kubernetes.io/enforce"], meta.name).to.equal(expected.psaEnforce);
-                const deny = policies.find((p) => (p.props.metadata as { namespace: string; name: string }).namespace === meta.name && (p.props.metadata as { name: string }).name === "default-deny");
+                const deny = policies.find(
+                    (p) =>
+                        (p.props.metadata as { namespace: string; name: string }).namespace === meta.name &&
+                        (p.props.metadata as { name: string }).name === "default-deny",
+                );
                 expect(deny?.props.spec, `default-deny in ${meta.name}`).to.deep.include({ podSelector: {} });
             }
         });
@@ -94,7 +109,9 @@ for (const [stack, expected] of [
                     expect(scope.type).to.equal("cluster");
                 } else {
                     expect(scope.type, a.name).to.equal("namespace");
-                    expect(scope.namespaces).to.satisfy((n: string[]) => n.every((x) => (expected.namespaces as readonly string[]).includes(x)));
+                    expect(scope.namespaces).to.satisfy((n: string[]) =>
+                        n.every((x) => (expected.namespaces as readonly string[]).includes(x)),
+                    );
                 }
             }
         });
@@ -114,10 +131,18 @@ describe("whole stack: quotas per environment", function () {
     it("gives prod namespaces larger quotas than dev", async () => {
         const hard = async (stack: string, ns: string) => {
             const plan = await planOf(stack);
-            const quota = plan.resources.find((r) => r.type === "kubernetes:core/v1:ResourceQuota" && (r.props.metadata as { namespace: string }).namespace === ns);
+            const quota = plan.resources.find(
+                (r) => r.type === "kubernetes:core/v1:ResourceQuota" && (r.props.metadata as { namespace: string }).namespace === ns,
+            );
             return (quota!.props.spec as { hard: Record<string, string> }).hard;
         };
-        expect(await hard("dev", "dev")).to.deep.include({ "requests.cpu": "4", "requests.memory": "8Gi", "limits.cpu": "8", "limits.memory": "16Gi", pods: "10" });
+        expect(await hard("dev", "dev")).to.deep.include({
+            "requests.cpu": "4",
+            "requests.memory": "8Gi",
+            "limits.cpu": "8",
+            "limits.memory": "16Gi",
+            pods: "10",
+        });
         expect(Number((await hard("prod", "prod"))["requests.cpu"])).to.be.greaterThan(4);
     });
 });
@@ -128,7 +153,14 @@ describe("offline plan CLI", function () {
     it("prints a readable plan listing the platform", async () => {
         const result = await runTool("plan.ts", ["dev"]);
         expect(result.code, result.stderr).to.equal(0);
-        for (const needle of ["aws:ec2/vpc:Vpc", "aws:ec2/natGateway:NatGateway", "eks:index:Cluster", "aws:kms/key:Key", "kubernetes:core/v1:ResourceQuota", "kubernetes.io/role/internal-elb=1"]) {
+        for (const needle of [
+            "aws:ec2/vpc:Vpc",
+            "aws:ec2/natGateway:NatGateway",
+            "eks:index:Cluster",
+            "aws:kms/key:Key",
+            "kubernetes:core/v1:ResourceQuota",
+            "kubernetes.io/role/internal-elb=1",
+        ]) {
             expect(result.stdout).to.include(needle);
         }
     });
@@ -171,5 +203,28 @@ describe("offline plan CLI", function () {
         expect(result.stdout).to.equal("");
         expect(result.stderr).to.include("eks-platform:network.vpcCidr");
         expect(result.stderr).to.include("eks-platform:network.natGateways");
+    });
+
+    it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {
+        const files = readStackFiles(ROOT, "dev");
+        const network = JSON.parse(files.config["eks-platform:network"]) as Record<string, unknown>;
+        files.config["eks-platform:network"] = JSON.stringify({ ...network, vpcCidr: "10.10.0.0/33" });
+        const program = require.resolve(path.join(ROOT, "index.ts"));
+        delete require.cache[program];
+        const mocks = installMocks(files, "dev", "preview");
+        let failure: unknown;
+        try {
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            await runInStack(mocks, () => require(program) as unknown);
+        } catch (err) {
+            failure = err;
+        } finally {
+            await settle();
+            delete require.cache[program];
+        }
+        expect(failure).to.be.instanceOf(ConfigError);
+        expect((failure as ConfigError).problems.join("\n")).to.include("eks-platform:network.vpcCidr");
+        // The stack resource itself is the mock engine's; nothing of the program's got registered.
+        expect(mocks.resources.map((r) => r.type)).to.deep.equal(["pulumi:pulumi:Stack"]);
     });
 });

@@ -132,8 +132,8 @@ function formatIssue(issue: z.core.$ZodIssue): string[] {
  * Validates raw config values (keys without the project prefix, values already decoded from
  * YAML/JSON) and applies every default. Throws one `ConfigError` listing every problem.
  */
-export function parseStackConfig(values: Record<string, unknown>, context: { stack: string; region?: string }): StackConfig {
-    const problems: string[] = [];
+export function parseStackConfig(values: Record<string, unknown>, context: { stack: string; region?: string; problems?: string[] }): StackConfig {
+    const problems: string[] = [...(context.problems ?? [])];
     if (!context.region) {
         problems.push("aws:region: is required (e.g. `pulumi config set aws:region us-east-1`)");
     }
@@ -167,17 +167,30 @@ function decode(raw: string): unknown {
 }
 
 /**
+ * Config namespaces a stack file may hold besides the project's: the providers this program
+ * uses and Pulumi's own. A key in any other namespace is most likely a misspelt project key
+ * (`eks-platfrom:karpenter` would otherwise be ignored and Karpenter silently left out).
+ */
+export const OTHER_CONFIG_NAMESPACES = ["aws", "eks", "kubernetes", "pulumi"];
+
+/**
  * Validates config as the CLI hands it to a program (`ns:key` → string, structured values as
- * JSON): this project's keys and `aws:region`.
+ * JSON): this project's keys and `aws:region`; keys in an unknown namespace are problems too.
  */
 export function parseRawConfig(all: Record<string, string>, stack: string): StackConfig {
     const values: Record<string, unknown> = {};
+    const problems: string[] = [];
     for (const [key, raw] of Object.entries(all)) {
-        if (key.startsWith(`${PROJECT}:`)) {
+        const namespace = key.includes(":") ? key.slice(0, key.indexOf(":")) : "";
+        if (namespace === PROJECT) {
             values[key.slice(PROJECT.length + 1)] = decode(raw);
+        } else if (!OTHER_CONFIG_NAMESPACES.includes(namespace)) {
+            problems.push(
+                `${key}: unknown config namespace "${namespace}": this program reads ${PROJECT}:* and ${OTHER_CONFIG_NAMESPACES.map((n) => `${n}:*`).join(", ")} (check the spelling; a provider added to the program adds its namespace to OTHER_CONFIG_NAMESPACES in components/config/index.ts)`,
+            );
         }
     }
-    return parseStackConfig(values, { stack, region: all["aws:region"] });
+    return parseStackConfig(values, { stack, region: all["aws:region"], problems });
 }
 
 /** Reads and validates the running stack's config. */
