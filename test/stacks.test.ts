@@ -163,6 +163,12 @@ describe("offline plan CLI", function () {
         ]) {
             expect(result.stdout).to.include(needle);
         }
+        // Each namespace shows its Pod Security Admission levels (dev: baseline enforce, restricted warn).
+        const namespaceLine = result.stdout.split("\n").findIndex((l) => /\+ kubernetes:core\/v1:Namespace {2}namespaces-dev\b/.test(l));
+        expect(namespaceLine).to.be.greaterThan(-1);
+        const settings = result.stdout.split("\n")[namespaceLine + 1];
+        expect(settings).to.include("pod-security.kubernetes.io/enforce=baseline");
+        expect(settings).to.include("pod-security.kubernetes.io/warn=restricted");
     });
 
     it("prints exactly one JSON object with stack, resources and violations", async () => {

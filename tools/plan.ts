@@ -52,6 +52,10 @@ function show(value: unknown): string {
     return JSON.stringify(value, (_k, v: unknown) => (v === UNKNOWN ? "(known after apply)" : v));
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 function tagsOf(props: Record<string, unknown>): Record<string, unknown> {
     return (props.tags ?? {}) as Record<string, unknown>;
 }
@@ -102,7 +106,10 @@ function keySettings(r: Plan["resources"][number]): string {
     if (r.type.startsWith("kubernetes:")) {
         const meta = (p.metadata ?? {}) as Record<string, unknown>;
         const spec = p.spec === undefined ? "" : ` spec=${show(p.spec)}`;
-        return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${spec}`.slice(0, 240);
+        // A namespace's labels carry its Pod Security Admission levels.
+        const labels = r.type === "kubernetes:core/v1:Namespace" && isRecord(meta.labels) ? Object.entries(meta.labels) : [];
+        const shownLabels = labels.length ? ` labels{${labels.map(([l, v]) => `${l}=${show(v)}`).join(", ")}}` : "";
+        return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${shownLabels}${spec}`.slice(0, 400);
     }
     return "";
 }
