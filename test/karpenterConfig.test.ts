@@ -224,7 +224,7 @@ describe("karpenter config: validation", () => {
     for (const key of [
         "kubernetes.io/cluster/platform-dev",
         "karpenter.sh/nodepool",
-        "karpenter.sh/anything",
+        "kubernetes.io/clusterfoo",
         "karpenter.k8s.aws/ec2nodeclass",
         "eks:eks-cluster-name",
         "aws:cloudformation:stack-name",
@@ -233,7 +233,7 @@ describe("karpenter config: validation", () => {
             const problems = problemsAfter((v) => (v[K].nodeClasses.default.tags = { team: "platform", [key]: "x" }));
             expect(problems).to.have.length(1);
             expect(problems[0]).to.equal(
-                `eks-platform:karpenter.nodeClasses.default.tags["${key}"]: is a restricted tag (kubernetes.io/cluster/*, karpenter.sh/*, karpenter.k8s.aws/*, eks:eks-cluster-name, aws:*): Karpenter sets these itself and rejects the EC2NodeClass`,
+                `eks-platform:karpenter.nodeClasses.default.tags["${key}"]: is a restricted tag (karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, eks:eks-cluster-name, kubernetes.io/cluster*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
             );
         });
     }
@@ -260,7 +260,7 @@ describe("karpenter config: validation", () => {
     it("lists every Karpenter problem in one error", () => {
         const problems = problemsAfter((v) => {
             delete v[K].nodePools.general.limits.memory;
-            v[K].nodeClasses.default.tags = { "karpenter.sh/discovery": "platform-dev" };
+            v[K].nodeClasses.default.tags = { "karpenter.sh/nodepool": "general" };
             v[K].nodePools.general.requirements[1].operator = "Matches";
         });
         expect(problems).to.have.length(3);
@@ -286,7 +286,7 @@ describe("karpenter config: checks across sections", () => {
         const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
         const selfManaged = { sys: { kind: "selfManaged", enabled: true, labels: { "platform/role": "system" } } };
         const disabled = { sys: { kind: "managed", enabled: false, labels: { "platform/role": "system" } } };
-        const managed = { sys: { kind: "managed", enabled: true, labels: { "platform/role": "system", extra: "x" } } };
+        const managed = { sys: { kind: "managed", enabled: true, minSize: 2, labels: { "platform/role": "system", extra: "x" } } };
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: selfManaged }).map((i) => i.path.join("."))).to.deep.equal([
             "karpenter.controller.nodeSelector",
         ]);
@@ -296,9 +296,45 @@ describe("karpenter config: checks across sections", () => {
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: managed })).to.deep.equal([]);
     });
 
-    it("skips the placement check while no node group is declared at all", () => {
+    it("rejects Karpenter without any node group to run its controller on", () => {
         const karpenter = parse(stackValues("dev")).karpenter;
-        expect(karpenterCrossSectionProblems({ clusterName: "demo", karpenter, nodeGroups: {} })).to.deep.equal([]);
+        expect(karpenterCrossSectionProblems({ clusterName: "demo", karpenter, nodeGroups: {} })).to.deep.equal([
+            {
+                path: ["karpenter", "controller", "nodeSelector"],
+                message:
+                    "platform/role=system matches no enabled managed node group (have: none): the controller could never schedule; label the system group with it",
+            },
+        ]);
+    });
+
+    it("does not count a group whose taints the controller does not tolerate, and accepts CriticalAddonsOnly and PreferNoSchedule", () => {
+        const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
+        const system = { kind: "managed", enabled: true, minSize: 3, labels: { "platform/role": "system" } };
+        const dedicated = { sys: { ...system, taints: [{ key: "dedicated", value: "infra", effect: "NoSchedule" }] } };
+        const problems = karpenterCrossSectionProblems({ ...base, nodeGroups: dedicated });
+        expect(problems.map((i) => i.path.join("."))).to.deep.equal(["karpenter.controller.nodeSelector"]);
+        expect(problems[0].message).to.include("sys: dedicated=infra:NoSchedule");
+        const tolerated = {
+            sys: {
+                ...system,
+                taints: [
+                    { key: "CriticalAddonsOnly", value: "true", effect: "NoExecute" },
+                    { key: "dedicated", value: "infra", effect: "PreferNoSchedule" },
+                ],
+            },
+        };
+        expect(karpenterCrossSectionProblems({ ...base, nodeGroups: tolerated })).to.deep.equal([]);
+    });
+
+    it("rejects more controller replicas than the controller's groups keep nodes (one replica per node)", () => {
+        const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
+        const labels = { "platform/role": "system" };
+        const one = { a: { kind: "managed", enabled: true, minSize: 1, labels } };
+        const problems = karpenterCrossSectionProblems({ ...base, nodeGroups: one });
+        expect(problems.map((i) => i.path.join("."))).to.deep.equal(["karpenter.controller.replicas"]);
+        expect(problems[0].message).to.match(/^2 replicas run one per node, but the groups they may use \(a\) keep only 1 node at minimum/);
+        const two = { ...one, b: { kind: "managed", enabled: true, minSize: 1, labels } };
+        expect(karpenterCrossSectionProblems({ ...base, nodeGroups: two })).to.deep.equal([]);
     });
 
     it("rejects a cluster name too long for the static Karpenter node role", () => {
@@ -340,13 +376,20 @@ describe("karpenter config: pure helpers", () => {
         for (const key of [
             "kubernetes.io/cluster/a",
             "karpenter.sh/nodeclaim",
-            "karpenter.k8s.aws/cluster",
+            "karpenter.k8s.aws/ec2nodeclass",
             "eks:eks-cluster-name",
             "AWS:foo",
         ]) {
             expect(isRestrictedTagKey(key), key).to.equal(true);
         }
-        for (const key of ["team", "kubernetes.io/role/elb", "karpenter.shop/x", "eks:nodegroup-name-ish", "Name"]) {
+        for (const key of [
+            "team",
+            "kubernetes.io/role/elb",
+            "karpenter.sh/discovery",
+            "karpenter.k8s.aws/cluster",
+            "eks:nodegroup-name-ish",
+            "Name",
+        ]) {
             expect(isRestrictedTagKey(key), key).to.equal(false);
         }
     });

@@ -42,18 +42,21 @@ const durationOrNever = z
     .string()
     .regex(/^(([0-9]+(s|m|h))+|Never)$/, { message: "must be a duration such as 30s, 15m or 720h, or Never" });
 
+/** EC2NodeClass tag keys Karpenter v1's validation rejects outright (it sets them itself). */
+const KARPENTER_RESERVED_TAGS = [
+    "karpenter.sh/nodepool",
+    "karpenter.sh/nodeclaim",
+    "karpenter.k8s.aws/ec2nodeclass",
+    "eks:eks-cluster-name",
+];
+
 /**
- * True for a tag key Karpenter reserves for itself or EKS: the EC2NodeClass CEL rules reject
- * them, and `aws:` keys are AWS's own. Pure.
+ * True for a tag key an EC2NodeClass may not carry: the exact keys Karpenter sets itself, any key
+ * starting `kubernetes.io/cluster` (the CEL rule has no trailing slash), and `aws:` keys, which EC2
+ * reserves. Other `karpenter.sh/` keys (e.g. `karpenter.sh/discovery`) are allowed. Pure.
  */
 export function isRestrictedTagKey(key: string): boolean {
-    return (
-        key.startsWith("kubernetes.io/cluster/") ||
-        key.startsWith("karpenter.sh/") ||
-        key.startsWith("karpenter.k8s.aws/") ||
-        key === "eks:eks-cluster-name" ||
-        key.toLowerCase().startsWith("aws:")
-    );
+    return KARPENTER_RESERVED_TAGS.includes(key) || key.startsWith("kubernetes.io/cluster") || key.toLowerCase().startsWith("aws:");
 }
 
 /** Label keys Karpenter sets on every node itself: a NodePool may neither set nor require them. */
@@ -295,8 +298,7 @@ const nodeClassSchema = z.strictObject({
                     ctx.addIssue({
                         code: "custom",
                         path: [key],
-                        message:
-                            "is a restricted tag (kubernetes.io/cluster/*, karpenter.sh/*, karpenter.k8s.aws/*, eks:eks-cluster-name, aws:*): Karpenter sets these itself and rejects the EC2NodeClass",
+                        message: `is a restricted tag (${KARPENTER_RESERVED_TAGS.join(", ")}, kubernetes.io/cluster*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
                     });
                 }
             }
@@ -407,6 +409,9 @@ export type NodePoolConfig = EnabledKarpenterConfig["nodePools"][string];
 export type NodeClassConfig = EnabledKarpenterConfig["nodeClasses"][string];
 export type KarpenterControllerConfig = EnabledKarpenterConfig["controller"];
 
+/** Taint keys the Karpenter controller's pods tolerate (any value, any effect). */
+export const CONTROLLER_TOLERATED_TAINT_KEYS = ["CriticalAddonsOnly"];
+
 /** One problem spanning config sections, with its path from the project namespace. */
 export interface CrossSectionIssue {
     path: (string | number)[];
@@ -420,9 +425,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * Checks of the karpenter section against the rest of the stack. Pure.
  *
- * `nodeGroups` is read structurally (any map of objects with optional `labels`, `enabled` and a
- * `type`/`kind` discriminator), so this compiles against whatever node group schema exists. With
- * no node groups declared the placement check is skipped: there is nothing to match yet.
+ * `nodeGroups` is read structurally (a map of objects with optional `labels`, `taints`, `minSize`,
+ * `enabled` and a `type`/`kind` discriminator). The controller needs an enabled managed group that
+ * carries its nodeSelector, whose taints it tolerates, and that keeps at least one node per replica
+ * (the chart spreads replicas one per node): otherwise a replica stays Pending and `pulumi up`
+ * waits on the Helm release until it times out.
  */
 export function karpenterCrossSectionProblems(stack: {
     clusterName: string;
@@ -448,17 +455,36 @@ export function karpenterCrossSectionProblems(stack: {
         const kind = g.type ?? g.kind;
         return typeof kind !== "string" || kind.toLowerCase() === "managed";
     });
-    if (Object.keys(stack.nodeGroups).length > 0) {
-        const selector = Object.entries(k.controller.nodeSelector);
-        const matches = groups.some(([, g]) => {
-            const groupLabels = isRecord(g) && isRecord(g.labels) ? g.labels : {};
-            return selector.every(([key, value]) => groupLabels[key] === value);
+    const selector = Object.entries(k.controller.nodeSelector);
+    const wanted = selector.map(([key, value]) => `${key}=${value}`).join(", ");
+    const labelled = groups.filter(([, g]) => {
+        const groupLabels = isRecord(g) && isRecord(g.labels) ? g.labels : {};
+        return selector.every(([key, value]) => groupLabels[key] === value);
+    });
+    const untolerated = (g: unknown): string[] =>
+        (isRecord(g) && Array.isArray(g.taints) ? g.taints : [])
+            .filter(
+                (t): t is Record<string, unknown> =>
+                    isRecord(t) && t.effect !== "PreferNoSchedule" && !CONTROLLER_TOLERATED_TAINT_KEYS.includes(String(t.key)),
+            )
+            .map((t) => `${String(t.key)}${typeof t.value === "string" && t.value !== "" ? `=${t.value}` : ""}:${String(t.effect)}`);
+    const homes = labelled.filter(([, g]) => untolerated(g).length === 0);
+    if (labelled.length === 0) {
+        issues.push({
+            path: ["karpenter", "controller", "nodeSelector"],
+            message: `${wanted} matches no enabled managed node group (have: ${groups.map(([n]) => n).join(", ") || "none"}): the controller could never schedule; label the system group with it`,
         });
-        if (!matches) {
-            const wanted = selector.map(([key, value]) => `${key}=${value}`).join(", ");
+    } else if (homes.length === 0) {
+        issues.push({
+            path: ["karpenter", "controller", "nodeSelector"],
+            message: `${wanted} matches only groups whose taints the controller does not tolerate (${labelled.map(([n, g]) => `${n}: ${untolerated(g).join(", ")}`).join("; ")}; it tolerates ${CONTROLLER_TOLERATED_TAINT_KEYS.join(", ")}): the controller could never schedule`,
+        });
+    } else {
+        const minNodes = homes.reduce((sum, [, g]) => sum + (isRecord(g) && typeof g.minSize === "number" ? g.minSize : 0), 0);
+        if (minNodes < k.controller.replicas) {
             issues.push({
-                path: ["karpenter", "controller", "nodeSelector"],
-                message: `${wanted} matches no enabled managed node group (have: ${groups.map(([n]) => n).join(", ") || "none"}): the controller could never schedule; label the system group with it`,
+                path: ["karpenter", "controller", "replicas"],
+                message: `${k.controller.replicas} replicas run one per node, but the groups they may use (${homes.map(([n]) => n).join(", ")}) keep only ${minNodes} node${minNodes === 1 ? "" : "s"} at minimum: a replica would stay Pending; raise those groups' minSize or lower replicas`,
             });
         }
     }

@@ -4,7 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { KarpenterControllerConfig } from "../config/karpenter";
+import { CONTROLLER_TOLERATED_TAINT_KEYS, type KarpenterControllerConfig } from "../config/karpenter";
 import { CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT } from "./aws";
 
 export const CHART_REPOSITORY = "oci://public.ecr.aws/karpenter";
@@ -38,7 +38,7 @@ export function controllerValues(args: ControllerValuesArgs): Record<string, unk
         // Resolve through the node, not CoreDNS: CoreDNS may itself be waiting for a node.
         dnsPolicy: "Default",
         nodeSelector: { "kubernetes.io/os": "linux", ...c.nodeSelector },
-        tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
+        tolerations: CONTROLLER_TOLERATED_TAINT_KEYS.map((key) => ({ key, operator: "Exists" })),
         affinity: {
             nodeAffinity: {
                 requiredDuringSchedulingIgnoredDuringExecution: {
