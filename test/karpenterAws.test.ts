@@ -224,6 +224,7 @@ describe("karpenter AWS: component", () => {
             const target = named(mocks.resources, "aws:cloudwatch/eventTarget:EventTarget", rule.name);
             expect(target.props.rule, rule.name).to.equal(`${rule.name}-name`);
             expect(target.props.arn, rule.name).to.match(/queue\/kp-interruption$/);
+            expect(target.options.dependsOn, rule.name).to.include("kp-interruption");
         }
     });
 });

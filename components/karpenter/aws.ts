@@ -394,7 +394,7 @@ export class KarpenterAws extends pulumi.ComponentResource {
             },
             parent,
         );
-        new aws.sqs.QueuePolicy(
+        const queuePolicy = new aws.sqs.QueuePolicy(
             `${name}-interruption`,
             {
                 queueUrl: this.queue.url,
@@ -411,7 +411,8 @@ export class KarpenterAws extends pulumi.ComponentResource {
             new aws.cloudwatch.EventTarget(
                 `${name}-${event.key}`,
                 { rule: rule.name, targetId: "KarpenterInterruptionQueue", arn: this.queue.arn },
-                parent,
+                // Until the policy lets EventBridge send, its deliveries are refused.
+                { parent: this, dependsOn: [queuePolicy] },
             );
         }
 
