@@ -70,6 +70,13 @@ describe("policy check: reading manifests", () => {
         ]);
         expect(() => toResources([...objects, { ...objects[0], file: "n.yaml", line: 7 }], "prod")).to.throw(ManifestError, "n.yaml:7: ConfigMap default/a is also defined at m.yaml:1");
     });
+
+    it("names an object without metadata.name once, without its namespace twice", () => {
+        const objects = parseManifests("apiVersion: v1\nkind: Pod\nmetadata: { generateName: job-, namespace: batch }\n", "p.yaml");
+        const [r] = toResources(objects, "prod");
+        expect(r.namespace).to.equal("batch");
+        expect(r.resource.urn).to.equal("urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:Pod::job-0");
+    });
 });
 
 describe("policy check: the CLI on the fixture pack", function () {
@@ -125,6 +132,10 @@ describe("policy check: the CLI on the fixture pack", function () {
         const format = await check("--format", "xml", "examples");
         expect(format.code).to.equal(2);
         expect(format.stderr).to.include("--format must be text, json or sarif");
+        const env = await check("--env", "prd", "examples");
+        expect(env.code).to.equal(2);
+        expect(env.stdout).to.equal("");
+        expect(env.stderr).to.include('no policy config for environment "prd" (have: dev, prod)');
         const missing = await check("--policy-pack", FIXTURE_PACK, "no/such/dir");
         expect(missing.code).to.equal(2);
         expect(missing.stderr).to.include("no/such/dir: no such file or directory");

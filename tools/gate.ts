@@ -193,14 +193,28 @@ export function loadPolicyPackConfig(file: string): Record<string, PolicyConfigE
 }
 
 /**
- * The config file of an environment, `<pack>/config/<env>.json`. Without one the gate runs with the
- * pack's own levels and defaults — what `pulumi preview --policy-pack` does without
- * `--policy-pack-config` — and says so.
+ * The config file of an environment, `<pack>/config/<env>.json`. A pack with a `config/` directory
+ * but no file for `env` is an input error naming the environments it has (a misspelt `--env`, or a
+ * new stack whose policy config was not added: `pulumi preview --policy-pack-config` would fail
+ * too). A pack without `config/` runs with its own levels and defaults, as `pulumi preview
+ * --policy-pack` does without `--policy-pack-config`, and says so.
  */
 export function environmentConfig(packDir: string, env: string): { file?: string; warnings: string[] } {
-    const file = path.join(packDir, "config", `${env}.json`);
+    const dir = path.join(packDir, "config");
+    const file = path.join(dir, `${env}.json`);
     const shown = path.relative(process.cwd(), file) || file;
-    return fs.existsSync(file) ? { file, warnings: [] } : { warnings: [`${shown} not found: the pack's own enforcement levels and defaults apply`] };
+    if (fs.existsSync(file)) {
+        return { file, warnings: [] };
+    }
+    if (fs.existsSync(dir)) {
+        const known = fs
+            .readdirSync(dir)
+            .filter((f) => f.endsWith(".json"))
+            .map((f) => f.slice(0, -".json".length))
+            .sort();
+        throw new GateInputError(`${shown} not found: no policy config for environment "${env}" (have: ${known.join(", ") || "none"}); add the file or pick one of those`);
+    }
+    return { warnings: [`${shown} not found: the pack's own enforcement levels and defaults apply`] };
 }
 
 /** A URN as the engine builds it: ancestors' types (the stack excluded) joined by `$`. */

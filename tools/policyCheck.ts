@@ -151,7 +151,9 @@ export function toResources(objects: readonly ManifestObject[], env: string): Ma
         const name = typeof meta.name === "string" ? meta.name : typeof meta.generateName === "string" ? `${meta.generateName}${i}` : `unnamed-${i}`;
         const namespace = CLUSTER_SCOPED.has(kind) ? undefined : typeof meta.namespace === "string" ? meta.namespace : "default";
         const type = typeToken(o.apiVersion as string, kind);
-        const logical = namespace ? `${namespace}/${name}` : name;
+        // Unnamed objects already have a unique generated name; prefixing their namespace would make
+        // the pack (which falls back to the logical name) show it twice.
+        const logical = namespace && typeof meta.name === "string" ? `${namespace}/${name}` : name;
         const urn = urnOf(env, MANIFEST_PROJECT, type, logical);
         const first = seen.get(urn);
         if (first) {
