@@ -67,7 +67,7 @@ describe("node group config", () => {
     });
 
     it("accepts a switched-off group and an AL2 group on an older release", () => {
-        expect(problemsWith({ general: { ...managed, labels: { "platform/role": "system" } }, gpu: { ...managed, enabled: false } })).to.deep.equal([]);
+        expect(problemsWith({ general: { ...managed, minSize: 2, labels: { "platform/role": "system" } }, gpu: { ...managed, enabled: false } })).to.deep.equal([]);
         expect(nodeGroupsSchema.safeParse({ old: { ...managed, amiType: "AL2_x86_64", releaseVersion: "1.32.3-20250519" } }).success).to.equal(true);
     });
 
