@@ -1,7 +1,7 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { formatSeconds, parseDuration } from "./lib/duration";
-import { describeWorkload, isKind, LONG_RUNNING, objectName } from "./lib/kubernetes";
+import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
 import { readWorkloads } from "./lib/stack";
 import { asArray, asNumeric, asRecord, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
@@ -64,11 +64,14 @@ export const drainWindow: StackValidationPolicy = {
                         });
                     }
                 });
-            } else if (r.type.startsWith("kubernetes:") && isKind(r.type, r.props, "karpenter.sh", "NodePool")) {
+            } else if (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined) {
                 verdicts.read(`NodePool ${r.name}`, () => {
                     const name = objectName(r.props, r.name);
                     const nodeSpec = path(r.props, "spec", "template", "spec");
-                    const grace = parseDuration(field(nodeSpec, "terminationGracePeriod"));
+                    // terminationGracePeriod is a v1 field; older NodePools (v1beta1, which karpenter-nodepool
+                    // reports) only contribute the Spot notice, whose requirements read the same.
+                    const v1 = karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") === "v1";
+                    const grace = v1 ? parseDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
                     if (grace !== undefined) {
                         windows.push({
                             seconds: grace,

@@ -1,6 +1,6 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { isKind, objectName } from "./lib/kubernetes";
+import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { asArray, asString, field, keysOf, path } from "./lib/values";
 import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
@@ -21,24 +21,59 @@ const configSchema: PolicyConfigSchema = {
     },
 };
 
-// Tag keys Karpenter sets itself; EC2NodeClass validation rejects them in spec.tags.
-const RESTRICTED_PREFIXES = ["kubernetes.io/cluster/", "karpenter.sh/", "karpenter.k8s.aws/"];
-const RESTRICTED_KEYS = ["eks:eks-cluster-name"];
+// Tag keys the Karpenter v1 EC2NodeClass CRD refuses in spec.tags (its CEL rules): the ones Karpenter
+// sets on every instance itself. `kubernetes.io/cluster` is a prefix without a slash, as in the CRD.
+const RESTRICTED_PREFIX = "kubernetes.io/cluster";
+const RESTRICTED_KEYS = new Set([
+    "eks:eks-cluster-name",
+    "karpenter.sh/nodepool",
+    "karpenter.sh/nodeclaim",
+    "karpenter.k8s.aws/ec2nodeclass",
+]);
 
-/** EC2NodeClasses pin their AMI, leave Karpenter's own tags alone, keep IMDSv2 and encrypt volumes. */
+/** Why the EC2NodeClass CRD refuses a tag key, or `undefined`. */
+function restrictedTag(key: string): string | undefined {
+    if (key === "") {
+        return "an empty key";
+    }
+    if (key.startsWith(RESTRICTED_PREFIX)) {
+        return `${key} (keys starting with ${RESTRICTED_PREFIX})`;
+    }
+    return RESTRICTED_KEYS.has(key) ? key : undefined;
+}
+
+/**
+ * EC2NodeClasses pin their AMI, leave Karpenter's own tags alone, keep IMDSv2 and encrypt volumes.
+ * An EC2NodeClass of another API version (v1beta1) gets one violation saying to migrate.
+ */
 export const karpenterNodeClass: ResourceValidationPolicy = {
     name: "karpenter-nodeclass",
-    description: "EC2NodeClasses pin their AMI, set no reserved tags, require IMDSv2 and encrypt block devices.",
+    description: "EC2NodeClasses use the v1 API, pin their AMI, set no restricted or aws: tags, require IMDSv2 and encrypt block devices.",
     enforcementLevel: "mandatory",
     configSchema,
     validateResource: (args, reportViolation) => {
-        if (!args.type.startsWith("kubernetes:") || !isKind(args.type, args.props, "karpenter.k8s.aws", "EC2NodeClass")) {
+        const version = args.type.startsWith("kubernetes:")
+            ? karpenterVersion(args.type, args.props, "karpenter.k8s.aws", "EC2NodeClass")
+            : undefined;
+        if (version === undefined) {
             args.notApplicable("not a Karpenter EC2NodeClass");
         }
         const config = readConfig<KarpenterNodeClassConfig>("karpenter-nodeclass", configSchema, args.getConfig());
         const verdicts = new Verdicts();
         const name = verdicts.read(args.name, () => objectName(args.props, args.name)) ?? args.name;
         const subject = `EC2NodeClass ${name}`;
+        if (version !== "v1") {
+            reportViolation(
+                karpenterVersionViolation(
+                    subject,
+                    "karpenter.k8s.aws",
+                    version as string,
+                    "amiSelectorTerms is required, an alias such as al2023@v20250115 replaces amiFamily",
+                ),
+            );
+            verdicts.finish();
+            return;
+        }
         const spec = verdicts.read(subject, () => field(args.props, "spec"));
         verdicts.judge(`${subject} amiSelectorTerms`, () => {
             if (config.allowLatestAmi) {
@@ -58,15 +93,24 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
             }
         });
         verdicts.judge(`${subject} tags`, () => {
-            const reserved = keysOf(field(spec, "tags")).filter(
-                (k) => RESTRICTED_KEYS.includes(k) || RESTRICTED_PREFIXES.some((p) => k.startsWith(p)),
-            );
+            const keys = keysOf(field(spec, "tags"));
+            const restricted = keys.map(restrictedTag).filter((k): k is string => k !== undefined);
+            if (restricted.length > 0) {
+                reportViolation(
+                    violation(
+                        `${subject} sets restricted tag${restricted.length > 1 ? "s" : ""} ${restricted.join(", ")} in spec.tags`,
+                        "Karpenter sets these tags itself to find, count and clean up its instances, and the EC2NodeClass CRD's validation rejects them: the API server refuses the EC2NodeClass, so its NodePools launch nothing",
+                        `remove ${restricted.length > 1 ? "these keys" : "this key"} from spec.tags (other keys under karpenter.sh/, such as karpenter.sh/discovery, are fine)`,
+                    ),
+                );
+            }
+            const reserved = keys.filter((k) => k.toLowerCase().startsWith("aws:"));
             if (reserved.length > 0) {
                 reportViolation(
                     violation(
-                        `${subject} sets reserved tag${reserved.length > 1 ? "s" : ""} ${reserved.join(", ")} in spec.tags`,
-                        "Karpenter owns these tags to find and clean up its instances; the API server rejects the EC2NodeClass, so its NodePools launch nothing",
-                        `remove ${reserved.join(", ")} from spec.tags`,
+                        `${subject} sets tag${reserved.length > 1 ? "s" : ""} ${reserved.join(", ")} in spec.tags, under the aws: prefix AWS reserves for itself`,
+                        "EC2 refuses user tags starting with aws: (in any letter case), so every instance launch of this class fails and its NodePools get no nodes",
+                        `rename ${reserved.join(", ")} without the aws: prefix, or drop ${reserved.length > 1 ? "them" : "it"}`,
                     ),
                 );
             }

@@ -1,25 +1,42 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { parseDuration } from "./lib/duration";
-import { isKind, objectName } from "./lib/kubernetes";
+import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { parseQuantity } from "./lib/quantity";
 import { asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /**
  * Karpenter v1 NodePools reference their node class completely, cap what they may launch, and
- * bound how long a draining node may live.
+ * bound how long a draining node may live. A NodePool of another API version (v1beta1) gets one
+ * violation saying to migrate, instead of v1 field checks that do not fit it.
  */
 export const karpenterNodePool: ResourceValidationPolicy = {
     name: "karpenter-nodepool",
-    description: "Karpenter NodePools set a complete nodeClassRef, cpu and memory limits, and a terminationGracePeriod.",
+    description: "Karpenter NodePools use the v1 API and set a complete nodeClassRef, cpu and memory limits, and a terminationGracePeriod.",
     enforcementLevel: "mandatory",
     validateResource: (args, reportViolation) => {
-        if (!args.type.startsWith("kubernetes:") || !isKind(args.type, args.props, "karpenter.sh", "NodePool")) {
+        const version = args.type.startsWith("kubernetes:")
+            ? karpenterVersion(args.type, args.props, "karpenter.sh", "NodePool")
+            : undefined;
+        if (version === undefined) {
             args.notApplicable("not a Karpenter NodePool");
         }
         const verdicts = new Verdicts();
         const name = verdicts.read(args.name, () => objectName(args.props, args.name)) ?? args.name;
         const subject = `NodePool ${name}`;
+        if (version !== "v1") {
+            // v1beta1 has other fields (no nodeClassRef group, no terminationGracePeriod): one clear verdict instead of v1 noise.
+            reportViolation(
+                karpenterVersionViolation(
+                    subject,
+                    "karpenter.sh",
+                    version as string,
+                    "nodeClassRef with group, kind and name; expireAfter and terminationGracePeriod under spec.template.spec",
+                ),
+            );
+            verdicts.finish();
+            return;
+        }
         verdicts.judge(`${subject} nodeClassRef`, () => {
             const ref = path(args.props, "spec", "template", "spec", "nodeClassRef");
             const missing = ["group", "kind", "name"].filter((k) => !asString(field(ref, k)));

@@ -2,7 +2,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
 import { UndecidedNamespaces } from "./lib/stack";
-import { keysOf, path } from "./lib/values";
+import { asArray, asRecord, field, keysOf, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `namespace-quota-required`. */
@@ -29,10 +29,65 @@ const DIMENSIONS: [string, string[]][] = [
     ["pods", ["pods"]],
 ];
 
-/** Every Namespace (except the system ones) has a ResourceQuota limiting cpu, memory and pods, and a LimitRange. */
+const RESOURCES = ["cpu", "memory"];
+
+/** The resources a namespace's LimitRanges give containers defaults for. */
+interface ContainerDefaults {
+    default: Set<string>;
+    defaultRequest: Set<string>;
+}
+
+/**
+ * Why a quota is scoped (bounds only the pods its scope matches), or `undefined` for one that
+ * bounds the whole namespace. Anything but an absent or empty `scopes` and `scopeSelector`
+ * counts as scoped (a malformed scope does not bound the namespace either).
+ */
+function quotaScope(spec: unknown): string | undefined {
+    const scopes = field(spec, "scopes");
+    if (scopes !== undefined && scopes !== null && !(Array.isArray(scopes) && scopes.length === 0)) {
+        const names = asArray(scopes).filter((v): v is string => typeof v === "string");
+        return `scopes ${names.length > 0 ? names.join(", ") : JSON.stringify(scopes)}`;
+    }
+    const selector = field(spec, "scopeSelector");
+    if (selector === undefined || selector === null) {
+        return undefined;
+    }
+    const expressions = field(selector, "matchExpressions");
+    if (
+        asRecord(selector) &&
+        (expressions === undefined || expressions === null || (Array.isArray(expressions) && expressions.length === 0))
+    ) {
+        return undefined; // an empty scopeSelector matches every pod
+    }
+    return "scopeSelector";
+}
+
+/**
+ * Adds what the `type: Container` items of a LimitRange's `spec.limits` give containers by
+ * default, after the API server's defaulting: `default` falls back to `max`, `defaultRequest`
+ * to `default`, then to `min`.
+ */
+function addContainerDefaults(limits: unknown, into: ContainerDefaults): void {
+    for (const raw of asArray(limits)) {
+        if (field(raw, "type") !== "Container") {
+            continue;
+        }
+        const defaults = new Set([...keysOf(field(raw, "default")), ...keysOf(field(raw, "max"))]);
+        const requests = new Set([...keysOf(field(raw, "defaultRequest")), ...defaults, ...keysOf(field(raw, "min"))]);
+        defaults.forEach((k) => into.default.add(k));
+        requests.forEach((k) => into.defaultRequest.add(k));
+    }
+}
+
+/**
+ * Every Namespace (except the system ones) has ResourceQuotas without scopes that together limit
+ * cpu, memory and pods (a scoped quota bounds only the pods its scope matches, so it does not
+ * count), and LimitRanges whose `type: Container` items give default cpu and memory limits and
+ * requests.
+ */
 export const namespaceQuotaRequired: StackValidationPolicy = {
     name: "namespace-quota-required",
-    description: "Every namespace has a ResourceQuota limiting cpu, memory and pods, and a LimitRange.",
+    description: "Every namespace has an unscoped ResourceQuota limiting cpu, memory and pods, and a LimitRange with container defaults.",
     enforcementLevel: "mandatory",
     configSchema,
     validateStack: (args, reportViolation) => {
@@ -40,8 +95,10 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
         const exempt = new Set(config.exemptNamespaces);
         const verdicts = new Verdicts();
         const namespaces: { name: string; urn: string }[] = [];
+        // Keys of the namespace's unscoped quotas' spec.hard; scoped quotas, named for messages.
         const quotaKeys = new Map<string, Set<string>>();
-        const limitRanges = new Set<string>();
+        const scoped = new Map<string, string[]>();
+        const limitRanges = new Map<string, ContainerDefaults>();
         const undecided = new UndecidedNamespaces();
         for (const r of args.resources) {
             if (!r.type.startsWith("kubernetes:")) {
@@ -55,6 +112,14 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
             } else if (isKind(r.type, r.props, "", "ResourceQuota")) {
                 const ok = verdicts.read(`ResourceQuota ${r.name}`, () => {
                     const ns = namespaceOf(r.props);
+                    const scope = quotaScope(field(r.props, "spec"));
+                    if (scope) {
+                        // It bounds only the pods its scope matches: the namespace as a whole stays open.
+                        const list = scoped.get(ns) ?? [];
+                        list.push(`${objectName(r.props, r.name)} (${scope})`);
+                        scoped.set(ns, list);
+                        return true;
+                    }
                     const keys = quotaKeys.get(ns) ?? new Set<string>();
                     for (const key of keysOf(path(r.props, "spec", "hard"))) {
                         keys.add(key);
@@ -66,7 +131,14 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                     undecided.add(r.props);
                 }
             } else if (isKind(r.type, r.props, "", "LimitRange")) {
-                if (!verdicts.read(`LimitRange ${r.name}`, () => limitRanges.add(namespaceOf(r.props)))) {
+                const ok = verdicts.read(`LimitRange ${r.name}`, () => {
+                    const ns = namespaceOf(r.props);
+                    const found = limitRanges.get(ns) ?? { default: new Set<string>(), defaultRequest: new Set<string>() };
+                    addContainerDefaults(path(r.props, "spec", "limits"), found);
+                    limitRanges.set(ns, found);
+                    return true;
+                });
+                if (!ok) {
                     undecided.add(r.props);
                 }
             }
@@ -79,12 +151,17 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                     return;
                 }
                 const keys = quotaKeys.get(ns.name);
+                const scopedHere = scoped.get(ns.name) ?? [];
                 if (!keys) {
                     reportViolation(
                         violation(
-                            `Namespace ${ns.name} has no ResourceQuota`,
-                            "one team's runaway rollout or leak can take every node's CPU, memory and pod slots, starving the other namespaces and making Karpenter scale without bound",
-                            `add a ResourceQuota in ${ns.name} with spec.hard requests.cpu, requests.memory, limits.cpu, limits.memory and pods`,
+                            scopedHere.length > 0
+                                ? `Namespace ${ns.name} has only scoped ResourceQuotas (${scopedHere.join(", ")}), none for all its pods`
+                                : `Namespace ${ns.name} has no ResourceQuota`,
+                            scopedHere.length > 0
+                                ? "a quota with spec.scopes or spec.scopeSelector bounds only the pods its scope matches, so every other pod can still take every node's CPU, memory and pod slots, starving the other namespaces and making Karpenter scale without bound"
+                                : "one team's runaway rollout or leak can take every node's CPU, memory and pod slots, starving the other namespaces and making Karpenter scale without bound",
+                            `add a ResourceQuota without scopes or scopeSelector in ${ns.name} with spec.hard requests.cpu, requests.memory, limits.cpu, limits.memory and pods`,
                         ),
                         ns.urn,
                     );
@@ -93,15 +170,16 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                     if (missing.length > 0) {
                         reportViolation(
                             violation(
-                                `The ResourceQuota of namespace ${ns.name} does not limit ${missing.join(", ")}`,
-                                "what the quota leaves unbounded one workload can still take from the whole cluster",
-                                `add ${missing.map((d) => (d === "pods" ? "pods" : `requests.${d} and limits.${d}`)).join(", ")} to spec.hard`,
+                                `The unscoped ResourceQuotas of namespace ${ns.name} do not limit ${missing.join(", ")}`,
+                                "what the quota leaves unbounded one workload can still take from the whole cluster (a scoped quota bounds only the pods its scope matches)",
+                                `add ${missing.map((d) => (d === "pods" ? "pods" : `requests.${d} and limits.${d}`)).join(", ")} to spec.hard of a quota without scopes or scopeSelector`,
                             ),
                             ns.urn,
                         );
                     }
                 }
-                if (!limitRanges.has(ns.name)) {
+                const defaults = limitRanges.get(ns.name);
+                if (!defaults) {
                     reportViolation(
                         violation(
                             `Namespace ${ns.name} has no LimitRange`,
@@ -110,6 +188,21 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                         ),
                         ns.urn,
                     );
+                } else {
+                    const gaps = [
+                        ...RESOURCES.filter((res) => !defaults.default.has(res)).map((res) => `default.${res}`),
+                        ...RESOURCES.filter((res) => !defaults.defaultRequest.has(res)).map((res) => `defaultRequest.${res}`),
+                    ];
+                    if (gaps.length > 0) {
+                        reportViolation(
+                            violation(
+                                `The LimitRanges of namespace ${ns.name} give containers no ${gaps.join(", ")} (no type: Container item sets ${gaps.length > 1 ? "them" : "it"})`,
+                                "a container that omits its requests or limits gets no default for them: with a quota on requests and limits it is rejected at admission, without one it runs unbounded",
+                                `add to a LimitRange in ${ns.name} an item { type: Container, default: {cpu, memory}, defaultRequest: {cpu, memory} }`,
+                            ),
+                            ns.urn,
+                        );
+                    }
                 }
             });
         }

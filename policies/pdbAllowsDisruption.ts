@@ -2,16 +2,21 @@ import type { StackValidationPolicy } from "@pulumi/policy";
 import { formatIntOrPercent, scaledValue } from "./lib/intOrPercent";
 import { describeWorkload, Workload } from "./lib/kubernetes";
 import { formatSelector } from "./lib/selector";
-import { Pdb, pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { Pdb, pdbRejected, pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
 
 const BLOCKS =
     "node drains and managed node group upgrades block (PodEvictionFailure), and Karpenter cannot consolidate or replace the node until its terminationGracePeriod forces it";
 
+const REJECTED =
+    "the API server rejects the budget, so the workloads it was meant for ship without protection against drains (and workload-pdb-required does not count it)";
+
 /**
- * A PDB lets at least one pod go for the workloads it matches: no `maxUnavailable` of 0 or 0%,
- * no `minAvailable` of 100% or of all matched replicas (percentages round up, as the disruption
- * controller does). A PDB matching no workload, and a workload matched by several PDBs (the
+ * A PDB the API server would reject is reported as such: a malformed value (negative, a
+ * fraction, a percentage above 100% or not written as `"N%"`), both `minAvailable` and
+ * `maxUnavailable` set, or a malformed selector. Otherwise it lets at least one pod go for the
+ * workloads it matches: no `maxUnavailable` of 0 or 0%, no `minAvailable` of 100% or of all
+ * matched replicas (percentages round up, as the disruption controller does). A PDB matching no workload, and a workload matched by several PDBs (the
  * eviction API refuses those pods), are reported too.
  */
 export const pdbAllowsDisruption: StackValidationPolicy = {
@@ -65,15 +70,35 @@ export const pdbAllowsDisruption: StackValidationPolicy = {
 
 function judgePdb(pdb: Pdb, matched: Workload[], complete: boolean, report: (message: string, urn?: string) => void): void {
     const subject = `PodDisruptionBudget ${pdb.namespace}/${pdb.name}`;
+    // What the API server refuses: the budget never exists, so its effect on drains is moot.
     for (const bad of pdb.invalid) {
         report(
             violation(
-                `${subject} sets ${bad.key} to ${JSON.stringify(bad.value)}, which is neither a non-negative integer nor a percentage`,
-                "the API server rejects the budget, so the workload ships without protection against drains",
-                `set ${bad.key} to an integer such as 1 or a percentage such as "25%"`,
+                `${subject} sets ${bad.key} to ${JSON.stringify(bad.value)}, ${bad.reason}`,
+                REJECTED,
+                `set ${bad.key} to a non-negative integer such as 1 or a percentage string from "0%" to "100%" such as "25%"`,
             ),
             pdb.urn,
         );
+    }
+    if (pdb.bothSet) {
+        report(
+            violation(`${subject} sets both minAvailable and maxUnavailable`, REJECTED, "keep only one of them, e.g. maxUnavailable: 1"),
+            pdb.urn,
+        );
+    }
+    if (pdb.selector?.invalid) {
+        report(
+            violation(
+                `${subject} has a malformed selector: ${pdb.selector.invalid}`,
+                REJECTED,
+                "write spec.selector as matchLabels (a map of label keys to string values) and/or matchExpressions (a list of {key, operator: In|NotIn|Exists|DoesNotExist, values}) matching the workload's pod template labels",
+            ),
+            pdb.urn,
+        );
+    }
+    if (pdbRejected(pdb)) {
+        return;
     }
     if (pdb.maxUnavailable && pdb.maxUnavailable.value === 0) {
         report(

@@ -6,7 +6,8 @@ import { Verdicts, violation } from "./lib/verdicts";
 
 /**
  * Containers of pods that a Service selects have a preStop hook, so a pod leaves the load
- * balancers' endpoints before it receives SIGTERM.
+ * balancers' endpoints before it receives SIGTERM. Native sidecars (init containers with
+ * `restartPolicy: Always`) count as containers: they run beside the app and a Service may route to them.
  */
 export const workloadPrestopHook: StackValidationPolicy = {
     name: "workload-prestop-hook",
@@ -29,10 +30,11 @@ export const workloadPrestopHook: StackValidationPolicy = {
             const subject = describeWorkload(w);
             verdicts.judge(subject, () => {
                 for (const c of containersOf(w.podSpec)) {
-                    if (c.role === "container" && !hasPreStop(c.spec)) {
+                    // Native sidecars (init containers with restartPolicy: Always) keep running and may serve the Service too.
+                    if ((c.role === "container" || c.sidecar) && !hasPreStop(c.spec)) {
                         reportViolation(
                             violation(
-                                `${subject} container "${c.name}" has no preStop hook, yet Service ${services.map((s) => s.name).join(", ")} sends it traffic`,
+                                `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" has no preStop hook, yet Service ${services.map((s) => s.name).join(", ")} sends it traffic`,
                                 "on a drain, rollout or scale-in the pod gets SIGTERM while kube-proxy and the load balancers still route requests to it for a few seconds, and those requests fail",
                                 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
                             ),

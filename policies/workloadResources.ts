@@ -1,7 +1,7 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { containersOf, describeWorkload, readWorkload, workloadKind } from "./lib/kubernetes";
-import { parseQuantity } from "./lib/quantity";
+import { compareQuantities, parseQuantity } from "./lib/quantity";
 import { field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
@@ -86,9 +86,8 @@ export const workloadResources: ResourceValidationPolicy = {
                         }
                     }
                     for (const resource of ["cpu", "memory"]) {
-                        const request = parseQuantity(path(resources, "requests", resource));
-                        const limit = parseQuantity(path(resources, "limits", resource));
-                        if (request !== undefined && limit !== undefined && request > limit) {
+                        // Exact decimal comparison: 1001m and "1.001" are equal, though not as floats.
+                        if (compareQuantities(path(resources, "requests", resource), path(resources, "limits", resource)) === 1) {
                             reportViolation(
                                 violation(
                                     `${where} requests more ${resource} (${JSON.stringify(path(resources, "requests", resource))}) than its limit (${JSON.stringify(path(resources, "limits", resource))})`,

@@ -1,6 +1,6 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { containersOf, describeWorkload, LONG_RUNNING, preStopSleepSeconds, readWorkload, workloadKind } from "./lib/kubernetes";
+import { containersOf, describeWorkload, LONG_RUNNING, preStopSleep, readWorkload, workloadKind } from "./lib/kubernetes";
 import { field } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
@@ -26,7 +26,8 @@ const configSchema: PolicyConfigSchema = {
 
 /**
  * Long-running workloads set `terminationGracePeriodSeconds` explicitly, within `min`..`max`,
- * and above the longest preStop sleep of their containers.
+ * and above the longest preStop sleep of their containers and native sidecars. A sleep whose
+ * length cannot be read (`sleep $DELAY` with no literal env value) is reported, never taken as 0.
  */
 export const workloadTerminationGrace: ResourceValidationPolicy = {
     name: "workload-termination-grace",
@@ -89,19 +90,39 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
                 }
                 let longest = 0;
                 let sleeper = "";
+                const unreadable: string[] = [];
                 for (const c of containersOf(workload.podSpec)) {
-                    const sleep = preStopSleepSeconds(c.spec);
-                    if (sleep > longest) {
-                        longest = sleep;
+                    // Plain init containers have exited before the pod stops; native sidecars stop with it.
+                    if (c.role === "init container" && !c.sidecar) {
+                        continue;
+                    }
+                    const sleep = preStopSleep(c.spec);
+                    if (sleep.seconds > longest) {
+                        longest = sleep.seconds;
                         sleeper = c.name;
+                    }
+                    if (sleep.unreadable.length > 0) {
+                        unreadable.push(`"${c.name}" (${sleep.unreadable.join(", ")})`);
                     }
                 }
                 if (longest > 0 && raw <= longest) {
+                    const what = Number.isFinite(longest) ? `the ${longest} s preStop sleep` : "the endless preStop sleep (sleep infinity)";
                     reportViolation(
                         violation(
-                            `${subject} sets ${key} to ${raw}, not above the ${longest} s preStop sleep of container "${sleeper}"`,
+                            `${subject} sets ${key} to ${raw}, not above ${what} of container "${sleeper}"`,
                             "the preStop hook runs inside the grace period, so the app gets SIGKILL with no time left to drain its requests after SIGTERM",
-                            `raise ${key} above ${longest} s plus the longest request, or shorten the preStop sleep`,
+                            Number.isFinite(longest)
+                                ? `raise ${key} above ${longest} s plus the longest request, or shorten the preStop sleep`
+                                : `give the preStop hook a bounded sleep (e.g. sleep 5) and keep ${key} above it plus the longest request`,
+                        ),
+                    );
+                }
+                if (unreadable.length > 0) {
+                    reportViolation(
+                        violation(
+                            `${subject} has a preStop sleep whose length cannot be read in container ${unreadable.join("; ")}, so it cannot be checked against ${key} ${raw}`,
+                            "if the sleep runs as long as the grace period, the app gets SIGKILL with no time left to drain its requests after SIGTERM; if sleep refuses the operand, the hook fails and the pod gets SIGTERM while still receiving traffic",
+                            `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 / sleep 1m in the exec command, or a $VAR with a literal env value) and keep ${key} above it`,
                         ),
                     );
                 }

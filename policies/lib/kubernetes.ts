@@ -3,7 +3,8 @@
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
 import { isUnknownValueError } from "./sdk";
-import { asArray, asNumber, asRecord, asString, field, path, Rec, stringMap } from "./values";
+import { violation } from "./verdicts";
+import { asArray, asNumber, asNumeric, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -67,6 +68,28 @@ export function kubernetesKind(type: string, props: unknown): KubernetesKind | u
 export function isKind(type: string, props: unknown, group: string, kind: string): boolean {
     const k = kubernetesKind(type, props);
     return k !== undefined && k.group === group && k.kind === kind;
+}
+
+/**
+ * The API version of a Karpenter object (`v1`, `v1beta1`, …) when it is `group`/`kind`, else
+ * `undefined`. Karpenter 1.x serves only `v1`; older versions need their own reading.
+ */
+export function karpenterVersion(type: string, props: unknown, group: string, kind: string): string | undefined {
+    const k = kubernetesKind(type, props);
+    return k !== undefined && k.group === group && k.kind === kind ? k.version : undefined;
+}
+
+/**
+ * The violation for a Karpenter object written against an API version other than v1
+ * (`karpenter.sh/v1beta1`): the v1 field checks do not apply to it, and current Karpenter
+ * releases do not serve it.
+ */
+export function karpenterVersionViolation(subject: string, group: string, version: string, changes: string): string {
+    return violation(
+        `${subject} uses apiVersion ${group}/${version}, not Karpenter's v1 API`,
+        `Karpenter 1.x serves only ${group}/v1: ${version} objects are served only by pre-1.0 releases (1.0 still converted v1beta1 through conversion webhooks, which 1.1 removed), so on a current Karpenter the API server rejects the object and no node is launched for it; its v1 fields cannot be checked either`,
+        `migrate it to apiVersion ${group}/v1 following Karpenter's v1 migration guide (${changes}), then upgrade Karpenter`,
+    );
 }
 
 export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Pod" | "Job" | "CronJob";
@@ -167,6 +190,11 @@ export interface ContainerRef {
     role: "container" | "init container";
     name: string;
     spec: Rec;
+    /**
+     * A native sidecar: an init container with `restartPolicy: Always`, which keeps running beside
+     * the containers, can receive Service traffic, and is stopped (preStop hook included) with the pod.
+     */
+    sidecar: boolean;
 }
 
 /** Containers and init containers of a pod spec. */
@@ -180,7 +208,8 @@ export function containersOf(podSpec: unknown): ContainerRef[] {
         for (let i = 0; i < items.length; i++) {
             const spec = asRecord(items[i]);
             if (spec) {
-                out.push({ role, name: asString(spec.name) || `#${i}`, spec });
+                const sidecar = role === "init container" && field(spec, "restartPolicy") === "Always";
+                out.push({ role, name: asString(spec.name) || `#${i}`, spec, sidecar });
             }
         }
     }
@@ -198,22 +227,262 @@ export function hasPreStop(container: unknown): boolean {
     return asRecord(preStop) !== undefined && Object.keys(preStop as Rec).length > 0;
 }
 
+/** What a container's preStop hook sleeps, as far as it can be read. */
+export interface PreStopSleep {
+    /** Seconds of the sleeps that could be read, summed; `Infinity` for `sleep infinity`; 0 when it does not sleep. */
+    seconds: number;
+    /**
+     * Durations written in a form whose value only shows at run time or that `sleep` would refuse
+     * (`$DELAY` with no literal `env` value, `$(cat /x)`, `5x`), as written. Counted as nothing in
+     * `seconds`, so callers must not take `seconds` as the whole sleep when this is not empty.
+     */
+    unreadable: string[];
+}
+
+// Shells whose `-c` script is searched for sleeps.
+const SHELLS = new Set(["sh", "bash", "ash", "dash", "ksh", "mksh", "zsh"]);
+// Words that run the command after them (`exec sleep 5`, `busybox sleep 5`).
+const WRAPPERS = new Set(["exec", "command", "builtin", "busybox", "nohup"]);
+// Shell keywords that may start a simple command inside a compound one.
+const KEYWORDS = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"]);
+// A GNU/busybox `sleep` operand: a decimal number with an optional unit.
+const SLEEP_OPERAND = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/;
+const SLEEP_UNIT: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+function basename(word: string): string {
+    return word.slice(word.lastIndexOf("/") + 1);
+}
+
+/** Literal `env` values of a container (`valueFrom` ones are only known at run time). */
+function literalEnv(container: unknown): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const raw of asArray(field(container, "env"))) {
+        const name = asString(field(raw, "name"));
+        const value = asString(field(raw, "value"));
+        if (name && value !== undefined && !has(raw, "valueFrom")) {
+            out.set(name, value);
+        }
+    }
+    return out;
+}
+
 /**
- * Seconds a container's preStop hook sleeps: the `sleep` action, or `sleep N` commands in an
- * `exec` hook (summed: `sleep 5; nginx -s quit; sleep 2` is 7). 0 when it does not sleep.
+ * Expands `$NAME`, `${NAME}` and `${NAME:-default}` from literal env values; `undefined` if
+ * anything stays unexpanded. With no `env` (no shell) nothing is expanded.
  */
-export function preStopSleepSeconds(container: unknown): number {
+function expand(word: string, env: ReadonlyMap<string, string> | undefined): string | undefined {
+    if (!env) {
+        return /[$`]/.test(word) ? undefined : word;
+    }
+    let unresolved = false;
+    const out = word.replace(
+        /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}$`]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+        (_m, braced, fallback, bare) => {
+            const name = (braced ?? bare) as string;
+            const value = env.get(name) ?? (fallback as string | undefined);
+            if (value === undefined) {
+                unresolved = true;
+                return "";
+            }
+            return value;
+        },
+    );
+    return unresolved || /[$`]/.test(out) ? undefined : out;
+}
+
+/** Seconds of one `sleep` operand; `undefined` when `sleep` would refuse it or it is not literal. */
+function sleepOperand(word: string): number | undefined {
+    if (/^inf(inity)?$/i.test(word)) {
+        return Infinity;
+    }
+    const match = SLEEP_OPERAND.exec(word);
+    return match ? Number(match[1]) * SLEEP_UNIT[match[2]] : undefined;
+}
+
+/**
+ * Splits a shell script into simple commands of words, well enough to find `sleep` calls: quotes
+ * and backslashes are honoured; `;`, `&`, `|`, newlines, parentheses and backquotes end a
+ * command; comments are dropped. Expansions stay in the words (`$X`), to be resolved or refused later.
+ */
+function shellCommands(script: string): string[][] {
+    const commands: string[][] = [];
+    let words: string[] = [];
+    let word = "";
+    let inWord = false;
+    const endWord = () => {
+        if (inWord) {
+            words.push(word);
+        }
+        word = "";
+        inWord = false;
+    };
+    const endCommand = () => {
+        endWord();
+        if (words.length > 0) {
+            commands.push(words);
+        }
+        words = [];
+    };
+    // `$(…)` and backquoted command substitutions stay whole in the word: their value is only known at run time.
+    const substitution = (i: number): number => {
+        if (script[i] === "`") {
+            const end = script.indexOf("`", i + 1);
+            return end < 0 ? script.length : end + 1;
+        }
+        let depth = 0;
+        for (let j = i + 1; j < script.length; j++) {
+            if (script[j] === "(") {
+                depth++;
+            } else if (script[j] === ")" && --depth === 0) {
+                return j + 1;
+            }
+        }
+        return script.length;
+    };
+    for (let i = 0; i < script.length; i++) {
+        const ch = script[i];
+        if ((ch === "$" && script[i + 1] === "(") || ch === "`") {
+            const end = substitution(i);
+            word += script.slice(i, end);
+            inWord = true;
+            i = end - 1;
+        } else if (ch === "\\") {
+            if (i + 1 < script.length && script[i + 1] !== "\n") {
+                word += script[i + 1];
+                inWord = true;
+            }
+            i++;
+        } else if (ch === "'") {
+            const end = script.indexOf("'", i + 1);
+            word += script.slice(i + 1, end < 0 ? script.length : end);
+            inWord = true;
+            i = end < 0 ? script.length : end;
+        } else if (ch === '"') {
+            inWord = true;
+            for (i++; i < script.length && script[i] !== '"'; i++) {
+                if ((script[i] === "$" && script[i + 1] === "(") || script[i] === "`") {
+                    const end = substitution(i);
+                    word += script.slice(i, end);
+                    i = end - 1;
+                } else if (script[i] === "\\" && i + 1 < script.length && '"\\$`'.includes(script[i + 1])) {
+                    // An escaped `$` or backquote is literal: keep it marked so it is not taken for a number.
+                    word += script[i + 1] === "$" || script[i + 1] === "`" ? `\\${script[i + 1]}` : script[i + 1];
+                    i++;
+                } else {
+                    word += script[i];
+                }
+            }
+        } else if (ch === "#" && !inWord) {
+            const end = script.indexOf("\n", i);
+            i = end < 0 ? script.length : end - 1;
+        } else if (";&|\n()".includes(ch)) {
+            endCommand();
+        } else if (/\s/.test(ch)) {
+            endWord();
+        } else {
+            word += ch;
+            inWord = true;
+        }
+    }
+    endCommand();
+    return commands;
+}
+
+/**
+ * Adds the sleeps of one command (argv) to `out`; shells' `-c` scripts are searched, up to
+ * `depth` levels. `env` expands `$VAR` in words of a shell script; the exec command itself is
+ * run without a shell, so nothing is expanded there (`env` is `undefined`).
+ */
+function commandSleeps(
+    argv: readonly string[],
+    env: ReadonlyMap<string, string> | undefined,
+    shellEnv: ReadonlyMap<string, string>,
+    out: PreStopSleep,
+    depth: number,
+): void {
+    let i = 0;
+    // Leading assignments, wrappers (`exec`, `busybox`), `env` with its assignments, and shell keywords.
+    while (i < argv.length) {
+        const w = argv[i];
+        if (KEYWORDS.has(w) || WRAPPERS.has(basename(w)) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) {
+            i++;
+        } else if (basename(w) === "env") {
+            i++;
+            while (i < argv.length && (argv[i].startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]))) {
+                i++;
+            }
+        } else {
+            break;
+        }
+    }
+    if (i >= argv.length) {
+        return;
+    }
+    const program = basename(argv[i]);
+    const args = argv.slice(i + 1);
+    if (program === "sleep") {
+        for (let j = 0; j < args.length; j++) {
+            const a = args[j];
+            if (a === "--") {
+                continue;
+            }
+            if (/^\d*[<>]/.test(a)) {
+                // A redirection; a bare operator (`>`, `2>`) takes the next word as its target.
+                if (/^\d*[<>]+$/.test(a)) {
+                    j++;
+                }
+                continue;
+            }
+            const literal = expand(a, env);
+            const seconds = literal === undefined ? undefined : sleepOperand(literal);
+            if (seconds === undefined) {
+                out.unreadable.push(a);
+            } else {
+                out.seconds += seconds;
+            }
+        }
+        return;
+    }
+    if (SHELLS.has(program) && depth > 0) {
+        const flag = args.findIndex((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+        const script = flag < 0 ? undefined : args.slice(flag + 1).find((a) => !a.startsWith("-"));
+        for (const words of shellCommands(script ?? "")) {
+            commandSleeps(words, shellEnv, shellEnv, out, depth - 1);
+        }
+    }
+}
+
+/**
+ * What a container's preStop hook sleeps: the `sleep` action (a number, or a string holding
+ * one), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
+ * the command itself when it is `sleep` (`/bin/sleep`, `busybox sleep`), or the `sleep` calls of
+ * the script of a shell run with `-c` (`sh`, `bash`, … by any path). Operands follow GNU and
+ * busybox `sleep`: several are added up, each a decimal number with an optional unit `s`, `m`,
+ * `h` or `d` (`sleep 1m 30s` is 90), `infinity` never ends; `$VAR` is read from the container's
+ * literal `env` values. Anything else is returned as unreadable, never as a silent 0.
+ */
+export function preStopSleep(container: unknown): PreStopSleep {
+    const out: PreStopSleep = { seconds: 0, unreadable: [] };
     const preStop = path(container, "lifecycle", "preStop");
-    const sleep = asNumber(path(preStop, "sleep", "seconds"));
-    if (sleep !== undefined) {
-        return sleep;
+    const action = field(preStop, "sleep");
+    if (action !== undefined && action !== null) {
+        const raw = field(action, "seconds");
+        const seconds = asNumeric(raw);
+        if (seconds !== undefined && seconds >= 0) {
+            out.seconds = seconds;
+        } else {
+            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}`);
+        }
+        return out;
     }
-    const command = asArray(path(preStop, "exec", "command"))
-        .filter((part): part is string => typeof part === "string")
-        .join(" ");
-    let total = 0;
-    for (const match of command.matchAll(/(?:^|[\s;&|(])sleep\s+(\d+(?:\.\d+)?)s?(?=$|[\s;&|)])/g)) {
-        total += Number(match[1]);
+    const argv = asArray(path(preStop, "exec", "command"));
+    if (argv.length > 0 && argv.every((part) => typeof part === "string")) {
+        commandSleeps(argv, undefined, literalEnv(container), out, 3);
     }
-    return total;
+    return out;
+}
+
+/** Seconds a container's preStop hook sleeps, as far as it can be read (see `preStopSleep`). */
+export function preStopSleepSeconds(container: unknown): number {
+    return preStopSleep(container).seconds;
 }

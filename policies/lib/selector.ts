@@ -2,7 +2,7 @@
  * Kubernetes label selectors (metav1.LabelSelector) and an index that finds the selectors that
  * may match a label set without comparing every pair. Pure; never throws.
  */
-import { asArray, asRecord, asString, stringMap } from "./values";
+import { asArray, asRecord } from "./values";
 
 export type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 
@@ -21,28 +21,140 @@ export interface LabelSelector {
 
 const OPERATORS = new Set<string>(["In", "NotIn", "Exists", "DoesNotExist"]);
 
+// apimachinery's label syntax: a name part of up to 63 characters, optionally prefixed by a DNS subdomain.
+const NAME_PART = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why the API server refuses `key` as a label key, or `undefined`. */
+export function labelKeyProblem(key: string): string | undefined {
+    const slash = key.indexOf("/");
+    const prefix = slash < 0 ? undefined : key.slice(0, slash);
+    const name = slash < 0 ? key : key.slice(slash + 1);
+    if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
+        return `label key ${JSON.stringify(key)} has an invalid prefix (a lowercase DNS subdomain)`;
+    }
+    if (name.length === 0 || name.length > 63 || !NAME_PART.test(name)) {
+        return `${JSON.stringify(key)} is not a valid label key (up to 63 letters, digits, "-", "_", ".", starting and ending with a letter or digit)`;
+    }
+    return undefined;
+}
+
+/** Why the API server refuses `value` as a label value, or `undefined`. */
+export function labelValueProblem(value: string): string | undefined {
+    return value === "" || (value.length <= 63 && NAME_PART.test(value))
+        ? undefined
+        : `${JSON.stringify(value)} is not a valid label value (up to 63 letters, digits, "-", "_", ".", starting and ending with a letter or digit)`;
+}
+
 /**
  * Reads a `LabelSelector` from resource properties. `undefined` for a missing (null) selector,
- * which selects nothing; `{}` selects everything.
+ * which selects nothing; `{}` selects everything. A selector the API server would refuse — a
+ * `matchLabels` that is not a map of strings, a `matchExpressions` that is not a list of
+ * `{key, operator, values}`, an unknown operator, values that do not fit the operator, invalid
+ * label keys or values — comes back with `invalid` set (the first problem) and matches nothing,
+ * never reads as the empty selector that matches everything.
  */
 export function readSelector(value: unknown): LabelSelector | undefined {
     const rec = asRecord(value);
     if (!rec) {
         return undefined;
     }
-    const selector: LabelSelector = { matchLabels: stringMap(rec.matchLabels), matchExpressions: [] };
-    for (const raw of asArray(rec.matchExpressions)) {
-        const expr = asRecord(raw);
-        const key = asString(expr?.key);
-        const operator = asString(expr?.operator);
-        const values = asArray(expr?.values).filter((v): v is string => typeof v === "string");
-        if (!key || !operator || !OPERATORS.has(operator)) {
-            selector.invalid = `matchExpressions entry ${JSON.stringify({ key, operator })} has no key or an unknown operator`;
+    const problems: string[] = [];
+    const selector: LabelSelector = { matchLabels: {}, matchExpressions: [] };
+    const labels = rec.matchLabels;
+    if (labels !== undefined && labels !== null) {
+        const map = asRecord(labels);
+        if (!map) {
+            problems.push(`matchLabels is ${describe(labels)}, not a map of labels`);
+        } else {
+            for (const key of Object.keys(map)) {
+                const v = map[key];
+                if (typeof v !== "string") {
+                    problems.push(`matchLabels.${key} is ${describe(v)}, not a string`);
+                    continue;
+                }
+                const problem = labelKeyProblem(key) ?? labelValueProblem(v);
+                if (problem) {
+                    problems.push(`matchLabels: ${problem}`);
+                }
+                selector.matchLabels[key] = v;
+            }
+        }
+    }
+    const expressions = rec.matchExpressions;
+    if (expressions !== undefined && expressions !== null && !Array.isArray(expressions)) {
+        problems.push(`matchExpressions is ${describe(expressions)}, not a list`);
+    }
+    const items = asArray(expressions);
+    for (let i = 0; i < items.length; i++) {
+        const where = `matchExpressions[${i}]`;
+        const expr = asRecord(items[i]);
+        if (!expr) {
+            problems.push(`${where} is ${describe(items[i])}, not {key, operator, values}`);
             continue;
         }
-        selector.matchExpressions.push({ key, operator: operator as Operator, values });
+        const key = expr.key;
+        const operator = expr.operator;
+        const rawValues = expr.values;
+        if (typeof key !== "string") {
+            problems.push(`${where}.key is ${describe(key)}, not a label key`);
+            continue;
+        }
+        const keyProblem = labelKeyProblem(key);
+        if (keyProblem) {
+            problems.push(`${where}: ${keyProblem}`);
+        }
+        if (typeof operator !== "string" || !OPERATORS.has(operator)) {
+            problems.push(`${where}.operator is ${describe(operator)}, not one of In, NotIn, Exists, DoesNotExist`);
+            continue;
+        }
+        if (rawValues !== undefined && rawValues !== null && !Array.isArray(rawValues)) {
+            problems.push(`${where}.values is ${describe(rawValues)}, not a list of strings`);
+            continue;
+        }
+        const values: string[] = [];
+        for (const v of asArray(rawValues)) {
+            if (typeof v !== "string") {
+                problems.push(`${where}.values holds ${describe(v)}, not a string`);
+            } else {
+                const problem = labelValueProblem(v);
+                if (problem) {
+                    problems.push(`${where}: ${problem}`);
+                }
+                values.push(v);
+            }
+        }
+        const requirement: Requirement = { key, operator: operator as Operator, values };
+        const problem = requirementProblem(requirement);
+        if (problem) {
+            problems.push(`${where}: ${problem}`);
+        }
+        selector.matchExpressions.push(requirement);
+    }
+    if (problems.length > 0) {
+        selector.invalid = problems.join("; ");
     }
     return selector;
+}
+
+/** A value for messages: `"app=api"`, `a number (3)`, `a list`. */
+function describe(value: unknown): string {
+    if (value === undefined) {
+        return "missing";
+    }
+    if (typeof value === "string") {
+        return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    }
+    if (Array.isArray(value)) {
+        return "a list";
+    }
+    if (value === null) {
+        return "null";
+    }
+    if (typeof value === "number" || typeof value === "boolean") {
+        return `${typeof value} ${value}`;
+    }
+    return "a map";
 }
 
 /** Why a requirement is malformed (the API server's validation), or `undefined`. */

@@ -18,8 +18,10 @@ export interface Pdb {
     selector: LabelSelector | undefined;
     minAvailable?: IntOrPercent;
     maxUnavailable?: IntOrPercent;
-    /** Values the API server would reject, as written. */
-    invalid: { key: "minAvailable" | "maxUnavailable"; value: unknown }[];
+    /** Values the API server would reject, as written, with why. */
+    invalid: { key: "minAvailable" | "maxUnavailable"; value: unknown; reason: string }[];
+    /** Both `minAvailable` and `maxUnavailable` are set: the API server rejects the budget. */
+    bothSet: boolean;
 }
 
 /** A Service with a selector. */
@@ -76,16 +78,40 @@ export function readWorkloads(resources: readonly PolicyResource[], verdicts: Ve
     return out;
 }
 
+/**
+ * Why the API server refuses a PDB's `minAvailable`/`maxUnavailable` (policy/v1 validation:
+ * a non-negative integer, or a string that is digits followed by `%`, at most 100%), or `undefined`.
+ */
+function pdbValueProblem(raw: unknown): string | undefined {
+    if (typeof raw === "number") {
+        if (!Number.isInteger(raw)) {
+            return "which is not a whole number";
+        }
+        return raw < 0 ? "which is negative" : undefined;
+    }
+    if (typeof raw !== "string") {
+        return "which is neither a non-negative integer nor a percentage";
+    }
+    const match = /^(\d+)%$/.exec(raw);
+    if (!match) {
+        return /^\s*-?\d+(\.\d+)?\s*$/.test(raw)
+            ? 'a number written as a string: a string must be a percentage such as "25%"'
+            : "which is neither a non-negative integer nor a percentage";
+    }
+    return Number(match[1]) > 100 ? "a percentage above 100%" : undefined;
+}
+
 function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable", pdb: Pdb): void {
     const raw = field(spec, key);
     if (raw === undefined || raw === null) {
         return;
     }
-    const parsed = parseIntOrPercent(raw);
+    const problem = pdbValueProblem(raw);
+    const parsed = problem ? undefined : parseIntOrPercent(raw);
     if (parsed) {
         pdb[key] = parsed;
     } else {
-        pdb.invalid.push({ key, value: raw });
+        pdb.invalid.push({ key, value: raw, reason: problem ?? "which is neither a non-negative integer nor a percentage" });
     }
 }
 
@@ -104,9 +130,11 @@ export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdict
                 urn: r.urn,
                 selector: readSelector(field(spec, "selector")),
                 invalid: [],
+                bothSet: false,
             };
             intOrPercentField(spec, "minAvailable", p);
             intOrPercentField(spec, "maxUnavailable", p);
+            p.bothSet = [field(spec, "minAvailable"), field(spec, "maxUnavailable")].every((v) => v !== undefined && v !== null);
             return p;
         });
         if (pdb) {
@@ -140,11 +168,21 @@ export function readServices(resources: readonly PolicyResource[], verdicts: Ver
     return out;
 }
 
-/** The PDBs matching each workload's pod labels in its namespace (Kubernetes selector semantics). */
+/** True when the API server would refuse the budget (bad values, both values set, malformed selector): it protects nothing. */
+export function pdbRejected(pdb: Pdb): boolean {
+    return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined;
+}
+
+/**
+ * The PDBs matching each workload's pod labels in its namespace (Kubernetes selector semantics).
+ * Budgets the API server would refuse match nothing: they never exist in the cluster.
+ */
 export function pdbsByWorkload(workloads: readonly Workload[], pdbs: readonly Pdb[]): Map<Workload, Pdb[]> {
     const index = new SelectorIndex<Pdb>();
     for (const pdb of pdbs) {
-        index.add(pdb.namespace, pdb.selector, pdb);
+        if (!pdbRejected(pdb)) {
+            index.add(pdb.namespace, pdb.selector, pdb);
+        }
     }
     const out = new Map<Workload, Pdb[]>();
     for (const w of workloads) {

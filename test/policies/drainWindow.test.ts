@@ -56,6 +56,16 @@ describe("policy drain-window (stack)", () => {
         expect((await runStack(drainWindow, [cronJob(), nodePool()])).notApplicable).to.match(/no long-running workload/);
     });
 
+    it("takes no terminationGracePeriod window from a v1beta1 NodePool (a v1 field), but still its Spot notice", async () => {
+        const beta = changed(changed(nodePool(), "apiVersion", "karpenter.sh/v1beta1"), `${NP}.terminationGracePeriod`, "5m");
+        expect((await runStack(drainWindow, [changed(deployment(), T, 100), beta])).notApplicable).to.match(/no drain window/);
+        const spot = changed(beta, `${NP}.requirements`, [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] }]);
+        expectViolations(
+            await runStack(drainWindow, [changed(deployment(), T, 150), spot]),
+            /150 s, longer than the 2m drain window of NodePool general \(Spot\)/,
+        );
+    });
+
     it("leaves a workload with an unknown grace period undecided, still judging the others", async () => {
         const outcome = await runStack(drainWindow, [
             changed(deployment(), T, 600),

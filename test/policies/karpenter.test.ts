@@ -45,6 +45,22 @@ describe("policy karpenter-nodepool", () => {
         );
     });
 
+    it("reports a v1beta1 NodePool once, as an API to migrate, instead of v1 field checks", async () => {
+        const beta = changed(
+            changed(changed(nodePool(), "apiVersion", "karpenter.sh/v1beta1"), "spec.template.spec.terminationGracePeriod", undefined),
+            "spec.template.spec.nodeClassRef",
+            { apiVersion: "karpenter.k8s.aws/v1beta1", kind: "EC2NodeClass", name: "default" },
+        );
+        for (const np of [beta, { ...beta, type: "kubernetes:karpenter.sh/v1beta1:NodePool" }]) {
+            expectViolations(
+                await runResource(karpenterNodePool, np),
+                /NodePool general uses apiVersion karpenter\.sh\/v1beta1, not Karpenter's v1 API.*pre-1\.0 releases.*1\.1 removed.*Fix: migrate it to apiVersion karpenter\.sh\/v1/,
+            );
+        }
+        const generic = { ...beta, type: "kubernetes:apiextensions.k8s.io:CustomResource" };
+        expectViolations(await runResource(karpenterNodePool, generic), /uses apiVersion karpenter\.sh\/v1beta1/);
+    });
+
     it("judges the known fields when limits are unknown", async () => {
         const np = changed(changed(nodePool(), "spec.limits", UNKNOWN.object), "spec.template.spec.nodeClassRef.group", undefined);
         const outcome = await runResource(karpenterNodePool, np);
@@ -67,18 +83,76 @@ describe("policy karpenter-nodeclass", () => {
         expectClean(await runResource(karpenterNodeClass, latest, { allowLatestAmi: true }));
     });
 
-    it("reports tags under the prefixes Karpenter reserves", async () => {
+    it("reports each tag key the EC2NodeClass CRD restricts", async () => {
         for (const key of [
             "kubernetes.io/cluster/platform-prod",
             "karpenter.sh/nodepool",
+            "karpenter.sh/nodeclaim",
             "karpenter.k8s.aws/ec2nodeclass",
             "eks:eks-cluster-name",
         ]) {
             expectViolations(
                 await runResource(karpenterNodeClass, changed(nodeClass(), "spec.tags", { team: "platform", [key]: "x" })),
-                new RegExp(`reserved tag ${key.replace(/[./]/g, "\\$&")} in spec\\.tags`),
+                new RegExp(`EC2NodeClass default sets restricted tag ${key.replace(/[./]/g, "\\$&")}.* in spec\\.tags.*API server refuses`),
             );
         }
+    });
+
+    it("reports kubernetes.io/cluster keys without a slash too, as the CRD's startsWith does", async () => {
+        expectViolations(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.tags", { "kubernetes.io/clusterfoo": "x" })),
+            /restricted tag kubernetes\.io\/clusterfoo \(keys starting with kubernetes\.io\/cluster\)/,
+        );
+    });
+
+    it("reports an empty tag key", async () => {
+        expectViolations(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.tags", { "": "x" })),
+            /restricted tag an empty key/,
+        );
+    });
+
+    it("lists several restricted keys in one violation", async () => {
+        expectViolations(
+            await runResource(
+                karpenterNodeClass,
+                changed(nodeClass(), "spec.tags", { "karpenter.sh/nodepool": "a", "eks:eks-cluster-name": "b" }),
+            ),
+            /restricted tags karpenter\.sh\/nodepool, eks:eks-cluster-name in spec\.tags/,
+        );
+    });
+
+    it("passes other keys under karpenter.sh/ and karpenter.k8s.aws/, such as karpenter.sh/discovery", async () => {
+        expectClean(
+            await runResource(
+                karpenterNodeClass,
+                changed(nodeClass(), "spec.tags", {
+                    "karpenter.sh/discovery": "platform",
+                    "karpenter.sh/team": "payments",
+                    "karpenter.k8s.aws/owner": "platform",
+                    "kubernetes.io/role": "node",
+                }),
+            ),
+        );
+    });
+
+    it("reports tag keys under the aws: prefix, in any letter case", async () => {
+        for (const key of ["aws:cost-center", "AWS:Owner"]) {
+            expectViolations(
+                await runResource(karpenterNodeClass, changed(nodeClass(), "spec.tags", { [key]: "x" })),
+                new RegExp(`sets tag ${key} in spec\\.tags, under the aws: prefix.*EC2 refuses`),
+            );
+        }
+    });
+
+    it("reports a v1beta1 EC2NodeClass once, as an API to migrate", async () => {
+        const beta = changed(changed(nodeClass(), "apiVersion", "karpenter.k8s.aws/v1beta1"), "spec.tags", {
+            "karpenter.sh/nodepool": "x",
+        });
+        expectViolations(
+            await runResource(karpenterNodeClass, beta),
+            /EC2NodeClass default uses apiVersion karpenter\.k8s\.aws\/v1beta1, not Karpenter's v1 API.*Fix: migrate it to apiVersion karpenter\.k8s\.aws\/v1/,
+        );
     });
 
     it("reports IMDSv1 allowed", async () => {

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { configDefaults, PolicyConfigError, readConfig } from "../../policies/lib/config";
 import { formatSeconds, parseDuration } from "../../policies/lib/duration";
 import { parseIntOrPercent, scaledValue } from "../../policies/lib/intOrPercent";
-import { kubernetesKind, preStopSleepSeconds, workloadKind } from "../../policies/lib/kubernetes";
+import { kubernetesKind, preStopSleep, preStopSleepSeconds, workloadKind } from "../../policies/lib/kubernetes";
+import { compareQuantities } from "../../policies/lib/quantity";
 import { LabelSelector, readSelector, SelectorIndex, selectorMatches } from "../../policies/lib/selector";
 
 const labels = { app: "api", tier: "web" };
@@ -52,6 +53,39 @@ describe("policy lib: label selectors", () => {
         expect(selectorMatches(sel({ matchExpressions: [{ key: "app", operator: "Exists", values: ["x"] }] }), labels)).to.equal(false);
     });
 
+    it("marks selectors the API server refuses as invalid, never as the empty selector that matches everything", () => {
+        for (const bad of [
+            { matchLabels: "app=api" },
+            { matchLabels: ["app", "api"] },
+            { matchLabels: { app: 3 } },
+            { matchLabels: { app: "api/v1" } },
+            { matchLabels: { "-app": "api" } },
+            { matchExpressions: { key: "app", operator: "In", values: ["api"] } },
+            { matchExpressions: "app in (api)" },
+            { matchExpressions: ["app"] },
+            { matchExpressions: [{ operator: "Exists" }] },
+            { matchExpressions: [{ key: "app", operator: "in", values: ["api"] }] },
+            { matchExpressions: [{ key: "app", operator: "In", values: "api" }] },
+            { matchExpressions: [{ key: "app", operator: "In", values: [3] }] },
+            { matchExpressions: [{ key: "app", operator: "In" }] },
+            { matchExpressions: [{ key: "app", operator: "DoesNotExist", values: ["x"] }] },
+        ]) {
+            const s = readSelector(bad);
+            expect(s?.invalid, JSON.stringify(bad)).to.be.a("string");
+            expect(selectorMatches(s, labels), JSON.stringify(bad)).to.equal(false);
+            const index = new SelectorIndex<string>();
+            index.add("prod", s, "bad");
+            expect(index.matching("prod", labels), JSON.stringify(bad)).to.deep.equal([]);
+        }
+        expect(readSelector({ matchLabels: "app=api" })?.invalid).to.match(/matchLabels is the string "app=api", not a map of labels/);
+        expect(readSelector({ matchExpressions: [{ key: "app", operator: "Near" }] })?.invalid).to.match(
+            /matchExpressions\[0\]\.operator is the string "Near", not one of In, NotIn, Exists, DoesNotExist/,
+        );
+        // null fields are the same as absent ones; valid prefixed keys are fine.
+        expect(readSelector({ matchLabels: null, matchExpressions: null })?.invalid).to.equal(undefined);
+        expect(readSelector({ matchLabels: { "app.kubernetes.io/name": "api" } })?.invalid).to.equal(undefined);
+    });
+
     it("indexes selectors by namespace and finds exactly the matching ones", () => {
         const index = new SelectorIndex<string>();
         index.add("prod", sel({ matchLabels: { app: "api" } }), "api-pdb");
@@ -76,6 +110,41 @@ describe("policy lib: label selectors", () => {
         }
         expect(found).to.equal(10_000);
         expect(Date.now() - start).to.be.lessThan(1000);
+    });
+});
+
+describe("policy lib: exact quantity comparison", () => {
+    it("compares equal quantities as equal whatever their notation, where floats fail", () => {
+        expect(0.001 * 1001 === 1.001, "the float trap this avoids").to.equal(false);
+        for (const [a, b] of [
+            ["1001m", "1.001"],
+            ["1000m", "1"],
+            ["1024Mi", "1Gi"],
+            ["1.5Gi", "1536Mi"],
+            ["1e3", "1k"],
+            [0.5, "500m"],
+            ["0", "0m"],
+            [".5", "0.5"],
+        ] as const) {
+            expect(compareQuantities(a, b), `${a} vs ${b}`).to.equal(0);
+        }
+    });
+
+    it("orders different quantities", () => {
+        expect(compareQuantities("1002m", "1.001")).to.equal(1);
+        expect(compareQuantities("1.001", "1002m")).to.equal(-1);
+        expect(compareQuantities("1Gi", "1G")).to.equal(1);
+        expect(compareQuantities(2, "1")).to.equal(1);
+        expect(compareQuantities("-1", "1")).to.equal(-1);
+        expect(compareQuantities("-2", "-1")).to.equal(-1);
+        expect(compareQuantities("1e999", "1")).to.equal(1);
+        expect(compareQuantities("1n", "1e-10")).to.equal(1);
+    });
+
+    it("returns undefined for anything that is not a quantity", () => {
+        for (const bad of ["512MB", "", "x", null, undefined, {}, [], NaN, Infinity]) {
+            expect(compareQuantities(bad, "1"), JSON.stringify(bad) ?? "undefined").to.equal(undefined);
+        }
     });
 });
 
@@ -136,6 +205,65 @@ describe("policy lib: Kubernetes kinds", () => {
         ).to.equal(12);
         expect(preStopSleepSeconds({ lifecycle: { preStop: { httpGet: { path: "/drain", port: 8080 } } } })).to.equal(0);
         expect(preStopSleepSeconds({})).to.equal(0);
+    });
+
+    const execSleep = (command: unknown[], env?: unknown[]) => preStopSleep({ env, lifecycle: { preStop: { exec: { command } } } });
+
+    it("reads the sleep action's seconds as a number or a numeric string", () => {
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "5" } } } })).to.deep.equal({ seconds: 5, unreadable: [] });
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "soon" } } } }).unreadable).to.deep.equal(['sleep.seconds "soon"']);
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: {} } } }).unreadable).to.have.length(1);
+    });
+
+    it("reads sleep run directly by any path, summing its operands with GNU units", () => {
+        expect(execSleep(["/bin/sleep", "60"]).seconds).to.equal(60);
+        expect(execSleep(["/usr/bin/sleep", "60"]).seconds).to.equal(60);
+        expect(execSleep(["sleep", "1m", "30s"]).seconds).to.equal(90);
+        expect(execSleep(["sleep", "0.5"]).seconds).to.equal(0.5);
+        expect(execSleep(["sleep", "1h"]).seconds).to.equal(3600);
+        expect(execSleep(["sleep", "1d"]).seconds).to.equal(86_400);
+        expect(execSleep(["busybox", "sleep", "3"]).seconds).to.equal(3);
+        expect(execSleep(["sleep", "infinity"]).seconds).to.equal(Infinity);
+        expect(execSleep(["nginx", "-s", "quit"])).to.deep.equal({ seconds: 0, unreadable: [] });
+    });
+
+    it("finds sleep calls in shell -c scripts, by any shell and path", () => {
+        expect(execSleep(["sh", "-c", "sleep 1m"]).seconds).to.equal(60);
+        expect(execSleep(["/bin/sh", "-c", "/bin/sleep 5 && nginx -s quit"]).seconds).to.equal(5);
+        expect(execSleep(["/bin/bash", "-ec", "sleep 0.5; /usr/bin/sleep 2 1s"]).seconds).to.equal(3.5);
+        expect(execSleep(["bash", "-o", "pipefail", "-c", "exec sleep '10'"]).seconds).to.equal(10);
+        expect(execSleep(["sh", "-c", 'if true; then sleep "4"; fi # sleep 100']).seconds).to.equal(4);
+        expect(execSleep(["sh", "-c", "sleep 5 >/dev/null 2>&1\nkill -TERM 1"]).seconds).to.equal(5);
+        expect(execSleep(["sh", "-c", "sh -c 'sleep 3'"]).seconds).to.equal(3);
+        expect(execSleep(["sh", "-c", "echo 'sleep 100'"]).seconds, "quoted text is not a command").to.equal(0);
+        expect(execSleep(["sh", "/drain.sh"]).seconds, "a script file cannot be read").to.equal(0);
+    });
+
+    it("returns durations it cannot read instead of counting them as 0", () => {
+        expect(execSleep(["sh", "-c", "sleep $DELAY"])).to.deep.equal({ seconds: 0, unreadable: ["$DELAY"] });
+        expect(execSleep(["sh", "-c", "sleep $(cat /etc/delay)"]).unreadable).to.deep.equal(["$(cat /etc/delay)"]);
+        expect(execSleep(["sleep", "5x"]).unreadable).to.deep.equal(["5x"]);
+        expect(execSleep(["sleep", "$DELAY"], [{ name: "DELAY", value: "9" }]).unreadable, "no shell: nothing expands").to.deep.equal([
+            "$DELAY",
+        ]);
+        expect(
+            execSleep(["sh", "-c", "sleep $DELAY"], [{ name: "DELAY", valueFrom: { configMapKeyRef: { name: "x", key: "y" } } }])
+                .unreadable,
+        ).to.deep.equal(["$DELAY"]);
+    });
+
+    it("expands variables in shell scripts from literal env values and ${VAR:-default}", () => {
+        expect(execSleep(["sh", "-c", 'sleep "$DELAY"'], [{ name: "DELAY", value: "9" }])).to.deep.equal({ seconds: 9, unreadable: [] });
+        expect(execSleep(["sh", "-c", "sleep ${DELAY:-7}"]).seconds).to.equal(7);
+        expect(execSleep(["sh", "-c", "sleep ${DELAY:-7}"], [{ name: "DELAY", value: "2m" }]).seconds).to.equal(120);
+    });
+
+    it("never throws on odd shapes", () => {
+        for (const odd of [null, "sleep 5", 5, [], {}, { exec: null }, { exec: { command: "sleep 5" } }, { exec: { command: [5, "x"] } }]) {
+            expect(preStopSleep({ lifecycle: { preStop: odd } }).seconds, JSON.stringify(odd)).to.equal(0);
+        }
+        expect(execSleep(["sh", "-c", "sleep 'unterminated"]).unreadable).to.deep.equal(["unterminated"]);
+        expect(execSleep(["sh", "-c", 'sleep "$(a (b) c'])).to.have.property("seconds", 0);
     });
 });
 

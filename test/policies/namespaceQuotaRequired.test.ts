@@ -20,7 +20,7 @@ describe("policy namespace-quota-required (stack)", () => {
         const q = changed(resourceQuota(), "spec.hard", { "requests.memory": "1Gi", "limits.memory": "2Gi" });
         expectViolations(
             await runStack(namespaceQuotaRequired, [namespace(), q, limitRange()]),
-            /ResourceQuota of namespace prod does not limit cpu, pods/,
+            /The unscoped ResourceQuotas of namespace prod do not limit cpu, pods/,
         );
     });
 
@@ -28,6 +28,80 @@ describe("policy namespace-quota-required (stack)", () => {
         const cpu = changed(resourceQuota(), "spec.hard", { "requests.cpu": "4", "requests.memory": "8Gi" });
         const pods = { ...changed(resourceQuota(), "spec.hard", { pods: "10" }), name: "prod-pods" };
         expectClean(await runStack(namespaceQuotaRequired, [namespace(), cpu, pods, limitRange()]));
+    });
+
+    it("does not count a quota with scopes or a scopeSelector as the namespace's quota", async () => {
+        const besteffort = changed(resourceQuota(), "spec.scopes", ["BestEffort"]);
+        const priority = changed(resourceQuota(), "spec.scopeSelector", {
+            matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }],
+        });
+        expectViolations(
+            await runStack(namespaceQuotaRequired, [namespace(), besteffort, limitRange()]),
+            /Namespace prod has only scoped ResourceQuotas \(compute \(scopes BestEffort\)\), none for all its pods.*bounds only the pods its scope matches.*Fix: add a ResourceQuota without scopes or scopeSelector/,
+        );
+        expectViolations(
+            await runStack(namespaceQuotaRequired, [namespace(), priority, limitRange()]),
+            /only scoped ResourceQuotas \(compute \(scopeSelector\)\)/,
+        );
+        // A scoped quota's keys do not fill the gaps of the unscoped one.
+        const partial = { ...changed(resourceQuota(), "spec.hard", { pods: "10" }), name: "prod-pods" };
+        expectViolations(
+            await runStack(namespaceQuotaRequired, [namespace(), besteffort, partial, limitRange()]),
+            /unscoped ResourceQuotas of namespace prod do not limit cpu, memory/,
+        );
+        // Empty scopes and an empty scopeSelector bound every pod.
+        expectClean(await runStack(namespaceQuotaRequired, [namespace(), changed(resourceQuota(), "spec.scopes", []), limitRange()]));
+        expectClean(
+            await runStack(namespaceQuotaRequired, [
+                namespace(),
+                changed(resourceQuota(), "spec.scopeSelector", { matchExpressions: [] }),
+                limitRange(),
+            ]),
+        );
+        expectClean(
+            await runStack(namespaceQuotaRequired, [namespace(), besteffort, { ...resourceQuota(), name: "prod-all" }, limitRange()]),
+        );
+    });
+
+    it("does not count a LimitRange that gives containers no default cpu and memory", async () => {
+        for (const limits of [
+            [],
+            [{ type: "Pod", max: { cpu: "4", memory: "8Gi" } }],
+            [{ type: "PersistentVolumeClaim", default: { storage: "1Gi" } }],
+            "Container",
+        ]) {
+            expectViolations(
+                await runStack(namespaceQuotaRequired, [namespace(), resourceQuota(), changed(limitRange(), "spec.limits", limits)]),
+                /The LimitRanges of namespace prod give containers no default\.cpu, default\.memory, defaultRequest\.cpu, defaultRequest\.memory/,
+            );
+        }
+        expectViolations(
+            await runStack(namespaceQuotaRequired, [
+                namespace(),
+                resourceQuota(),
+                changed(limitRange(), "spec.limits", [
+                    { type: "Container", default: { memory: "1Gi" }, defaultRequest: { memory: "512Mi" } },
+                ]),
+            ]),
+            /give containers no default\.cpu, defaultRequest\.cpu \(no type: Container item sets them\)/,
+        );
+    });
+
+    it("applies the API server's LimitRange defaulting: default from max, defaultRequest from default", async () => {
+        expectClean(
+            await runStack(namespaceQuotaRequired, [
+                namespace(),
+                resourceQuota(),
+                changed(limitRange(), "spec.limits", [{ type: "Container", max: { cpu: "2", memory: "2Gi" } }]),
+            ]),
+        );
+        expectClean(
+            await runStack(namespaceQuotaRequired, [
+                namespace(),
+                resourceQuota(),
+                changed(limitRange(), "spec.limits", [{ type: "Container", default: { cpu: "1", memory: "1Gi" } }]),
+            ]),
+        );
     });
 
     it("reports a namespace without a LimitRange", async () => {

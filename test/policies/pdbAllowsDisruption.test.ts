@@ -81,6 +81,56 @@ describe("policy pdb-allows-disruption (stack)", () => {
         );
     });
 
+    it("reports every kind of value the API server rejects, and nothing else about such a budget", async () => {
+        for (const [spec, pattern] of [
+            [{ maxUnavailable: -1 }, /sets maxUnavailable to -1, which is negative/],
+            [{ minAvailable: 1.5 }, /sets minAvailable to 1\.5, which is not a whole number/],
+            [{ minAvailable: "150%" }, /sets minAvailable to "150%", a percentage above 100%/],
+            [{ maxUnavailable: "101%" }, /sets maxUnavailable to "101%", a percentage above 100%/],
+            [{ maxUnavailable: "2" }, /sets maxUnavailable to "2", a number written as a string/],
+            [{ minAvailable: " 25%" }, /sets minAvailable to " 25%", which is neither/],
+            [{ minAvailable: "-5%" }, /sets minAvailable to "-5%", which is neither/],
+            [{ maxUnavailable: true }, /sets maxUnavailable to true, which is neither/],
+            [{ minAvailable: 1, maxUnavailable: 1 }, /sets both minAvailable and maxUnavailable/],
+        ] as const) {
+            const p = pdb("api", "prod", { ...spec, selector: select });
+            const outcome = await runStack(pdbAllowsDisruption, [deployment(), p]);
+            expectViolations(outcome, new RegExp(`PodDisruptionBudget prod/api ${pattern.source}.*Why: the API server rejects the budget`));
+            expect(outcome.violations[0].urn).to.equal(urnOf(p));
+        }
+        expectClean(await runStack(pdbAllowsDisruption, [deployment(), pdb("api", "prod", { maxUnavailable: "100%", selector: select })]));
+    });
+
+    it("reports a malformed selector as rejected, not as matching everything or nothing", async () => {
+        for (const [selector, pattern] of [
+            [{ matchLabels: "app=api" }, /matchLabels is the string "app=api", not a map of labels/],
+            [{ matchExpressions: { key: "app", operator: "In", values: ["api"] } }, /matchExpressions is a map, not a list/],
+            [{ matchExpressions: [{ key: "app", operator: "Near", values: ["api"] }] }, /operator is the string "Near"/],
+            [{ matchExpressions: [{ key: "app", operator: "In", values: "api" }] }, /values is the string "api", not a list of strings/],
+            [{ matchExpressions: [{ key: "app", operator: "In", values: [] }] }, /operator In on "app" needs at least one value/],
+            [{ matchLabels: { app: 1 } }, /matchLabels\.app is number 1, not a string/],
+        ] as const) {
+            const outcome = await runStack(pdbAllowsDisruption, [deployment(), pdb("api", "prod", { maxUnavailable: 1, selector })]);
+            expectViolations(
+                outcome,
+                new RegExp(
+                    `PodDisruptionBudget prod/api has a malformed selector: .*${pattern.source}.*Why: the API server rejects the budget`,
+                ),
+            );
+        }
+    });
+
+    it("does not count a rejected budget as a second budget of its workload", async () => {
+        expectViolations(
+            await runStack(pdbAllowsDisruption, [
+                deployment(),
+                pdb(),
+                pdb("api-everything", "prod", { maxUnavailable: 1, selector: { matchLabels: "app=api" } }),
+            ]),
+            /prod\/api-everything has a malformed selector/,
+        );
+    });
+
     it("says so instead of passing when the stack has no PDB", async () => {
         expect((await runStack(pdbAllowsDisruption, [deployment()])).notApplicable).to.match(/no PodDisruptionBudget in this stack/);
     });

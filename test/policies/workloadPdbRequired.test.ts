@@ -47,6 +47,20 @@ describe("policy workload-pdb-required (stack)", () => {
         );
     });
 
+    it("never counts a budget the API server would reject, even one whose selector reads as empty", async () => {
+        for (const spec of [
+            { maxUnavailable: 1, selector: { matchLabels: "app=api" } },
+            { maxUnavailable: 1, selector: { matchExpressions: "app in (api)" } },
+            { maxUnavailable: 1, selector: { matchExpressions: [{ key: "app", operator: "Near", values: ["api"] }] } },
+            { maxUnavailable: 1, selector: { matchExpressions: [{ key: "app", operator: "In", values: "api" }] } },
+            { maxUnavailable: 1, selector: { matchExpressions: ["app"] } },
+            { minAvailable: 1, maxUnavailable: 1, selector: { matchLabels: { app: "api" } } },
+            { maxUnavailable: "150%", selector: { matchLabels: { app: "api" } } },
+        ]) {
+            expectViolations(await runStack(workloadPdbRequired, [deployment(), pdb("api", "prod", spec)]), /not covered/);
+        }
+    });
+
     it("matches with matchExpressions", async () => {
         expectClean(
             await runStack(workloadPdbRequired, [

@@ -22,6 +22,18 @@ describe("policy workload-prestop-hook (stack)", () => {
         expect(outcome.violations[0].urn).to.equal(urnOf(d));
     });
 
+    it("treats native sidecars (init containers with restartPolicy: Always) like containers", async () => {
+        const I = "spec.template.spec.initContainers.0";
+        const d = changed(deployment(), `${I}.restartPolicy`, "Always");
+        expectViolations(
+            await runStack(workloadPrestopHook, [d, service()]),
+            /Deployment prod\/api sidecar container "migrate" has no preStop hook, yet Service api sends it traffic/,
+        );
+        expectClean(await runStack(workloadPrestopHook, [changed(d, `${I}.lifecycle`, { preStop: { sleep: { seconds: 5 } } }), service()]));
+        // A plain init container has exited before the pod serves traffic.
+        expectClean(await runStack(workloadPrestopHook, [changed(deployment(), `${I}.restartPolicy`, "OnFailure"), service()]));
+    });
+
     it("ignores workloads no Service selects: other labels, other namespace", async () => {
         const d = changed(deployment(), P, undefined);
         expect((await runStack(workloadPrestopHook, [d, service("web", "prod", { app: "web" })])).notApplicable).to.match(

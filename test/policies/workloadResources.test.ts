@@ -58,6 +58,19 @@ describe("policy workload-resources", () => {
         expectClean(await runResource(workloadResources, changed(deployment(), `${C}.requests.cpu`, "1000m")));
     });
 
+    it("compares requests and limits exactly, without float rounding", async () => {
+        const at = (request: unknown, limit: unknown) =>
+            changed(changed(deployment(), `${C}.requests.cpu`, request), `${C}.limits.cpu`, limit);
+        expectClean(await runResource(workloadResources, at("1001m", "1.001")));
+        expectClean(await runResource(workloadResources, at("1.001", "1001m")));
+        expectClean(await runResource(workloadResources, at("100m", 0.1)));
+        expectViolations(
+            await runResource(workloadResources, at("1002m", "1.001")),
+            /requests more cpu \("1002m"\) than its limit \("1\.001"\)/,
+        );
+        expectViolations(await runResource(workloadResources, at("1.0011", "1001m")), /requests more cpu/);
+    });
+
     it("reports a value that is not a quantity", async () => {
         expectViolations(
             await runResource(workloadResources, changed(deployment(), `${C}.limits.memory`, "512MB")),

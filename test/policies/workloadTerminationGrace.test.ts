@@ -43,6 +43,59 @@ describe("policy workload-termination-grace", () => {
         expectViolations(await runResource(workloadTerminationGrace, w), /to 60, not above the 60 s preStop sleep of container "app"/);
     });
 
+    const P = "spec.template.spec.containers.0.lifecycle.preStop";
+    const withPreStop = (preStop: unknown, grace = 60) => changed(changed(deployment(), P, preStop), T, grace);
+
+    it("reads the preStop sleep in every form: sleep by path, shell scripts, GNU units, numeric strings", async () => {
+        for (const preStop of [
+            { exec: { command: ["/bin/sleep", "60"] } },
+            { exec: { command: ["/usr/bin/sleep", "60"] } },
+            { exec: { command: ["sh", "-c", "sleep 1m"] } },
+            { exec: { command: ["/bin/bash", "-c", "/usr/bin/sleep 30s 30; nginx -s quit"] } },
+            { exec: { command: ["sh", "-c", "sleep 59.5 && sleep 0.5"] } },
+            { sleep: { seconds: "60" } },
+        ]) {
+            expectViolations(
+                await runResource(workloadTerminationGrace, withPreStop(preStop)),
+                /to 60, not above the 60 s preStop sleep of container "app"/,
+            );
+            expectClean(await runResource(workloadTerminationGrace, withPreStop(preStop, 90)));
+        }
+    });
+
+    it("reports an endless preStop sleep", async () => {
+        expectViolations(
+            await runResource(workloadTerminationGrace, withPreStop({ exec: { command: ["sleep", "infinity"] } }, 120)),
+            /not above the endless preStop sleep \(sleep infinity\) of container "app".*Fix: give the preStop hook a bounded sleep/,
+        );
+    });
+
+    it("reports a preStop sleep it cannot read instead of taking it as 0", async () => {
+        const outcome = await runResource(workloadTerminationGrace, withPreStop({ exec: { command: ["sh", "-c", "sleep $DELAY"] } }));
+        expectViolations(
+            outcome,
+            /Deployment prod\/api has a preStop sleep whose length cannot be read in container "app" \(\$DELAY\), so it cannot be checked against .*terminationGracePeriodSeconds 60.*Fix: write the sleep as a literal duration/,
+        );
+        const fromEnv = changed(withPreStop({ exec: { command: ["sh", "-c", "sleep $DELAY"] } }), "spec.template.spec.containers.0.env", [
+            { name: "DELAY", value: "10" },
+        ]);
+        expectClean(await runResource(workloadTerminationGrace, fromEnv));
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(fromEnv, "spec.template.spec.containers.0.env.0.value", "90")),
+            /not above the 90 s preStop sleep/,
+        );
+    });
+
+    it("counts native sidecars' preStop sleeps, not plain init containers'", async () => {
+        const I = "spec.template.spec.initContainers.0";
+        const init = changed(deployment(), `${I}.lifecycle.preStop`, { sleep: { seconds: 90 } });
+        expectClean(await runResource(workloadTerminationGrace, init));
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(init, `${I}.restartPolicy`, "Always")),
+            /to 60, not above the 90 s preStop sleep of container "migrate"/,
+        );
+    });
+
     it("reports a grace period that is not an integer", async () => {
         expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, "60")), /"60", which is not a whole number/);
     });
