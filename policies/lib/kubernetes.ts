@@ -303,6 +303,8 @@ function sleepOperand(word: string): number | undefined {
  * Splits a shell script into simple commands of words, well enough to find `sleep` calls: quotes
  * and backslashes are honoured; `;`, `&`, `|`, newlines, parentheses and backquotes end a
  * command; comments are dropped. Expansions stay in the words (`$X`), to be resolved or refused later.
+ * (`shell-quote`, the usual npm parser, reads a newline as a blank and a comment as running to the
+ * end of the input, so the lines of a YAML block script would merge into one command.)
  */
 function shellCommands(script: string): string[][] {
     const commands: string[][] = [];
