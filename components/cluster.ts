@@ -101,8 +101,10 @@ export class Cluster extends pulumi.ComponentResource {
             },
             parent,
         );
-        // The only security group tagged for Karpenter discovery: several tagged groups break the
-        // AWS Load Balancer Controller.
+        // The one security group of every node (launch templates and Karpenter's discovery tag):
+        // load balancer controllers need exactly one group tagged kubernetes.io/cluster/<name> on
+        // each node ENI, and EKS tags the cluster group it creates that way too, so nodes never
+        // carry that one.
         const nodeSg = new aws.ec2.SecurityGroup(
             `${name}-nodes`,
             {
