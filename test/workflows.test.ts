@@ -9,6 +9,7 @@ const DIR = path.join(ROOT, ".github", "workflows");
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)) : [];
 
 interface Step {
+    if?: string;
     uses?: string;
     run?: string;
     with?: Record<string, unknown>;
@@ -26,7 +27,10 @@ interface Workflow {
     jobs: Record<string, Job>;
 }
 
-const load = (f: string) => ({ text: fs.readFileSync(path.join(DIR, f), "utf8"), doc: YAML.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as Workflow });
+const load = (f: string) => ({
+    text: fs.readFileSync(path.join(DIR, f), "utf8"),
+    doc: YAML.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as Workflow,
+});
 const all = files.map((f) => ({ file: f, ...load(f) }));
 const usesCloud = (job: Job) => (job.steps ?? []).some((s) => s.uses?.startsWith("aws-actions/configure-aws-credentials@"));
 const runs = (job: Job) => (job.steps ?? []).map((s) => s.run ?? "").join("\n");
@@ -108,9 +112,29 @@ describe("GitHub workflows", () => {
         }
     });
 
+    it("upload the manifest gate's SARIF to code scanning from this repository's branches only, before the blocking check", () => {
+        const pr = all.find((w) => "pull_request" in w.doc.on);
+        const [, job] = Object.entries(pr!.doc.jobs).find(([, j]) => !usesCloud(j))!;
+        const steps = job.steps ?? [];
+        const sarif = steps.findIndex((s) => s.run?.includes("policy:check -- --env prod --format sarif examples/ > policy-gate.sarif"));
+        const upload = steps.findIndex((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+        const blocking = steps.findIndex((s) => s.run?.trim() === "npm run --silent policy:check -- --env prod examples/");
+        expect(
+            [sarif, upload, blocking].every((i) => i >= 0),
+            "all three steps",
+        ).to.equal(true);
+        expect(sarif).to.be.lessThan(upload);
+        expect(upload).to.be.lessThan(blocking);
+        expect(steps[upload].with).to.include({ sarif_file: "policy-gate.sarif" });
+        expect(steps[upload].if).to.include("github.event.pull_request.head.repo.full_name == github.repository");
+        expect((job.permissions ?? {})).to.include({ "security-events": "write", contents: "read" });
+    });
+
     it("preview and up every stack with the policy pack and that stack's config", () => {
         const pulumiSteps = all.flatMap((w) =>
-            Object.values(w.doc.jobs).flatMap((j) => (j.steps ?? []).filter((s) => s.uses?.startsWith("pulumi/actions@")).map((s) => ({ file: w.file, with: s.with ?? {} }))),
+            Object.values(w.doc.jobs).flatMap((j) =>
+                (j.steps ?? []).filter((s) => s.uses?.startsWith("pulumi/actions@")).map((s) => ({ file: w.file, with: s.with ?? {} })),
+            ),
         );
         const previews = pulumiSteps.filter((s) => s.with.command === "preview");
         const ups = pulumiSteps.filter((s) => s.with.command === "up");
