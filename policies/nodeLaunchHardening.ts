@@ -62,7 +62,7 @@ export const nodeLaunchHardening: ResourceValidationPolicy = {
                             violation(
                                 `${subject} does not set metadataOptions.httpTokens: "required"${tokens === undefined ? "" : ` (it is ${JSON.stringify(tokens)})`}`,
                                 IMDS_WHY,
-                                'set metadataOptions: { httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 2 }',
+                                'set metadataOptions: { httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 1 } (a hop limit of 2 lets every pod reach the node role\'s credentials; raise it only for pods that must read instance metadata)',
                             ),
                         );
                     }
