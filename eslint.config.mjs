@@ -5,7 +5,7 @@ import pulumi from "@pulumi/eslint-plugin";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-    { ignores: ["node_modules/", "**/node_modules/", "bin/", "test/reporter.js", "eslint.config.mjs"] },
+    { ignores: ["node_modules/", "**/node_modules/", "bin/", "test/reporter.js", "tools/registerSwc.js", "eslint.config.mjs"] },
     js.configs.recommended,
     ...tseslint.configs.recommendedTypeChecked,
     {

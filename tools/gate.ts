@@ -362,7 +362,7 @@ export class PolicyPackProcess {
         } else {
             delete childEnv.TS_NODE_PROJECT;
         }
-        const child = spawn(process.execPath, ["-r", require.resolve("ts-node/register/transpile-only"), entry], {
+        const child = spawn(process.execPath, ["-r", path.join(__dirname, "registerSwc.js"), entry], {
             cwd: dir,
             env: childEnv,
             stdio: ["ignore", "pipe", "pipe"],
