@@ -189,10 +189,15 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                         ns.urn,
                     );
                 } else {
-                    const gaps = [
-                        ...RESOURCES.filter((res) => !defaults.default.has(res)).map((res) => `default.${res}`),
-                        ...RESOURCES.filter((res) => !defaults.defaultRequest.has(res)).map((res) => `defaultRequest.${res}`),
-                    ];
+                    // The defaults a container needs to be admitted: a limit wherever an unscoped quota
+                    // bounds limits, a request wherever it bounds requests (namespaces that run without
+                    // CPU limits, `requireCpuLimit: false`, need no default CPU limit). Without such a
+                    // quota (reported above) containers should get both.
+                    const needs = (section: "default" | "defaultRequest", res: string) =>
+                        !keys || (section === "default" ? keys.has(`limits.${res}`) : keys.has(`requests.${res}`) || keys.has(res));
+                    const gaps = (["default", "defaultRequest"] as const).flatMap((section) =>
+                        RESOURCES.filter((res) => needs(section, res) && !defaults[section].has(res)).map((res) => `${section}.${res}`),
+                    );
                     if (gaps.length > 0) {
                         reportViolation(
                             violation(

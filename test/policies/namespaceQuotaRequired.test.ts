@@ -87,6 +87,24 @@ describe("policy namespace-quota-required (stack)", () => {
         );
     });
 
+    it("asks only for the defaults the quota needs: no default CPU limit where no quota bounds limits.cpu", async () => {
+        const noCpuLimits = changed(resourceQuota(), "spec.hard", {
+            "requests.cpu": "16",
+            "requests.memory": "32Gi",
+            "limits.memory": "64Gi",
+            pods: "100",
+        });
+        const memoryLimitOnly = changed(limitRange(), "spec.limits", [
+            { type: "Container", default: { memory: "1Gi" }, defaultRequest: { cpu: "100m", memory: "512Mi" } },
+        ]);
+        expectClean(await runStack(namespaceQuotaRequired, [namespace(), noCpuLimits, memoryLimitOnly]));
+        // The same LimitRange falls short once a quota bounds limits.cpu.
+        expectViolations(
+            await runStack(namespaceQuotaRequired, [namespace(), resourceQuota(), memoryLimitOnly]),
+            /give containers no default\.cpu \(no type: Container item sets it\)/,
+        );
+    });
+
     it("applies the API server's LimitRange defaulting: default from max, defaultRequest from default", async () => {
         expectClean(
             await runStack(namespaceQuotaRequired, [
