@@ -245,8 +245,11 @@ const SHELLS = new Set(["sh", "bash", "ash", "dash", "ksh", "mksh", "zsh"]);
 const WRAPPERS = new Set(["exec", "command", "builtin", "busybox", "nohup"]);
 // Shell keywords that may start a simple command inside a compound one.
 const KEYWORDS = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"]);
-// A GNU/busybox `sleep` operand: a decimal number with an optional unit.
-const SLEEP_OPERAND = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/;
+// A GNU/busybox `sleep` operand: a decimal number (GNU reads it with strtod: a leading `+` and an
+// exponent are fine) with an optional unit.
+const SLEEP_OPERAND = /^(\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)([smhd]?)$/;
+// `NAME=value`, a shell variable assignment.
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 const SLEEP_UNIT: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
 
 function basename(word: string): string {
@@ -303,6 +306,7 @@ function sleepOperand(word: string): number | undefined {
  * Splits a shell script into simple commands of words, well enough to find `sleep` calls: quotes
  * and backslashes are honoured; `;`, `&`, `|`, newlines, parentheses and backquotes end a
  * command; comments are dropped. Expansions stay in the words (`$X`), to be resolved or refused later.
+ * Here-document bodies (`cat <<EOF` … `EOF`) are text, not commands, and are skipped.
  * (`shell-quote`, the usual npm parser, reads a newline as a blank and a comment as running to the
  * end of the input, so the lines of a YAML block script would merge into one command.)
  */
@@ -311,12 +315,41 @@ function shellCommands(script: string): string[][] {
     let words: string[] = [];
     let word = "";
     let inWord = false;
+    // Here-documents opened on the current line: their bodies start at the next newline.
+    const heredocs: { delimiter: string; stripTabs: boolean }[] = [];
+    let heredocOperator: string | undefined;
     const endWord = () => {
         if (inWord) {
+            const opened = /^<<(-?)(.+)$/.exec(word);
+            if (heredocOperator !== undefined) {
+                heredocs.push({ delimiter: word, stripTabs: heredocOperator === "<<-" });
+                heredocOperator = undefined;
+            } else if (word === "<<" || word === "<<-") {
+                heredocOperator = word;
+            } else if (opened) {
+                heredocs.push({ delimiter: opened[2], stripTabs: opened[1] === "-" });
+            }
             words.push(word);
         }
         word = "";
         inWord = false;
+    };
+    // Skips the bodies of the here-documents opened on the line that ends at `newline`; returns
+    // the index of the newline that ends the last delimiter line.
+    const skipHeredocs = (newline: number): number => {
+        let at = newline;
+        for (const { delimiter, stripTabs } of heredocs.splice(0)) {
+            while (at < script.length) {
+                const next = script.indexOf("\n", at + 1);
+                const end = next < 0 ? script.length : next;
+                const line = script.slice(at + 1, end).replace(/\r$/, "");
+                at = end;
+                if ((stripTabs ? line.replace(/^\t+/, "") : line) === delimiter) {
+                    break;
+                }
+            }
+        }
+        return at;
     };
     const endCommand = () => {
         endWord();
@@ -379,6 +412,9 @@ function shellCommands(script: string): string[][] {
             i = end < 0 ? script.length : end - 1;
         } else if (";&|\n()".includes(ch)) {
             endCommand();
+            if (ch === "\n" && heredocs.length > 0) {
+                i = skipHeredocs(i);
+            }
         } else if (/\s/.test(ch)) {
             endWord();
         } else {
@@ -448,8 +484,23 @@ function commandSleeps(
     if (SHELLS.has(program) && depth > 0) {
         const flag = args.findIndex((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
         const script = flag < 0 ? undefined : args.slice(flag + 1).find((a) => !a.startsWith("-"));
+        // Variables the script sets itself (`D=5`, `export D=5`) count from the next command on.
+        const local = new Map(shellEnv);
         for (const words of shellCommands(script ?? "")) {
-            commandSleeps(words, shellEnv, shellEnv, out, depth - 1);
+            const declared = ["export", "readonly", "local", "declare", "typeset"].includes(words[0]) ? words.slice(1) : words;
+            if (declared.length > 0 && declared.every((w) => ASSIGNMENT.test(w))) {
+                for (const w of declared) {
+                    const [, name, value] = ASSIGNMENT.exec(w) as RegExpExecArray;
+                    const literal = expand(value, local);
+                    if (literal === undefined) {
+                        local.delete(name);
+                    } else {
+                        local.set(name, literal);
+                    }
+                }
+                continue;
+            }
+            commandSleeps(words, local, local, out, depth - 1);
         }
     }
 }

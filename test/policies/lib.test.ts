@@ -258,6 +258,24 @@ describe("policy lib: Kubernetes kinds", () => {
         expect(execSleep(["sh", "-c", "sleep ${DELAY:-7}"], [{ name: "DELAY", value: "2m" }]).seconds).to.equal(120);
     });
 
+    it("reads variables the script sets itself, from the next command on", () => {
+        expect(execSleep(["sh", "-c", "D=5; sleep $D"])).to.deep.equal({ seconds: 5, unreadable: [] });
+        expect(execSleep(["sh", "-c", 'export D=2m\nsleep "$D"'])).to.deep.equal({ seconds: 120, unreadable: [] });
+        expect(execSleep(["sh", "-c", "D=$(cat /x); sleep $D"]).unreadable, "a value only known at run time").to.deep.equal(["$D"]);
+    });
+
+    it("reads operands as GNU sleep does (a leading + and an exponent)", () => {
+        expect(execSleep(["sleep", "+5"]).seconds).to.equal(5);
+        expect(execSleep(["sleep", "1e1"]).seconds).to.equal(10);
+        expect(execSleep(["sleep", "1.5e1s"]).seconds).to.equal(15);
+    });
+
+    it("does not take here-document bodies for commands", () => {
+        expect(execSleep(["sh", "-c", "cat <<EOF > /tmp/x\nsleep 99\nEOF\nsleep 1"]).seconds).to.equal(1);
+        expect(execSleep(["bash", "-c", "cat <<- 'END'\n\tsleep 99\n\tEND\nsleep 2"]).seconds).to.equal(2);
+        expect(execSleep(["sh", "-c", "cat << EOF\nsleep 99\n"]).seconds, "an unterminated body runs to the end").to.equal(0);
+    });
+
     it("never throws on odd shapes", () => {
         for (const odd of [null, "sleep 5", 5, [], {}, { exec: null }, { exec: { command: "sleep 5" } }, { exec: { command: [5, "x"] } }]) {
             expect(preStopSleep({ lifecycle: { preStop: odd } }).seconds, JSON.stringify(odd)).to.equal(0);
