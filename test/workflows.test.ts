@@ -112,22 +112,27 @@ describe("GitHub workflows", () => {
         }
     });
 
-    it("upload the manifest gate's SARIF to code scanning from this repository's branches only, before the blocking check", () => {
-        const pr = all.find((w) => "pull_request" in w.doc.on);
-        const [, job] = Object.entries(pr!.doc.jobs).find(([, j]) => !usesCloud(j))!;
-        const steps = job.steps ?? [];
-        const sarif = steps.findIndex((s) => s.run?.includes("policy:check -- --env prod --format sarif examples/ > policy-gate.sarif"));
-        const upload = steps.findIndex((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
-        const blocking = steps.findIndex((s) => s.run?.trim() === "npm run --silent policy:check -- --env prod examples/");
-        expect(
-            [sarif, upload, blocking].every((i) => i >= 0),
-            "all three steps",
-        ).to.equal(true);
-        expect(sarif).to.be.lessThan(upload);
-        expect(upload).to.be.lessThan(blocking);
-        expect(steps[upload].with).to.include({ sarif_file: "policy-gate.sarif" });
-        expect(steps[upload].if).to.include("github.event.pull_request.head.repo.full_name == github.repository");
-        expect((job.permissions ?? {})).to.include({ "security-events": "write", contents: "read" });
+    it("upload the manifest gate's SARIF to code scanning before the blocking check (PRs: this repository's branches only)", () => {
+        for (const w of all) {
+            const [, job] = Object.entries(w.doc.jobs).find(([, j]) => !usesCloud(j))!;
+            const steps = job.steps ?? [];
+            const sarif = steps.findIndex((s) =>
+                s.run?.includes("policy:check -- --env prod --format sarif examples/ > policy-gate.sarif"),
+            );
+            const upload = steps.findIndex((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+            const blocking = steps.findIndex((s) => s.run?.trim() === "npm run --silent policy:check -- --env prod examples/");
+            expect(
+                [sarif, upload, blocking].every((i) => i >= 0),
+                `${w.file}: all three steps`,
+            ).to.equal(true);
+            expect(sarif, w.file).to.be.lessThan(upload);
+            expect(upload, w.file).to.be.lessThan(blocking);
+            expect(steps[upload].with, w.file).to.include({ sarif_file: "policy-gate.sarif", category: "policy-gate" });
+            if ("pull_request" in w.doc.on) {
+                expect(steps[upload].if, w.file).to.include("github.event.pull_request.head.repo.full_name == github.repository");
+            }
+            expect(job.permissions ?? {}, w.file).to.include({ "security-events": "write", contents: "read" });
+        }
     });
 
     it("preview and up every stack with the policy pack and that stack's config", () => {
