@@ -119,17 +119,72 @@ export class Cluster extends pulumi.ComponentResource {
             parent,
         );
         const rules: [string, aws.vpc.SecurityGroupIngressRuleArgs][] = [
-            ["nodes-from-nodes", { securityGroupId: nodeSg.id, referencedSecurityGroupId: nodeSg.id, ipProtocol: "-1", description: "Node to node (pods, DNS)" }],
-            ["nodes-from-control-plane-443", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 443, toPort: 443, description: "Admission webhooks" }],
-            ["nodes-from-control-plane-kubelet", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 10250, toPort: 10250, description: "Kubelet API (logs, exec)" }],
-            ["nodes-from-control-plane-ephemeral", { securityGroupId: nodeSg.id, referencedSecurityGroupId: controlPlaneSg.id, ipProtocol: "tcp", fromPort: 1025, toPort: 65535, description: "Webhooks and aggregated APIs on high ports" }],
-            ["control-plane-from-nodes", { securityGroupId: controlPlaneSg.id, referencedSecurityGroupId: nodeSg.id, ipProtocol: "tcp", fromPort: 443, toPort: 443, description: "Nodes to the API server" }],
+            [
+                "nodes-from-nodes",
+                {
+                    securityGroupId: nodeSg.id,
+                    referencedSecurityGroupId: nodeSg.id,
+                    ipProtocol: "-1",
+                    description: "Node to node (pods, DNS)",
+                },
+            ],
+            [
+                "nodes-from-control-plane-443",
+                {
+                    securityGroupId: nodeSg.id,
+                    referencedSecurityGroupId: controlPlaneSg.id,
+                    ipProtocol: "tcp",
+                    fromPort: 443,
+                    toPort: 443,
+                    description: "Admission webhooks",
+                },
+            ],
+            [
+                "nodes-from-control-plane-kubelet",
+                {
+                    securityGroupId: nodeSg.id,
+                    referencedSecurityGroupId: controlPlaneSg.id,
+                    ipProtocol: "tcp",
+                    fromPort: 10250,
+                    toPort: 10250,
+                    description: "Kubelet API (logs, exec)",
+                },
+            ],
+            [
+                "nodes-from-control-plane-ephemeral",
+                {
+                    securityGroupId: nodeSg.id,
+                    referencedSecurityGroupId: controlPlaneSg.id,
+                    ipProtocol: "tcp",
+                    fromPort: 1025,
+                    toPort: 65535,
+                    description: "Webhooks and aggregated APIs on high ports",
+                },
+            ],
+            [
+                "control-plane-from-nodes",
+                {
+                    securityGroupId: controlPlaneSg.id,
+                    referencedSecurityGroupId: nodeSg.id,
+                    ipProtocol: "tcp",
+                    fromPort: 443,
+                    toPort: 443,
+                    description: "Nodes to the API server",
+                },
+            ],
         ];
         for (const [rule, ruleArgs] of rules) {
             new aws.vpc.SecurityGroupIngressRule(`${name}-${rule}`, ruleArgs, parent);
         }
-        for (const [sgName, sg] of [["control-plane", controlPlaneSg], ["nodes", nodeSg]] as const) {
-            new aws.vpc.SecurityGroupEgressRule(`${name}-${sgName}-egress`, { securityGroupId: sg.id, ipProtocol: "-1", cidrIpv4: "0.0.0.0/0", description: "All egress (NAT, AWS APIs)" }, parent);
+        for (const [sgName, sg] of [
+            ["control-plane", controlPlaneSg],
+            ["nodes", nodeSg],
+        ] as const) {
+            new aws.vpc.SecurityGroupEgressRule(
+                `${name}-${sgName}-egress`,
+                { securityGroupId: sg.id, ipProtocol: "-1", cidrIpv4: "0.0.0.0/0", description: "All egress (NAT, AWS APIs)" },
+                parent,
+            );
         }
 
         this.eks = new eks.Cluster(

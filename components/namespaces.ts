@@ -76,7 +76,10 @@ export function networkPolicies(network: NamespaceConfig["network"]): NamedNetwo
                     ],
                 },
             },
-            { name: "allow-same-namespace-egress", spec: { podSelector: allPods, policyTypes: ["Egress"], egress: [{ to: sameNamespace }] } },
+            {
+                name: "allow-same-namespace-egress",
+                spec: { podSelector: allPods, policyTypes: ["Egress"], egress: [{ to: sameNamespace }] },
+            },
         );
     }
     return policies;
@@ -139,7 +142,10 @@ export class Namespaces extends pulumi.ComponentResource {
             );
             new k8s.core.v1.LimitRange(
                 `${name}-${ns}-defaults`,
-                { metadata: { name: "container-defaults", namespace: ns }, spec: { limits: [containerLimitRange(config.containerDefaults)] } },
+                {
+                    metadata: { name: "container-defaults", namespace: ns },
+                    spec: { limits: [containerLimitRange(config.containerDefaults)] },
+                },
                 child,
             );
             for (const policy of networkPolicies(config.network)) {

@@ -60,7 +60,11 @@ export class Network extends pulumi.ComponentResource {
         );
 
         // The default security group must not allow anything (CIS AWS 5.4): nothing here uses it.
-        new aws.ec2.DefaultSecurityGroup(`${name}-default-sg`, { vpcId: vpc.id, tags: { Name: `${args.clusterName}-default-deny` } }, parent);
+        new aws.ec2.DefaultSecurityGroup(
+            `${name}-default-sg`,
+            { vpcId: vpc.id, tags: { Name: `${args.clusterName}-default-deny` } },
+            parent,
+        );
 
         const igw = new aws.ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: { Name: `${args.clusterName}-igw` } }, parent);
 
@@ -129,7 +133,11 @@ export class Network extends pulumi.ComponentResource {
                 },
                 parent,
             );
-            new aws.ec2.RouteTableAssociation(`${name}-private-${s.availabilityZone}`, { subnetId: subnet.id, routeTableId: routeTable.id }, parent);
+            new aws.ec2.RouteTableAssociation(
+                `${name}-private-${s.availabilityZone}`,
+                { subnetId: subnet.id, routeTableId: routeTable.id },
+                parent,
+            );
             return subnet;
         });
 
@@ -202,7 +210,13 @@ export class Network extends pulumi.ComponentResource {
         );
         new aws.ec2.FlowLog(
             `${name}-flow-logs`,
-            { vpcId: vpc.id, trafficType: "ALL", logDestinationType: "cloud-watch-logs", logDestination: logGroup.arn, iamRoleArn: role.arn },
+            {
+                vpcId: vpc.id,
+                trafficType: "ALL",
+                logDestinationType: "cloud-watch-logs",
+                logDestination: logGroup.arn,
+                iamRoleArn: role.arn,
+            },
             parent,
         );
     }

@@ -47,16 +47,24 @@ describe("Access component", () => {
                 expect(e.props).to.include({ clusterName: "demo", type: "STANDARD" });
                 expect(e.props).to.not.have.property("kubernetesGroups");
             }
-            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-platform-admin").props.tags).to.deep.equal({ "platform/access-scope": "cluster" });
-            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-support").props.tags).to.deep.equal({ "platform/access-scope": "namespace" });
+            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-platform-admin").props.tags).to.deep.equal({
+                "platform/access-scope": "cluster",
+            });
+            expect(named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "access-support").props.tags).to.deep.equal({
+                "platform/access-scope": "namespace",
+            });
         });
 
         it("gives admins cluster-wide admin and teams edit/view scoped to their namespaces only", () => {
             const assoc = ofType(mocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
-            const find = (principal: string, policy: string) => assoc.find((a) => a.props.principalArn === principal && String(a.props.policyArn).endsWith(policy));
+            const find = (principal: string, policy: string) =>
+                assoc.find((a) => a.props.principalArn === principal && String(a.props.policyArn).endsWith(policy));
             expect(find(admin, "AmazonEKSClusterAdminPolicy")?.props.accessScope).to.deep.equal({ type: "cluster" });
             expect(find(payments, "AmazonEKSEditPolicy")?.props.accessScope).to.deep.equal({ type: "namespace", namespaces: ["payments"] });
-            expect(find(support, "AmazonEKSViewPolicy")?.props.accessScope).to.deep.equal({ type: "namespace", namespaces: ["payments", "search"] });
+            expect(find(support, "AmazonEKSViewPolicy")?.props.accessScope).to.deep.equal({
+                type: "namespace",
+                namespaces: ["payments", "search"],
+            });
             for (const a of assoc.filter((x) => x.props.principalArn !== admin)) {
                 expect((a.props.accessScope as { type: string }).type, a.name).to.equal("namespace");
             }

@@ -58,7 +58,9 @@ describe("stack config", () => {
     });
 
     it("Pulumi.yaml declares exactly the keys the config module accepts, none as an undeclarable object type", () => {
-        const project = YAML.parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: Record<string, { type?: string; description?: string }> };
+        const project = YAML.parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as {
+            config: Record<string, { type?: string; description?: string }>;
+        };
         const declared = Object.keys(project.config).map((k) => k.replace(`${PROJECT}:`, ""));
         expect(declared).to.have.members(STACK_CONFIG_KEYS);
         for (const [key, decl] of Object.entries(project.config)) {
@@ -98,27 +100,103 @@ describe("stack config", () => {
             /^eks-platfrom:karpenter: unknown config namespace "eks-platfrom"/,
         ],
         ["wrong type", (v) => (v[`${PROJECT}:network`].natGateways = 2), /^eks-platform:network\.natGateways: /],
-        ["subnets that do not fit", (v) => (v[`${PROJECT}:network`].privateSubnetPrefixLength = 17), /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ addresses/],
-        ["AZ outside the region", (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "eu-west-1b"]), /^eks-platform:network\.availabilityZones\[1\]: "eu-west-1b" is not a zone of us-east-1/],
-        ["duplicate AZ", (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "us-east-1a"]), /^eks-platform:network\.availabilityZones\[1\]: "us-east-1a" is listed twice/],
-        ["service CIDR overlapping the VPC", (v) => (v[`${PROJECT}:cluster`].serviceCidr = "10.10.128.0/20"), /^eks-platform:cluster\.serviceCidr: 10\.10\.128\.0\/20 overlaps the VPC/],
-        ["public endpoint open to the internet", (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = ["0.0.0.0/0"]), /^eks-platform:cluster\.endpoint\.publicAccessCidrs\[0\]: opens the API server to the whole internet/],
-        ["public endpoint without CIDRs", (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = []), /^eks-platform:cluster\.endpoint\.publicAccessCidrs: is empty while publicAccess is true/],
-        ["unpinned add-on", (v) => (v[`${PROJECT}:cluster`].addons.coreDns = "latest"), /^eks-platform:cluster\.addons\.coreDns: must be a pinned add-on version/],
-        ["bad Kubernetes version", (v) => (v[`${PROJECT}:cluster`].version = "1.34.2"), /^eks-platform:cluster\.version: must be a Kubernetes minor version/],
+        [
+            "subnets that do not fit",
+            (v) => (v[`${PROJECT}:network`].privateSubnetPrefixLength = 17),
+            /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ addresses/,
+        ],
+        [
+            "AZ outside the region",
+            (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "eu-west-1b"]),
+            /^eks-platform:network\.availabilityZones\[1\]: "eu-west-1b" is not a zone of us-east-1/,
+        ],
+        [
+            "duplicate AZ",
+            (v) => (v[`${PROJECT}:network`].availabilityZones = ["us-east-1a", "us-east-1a"]),
+            /^eks-platform:network\.availabilityZones\[1\]: "us-east-1a" is listed twice/,
+        ],
+        [
+            "service CIDR overlapping the VPC",
+            (v) => (v[`${PROJECT}:cluster`].serviceCidr = "10.10.128.0/20"),
+            /^eks-platform:cluster\.serviceCidr: 10\.10\.128\.0\/20 overlaps the VPC/,
+        ],
+        [
+            "public endpoint open to the internet",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = ["0.0.0.0/0"]),
+            /^eks-platform:cluster\.endpoint\.publicAccessCidrs\[0\]: opens the API server to the whole internet/,
+        ],
+        [
+            "public endpoint without CIDRs",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = []),
+            /^eks-platform:cluster\.endpoint\.publicAccessCidrs: is empty while publicAccess is true/,
+        ],
+        [
+            "unpinned add-on",
+            (v) => (v[`${PROJECT}:cluster`].addons.coreDns = "latest"),
+            /^eks-platform:cluster\.addons\.coreDns: must be a pinned add-on version/,
+        ],
+        [
+            "bad Kubernetes version",
+            (v) => (v[`${PROJECT}:cluster`].version = "1.34.2"),
+            /^eks-platform:cluster\.version: must be a Kubernetes minor version/,
+        ],
         ["missing section", (v) => delete v[`${PROJECT}:cluster`], /^eks-platform:cluster: is required/],
         ["missing region", (v) => delete v["aws:region"], /^aws:region: is required/],
-        ["default request above default limit", (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.request.cpu = "2"), /^eks-platform:namespaces\.dev\.containerDefaults\.request\.cpu: default request 2 exceeds the default limit 500m/],
-        ["quota requests above limits", (v) => (v[`${PROJECT}:namespaces`].dev.quota.requestsCpu = "16"), /^eks-platform:namespaces\.dev\.quota\.requestsCpu: 16 exceeds limitsCpu 8/],
-        ["default limit above the quota", (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.limit.memory = "32Gi"), /^eks-platform:namespaces\.dev\.containerDefaults\.limit\.memory: 32Gi exceeds the namespace quota limitsMemory 16Gi/],
-        ["system namespace", (v) => (v[`${PROJECT}:namespaces`]["kube-system"] = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\["kube-system"\]: is a system namespace/],
-        ["namespace name that is not a DNS label", (v) => (v[`${PROJECT}:namespaces`].Dev_Team = v[`${PROJECT}:namespaces`].dev), /^eks-platform:namespaces\.Dev_Team: must be a DNS-1123 label/],
-        ["bad namespace label", (v) => (v[`${PROJECT}:namespaces`].dev.labels = { "team/a/b": "x" }), /^eks-platform:namespaces\.dev\.labels\["team\/a\/b"\]: is not a valid Kubernetes label key/],
-        ["an ARN that is not a role", (v) => (v[`${PROJECT}:access`].admins = ["arn:aws:iam::123456789012:user/alice"]), /^eks-platform:access\.admins\[0\]: must be an IAM role ARN/],
-        ["the deployer listed as an admin", (v) => (v[`${PROJECT}:access`].admins = [v[`${PROJECT}:access`].deployer]), /^eks-platform:access\.admins\[0\]: is the deployer/],
-        ["a namespace team role with cluster admin", (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [v[`${PROJECT}:access`].admins[0]]), /^eks-platform:namespaces\.dev\.viewers\[0\]: already has cluster-wide admin/],
-        ["a team ARN with a typo", (v) => (v[`${PROJECT}:namespaces`].dev.editors = ["arn:aws:iam::12345:role/team"]), /^eks-platform:namespaces\.dev\.editors\[0\]: must be an IAM role ARN/],
-        ["a role both editor and viewer", (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [...v[`${PROJECT}:namespaces`].dev.editors]), /^eks-platform:namespaces\.dev\.viewers\[0\]: is also an editor/],
+        [
+            "default request above default limit",
+            (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.request.cpu = "2"),
+            /^eks-platform:namespaces\.dev\.containerDefaults\.request\.cpu: default request 2 exceeds the default limit 500m/,
+        ],
+        [
+            "quota requests above limits",
+            (v) => (v[`${PROJECT}:namespaces`].dev.quota.requestsCpu = "16"),
+            /^eks-platform:namespaces\.dev\.quota\.requestsCpu: 16 exceeds limitsCpu 8/,
+        ],
+        [
+            "default limit above the quota",
+            (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.limit.memory = "32Gi"),
+            /^eks-platform:namespaces\.dev\.containerDefaults\.limit\.memory: 32Gi exceeds the namespace quota limitsMemory 16Gi/,
+        ],
+        [
+            "system namespace",
+            (v) => (v[`${PROJECT}:namespaces`]["kube-system"] = v[`${PROJECT}:namespaces`].dev),
+            /^eks-platform:namespaces\["kube-system"\]: is a system namespace/,
+        ],
+        [
+            "namespace name that is not a DNS label",
+            (v) => (v[`${PROJECT}:namespaces`].Dev_Team = v[`${PROJECT}:namespaces`].dev),
+            /^eks-platform:namespaces\.Dev_Team: must be a DNS-1123 label/,
+        ],
+        [
+            "bad namespace label",
+            (v) => (v[`${PROJECT}:namespaces`].dev.labels = { "team/a/b": "x" }),
+            /^eks-platform:namespaces\.dev\.labels\["team\/a\/b"\]: is not a valid Kubernetes label key/,
+        ],
+        [
+            "an ARN that is not a role",
+            (v) => (v[`${PROJECT}:access`].admins = ["arn:aws:iam::123456789012:user/alice"]),
+            /^eks-platform:access\.admins\[0\]: must be an IAM role ARN/,
+        ],
+        [
+            "the deployer listed as an admin",
+            (v) => (v[`${PROJECT}:access`].admins = [v[`${PROJECT}:access`].deployer]),
+            /^eks-platform:access\.admins\[0\]: is the deployer/,
+        ],
+        [
+            "a namespace team role with cluster admin",
+            (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [v[`${PROJECT}:access`].admins[0]]),
+            /^eks-platform:namespaces\.dev\.viewers\[0\]: already has cluster-wide admin/,
+        ],
+        [
+            "a team ARN with a typo",
+            (v) => (v[`${PROJECT}:namespaces`].dev.editors = ["arn:aws:iam::12345:role/team"]),
+            /^eks-platform:namespaces\.dev\.editors\[0\]: must be an IAM role ARN/,
+        ],
+        [
+            "a role both editor and viewer",
+            (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [...v[`${PROJECT}:namespaces`].dev.editors]),
+            /^eks-platform:namespaces\.dev\.viewers\[0\]: is also an editor/,
+        ],
         ["an unknown Pod Security level", (v) => (v[`${PROJECT}:podSecurity`].enforce = "strict"), /^eks-platform:podSecurity\.enforce: /],
         ["a missing deployer", (v) => delete v[`${PROJECT}:access`].deployer, /^eks-platform:access\.deployer: is required/],
         ["zero pods", (v) => (v[`${PROJECT}:namespaces`].dev.quota.pods = 0), /^eks-platform:namespaces\.dev\.quota\.pods: /],
@@ -126,14 +204,20 @@ describe("stack config", () => {
     for (const [label, edit, expected] of cases) {
         it(`rejects ${label}, naming the key`, () => {
             const problems = problemsAfter(edit);
-            expect(problems.some((p) => expected.test(p)), problems.join("\n")).to.equal(true);
+            expect(
+                problems.some((p) => expected.test(p)),
+                problems.join("\n"),
+            ).to.equal(true);
         });
     }
 
     it("names the file and line of a stack file that is not YAML", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stack-"));
         fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-        fs.writeFileSync(path.join(dir, "Pulumi.broken.yaml"), "config:\n  aws:region: us-east-1\n  eks-platform:network: {vpcCidr: 10.0.0.0/16\n");
+        fs.writeFileSync(
+            path.join(dir, "Pulumi.broken.yaml"),
+            "config:\n  aws:region: us-east-1\n  eks-platform:network: {vpcCidr: 10.0.0.0/16\n",
+        );
         expect(() => readStackFiles(dir, "broken")).to.throw(StackFileError, /Pulumi\.broken\.yaml:\d+: /);
         expect(() => readStackFiles(dir, "missing")).to.throw(StackFileError, /unknown stack "missing" \(stacks here: broken\)/);
     });

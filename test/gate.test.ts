@@ -47,7 +47,9 @@ describe("gate: policy pack config, as --policy-pack-config reads it", () => {
     });
 
     it("names every bad key in one error", () => {
-        const err = thrown(() => parsePolicyPackConfig(JSON.stringify({ a: "blocking", b: { enforcementLevel: 1 }, c: 7 }), "policies/config/dev.json"));
+        const err = thrown(() =>
+            parsePolicyPackConfig(JSON.stringify({ a: "blocking", b: { enforcementLevel: 1 }, c: 7 }), "policies/config/dev.json"),
+        );
         expect(err).to.be.instanceOf(GateInputError);
         expect(err.message).to.include("policies/config/dev.json (3 problems)");
         expect(err.message).to.match(/- a: "blocking" is not an enforcement level/);
@@ -68,14 +70,24 @@ describe("gate: policy pack config, as --policy-pack-config reads it", () => {
             enforcementLevel: "mandatory",
             configSchema: { properties: { min: { type: "integer", minimum: 1, default: 2 }, label: { type: "string" } } },
         },
-        { name: "quota", description: "", kind: "stack", enforcementLevel: "advisory", configSchema: { properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] } },
+        {
+            name: "quota",
+            description: "",
+            kind: "stack",
+            enforcementLevel: "advisory",
+            configSchema: { properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] },
+        },
     ];
 
     it("fills schema defaults, applies `all`, then per-policy entries, merging properties", () => {
         const { config, warnings } = reconcilePolicyConfig(
             policies,
             {},
-            { all: { enforcementLevel: "advisory" }, replicas: { properties: { label: "x" } }, quota: { enforcementLevel: "mandatory", properties: { names: ["a"] } } },
+            {
+                all: { enforcementLevel: "advisory" },
+                replicas: { properties: { label: "x" } },
+                quota: { enforcementLevel: "mandatory", properties: { names: ["a"] } },
+            },
             "c.json",
         );
         expect(config.replicas).to.deep.equal({ enforcementLevel: "advisory", properties: { min: 2, label: "x" } });
@@ -90,7 +102,9 @@ describe("gate: policy pack config, as --policy-pack-config reads it", () => {
     });
 
     it("validates properties against each configSchema and names policy and key", () => {
-        const err = thrown(() => reconcilePolicyConfig(policies, {}, { replicas: { properties: { min: 0, label: 5 } } }, "policies/config/prod.json"));
+        const err = thrown(() =>
+            reconcilePolicyConfig(policies, {}, { replicas: { properties: { min: 0, label: 5 } } }, "policies/config/prod.json"),
+        );
         expect(err).to.be.instanceOf(GateInputError);
         expect(err.message).to.include("policies/config/prod.json (3 problems)");
         expect(err.message).to.include("replicas.min: must be >= 1");
@@ -99,7 +113,12 @@ describe("gate: policy pack config, as --policy-pack-config reads it", () => {
     });
 
     it("warns about a key that names no policy, since it configures nothing", () => {
-        const { warnings } = reconcilePolicyConfig(policies, {}, { quota: { properties: { names: [] } }, replicaz: "disabled" as never }, "c.json");
+        const { warnings } = reconcilePolicyConfig(
+            policies,
+            {},
+            { quota: { properties: { names: [] } }, replicaz: "disabled" as never },
+            "c.json",
+        );
         expect(warnings).to.have.length(1);
         expect(warnings[0]).to.include('"replicaz" names no policy');
     });
@@ -114,7 +133,12 @@ describe("gate: resources as the engine sends them", () => {
                 { type: "platform:network:Network", name: "network", props: {} },
                 // Same logical name, different type: the parent is the component.
                 { type: "aws:iam/role:Role", name: "network", props: {}, options: { parent: "network" } },
-                { type: "aws:ec2/vpc:Vpc", name: "network-vpc", props: { cidrBlock: "10.0.0.0/16" }, options: { parent: "network", protect: true } },
+                {
+                    type: "aws:ec2/vpc:Vpc",
+                    name: "network-vpc",
+                    props: { cidrBlock: "10.0.0.0/16" },
+                    options: { parent: "network", protect: true },
+                },
                 { type: "aws:ec2/subnet:Subnet", name: "network-a", props: {}, options: { parent: "network", dependsOn: ["network-vpc"] } },
             ],
         };
@@ -122,20 +146,44 @@ describe("gate: resources as the engine sends them", () => {
         expect(rs[0].urn).to.equal("urn:pulumi:dev::eks-platform::platform:network:Network::network");
         expect(rs[0].parent).to.equal(undefined);
         expect(rs[1].urn).to.equal("urn:pulumi:dev::eks-platform::platform:network:Network$aws:iam/role:Role::network");
-        expect(rs[2]).to.deep.include({ urn: "urn:pulumi:dev::eks-platform::platform:network:Network$aws:ec2/vpc:Vpc::network-vpc", parent: rs[0].urn, protect: true });
+        expect(rs[2]).to.deep.include({
+            urn: "urn:pulumi:dev::eks-platform::platform:network:Network$aws:ec2/vpc:Vpc::network-vpc",
+            parent: rs[0].urn,
+            protect: true,
+        });
         expect(rs[3].dependencies).to.deep.equal([rs[2].urn]);
     });
 
     it("turns values into what a protobuf Struct holds", () => {
-        expect(toStructValue({ a: undefined, b: [1, undefined, Number.NaN], c: { d: true, e: null } })).to.deep.equal({ b: [1, null, null], c: { d: true, e: null } });
+        expect(toStructValue({ a: undefined, b: [1, undefined, Number.NaN], c: { d: true, e: null } })).to.deep.equal({
+            b: [1, null, null],
+            c: { d: true, e: null },
+        });
     });
 });
 
-const resource = (type: string, name: string, props: Record<string, unknown>): GateResource => ({ urn: urnOf("prod", "test", type, name), type, name, props });
+const resource = (type: string, name: string, props: Record<string, unknown>): GateResource => ({
+    urn: urnOf("prod", "test", type, name),
+    type,
+    name,
+    props,
+});
 const deployment = (name: string, replicas: unknown) =>
-    resource("kubernetes:apps/v1:Deployment", name, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "team" }, spec: { replicas } });
-const namespace = (name: string) => resource("kubernetes:core/v1:Namespace", name, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-const quota = (ns: string) => resource("kubernetes:core/v1:ResourceQuota", `${ns}-quota`, { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "q", namespace: ns }, spec: { hard: { pods: "10" } } });
+    resource("kubernetes:apps/v1:Deployment", name, {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name, namespace: "team" },
+        spec: { replicas },
+    });
+const namespace = (name: string) =>
+    resource("kubernetes:core/v1:Namespace", name, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+const quota = (ns: string) =>
+    resource("kubernetes:core/v1:ResourceQuota", `${ns}-quota`, {
+        apiVersion: "v1",
+        kind: "ResourceQuota",
+        metadata: { name: "q", namespace: ns },
+        spec: { hard: { pods: "10" } },
+    });
 
 describe("gate: a policy pack served over the analyzer protocol (fixture pack)", function () {
     this.timeout(120_000);
@@ -185,14 +233,23 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         const report = await gate([deployment("web", 1), namespace("team"), quota("team")]);
         expect(report.diagnostics).to.have.length(1);
         const [d] = report.diagnostics;
-        expect(d).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", urn: "urn:pulumi:prod::test::kubernetes:apps/v1:Deployment::web", undeterminable: false });
-        expect(d.message).to.equal("Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.");
+        expect(d).to.deep.include({
+            policy: "deployment-min-replicas",
+            level: "mandatory",
+            urn: "urn:pulumi:prod::test::kubernetes:apps/v1:Deployment::web",
+            undeterminable: false,
+        });
+        expect(d.message).to.equal(
+            "Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.",
+        );
         expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0 });
     });
 
     it("reports a stack violation on the resource the policy names", async () => {
         const report = await gate([namespace("team"), namespace("other"), quota("team")]);
-        expect(report.diagnostics.map((d) => [d.policy, d.urn])).to.deep.equal([["namespace-has-quota", "urn:pulumi:prod::test::kubernetes:core/v1:Namespace::other"]]);
+        expect(report.diagnostics.map((d) => [d.policy, d.urn])).to.deep.equal([
+            ["namespace-has-quota", "urn:pulumi:prod::test::kubernetes:core/v1:Namespace::other"],
+        ]);
     });
 
     it("hands config properties to the policy", async () => {
@@ -215,7 +272,9 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(report.diagnostics).to.have.length(1);
         expect(report.diagnostics[0]).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", undeterminable: true });
         expect(report.diagnostics[0].message).to.match(/^can't run policy 'deployment-min-replicas' .* during preview/);
-        expect(formatGateText(report, (u) => u ?? "stack")).to.match(/1 mandatory, 0 advisory, 3 policies evaluated over 1 resources \(1 undeterminable at preview\)$/);
+        expect(formatGateText(report, (u) => u ?? "stack")).to.match(
+            /1 mandatory, 0 advisory, 3 policies evaluated over 1 resources \(1 undeterminable at preview\)$/,
+        );
     });
 
     it("rejects config that breaks a policy's schema before analysing anything", async () => {
@@ -229,7 +288,9 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
 
     it("sends a stack larger than gRPC's default 4 MiB message in one AnalyzeStack", async () => {
         const filler = "x".repeat(2048);
-        const many = Array.from({ length: 3000 }, (_, i) => resource("kubernetes:core/v1:ConfigMap", `cm-${i}`, { metadata: { name: `cm-${i}` }, data: { filler } }));
+        const many = Array.from({ length: 3000 }, (_, i) =>
+            resource("kubernetes:core/v1:ConfigMap", `cm-${i}`, { metadata: { name: `cm-${i}` }, data: { filler } }),
+        );
         const report = await gate([...many, namespace("team")]);
         expect(report.resources).to.equal(3001);
         expect(report.diagnostics.map((d) => d.urn)).to.deep.equal(["urn:pulumi:prod::test::kubernetes:core/v1:Namespace::team"]);

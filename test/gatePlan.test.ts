@@ -42,7 +42,11 @@ describe("policy gate: a deliberately broken config fails on prod", function () 
 
         const broken: Plan = structuredClone(plan);
         // A namespace like the configured one, but nothing creates a ResourceQuota in it.
-        broken.resources.push({ ...structuredClone(namespace!), name: "namespaces-rogue", props: { ...namespace!.props, metadata: { ...meta(namespace!), name: "rogue" } } });
+        broken.resources.push({
+            ...structuredClone(namespace!),
+            name: "namespaces-rogue",
+            props: { ...namespace!.props, metadata: { ...meta(namespace!), name: "rogue" } },
+        });
         // The configured NodePool (or a minimal valid one) with its limits removed.
         const pool = structuredClone(
             nodePool ?? {
@@ -53,7 +57,14 @@ describe("policy gate: a deliberately broken config fails on prod", function () 
                     kind: "NodePool",
                     metadata: { name: "default" },
                     spec: {
-                        template: { spec: { nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" }, requirements: [], terminationGracePeriod: "1h", expireAfter: "720h" } },
+                        template: {
+                            spec: {
+                                nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+                                requirements: [],
+                                terminationGracePeriod: "1h",
+                                expireAfter: "720h",
+                            },
+                        },
                         limits: { cpu: "100", memory: "400Gi" },
                         disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "5m" },
                     },
@@ -69,8 +80,14 @@ describe("policy gate: a deliberately broken config fails on prod", function () 
         const { report } = await gatePlan(broken, "eks-platform", PACK);
         const mandatory = broken.violations.filter((v) => v.level === "mandatory");
         expect(report.resources).to.equal(plan.resources.length + 2);
-        expect(mandatory.some((v) => v.resource.name === "namespaces-rogue" || /\brogue\b/.test(v.message)), JSON.stringify(broken.violations, null, 1)).to.equal(true);
-        expect(mandatory.some((v) => v.resource.name === pool.name && v.resource.kind === "NodePool"), JSON.stringify(broken.violations, null, 1)).to.equal(true);
+        expect(
+            mandatory.some((v) => v.resource.name === "namespaces-rogue" || /\brogue\b/.test(v.message)),
+            JSON.stringify(broken.violations, null, 1),
+        ).to.equal(true);
+        expect(
+            mandatory.some((v) => v.resource.name === pool.name && v.resource.kind === "NodePool"),
+            JSON.stringify(broken.violations, null, 1),
+        ).to.equal(true);
         // Neither verdict was there before the change.
         expect(before.diagnostics.filter((d) => /rogue|unbounded/.test(`${d.urn ?? ""} ${d.message}`))).to.deep.equal([]);
     });

@@ -14,7 +14,10 @@ export const ROOT = path.resolve(__dirname, "..");
  * Installs a fresh recording mock engine with a root stack (await it in `before`). Components
  * must be constructed after this so their registrations and options reach the new recorder.
  */
-export async function useMocks(mode: MockMode = "up", config: Record<string, string> = { "aws:region": "us-east-1" }): Promise<RecordingMocks> {
+export async function useMocks(
+    mode: MockMode = "up",
+    config: Record<string, string> = { "aws:region": "us-east-1" },
+): Promise<RecordingMocks> {
     const mocks = new RecordingMocks(mode);
     pulumi.runtime.setAllConfig(config);
     await pulumi.runtime.setMocks(mocks, "eks-platform", "test", mode === "preview");
@@ -41,7 +44,12 @@ export function ofType(resources: readonly RecordedResource[], type: string): Re
 export function named(resources: readonly RecordedResource[], type: string, name: string): RecordedResource {
     const found = resources.filter((r) => r.type === type && r.name === name);
     if (found.length !== 1) {
-        throw new Error(`expected one ${type} named ${name}, found ${found.length} (have: ${resources.filter((r) => r.type === type).map((r) => r.name).join(", ")})`);
+        throw new Error(
+            `expected one ${type} named ${name}, found ${found.length} (have: ${resources
+                .filter((r) => r.type === type)
+                .map((r) => r.name)
+                .join(", ")})`,
+        );
     }
     return found[0];
 }

@@ -93,7 +93,9 @@ describe("Namespaces component", () => {
         const deny = named(mocks.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "ns-payments-default-deny");
         expect(deny.props.spec).to.deep.equal({ podSelector: {}, policyTypes: ["Ingress"] });
         const fromIngress = named(mocks.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "ns-payments-allow-from-ingress");
-        expect(fromIngress.props.spec).to.deep.nested.include({ "ingress[0].from[0].namespaceSelector.matchLabels": { "kubernetes.io/metadata.name": "ingress" } });
+        expect(fromIngress.props.spec).to.deep.nested.include({
+            "ingress[0].from[0].namespaceSelector.matchLabels": { "kubernetes.io/metadata.name": "ingress" },
+        });
         expect(names("search")).to.have.members(["default-deny", "allow-same-namespace", "allow-dns", "allow-same-namespace-egress"]);
     });
 
@@ -105,7 +107,12 @@ describe("Namespaces component", () => {
         const dns = restricted.find((p) => p.name === "allow-dns")!.spec;
         expect(dns.egress).to.deep.equal([
             {
-                to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+                to: [
+                    {
+                        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+                        podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
+                    },
+                ],
                 ports: [
                     { protocol: "UDP", port: 53 },
                     { protocol: "TCP", port: 53 },

@@ -20,7 +20,11 @@ async function build(natGateways: "single" | "perAz", azs: string[]): Promise<Re
 
 describe("Network component", () => {
     it("tags subnets for EKS, load balancers and Karpenter discovery", () => {
-        expect(subnetTags("demo", "public")).to.deep.equal({ "kubernetes.io/cluster/demo": "shared", tier: "public", "kubernetes.io/role/elb": "1" });
+        expect(subnetTags("demo", "public")).to.deep.equal({
+            "kubernetes.io/cluster/demo": "shared",
+            tier: "public",
+            "kubernetes.io/role/elb": "1",
+        });
         expect(subnetTags("demo", "private")).to.deep.equal({
             "kubernetes.io/cluster/demo": "shared",
             tier: "private",
@@ -45,8 +49,16 @@ describe("Network component", () => {
             const subnets = ofType(mocks.resources, "aws:ec2/subnet:Subnet");
             expect(subnets).to.have.length(6);
             const tagged = (role: string) => subnets.filter((s) => (s.props.tags as Record<string, string>)[role] === "1");
-            expect(tagged("kubernetes.io/role/elb").map((s) => s.props.availabilityZone)).to.have.members(["us-east-1a", "us-east-1b", "us-east-1c"]);
-            expect(tagged("kubernetes.io/role/internal-elb").map((s) => s.props.availabilityZone)).to.have.members(["us-east-1a", "us-east-1b", "us-east-1c"]);
+            expect(tagged("kubernetes.io/role/elb").map((s) => s.props.availabilityZone)).to.have.members([
+                "us-east-1a",
+                "us-east-1b",
+                "us-east-1c",
+            ]);
+            expect(tagged("kubernetes.io/role/internal-elb").map((s) => s.props.availabilityZone)).to.have.members([
+                "us-east-1a",
+                "us-east-1b",
+                "us-east-1c",
+            ]);
             for (const s of subnets) {
                 const tags = s.props.tags as Record<string, string>;
                 expect(tags["kubernetes.io/cluster/demo"], s.name).to.equal("shared");

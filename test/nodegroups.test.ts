@@ -71,7 +71,15 @@ const groups = nodeGroupsSchema.parse({
         labels: { "platform/role": "system" },
         taints: [{ key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" }],
     },
-    gpu: { kind: "managed", ...base, minSize: 0, desiredSize: 0, amiType: "AL2023_x86_64_NVIDIA", instanceTypes: ["g4dn.xlarge"], ssm: false },
+    gpu: {
+        kind: "managed",
+        ...base,
+        minSize: 0,
+        desiredSize: 0,
+        amiType: "AL2023_x86_64_NVIDIA",
+        instanceTypes: ["g4dn.xlarge"],
+        ssm: false,
+    },
     batch: {
         kind: "selfManaged",
         ...base,
@@ -146,14 +154,26 @@ describe("NodeGroups component", function () {
 
         it("waits for its role's policies, the control plane and the CNI before nodes try to join", () => {
             const deps = named(r, "aws:eks/nodeGroup:NodeGroup", "ng-system-group").options.dependsOn ?? [];
-            expect(deps).to.include.members(["ng-system-node", "ng-system-node-worker", "ng-system-node-cni", "ng-system-node-ecr", "ng-system-node-ssm", "cp-eks", "cp-vpc-cni"]);
+            expect(deps).to.include.members([
+                "ng-system-node",
+                "ng-system-node-worker",
+                "ng-system-node-cni",
+                "ng-system-node-ecr",
+                "ng-system-node-ssm",
+                "cp-eks",
+                "cp-vpc-cni",
+            ]);
         });
 
         it("uses a launch template with IMDSv2, an encrypted gp3 root volume and propagated tags, but no AMI or user data", () => {
             const lt = named(r, "aws:ec2/launchTemplate:LaunchTemplate", "ng-system-lt");
             expect(lt.props).to.not.have.property("imageId");
             expect(lt.props).to.not.have.property("userData");
-            expect(lt.props.metadataOptions).to.deep.include({ httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 1 });
+            expect(lt.props.metadataOptions).to.deep.include({
+                httpTokens: "required",
+                httpEndpoint: "enabled",
+                httpPutResponseHopLimit: 1,
+            });
             const [root] = lt.props.blockDeviceMappings as { deviceName: string; ebs: Record<string, unknown> }[];
             expect(root.deviceName).to.equal("/dev/xvda");
             expect(root.ebs).to.deep.include({ volumeType: "gp3", encrypted: "true", volumeSize: 50 });
@@ -169,7 +189,9 @@ describe("NodeGroups component", function () {
             const role = named(r, "aws:iam/role:Role", "ng-system-node");
             expect(role.props.name).to.equal("demo-system-node");
             const trust = json(role.props.assumeRolePolicy);
-            expect(trust.Statement).to.deep.equal([{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }]);
+            expect(trust.Statement).to.deep.equal([
+                { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
+            ]);
             const attached = (group: string) =>
                 ofType(r, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
                     .filter((a) => a.options.parent === `ng-${group}`)
@@ -209,7 +231,10 @@ describe("NodeGroups component", function () {
             // It must not land on the tainted system nodes.
             expect(tolerates(values.tolerations, { key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" })).to.equal(false);
             expect(values.resources.requests).to.have.keys(["cpu", "memory"]);
-            await validateKubernetesObject("kubernetes:core/v1:Pod", podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations, affinity: values.affinity }));
+            await validateKubernetesObject(
+                "kubernetes:core/v1:Pod",
+                podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations, affinity: values.affinity }),
+            );
         });
     });
 
@@ -224,7 +249,9 @@ describe("NodeGroups component", function () {
             expect(userData).to.include("apiServerEndpoint: https://EXAMPLE0123456789.gr7.us-east-1.eks.amazonaws.com");
             expect(userData).to.include("--node-labels=workload=batch");
             expect(userData).to.include("maxPods: 58");
-            expect(batch.props.iamInstanceProfile).to.deep.equal({ arn: "arn:aws:mock:us-east-1:123456789012:instanceprofile/ng-batch-profile" });
+            expect(batch.props.iamInstanceProfile).to.deep.equal({
+                arn: "arn:aws:mock:us-east-1:123456789012:instanceprofile/ng-batch-profile",
+            });
             expect(batch.props.metadataOptions).to.deep.include({ httpTokens: "required" });
             expect(named(r, "aws:ec2/launchTemplate:LaunchTemplate", "ng-golden-lt").props.imageId).to.equal("ami-0fedcba9876543210");
         });
@@ -242,7 +269,10 @@ describe("NodeGroups component", function () {
             const asg = named(r, "aws:autoscaling/group:Group", "ng-batch-asg");
             expect(asg.props.vpcZoneIdentifiers).to.deep.equal(["subnet-p1", "subnet-p2"]);
             expect(asg.props).to.deep.include({ minSize: 1, desiredCapacity: 2, maxSize: 4 });
-            expect(asg.props.instanceRefresh).to.deep.equal({ strategy: "Rolling", preferences: { minHealthyPercentage: 75, instanceWarmup: "300", skipMatching: true } });
+            expect(asg.props.instanceRefresh).to.deep.equal({
+                strategy: "Rolling",
+                preferences: { minHealthyPercentage: 75, instanceWarmup: "300", skipMatching: true },
+            });
             const policy = asg.props.mixedInstancesPolicy as any;
             expect(policy.launchTemplate.launchTemplateSpecification.launchTemplateId).to.equal("ng-batch-lt-id");
             expect(policy.launchTemplate.overrides).to.deep.equal([{ instanceType: "m6i.xlarge" }, { instanceType: "m7i.xlarge" }]);
@@ -251,7 +281,11 @@ describe("NodeGroups component", function () {
         });
 
         it("propagates the cluster ownership and NTH managed tags to every instance", () => {
-            const tags = named(r, "aws:autoscaling/group:Group", "ng-batch-asg").props.tags as { key: string; value: string; propagateAtLaunch: boolean }[];
+            const tags = named(r, "aws:autoscaling/group:Group", "ng-batch-asg").props.tags as {
+                key: string;
+                value: string;
+                propagateAtLaunch: boolean;
+            }[];
             expect(tags).to.deep.include({ key: "kubernetes.io/cluster/demo", value: "owned", propagateAtLaunch: true });
             expect(tags.find((t) => t.key === "aws-node-termination-handler/managed")?.propagateAtLaunch).to.equal(true);
         });
@@ -268,10 +302,18 @@ describe("NodeGroups component", function () {
 
         it("gives the node role an EC2_LINUX access entry created after the cluster, before the ASG", () => {
             const entry = named(r, "aws:eks/accessEntry:AccessEntry", "ng-batch-access");
-            expect(entry.props).to.deep.include({ clusterName: "demo", type: "EC2_LINUX", principalArn: "arn:aws:iam::123456789012:role/demo-batch-node" });
+            expect(entry.props).to.deep.include({
+                clusterName: "demo",
+                type: "EC2_LINUX",
+                principalArn: "arn:aws:iam::123456789012:role/demo-batch-node",
+            });
             expect(entry.options.dependsOn).to.include("ng-batch-node");
             expect(entry.options.dependsOn).to.include("cp-eks");
-            expect(named(r, "aws:autoscaling/group:Group", "ng-batch-asg").options.dependsOn).to.include.members(["ng-batch-access", "ng-batch-node-worker", "cp-vpc-cni"]);
+            expect(named(r, "aws:autoscaling/group:Group", "ng-batch-asg").options.dependsOn).to.include.members([
+                "ng-batch-access",
+                "ng-batch-node-worker",
+                "cp-vpc-cni",
+            ]);
             expect(named(r, "aws:iam/role:Role", "ng-batch-node").props.name).to.equal("demo-batch-node");
         });
     });
@@ -294,13 +336,19 @@ describe("NodeGroups component", function () {
         });
 
         it("feeds the queue from one EventBridge rule per interruption source", () => {
-            const patterns = Object.fromEntries(ofType(r, "aws:cloudwatch/eventRule:EventRule").map((rule) => [rule.name, json(rule.props.eventPattern)]));
+            const patterns = Object.fromEntries(
+                ofType(r, "aws:cloudwatch/eventRule:EventRule").map((rule) => [rule.name, json(rule.props.eventPattern)]),
+            );
             expect(patterns).to.deep.equal({
                 "ng-nth-asg-terminate": { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
                 "ng-nth-spot-interruption": { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
                 "ng-nth-rebalance": { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
                 "ng-nth-state-change": { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
-                "ng-nth-scheduled-change": { source: ["aws.health"], "detail-type": ["AWS Health Event"], detail: { service: ["EC2"], eventTypeCategory: ["scheduledChange"] } },
+                "ng-nth-scheduled-change": {
+                    source: ["aws.health"],
+                    "detail-type": ["AWS Health Event"],
+                    detail: { service: ["EC2"], eventTypeCategory: ["scheduledChange"] },
+                },
             });
             const targets = ofType(r, "aws:cloudwatch/eventTarget:EventTarget");
             expect(targets).to.have.length(5);
@@ -335,10 +383,18 @@ describe("NodeGroups component", function () {
 
         it("installs the pinned chart in queue mode, draining inside the lifecycle heartbeat", async () => {
             const release = named(r, "kubernetes:helm.sh/v3:Release", "ng-nth-release");
-            expect(release.props).to.deep.include({ chart: "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler", namespace: "kube-system" });
+            expect(release.props).to.deep.include({
+                chart: "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler",
+                namespace: "kube-system",
+            });
             expect(release.props.version).to.match(/^\d+\.\d+\.\d+$/);
             const values = release.props.values as Record<string, any>;
-            expect(values).to.deep.include({ enableSqsTerminationDraining: true, queueURL: QUEUE_URL, awsRegion: "us-east-1", checkTagBeforeDraining: true });
+            expect(values).to.deep.include({
+                enableSqsTerminationDraining: true,
+                queueURL: QUEUE_URL,
+                awsRegion: "us-east-1",
+                checkTagBeforeDraining: true,
+            });
             expect(values.managedTag).to.equal("aws-node-termination-handler/managed");
             expect(values.serviceAccount.name).to.equal("aws-node-termination-handler");
             expect(values.nodeTerminationGracePeriod).to.be.a("number").and.below(300);
@@ -346,7 +402,10 @@ describe("NodeGroups component", function () {
             expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
             expect(values.nodeSelector).to.deep.equal({ "platform/role": "system" });
             expect(tolerates(values.tolerations, { key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" })).to.equal(true);
-            await validateKubernetesObject("kubernetes:core/v1:Pod", podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations }));
+            await validateKubernetesObject(
+                "kubernetes:core/v1:Pod",
+                podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations }),
+            );
             expect(release.options.dependsOn).to.include.members(["ng-nth-pod-identity", "ng-system-group", "ng-batch-asg"]);
         });
     });
@@ -356,7 +415,12 @@ describe("NodeGroups component", function () {
         expect(nodeGroups.systemNodeGroups[0]).to.equal(nodeGroups.managed.system.nodeGroup);
         expect(nodeGroups.nodes).to.include(nodeGroups.managed.gpu.nodeGroup);
         expect(nodeGroups.nodes).to.include(nodeGroups.selfManaged.batch.autoScalingGroup);
-        expect(nodeGroups.nodeRoleNames).to.deep.equal({ system: "demo-system-node", gpu: "demo-gpu-node", batch: "demo-batch-node", golden: "demo-golden-node" });
+        expect(nodeGroups.nodeRoleNames).to.deep.equal({
+            system: "demo-system-node",
+            gpu: "demo-gpu-node",
+            batch: "demo-batch-node",
+            golden: "demo-golden-node",
+        });
     });
 });
 
@@ -379,13 +443,23 @@ describe("NodeGroups component on a cluster its groups cannot join", function ()
     it("refuses a custom AL2 AMI on Kubernetes 1.34, naming the key, before creating a node resource", async () => {
         const mocks = await useNodeGroupMocks();
         const legacy = nodeGroupsSchema.parse({
-            legacy: { kind: "selfManaged", minSize: 0, desiredSize: 0, maxSize: 1, instanceTypes: ["m5.large"], amiId: "ami-0123456789abcdef0", amiFamily: "AL2" },
+            legacy: {
+                kind: "selfManaged",
+                minSize: 0,
+                desiredSize: 0,
+                maxSize: 1,
+                instanceTypes: ["m5.large"],
+                amiId: "ami-0123456789abcdef0",
+                amiFamily: "AL2",
+            },
         });
         const cluster = demoCluster();
         expect(() => new NodeGroups("bad", { cluster, groups: legacy, region: "us-east-1", privateSubnetIds: ["subnet-p1"] }))
             .to.throw(ConfigError)
             .with.property("problems")
-            .that.deep.equals(["eks-platform:nodeGroups.legacy.amiFamily: Amazon Linux 2 nodes are not supported on Kubernetes 1.34; use AL2023"]);
+            .that.deep.equals([
+                "eks-platform:nodeGroups.legacy.amiFamily: Amazon Linux 2 nodes are not supported on Kubernetes 1.34; use AL2023",
+            ]);
         await settled();
         expect(mocks.resources.filter((x) => x.name.startsWith("bad-") && x.type !== "platform:nodegroups:NodeGroups")).to.deep.equal([]);
     });

@@ -41,7 +41,9 @@ async function planEdited(stack: string, edit: (text: string) => string): Promis
 function expectNodeBasics(plan: Plan, cluster: string, group: string): void {
     const role = one(plan, "aws:iam/role:Role", `nodegroups-${group}-node`);
     expect(role.props.name).to.equal(`${cluster}-${group}-node`);
-    const attached = ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").filter((a) => a.props.role === `${cluster}-${group}-node`);
+    const attached = ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").filter(
+        (a) => a.props.role === `${cluster}-${group}-node`,
+    );
     expect(attached.map((a) => a.props.policyArn)).to.have.members(NODE_POLICIES);
     const lt = one(plan, "aws:ec2/launchTemplate:LaunchTemplate", `nodegroups-${group}-lt`);
     expect(lt.props.metadataOptions).to.deep.include({ httpTokens: "required", httpEndpoint: "enabled" });
@@ -59,7 +61,12 @@ describe("whole stack: dev node groups", function () {
     it("has the general group (t3.large, 2/3/6) labelled for platform components, untainted", () => {
         expectNodeBasics(plan, "platform-dev", "general");
         const general = one(plan, "aws:eks/nodeGroup:NodeGroup", "nodegroups-general-group");
-        expect(general.props).to.deep.include({ amiType: "AL2023_x86_64_STANDARD", releaseVersion: "1.34.7-20260512", version: "1.34", clusterName: "platform-dev" });
+        expect(general.props).to.deep.include({
+            amiType: "AL2023_x86_64_STANDARD",
+            releaseVersion: "1.34.7-20260512",
+            version: "1.34",
+            clusterName: "platform-dev",
+        });
         expect(general.props.instanceTypes).to.deep.equal(["t3.large"]);
         expect(general.props.scalingConfig).to.deep.equal({ minSize: 2, desiredSize: 3, maxSize: 6 });
         expect(general.props.updateConfig).to.deep.equal({ maxUnavailablePercentage: 33 });
@@ -99,11 +106,18 @@ describe("whole stack: dev node groups", function () {
     });
 
     it("drops the GPU group and the device plugin when the stack file switches it off", async () => {
-        const result = await planEdited("dev", (t) => t.replace("      enabled: true\n      amiType: AL2023_x86_64_NVIDIA", "      enabled: false\n      amiType: AL2023_x86_64_NVIDIA"));
+        const result = await planEdited("dev", (t) =>
+            t.replace(
+                "      enabled: true\n      amiType: AL2023_x86_64_NVIDIA",
+                "      enabled: false\n      amiType: AL2023_x86_64_NVIDIA",
+            ),
+        );
         expect(result.code, result.stderr).to.equal(0);
         const edited = JSON.parse(result.stdout) as Plan;
         expect(ofType(edited, "aws:eks/nodeGroup:NodeGroup").map((g) => g.name)).to.deep.equal(["nodegroups-general-group"]);
-        expect(edited.resources.filter((r) => r.name.startsWith("nodegroups-gpu") || r.name.startsWith("nodegroups-nvidia"))).to.deep.equal([]);
+        expect(edited.resources.filter((r) => r.name.startsWith("nodegroups-gpu") || r.name.startsWith("nodegroups-nvidia"))).to.deep.equal(
+            [],
+        );
     });
 });
 
@@ -135,12 +149,18 @@ describe("whole stack: prod node groups", function () {
         expect(userData).to.include("maxPods: 58");
         const asg = one(plan, "aws:autoscaling/group:Group", "nodegroups-batch-asg");
         expect((asg.props.vpcZoneIdentifiers as unknown[]).length).to.equal(3);
-        expect((asg.props.instanceRefresh as { preferences: { minHealthyPercentage: number } }).preferences.minHealthyPercentage).to.equal(90);
+        expect((asg.props.instanceRefresh as { preferences: { minHealthyPercentage: number } }).preferences.minHealthyPercentage).to.equal(
+            90,
+        );
         const tags = asg.props.tags as { key: string; value: string; propagateAtLaunch: boolean }[];
         expect(tags).to.deep.include({ key: "kubernetes.io/cluster/platform-prod", value: "owned", propagateAtLaunch: true });
         expect(tags.map((t) => t.key)).to.include("aws-node-termination-handler/managed");
         const hook = one(plan, "aws:autoscaling/lifecycleHook:LifecycleHook", "nodegroups-batch-terminate");
-        expect(hook.props).to.deep.include({ lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING", defaultResult: "CONTINUE", heartbeatTimeout: 300 });
+        expect(hook.props).to.deep.include({
+            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+            defaultResult: "CONTINUE",
+            heartbeatTimeout: 300,
+        });
         const entry = one(plan, "aws:eks/accessEntry:AccessEntry", "nodegroups-batch-access");
         expect(entry.props).to.deep.include({ type: "EC2_LINUX", clusterName: "platform-prod" });
         // Built from the static role name, so policies can link it to the role at preview.
@@ -151,7 +171,9 @@ describe("whole stack: prod node groups", function () {
         const queue = one(plan, "aws:sqs/queue:Queue", "nodegroups-nth-queue");
         expect(queue.props).to.deep.include({ name: "platform-prod-nth", sqsManagedSseEnabled: true });
         expect(ofType(plan, "aws:cloudwatch/eventRule:EventRule").filter((r) => r.name.startsWith("nodegroups-nth-"))).to.have.length(5);
-        expect(ofType(plan, "aws:cloudwatch/eventTarget:EventTarget").filter((r) => r.name.startsWith("nodegroups-nth-"))).to.have.length(5);
+        expect(ofType(plan, "aws:cloudwatch/eventTarget:EventTarget").filter((r) => r.name.startsWith("nodegroups-nth-"))).to.have.length(
+            5,
+        );
         const association = one(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "nodegroups-nth-pod-identity");
         expect(association.props).to.deep.include({ namespace: "kube-system", serviceAccount: "aws-node-termination-handler" });
         const release = one(plan, "kubernetes:helm.sh/v3:Release", "nodegroups-nth-release");
@@ -171,10 +193,15 @@ describe("whole stack: prod node groups", function () {
 
     it("exits 2 naming the key when a custom AL2 AMI is configured on Kubernetes 1.34", async () => {
         const result = await planEdited("prod", (t) =>
-            t.replace("      amiFamily: AL2023\n      releaseVersion: 1.34.7-20260512\n", "      amiFamily: AL2\n      amiId: ami-0123456789abcdef0\n"),
+            t.replace(
+                "      amiFamily: AL2023\n      releaseVersion: 1.34.7-20260512\n",
+                "      amiFamily: AL2\n      amiId: ami-0123456789abcdef0\n",
+            ),
         );
         expect(result.code).to.equal(2);
         expect(result.stdout).to.equal("");
-        expect(result.stderr).to.include("eks-platform:nodeGroups.batch.amiFamily: Amazon Linux 2 nodes are not supported on Kubernetes 1.34");
+        expect(result.stderr).to.include(
+            "eks-platform:nodeGroups.batch.amiFamily: Amazon Linux 2 nodes are not supported on Kubernetes 1.34",
+        );
     });
 });

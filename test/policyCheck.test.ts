@@ -62,13 +62,19 @@ describe("policy check: reading manifests", () => {
     });
 
     it("places namespaced objects in `default` when they name none, and rejects duplicates", () => {
-        const objects = parseManifests("apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Namespace\nmetadata: { name: a }\n", "m.yaml");
+        const objects = parseManifests(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Namespace\nmetadata: { name: a }\n",
+            "m.yaml",
+        );
         const rs = toResources(objects, "prod");
         expect(rs.map((r) => [r.resource.urn, r.namespace])).to.deep.equal([
             ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:ConfigMap::default/a", "default"],
             ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:Namespace::a", undefined],
         ]);
-        expect(() => toResources([...objects, { ...objects[0], file: "n.yaml", line: 7 }], "prod")).to.throw(ManifestError, "n.yaml:7: ConfigMap default/a is also defined at m.yaml:1");
+        expect(() => toResources([...objects, { ...objects[0], file: "n.yaml", line: 7 }], "prod")).to.throw(
+            ManifestError,
+            "n.yaml:7: ConfigMap default/a is also defined at m.yaml:1",
+        );
     });
 
     it("names an object without metadata.name once, without its namespace twice", () => {
@@ -113,7 +119,9 @@ describe("policy check: the CLI on the fixture pack", function () {
     it("groups text by policy and ends with the summary line", async () => {
         const r = await check("--policy-pack", FIXTURE_PACK, BROKEN);
         expect(r.code, r.stderr).to.equal(1);
-        expect(r.stdout).to.include("deployment-min-replicas [mandatory]: 1 violation\n  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)");
+        expect(r.stdout).to.include(
+            "deployment-min-replicas [mandatory]: 1 violation\n  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)",
+        );
         expect(r.stdout).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
         expect(r.stdout.trim().split("\n").pop()).to.equal("1 mandatory, 0 advisory, 3 policies evaluated over 4 resources");
     });
@@ -169,13 +177,17 @@ describe("examples/: drain-safe workloads", function () {
     const objects = fs
         .readdirSync(path.join(ROOT, "examples"))
         .filter((f) => f.endsWith(".yaml"))
-        .flatMap((f) => parseManifests(fs.readFileSync(path.join(ROOT, "examples", f), "utf8"), f).map((m) => m.object as Record<string, any>));
+        .flatMap((f) =>
+            parseManifests(fs.readFileSync(path.join(ROOT, "examples", f), "utf8"), f).map((m) => m.object as Record<string, any>),
+        );
     const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
 
     it("holds the nginx web Deployment with a LoadBalancer Service and a 6-replica Redis Cluster StatefulSet with headless Service and PVCs", () => {
         const web = ofKind("Deployment").find((d) => d.spec.template.spec.containers[0].image.startsWith("nginx:"));
         expect(web, "nginx Deployment").to.not.equal(undefined);
-        expect(ofKind("Service").some((s) => s.spec.type === "LoadBalancer" && s.metadata.namespace === web!.metadata.namespace)).to.equal(true);
+        expect(ofKind("Service").some((s) => s.spec.type === "LoadBalancer" && s.metadata.namespace === web!.metadata.namespace)).to.equal(
+            true,
+        );
         const redis = ofKind("StatefulSet").find((s) => s.spec.template.spec.containers[0].image.startsWith("redis:"));
         expect(redis?.spec.replicas).to.equal(6);
         expect(redis?.spec.volumeClaimTemplates).to.have.length(1);
@@ -203,11 +215,16 @@ describe("examples/: drain-safe workloads", function () {
             }
             const labels = w.spec.template.metadata.labels as Record<string, string>;
             const pdbs = ofKind("PodDisruptionBudget").filter(
-                (p) => p.metadata.namespace === w.metadata.namespace && Object.entries(p.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v),
+                (p) =>
+                    p.metadata.namespace === w.metadata.namespace &&
+                    Object.entries(p.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v),
             );
             expect(pdbs, `${w.metadata.name} PDB`).to.have.length(1);
             const { maxUnavailable, minAvailable } = pdbs[0].spec;
-            expect(maxUnavailable === 1 || (typeof minAvailable === "number" && minAvailable === w.spec.replicas - 1), `${w.metadata.name} PDB allows one`).to.equal(true);
+            expect(
+                maxUnavailable === 1 || (typeof minAvailable === "number" && minAvailable === w.spec.replicas - 1),
+                `${w.metadata.name} PDB allows one`,
+            ).to.equal(true);
         }
     });
 

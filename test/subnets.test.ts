@@ -61,6 +61,13 @@ describe("subnet math", () => {
         });
         expect(problems).to.have.length(1);
         expect(problems[0]).to.match(/3 private \/25 and 3 public \/28 subnets need 432 addresses but 10\.0\.0\.0\/24 has 256/);
-        expect(subnetLayoutProblems({ vpcCidr: "10.0.0.0/16", availabilityZones: ["a", "b"], privatePrefixLength: 16, publicPrefixLength: 29 })).to.have.length(2);
+        expect(
+            subnetLayoutProblems({
+                vpcCidr: "10.0.0.0/16",
+                availabilityZones: ["a", "b"],
+                privatePrefixLength: 16,
+                publicPrefixLength: 29,
+            }),
+        ).to.have.length(2);
     });
 });

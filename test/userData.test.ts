@@ -136,7 +136,9 @@ describe("user data: AL2 (bootstrap.sh)", () => {
 
     it("omits --use-max-pods and --kubelet-extra-args when there is nothing to pass", () => {
         const line = bootstrapCommand({ clusterName: "c", endpoint: ENDPOINT, certificateAuthority: CA, serviceCidr: "10.100.0.0/16" });
-        expect(line).to.equal(`/etc/eks/bootstrap.sh 'c' --apiserver-endpoint '${ENDPOINT}' --b64-cluster-ca '${CA}' --dns-cluster-ip 10.100.0.10`);
+        expect(line).to.equal(
+            `/etc/eks/bootstrap.sh 'c' --apiserver-endpoint '${ENDPOINT}' --b64-cluster-ca '${CA}' --dns-cluster-ip 10.100.0.10`,
+        );
     });
 
     it("derives the cluster DNS IP from the Service CIDR", () => {

@@ -85,15 +85,37 @@ function workload(ns: string, i: number): object[] {
                 },
             },
         },
-        { apiVersion: "v1", kind: "Service", metadata: { name, namespace: ns }, spec: { selector: labels, ports: [{ name: "http", port: 80, targetPort: "http" }] } },
-        { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace: ns }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } },
+        {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name, namespace: ns },
+            spec: { selector: labels, ports: [{ name: "http", port: 80, targetPort: "http" }] },
+        },
+        {
+            apiVersion: "policy/v1",
+            kind: "PodDisruptionBudget",
+            metadata: { name, namespace: ns },
+            spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+        },
     ];
 }
 
 function namespaceObjects(ns: string): object[] {
     return [
-        { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels: { "pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/enforce-version": "v1.34" } } },
-        { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: "default-deny-ingress", namespace: ns }, spec: { podSelector: {}, policyTypes: ["Ingress"] } },
+        {
+            apiVersion: "v1",
+            kind: "Namespace",
+            metadata: {
+                name: ns,
+                labels: { "pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/enforce-version": "v1.34" },
+            },
+        },
+        {
+            apiVersion: "networking.k8s.io/v1",
+            kind: "NetworkPolicy",
+            metadata: { name: "default-deny-ingress", namespace: ns },
+            spec: { podSelector: {}, policyTypes: ["Ingress"] },
+        },
         {
             apiVersion: "v1",
             kind: "ResourceQuota",
@@ -104,7 +126,11 @@ function namespaceObjects(ns: string): object[] {
             apiVersion: "v1",
             kind: "LimitRange",
             metadata: { name: "container-defaults", namespace: ns },
-            spec: { limits: [{ type: "Container", default: { cpu: "500m", memory: "512Mi" }, defaultRequest: { cpu: "100m", memory: "128Mi" } }] },
+            spec: {
+                limits: [
+                    { type: "Container", default: { cpu: "500m", memory: "512Mi" }, defaultRequest: { cpu: "100m", memory: "128Mi" } },
+                ],
+            },
         },
     ];
 }
@@ -132,30 +158,51 @@ async function main(): Promise<number> {
     };
     const runs = Number(opt("--runs", "3"));
     const sizes = opt("--sizes", "1000,10000").split(",").map(Number);
-    process.stdout.write(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)}\n\n`);
+    process.stdout.write(
+        `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)}\n\n`,
+    );
 
-    const floor = timeProcess(["-r", TS_NODE, "-e", 'require("@pulumi/pulumi"); require("@pulumi/aws"); require("@pulumi/eks"); require("@pulumi/kubernetes");'], runs);
+    const floor = timeProcess(
+        ["-r", TS_NODE, "-e", 'require("@pulumi/pulumi"); require("@pulumi/aws"); require("@pulumi/eks"); require("@pulumi/kubernetes");'],
+        runs,
+    );
     process.stdout.write(`| offline plan (gate included) | wall time | × SDK-load floor (${fmt(floor)}) |\n|---|---|---|\n`);
-    for (const stack of fs.readdirSync(ROOT).map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1]).filter((s): s is string => !!s)) {
+    for (const stack of fs
+        .readdirSync(ROOT)
+        .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
+        .filter((s): s is string => !!s)) {
         const t = timeProcess(["-r", TS_NODE, path.join(ROOT, "tools", "plan.ts"), stack, "--format", "json"], runs);
         // The same rendering without the policy pack: how much of the plan is the gate.
-        const render = timeProcess(["-r", TS_NODE, "-e", `require(${JSON.stringify(path.join(ROOT, "tools", "plan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`], runs);
+        const render = timeProcess(
+            [
+                "-r",
+                TS_NODE,
+                "-e",
+                `require(${JSON.stringify(path.join(ROOT, "tools", "plan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`,
+            ],
+            runs,
+        );
         process.stdout.write(`| \`plan ${stack}\` | ${fmt(t)} | ${(t / floor).toFixed(2)}× |\n`);
         process.stdout.write(`| rendering only, no policy pack (${stack}) | ${fmt(render)} | ${(render / floor).toFixed(2)}× |\n`);
     }
 
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "gate-bench-"));
     try {
-        process.stdout.write(`\n| manifest gate, prod config | objects | parse only | gate | gate ÷ parse | AnalyzeStack message |\n|---|---|---|---|---|---|\n`);
+        process.stdout.write(
+            `\n| manifest gate, prod config | objects | parse only | gate | gate ÷ parse | AnalyzeStack message |\n|---|---|---|---|---|---|\n`,
+        );
         const results: { size: number; parse: number; gate: number }[] = [];
         for (const size of sizes) {
             const dir = path.join(tmp, String(size));
             generateCorpus(dir, size);
             const files = collectFiles([dir]);
             let objects = 0;
-            const parse = await timeAsync(() => {
-                objects = files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)).length;
-            }, Math.min(runs, 2));
+            const parse = await timeAsync(
+                () => {
+                    objects = files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)).length;
+                },
+                Math.min(runs, 2),
+            );
             let violations = 0;
             const gate = await timeAsync(async () => {
                 violations = (await checkManifests({ paths: [dir], env: "prod", packDir: path.join(ROOT, "policies") })).violations.length;

@@ -81,7 +81,9 @@ export function parsePolicyPackConfig(text: string, file: string): Record<string
             const entry: PolicyConfigEntry = {};
             if (enforcementLevel !== undefined) {
                 if (typeof enforcementLevel !== "string" || !LEVELS.includes(enforcementLevel as EnforcementLevel)) {
-                    problems.push(`${key}.enforcementLevel: ${JSON.stringify(enforcementLevel)} is not an enforcement level (one of ${LEVELS.join(", ")})`);
+                    problems.push(
+                        `${key}.enforcementLevel: ${JSON.stringify(enforcementLevel)} is not an enforcement level (one of ${LEVELS.join(", ")})`,
+                    );
                     continue;
                 }
                 entry.enforcementLevel = enforcementLevel as EnforcementLevel;
@@ -97,7 +99,9 @@ export function parsePolicyPackConfig(text: string, file: string): Record<string
         }
     }
     if (problems.length > 0) {
-        throw new GateInputError(`Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+        throw new GateInputError(
+            `Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+        );
     }
     return result;
 }
@@ -179,7 +183,9 @@ export function reconcilePolicyConfig(
         }
     }
     if (problems.length > 0) {
-        throw new GateInputError(`Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+        throw new GateInputError(
+            `Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+        );
     }
     return { config: result, warnings };
 }
@@ -212,7 +218,9 @@ export function environmentConfig(packDir: string, env: string): { file?: string
             .filter((f) => f.endsWith(".json"))
             .map((f) => f.slice(0, -".json".length))
             .sort();
-        throw new GateInputError(`${shown} not found: no policy config for environment "${env}" (have: ${known.join(", ") || "none"}); add the file or pick one of those`);
+        throw new GateInputError(
+            `${shown} not found: no policy config for environment "${env}" (have: ${known.join(", ") || "none"}); add the file or pick one of those`,
+        );
     }
     return { warnings: [`${shown} not found: the pack's own enforcement levels and defaults apply`] };
 }
@@ -504,7 +512,10 @@ export function planToGateResources(plan: Plan, project: string): GateResource[]
         const parent = r.options?.parent ? resolve(r.options.parent, i) : -1;
         qualified[i] = parent >= 0 ? `${qualified[parent]}$${r.type}` : r.type;
         urns[i] = urnOf(plan.stack, project, qualified[i], r.name);
-        const dependencies = (r.options?.dependsOn ?? []).map((d) => resolve(d, i)).filter((j) => j >= 0).map((j) => urns[j]);
+        const dependencies = (r.options?.dependsOn ?? [])
+            .map((d) => resolve(d, i))
+            .filter((j) => j >= 0)
+            .map((j) => urns[j]);
         return {
             urn: urns[i],
             type: r.type,
@@ -526,7 +537,9 @@ export function toPlanViolation(d: GateDiagnostic, byUrn: ReadonlyMap<string, Ga
     return {
         policy: d.policy,
         level: d.level,
-        resource: r ? { type: r.type, name: r.name, ...(kind ? { kind } : {}), ...(namespace ? { namespace } : {}) } : { type: "pulumi:pulumi:Stack", name: stack },
+        resource: r
+            ? { type: r.type, name: r.name, ...(kind ? { kind } : {}), ...(namespace ? { namespace } : {}) }
+            : { type: "pulumi:pulumi:Stack", name: stack },
         message: d.message,
     };
 }
@@ -579,7 +592,12 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
     const pack = await (opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project }));
     try {
         const info = await pack.info();
-        const { config, warnings } = reconcilePolicyConfig(info.policies, info.initialConfig, fileConfig, opts.configFile ?? "(no config file)");
+        const { config, warnings } = reconcilePolicyConfig(
+            info.policies,
+            info.initialConfig,
+            fileConfig,
+            opts.configFile ?? "(no config file)",
+        );
         await pack.configureStack(opts.stack, opts.project);
         await pack.configure(config);
 
@@ -631,28 +649,37 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
             }
         } catch (err) {
             if ((err as grpc.ServiceError).code === grpc.status.RESOURCE_EXHAUSTED) {
-                throw new GateInputError(`AnalyzeStack over ${opts.resources.length} resources exceeds the ${MAX_MESSAGE / 2 ** 20} MiB gRPC limit of the policy runtime: ${(err as Error).message}`);
+                throw new GateInputError(
+                    `AnalyzeStack over ${opts.resources.length} resources exceeds the ${MAX_MESSAGE / 2 ** 20} MiB gRPC limit of the policy runtime: ${(err as Error).message}`,
+                );
             }
             throw err;
         }
 
         const policies = info.policies
             .filter((p) => config[p.name]?.enforcementLevel !== "disabled")
-            .map(
-                (p): PolicyOutcome => ({
-                    name: p.name,
-                    kind: p.kind,
-                    level: config[p.name]?.enforcementLevel ?? p.enforcementLevel,
-                    evaluated:
-                        p.kind === "resource"
-                            ? opts.resources.length - (notApplicable.get(p.name) ?? 0)
-                            : stackNotApplicable.has(p.name) || opts.resources.length === 0
-                              ? 0
-                              : opts.resources.length,
-                }),
-            );
-        diagnostics.sort((a, b) => a.policy.localeCompare(b.policy) || (a.urn ?? "").localeCompare(b.urn ?? "") || a.message.localeCompare(b.message));
-        return { pack: `${info.name}@${info.version}`, configFile: opts.configFile, resources: opts.resources.length, policies, diagnostics, warnings: [...(opts.warnings ?? []), ...warnings] };
+            .map((p): PolicyOutcome => ({
+                name: p.name,
+                kind: p.kind,
+                level: config[p.name]?.enforcementLevel ?? p.enforcementLevel,
+                evaluated:
+                    p.kind === "resource"
+                        ? opts.resources.length - (notApplicable.get(p.name) ?? 0)
+                        : stackNotApplicable.has(p.name) || opts.resources.length === 0
+                          ? 0
+                          : opts.resources.length,
+            }));
+        diagnostics.sort(
+            (a, b) => a.policy.localeCompare(b.policy) || (a.urn ?? "").localeCompare(b.urn ?? "") || a.message.localeCompare(b.message),
+        );
+        return {
+            pack: `${info.name}@${info.version}`,
+            configFile: opts.configFile,
+            resources: opts.resources.length,
+            policies,
+            diagnostics,
+            warnings: [...(opts.warnings ?? []), ...warnings],
+        };
     } finally {
         if (owned) {
             pack.close();

@@ -8,7 +8,16 @@
  */
 import * as path from "path";
 import { ConfigError } from "../components/config";
-import { environmentConfig, formatGateText, GateInputError, GateReport, planToGateResources, PolicyPackProcess, runGate, toPlanViolation } from "./gate";
+import {
+    environmentConfig,
+    formatGateText,
+    GateInputError,
+    GateReport,
+    planToGateResources,
+    PolicyPackProcess,
+    runGate,
+    toPlanViolation,
+} from "./gate";
 import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
 import { runMain } from "./cli";
 
@@ -84,7 +93,16 @@ const KEY_SETTINGS: Record<string, string[]> = {
     "aws:eks/accessEntry:AccessEntry": ["principalArn", "type"],
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ["principalArn", "policyArn", "accessScope"],
     "aws:eks/podIdentityAssociation:PodIdentityAssociation": ["namespace", "serviceAccount"],
-    "aws:eks/nodeGroup:NodeGroup": ["amiType", "releaseVersion", "capacityType", "instanceTypes", "scalingConfig", "updateConfig", "labels", "taints"],
+    "aws:eks/nodeGroup:NodeGroup": [
+        "amiType",
+        "releaseVersion",
+        "capacityType",
+        "instanceTypes",
+        "scalingConfig",
+        "updateConfig",
+        "labels",
+        "taints",
+    ],
     "aws:ec2/launchTemplate:LaunchTemplate": ["imageId", "metadataOptions", "blockDeviceMappings"],
     "aws:autoscaling/group:Group": ["minSize", "desiredCapacity", "maxSize", "instanceRefresh"],
     "aws:autoscaling/lifecycleHook:LifecycleHook": ["lifecycleTransition", "defaultResult", "heartbeatTimeout"],
@@ -204,7 +222,10 @@ async function main(): Promise<number> {
         }
         throw err;
     } finally {
-        void pack?.then((p) => p.close(), () => undefined);
+        void pack?.then(
+            (p) => p.close(),
+            () => undefined,
+        );
     }
     const blocked = plan.violations.some((v) => v.level === "mandatory");
     if (args.format === "json") {
@@ -220,10 +241,23 @@ async function main(): Promise<number> {
  * Runs the policy pack on a rendered plan with `<packDir>/config/<stack>.json` — the file
  * `pulumi preview --policy-pack-config` takes — and fills `plan.violations`.
  */
-export async function gatePlan(plan: Plan, project: string, packDir: string, pack?: Promise<PolicyPackProcess>): Promise<{ report: GateReport; text: string }> {
+export async function gatePlan(
+    plan: Plan,
+    project: string,
+    packDir: string,
+    pack?: Promise<PolicyPackProcess>,
+): Promise<{ report: GateReport; text: string }> {
     const resources = planToGateResources(plan, project);
     const config = environmentConfig(packDir, plan.stack);
-    const report = await runGate({ packDir, configFile: config.file, warnings: config.warnings, stack: plan.stack, project, resources, pack });
+    const report = await runGate({
+        packDir,
+        configFile: config.file,
+        warnings: config.warnings,
+        stack: plan.stack,
+        project,
+        resources,
+        pack,
+    });
     const byUrn = new Map(resources.map((r) => [r.urn, r]));
     plan.violations = report.diagnostics.map((d) => toPlanViolation(d, byUrn, plan.stack));
     const text = formatGateText(report, (urn) => {

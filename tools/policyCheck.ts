@@ -12,7 +12,17 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
-import { environmentConfig, formatGateText, GateInputError, GateReport, GateResource, PolicyPackProcess, runGate, summarize, urnOf } from "./gate";
+import {
+    environmentConfig,
+    formatGateText,
+    GateInputError,
+    GateReport,
+    GateResource,
+    PolicyPackProcess,
+    runGate,
+    summarize,
+    urnOf,
+} from "./gate";
 import { runMain } from "./cli";
 
 /** A manifest file or object that cannot be used; `line` is 1-based. */
@@ -62,7 +72,13 @@ const CLUSTER_SCOPED = new Set([
 ]);
 
 function isKubernetesObject(v: unknown): v is Record<string, unknown> {
-    return !!v && typeof v === "object" && !Array.isArray(v) && typeof (v as Record<string, unknown>).apiVersion === "string" && typeof (v as Record<string, unknown>).kind === "string";
+    return (
+        !!v &&
+        typeof v === "object" &&
+        !Array.isArray(v) &&
+        typeof (v as Record<string, unknown>).apiVersion === "string" &&
+        typeof (v as Record<string, unknown>).kind === "string"
+    );
 }
 
 /**
@@ -76,7 +92,11 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
     for (const doc of Array.isArray(docs) ? docs : []) {
         const err = doc.errors[0];
         if (err) {
-            throw new ManifestError(file, err.linePos?.[0].line, `not valid YAML: ${err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")}`);
+            throw new ManifestError(
+                file,
+                err.linePos?.[0].line,
+                `not valid YAML: ${err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")}`,
+            );
         }
         const value = doc.toJS({ maxAliasCount: 1000 }) as unknown;
         const lineOf = (node: unknown) => {
@@ -148,7 +168,8 @@ export function toResources(objects: readonly ManifestObject[], env: string): Ma
         const o = m.object;
         const kind = o.kind as string;
         const meta = (o.metadata ?? {}) as { name?: unknown; generateName?: unknown; namespace?: unknown };
-        const name = typeof meta.name === "string" ? meta.name : typeof meta.generateName === "string" ? `${meta.generateName}${i}` : `unnamed-${i}`;
+        const name =
+            typeof meta.name === "string" ? meta.name : typeof meta.generateName === "string" ? `${meta.generateName}${i}` : `unnamed-${i}`;
         const namespace = CLUSTER_SCOPED.has(kind) ? undefined : typeof meta.namespace === "string" ? meta.namespace : "default";
         const type = typeToken(o.apiVersion as string, kind);
         // Unnamed objects already have a unique generated name; prefixing their namespace would make
@@ -221,7 +242,9 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         return {
             policy: d.policy,
             level: d.level,
-            resource: r ? { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) } : { type: "pulumi:pulumi:Stack", name: opts.env },
+            resource: r
+                ? { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) }
+                : { type: "pulumi:pulumi:Stack", name: opts.env },
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
             ...(r ? { location: { file: r.manifest.file, line: r.manifest.line } } : {}),
@@ -247,14 +270,19 @@ export function toSarif(result: CheckResult): Record<string, unknown> {
                         name: "eks-platform-policy-gate",
                         informationUri: "https://www.pulumi.com/docs/iac/packages-and-automation/crossguard/",
                         version: result.report.pack.split("@")[1] ?? "0.0.0",
-                        rules: rules.map((id) => ({ id, shortDescription: { text: result.violations.find((v) => v.policy === id)?.message.split("\n")[0] ?? id } })),
+                        rules: rules.map((id) => ({
+                            id,
+                            shortDescription: { text: result.violations.find((v) => v.policy === id)?.message.split("\n")[0] ?? id },
+                        })),
                     },
                 },
                 results: result.violations.map((v) => ({
                     ruleId: v.policy,
                     ruleIndex: rules.indexOf(v.policy),
                     level: v.level === "mandatory" ? "error" : "warning",
-                    message: { text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}` },
+                    message: {
+                        text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}`,
+                    },
                     ...(v.location
                         ? {
                               locations: [
@@ -279,7 +307,9 @@ export function formatText(result: CheckResult): string {
     const header = `Policy check of ${result.resources.length} objects in ${result.files} files (pack ${result.report.pack}, config ${result.report.configFile ?? "none"})`;
     return `${header}\n${formatGateText(result.report, (urn) => {
         const r = urn ? byUrn.get(urn) : undefined;
-        return r ? `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} (${relative(r.manifest.file)}:${r.manifest.line})` : "(all objects)";
+        return r
+            ? `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} (${relative(r.manifest.file)}:${r.manifest.line})`
+            : "(all objects)";
     })}`;
 }
 
@@ -295,7 +325,10 @@ const USAGE = "usage: npm run policy:check -- [--env dev|prod] [--format text|js
 function parseArgs(argv: readonly string[]): CliArgs {
     const args: CliArgs = { env: "prod", format: "text", packDir: "policies", paths: [] };
     for (let i = 0; i < argv.length; i++) {
-        const [flag, inline] = argv[i].startsWith("--") && argv[i].includes("=") ? [argv[i].slice(0, argv[i].indexOf("=")), argv[i].slice(argv[i].indexOf("=") + 1)] : [argv[i], undefined];
+        const [flag, inline] =
+            argv[i].startsWith("--") && argv[i].includes("=")
+                ? [argv[i].slice(0, argv[i].indexOf("=")), argv[i].slice(argv[i].indexOf("=") + 1)]
+                : [argv[i], undefined];
         const value = () => {
             const v = inline ?? argv[++i];
             if (v === undefined) {

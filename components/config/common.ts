@@ -14,18 +14,19 @@ export const cidr = z
 /** A Kubernetes resource quantity, e.g. `500m`, `4`, `8Gi`. */
 export const quantity = z
     .union([z.string(), z.number()])
-    .refine((v) => {
-        const parsed = parseQuantity(v);
-        return parsed !== undefined && parsed >= 0;
-    }, { message: "must be a Kubernetes quantity, e.g. 500m, 2, 8Gi" })
+    .refine(
+        (v) => {
+            const parsed = parseQuantity(v);
+            return parsed !== undefined && parsed >= 0;
+        },
+        { message: "must be a Kubernetes quantity, e.g. 500m, 2, 8Gi" },
+    )
     .transform((v) => String(v));
 
 /** A DNS-1123 label: namespace names, node group keys. */
-export const dnsLabel = z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
-        message: "must be a DNS-1123 label: lower-case letters, digits and '-', at most 63 characters",
-    });
+export const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
+    message: "must be a DNS-1123 label: lower-case letters, digits and '-', at most 63 characters",
+});
 
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -80,7 +80,10 @@ export const stackConfigSchema = stackConfigObject
         namespaces: Object.fromEntries(
             Object.entries(c.namespaces).map(([name, ns]) => {
                 const psa = ns.podSecurity ?? c.podSecurity;
-                return [name, { ...ns, podSecurity: { enforce: psa.enforce, warn: psa.warn ?? psa.enforce, audit: psa.audit ?? psa.enforce } }];
+                return [
+                    name,
+                    { ...ns, podSecurity: { enforce: psa.enforce, warn: psa.warn ?? psa.enforce, audit: psa.audit ?? psa.enforce } },
+                ];
             }),
         ),
     }));
@@ -132,7 +135,10 @@ function formatIssue(issue: z.core.$ZodIssue): string[] {
  * Validates raw config values (keys without the project prefix, values already decoded from
  * YAML/JSON) and applies every default. Throws one `ConfigError` listing every problem.
  */
-export function parseStackConfig(values: Record<string, unknown>, context: { stack: string; region?: string; problems?: string[] }): StackConfig {
+export function parseStackConfig(
+    values: Record<string, unknown>,
+    context: { stack: string; region?: string; problems?: string[] },
+): StackConfig {
     const problems: string[] = [...(context.problems ?? [])];
     if (!context.region) {
         problems.push("aws:region: is required (e.g. `pulumi config set aws:region us-east-1`)");

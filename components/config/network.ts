@@ -8,9 +8,12 @@ export const networkSchema = z
         /** The VPC's IPv4 block. */
         vpcCidr: cidr,
         /** Availability zones, at least two; one private and one public subnet in each. */
-        availabilityZones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, { message: "must be an AZ name such as us-east-1a" })).min(2, {
-            message: "needs at least 2 availability zones: EKS requires subnets in two AZs and a single AZ is a single point of failure",
-        }),
+        availabilityZones: z
+            .array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, { message: "must be an AZ name such as us-east-1a" }))
+            .min(2, {
+                message:
+                    "needs at least 2 availability zones: EKS requires subnets in two AZs and a single AZ is a single point of failure",
+            }),
         /** `single`: one NAT gateway for the VPC (cheap, one AZ outage cuts egress); `perAz`: one per AZ. Defaults to `perAz`. */
         natGateways: z.enum(["single", "perAz"]).default("perAz"),
         /** Prefix length of each private (node and pod) subnet. Defaults to the VPC prefix + 3 (a /19 in a /16). */

@@ -165,7 +165,11 @@ const nodeGroupSchema = z
         if (g.kind === "managed" && GPU_AMI_TYPES.includes(g.amiType)) {
             g.instanceTypes.forEach((t, i) => {
                 if (!/^(g|p)\d/.test(t)) {
-                    ctx.addIssue({ code: "custom", path: ["instanceTypes", i], message: `${t} has no NVIDIA GPU but amiType is ${g.amiType}` });
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["instanceTypes", i],
+                        message: `${t} has no NVIDIA GPU but amiType is ${g.amiType}`,
+                    });
                 }
             });
         }
@@ -177,7 +181,11 @@ const nodeGroupSchema = z
             });
         }
         if (g.kind === "selfManaged" && g.capacityType === "SPOT" && g.instanceTypes.length < 2) {
-            ctx.addIssue({ code: "custom", path: ["instanceTypes"], message: "a Spot group needs at least 2 instance types to survive a capacity shortage" });
+            ctx.addIssue({
+                code: "custom",
+                path: ["instanceTypes"],
+                message: "a Spot group needs at least 2 instance types to survive a capacity shortage",
+            });
         }
     });
 
@@ -207,12 +215,18 @@ export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { na
             const nodeMinor = release ? minorOf(release.minor) : NaN;
             // kubelet may be up to three minors older than the API server, never newer.
             if (nodeMinor > clusterMinor || nodeMinor < clusterMinor - 3) {
-                problems.push([[name, "releaseVersion"], `kubelet ${release?.minor ?? "?"} cannot join a ${cluster.version} control plane (allowed: 1.${clusterMinor - 3} to ${cluster.version})`]);
+                problems.push([
+                    [name, "releaseVersion"],
+                    `kubelet ${release?.minor ?? "?"} cannot join a ${cluster.version} control plane (allowed: 1.${clusterMinor - 3} to ${cluster.version})`,
+                ]);
             }
         }
         const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
         if (al2 && clusterMinor >= FIRST_MINOR_WITHOUT_AL2) {
-            problems.push([[name, g.kind === "managed" ? "amiType" : "amiFamily"], `Amazon Linux 2 nodes are not supported on Kubernetes ${cluster.version}; use AL2023`]);
+            problems.push([
+                [name, g.kind === "managed" ? "amiType" : "amiFamily"],
+                `Amazon Linux 2 nodes are not supported on Kubernetes ${cluster.version}; use AL2023`,
+            ]);
         }
     }
     return problems;

@@ -169,7 +169,10 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
         for (const [rule, pattern] of Object.entries(nthEventPatterns())) {
             const eventRule = new aws.cloudwatch.EventRule(
                 `${name}-${rule}`,
-                { description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`, eventPattern: JSON.stringify(pattern) },
+                {
+                    description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`,
+                    eventPattern: JSON.stringify(pattern),
+                },
                 parent,
             );
             new aws.cloudwatch.EventTarget(

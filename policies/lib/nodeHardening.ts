@@ -5,7 +5,8 @@
 import { asArray, asString, field, isTrue } from "./values";
 
 /** Why IMDSv1 must stay off on nodes. */
-export const IMDS_WHY = "with IMDSv1 allowed, any pod reached by SSRF can read the node role's credentials from the instance metadata service";
+export const IMDS_WHY =
+    "with IMDSv1 allowed, any pod reached by SSRF can read the node role's credentials from the instance metadata service";
 
 /** Why node volumes must be encrypted. */
 export const EBS_WHY =
