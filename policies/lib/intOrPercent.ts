@@ -5,20 +5,32 @@
 
 export type IntOrPercent = { kind: "int"; value: number } | { kind: "percent"; value: number };
 
-/** Parses `3`, `"3"`, `"25%"`; `undefined` for anything else (negative, fractional, junk). */
-export function parseIntOrPercent(value: unknown): IntOrPercent | undefined {
+/**
+ * Reads an int-or-percent as the API server validates one (PDB `minAvailable`/`maxUnavailable`,
+ * rolling-update `maxSurge`/`maxUnavailable`): a non-negative integer, or a string of digits
+ * followed by `%`, at most 100%. Anything else comes back as `{ problem }`, saying why it is refused.
+ */
+export function readIntOrPercent(value: unknown): IntOrPercent | { problem: string } {
     if (typeof value === "number") {
-        return Number.isInteger(value) && value >= 0 ? { kind: "int", value } : undefined;
+        if (!Number.isInteger(value)) {
+            return { problem: "which is not a whole number" };
+        }
+        return value < 0 ? { problem: "which is negative" } : { kind: "int", value };
     }
-    if (typeof value !== "string") {
-        return undefined;
-    }
-    const match = /^\s*(\d{1,9})(%?)\s*$/.exec(value);
+    const match = typeof value === "string" ? /^(\d{1,9})%$/.exec(value) : null;
     if (!match) {
-        return undefined;
+        return typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value)
+            ? { problem: 'a number written as a string: a string must be a percentage such as "25%"' }
+            : { problem: "which is neither a non-negative integer nor a percentage" };
     }
     const n = Number(match[1]);
-    return match[2] === "%" ? { kind: "percent", value: n } : { kind: "int", value: n };
+    return n > 100 ? { problem: "a percentage above 100%" } : { kind: "percent", value: n };
+}
+
+/** `readIntOrPercent` without the reason: `undefined` for anything the API server refuses. */
+export function parseIntOrPercent(value: unknown): IntOrPercent | undefined {
+    const read = readIntOrPercent(value);
+    return "problem" in read ? undefined : read;
 }
 
 /**

@@ -3,7 +3,7 @@
  * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
  */
 import type { PolicyResource } from "@pulumi/policy";
-import { parseIntOrPercent, IntOrPercent } from "./intOrPercent";
+import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
@@ -78,40 +78,16 @@ export function readWorkloads(resources: readonly PolicyResource[], verdicts: Ve
     return out;
 }
 
-/**
- * Why the API server refuses a PDB's `minAvailable`/`maxUnavailable` (policy/v1 validation:
- * a non-negative integer, or a string that is digits followed by `%`, at most 100%), or `undefined`.
- */
-function pdbValueProblem(raw: unknown): string | undefined {
-    if (typeof raw === "number") {
-        if (!Number.isInteger(raw)) {
-            return "which is not a whole number";
-        }
-        return raw < 0 ? "which is negative" : undefined;
-    }
-    if (typeof raw !== "string") {
-        return "which is neither a non-negative integer nor a percentage";
-    }
-    const match = /^(\d+)%$/.exec(raw);
-    if (!match) {
-        return /^\s*-?\d+(\.\d+)?\s*$/.test(raw)
-            ? 'a number written as a string: a string must be a percentage such as "25%"'
-            : "which is neither a non-negative integer nor a percentage";
-    }
-    return Number(match[1]) > 100 ? "a percentage above 100%" : undefined;
-}
-
 function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable", pdb: Pdb): void {
     const raw = field(spec, key);
     if (raw === undefined || raw === null) {
         return;
     }
-    const problem = pdbValueProblem(raw);
-    const parsed = problem ? undefined : parseIntOrPercent(raw);
-    if (parsed) {
-        pdb[key] = parsed;
+    const read = readIntOrPercent(raw);
+    if ("problem" in read) {
+        pdb.invalid.push({ key, value: raw, reason: read.problem });
     } else {
-        pdb.invalid.push({ key, value: raw, reason: problem ?? "which is neither a non-negative integer nor a percentage" });
+        pdb[key] = read;
     }
 }
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { configDefaults, PolicyConfigError, readConfig } from "../../policies/lib/config";
 import { formatSeconds, parseDuration } from "../../policies/lib/duration";
-import { parseIntOrPercent, scaledValue } from "../../policies/lib/intOrPercent";
+import { parseIntOrPercent, readIntOrPercent, scaledValue } from "../../policies/lib/intOrPercent";
 import { kubernetesKind, preStopSleep, preStopSleepSeconds, workloadKind } from "../../policies/lib/kubernetes";
 import { compareQuantities } from "../../policies/lib/quantity";
 import { LabelSelector, readSelector, SelectorIndex, selectorMatches } from "../../policies/lib/selector";
@@ -153,9 +153,13 @@ describe("policy lib: int-or-percent and durations", () => {
         expect(parseIntOrPercent(1)).to.deep.equal({ kind: "int", value: 1 });
         expect(parseIntOrPercent("25%")).to.deep.equal({ kind: "percent", value: 25 });
         expect(parseIntOrPercent("0%")).to.deep.equal({ kind: "percent", value: 0 });
-        for (const bad of [-1, 1.5, "abc", "%", "-5%", "1.5%", null, {}, [], NaN]) {
+        for (const bad of [-1, 1.5, "abc", "%", "-5%", "1.5%", "3", " 25%", "150%", null, {}, [], NaN]) {
             expect(parseIntOrPercent(bad), JSON.stringify(bad)).to.equal(undefined);
         }
+        expect(readIntOrPercent("3")).to.deep.equal({
+            problem: 'a number written as a string: a string must be a percentage such as "25%"',
+        });
+        expect(readIntOrPercent("150%")).to.deep.equal({ problem: "a percentage above 100%" });
     });
 
     it("scales percentages up, as the disruption controller rounds them", () => {
