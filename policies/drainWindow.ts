@@ -64,13 +64,13 @@ export const drainWindow: StackValidationPolicy = {
                         });
                     }
                 });
-            } else if (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined) {
+            } else if (nodePoolVersion(r) !== undefined) {
                 verdicts.read(`NodePool ${r.name}`, () => {
                     const name = objectName(r.props, r.name);
                     const nodeSpec = path(r.props, "spec", "template", "spec");
                     // terminationGracePeriod is a v1 field; older NodePools (v1beta1, which karpenter-nodepool
                     // reports) only contribute the Spot notice, whose requirements read the same.
-                    const v1 = karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") === "v1";
+                    const v1 = nodePoolVersion(r) === "v1";
                     const grace = v1 ? parseDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
                     if (grace !== undefined) {
                         windows.push({
@@ -123,6 +123,11 @@ export const drainWindow: StackValidationPolicy = {
 };
 
 /** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
+/** The API version of a Karpenter NodePool resource (`v1`, `v1beta1`), or `undefined` for anything else. */
+function nodePoolVersion(r: { type: string; props: unknown }): string | undefined {
+    return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
+}
+
 function mayLaunchSpot(requirements: unknown): boolean {
     for (const raw of asArray(requirements)) {
         const req = asRecord(raw);

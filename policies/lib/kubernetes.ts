@@ -534,8 +534,3 @@ export function preStopSleep(container: unknown): PreStopSleep {
     }
     return out;
 }
-
-/** Seconds a container's preStop hook sleeps, as far as it can be read (see `preStopSleep`). */
-export function preStopSleepSeconds(container: unknown): number {
-    return preStopSleep(container).seconds;
-}

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { configDefaults, PolicyConfigError, readConfig } from "../../policies/lib/config";
 import { formatSeconds, parseDuration } from "../../policies/lib/duration";
 import { parseIntOrPercent, readIntOrPercent, scaledValue } from "../../policies/lib/intOrPercent";
-import { kubernetesKind, preStopSleep, preStopSleepSeconds, workloadKind } from "../../policies/lib/kubernetes";
+import { kubernetesKind, preStopSleep, workloadKind } from "../../policies/lib/kubernetes";
 import { compareQuantities } from "../../policies/lib/quantity";
 import { LabelSelector, readSelector, SelectorIndex, selectorMatches } from "../../policies/lib/selector";
 
@@ -202,13 +202,14 @@ describe("policy lib: Kubernetes kinds", () => {
     });
 
     it("reads preStop sleeps from the sleep action and from exec commands", () => {
-        expect(preStopSleepSeconds({ lifecycle: { preStop: { sleep: { seconds: 7 } } } })).to.equal(7);
-        expect(preStopSleepSeconds({ lifecycle: { preStop: { exec: { command: ["sleep", "5"] } } } })).to.equal(5);
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: 7 } } } }).seconds).to.equal(7);
+        expect(preStopSleep({ lifecycle: { preStop: { exec: { command: ["sleep", "5"] } } } }).seconds).to.equal(5);
         expect(
-            preStopSleepSeconds({ lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10 && nginx -s quit; sleep 2"] } } } }),
+            preStopSleep({ lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 10 && nginx -s quit; sleep 2"] } } } })
+                .seconds,
         ).to.equal(12);
-        expect(preStopSleepSeconds({ lifecycle: { preStop: { httpGet: { path: "/drain", port: 8080 } } } })).to.equal(0);
-        expect(preStopSleepSeconds({})).to.equal(0);
+        expect(preStopSleep({ lifecycle: { preStop: { httpGet: { path: "/drain", port: 8080 } } } }).seconds).to.equal(0);
+        expect(preStopSleep({}).seconds).to.equal(0);
     });
 
     const execSleep = (command: unknown[], env?: unknown[]) => preStopSleep({ env, lifecycle: { preStop: { exec: { command } } } });
