@@ -18,6 +18,7 @@ import {
     runGate,
     toPlanViolation,
 } from "./gate";
+import { asRecord } from "../policies/lib/values";
 import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
 import { runMain } from "./cli";
 
@@ -59,10 +60,6 @@ function show(value: unknown): string {
         return value.includes(UNKNOWN) ? "(known after apply)" : value;
     }
     return JSON.stringify(value, (_k, v: unknown) => (v === UNKNOWN ? "(known after apply)" : v));
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-    return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function tagsOf(props: Record<string, unknown>): Record<string, unknown> {
@@ -125,7 +122,7 @@ function keySettings(r: Plan["resources"][number]): string {
         const meta = (p.metadata ?? {}) as Record<string, unknown>;
         const spec = p.spec === undefined ? "" : ` spec=${show(p.spec)}`;
         // A namespace's labels carry its Pod Security Admission levels.
-        const labels = r.type === "kubernetes:core/v1:Namespace" && isRecord(meta.labels) ? Object.entries(meta.labels) : [];
+        const labels = r.type === "kubernetes:core/v1:Namespace" ? Object.entries(asRecord(meta.labels) ?? {}) : [];
         const shownLabels = labels.length ? ` labels{${labels.map(([l, v]) => `${l}=${show(v)}`).join(", ")}}` : "";
         return `${meta.namespace ? `${show(meta.namespace)}/` : ""}${show(meta.name ?? "")}${shownLabels}${spec}`.slice(0, 400);
     }

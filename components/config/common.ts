@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { parseQuantity } from "../../policies/lib/quantity";
+import { labelKeyProblem, labelValueProblem } from "../../policies/lib/selector";
 import { parseCidr } from "../subnets";
 
 /** An IPv4 CIDR block with zero host bits, e.g. `10.0.0.0/16`. */
@@ -28,26 +29,14 @@ export const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
     message: "must be a DNS-1123 label: lower-case letters, digits and '-', at most 63 characters",
 });
 
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /** True for a qualified Kubernetes label key such as `workload` or `karpenter.sh/capacity-type`. */
 export function isLabelKey(key: string): boolean {
-    const parts = key.split("/");
-    if (parts.length > 2) {
-        return false;
-    }
-    const name = parts[parts.length - 1];
-    const prefix = parts.length === 2 ? parts[0] : undefined;
-    if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
-        return false;
-    }
-    return LABEL_NAME.test(name);
+    return labelKeyProblem(key) === undefined;
 }
 
 /** True for a Kubernetes label value (may be empty). */
 export function isLabelValue(value: string): boolean {
-    return value === "" || LABEL_NAME.test(value);
+    return labelValueProblem(value) === undefined;
 }
 
 /** A map of Kubernetes labels with valid keys and values. */
