@@ -124,6 +124,8 @@ export const EVICTION_HARD_MEMORY_MIB = 100;
  * The share of an instance's listed memory the kernel and hypervisor keep, so the node reports
  * less capacity than EC2 lists. Karpenter estimates it at 7.5% (`vmMemoryOverheadPercent`
  * default) and schedules against that; using the same keeps a rehearsal from overpacking nodes.
+ * (Karpenter's published arm64 figures sit a further 59Mi lower; its reference does not say why,
+ * so this module does not model it.)
  */
 export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 7.5;
 

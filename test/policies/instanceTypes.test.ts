@@ -94,11 +94,20 @@ describe("policy lib: EC2 instance types", () => {
             ["m4.large", 1930, 7002],
             ["c1.medium", 1930, 1122],
             ["c4.8xlarge", 35840, 53903],
+            ["t3.large", 1930, 6837],
+            ["g4dn.xlarge", 3920, 14481],
+            ["m7i.48xlarge", 191450, 718987],
         ];
         for (const [type, cpuMillis, memoryMiB] of published) {
             const a = allocatable(instanceTypeInfo(type)!);
             expect(a, type).to.deep.include({ cpuMillis, memoryMiB });
         }
+    });
+
+    it("carries the GPU count and architecture of the listed families", () => {
+        expect(instanceTypeInfo("g4dn.12xlarge")).to.deep.include({ gpus: 4, vcpu: 48, architecture: "x86_64" });
+        expect(instanceTypeInfo("m7g.large")).to.deep.include({ vcpu: 2, memoryMiB: 8192, architecture: "arm64" });
+        expect(instanceTypeInfo("m7i.large")?.gpus).to.equal(undefined);
     });
 
     it("lets max pods and the VM overhead be overridden", () => {
