@@ -1,6 +1,7 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { asArray, asRecord, asString, field, isUnknownSentinel, path, peek } from "./lib/values";
+import { isUnknownSentinel } from "./lib/unknown";
+import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `access-least-privilege`. */

@@ -1,6 +1,7 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { formatSeconds, parseDuration } from "./lib/duration";
+import { formatSeconds, karpenterDuration } from "./lib/duration";
+import { SPOT_NOTICE_SECONDS } from "./lib/drain";
 import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
 import { readWorkloads } from "./lib/stack";
 import { asArray, asNumeric, asRecord, asString, field, path } from "./lib/values";
@@ -17,7 +18,7 @@ const configSchema: PolicyConfigSchema = {
         spotNoticeSeconds: {
             type: "integer",
             minimum: 1,
-            default: 120,
+            default: SPOT_NOTICE_SECONDS,
             description: "Seconds of notice before EC2 reclaims a Spot instance: the drain window of NodePools that may launch Spot.",
         },
     },
@@ -71,7 +72,8 @@ export const drainWindow: StackValidationPolicy = {
                     // terminationGracePeriod is a v1 field; older NodePools (v1beta1, which karpenter-nodepool
                     // reports) only contribute the Spot notice, whose requirements read the same.
                     const v1 = nodePoolVersion(r) === "v1";
-                    const grace = v1 ? parseDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
+                    // A value the CRD refuses (karpenter-nodepool reports it) never reaches a node.
+                    const grace = v1 ? karpenterDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
                     if (grace !== undefined) {
                         windows.push({
                             seconds: grace,

@@ -1,5 +1,6 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
+import { isAwsReservedTagKey, karpenterRestrictedTag } from "./lib/nodeClassTags";
 import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { asArray, asString, field, keysOf, path } from "./lib/values";
 import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
@@ -20,27 +21,6 @@ const configSchema: PolicyConfigSchema = {
         },
     },
 };
-
-// Tag keys the Karpenter v1 EC2NodeClass CRD refuses in spec.tags (its CEL rules): the ones Karpenter
-// sets on every instance itself. `kubernetes.io/cluster` is a prefix without a slash, as in the CRD.
-const RESTRICTED_PREFIX = "kubernetes.io/cluster";
-const RESTRICTED_KEYS = new Set([
-    "eks:eks-cluster-name",
-    "karpenter.sh/nodepool",
-    "karpenter.sh/nodeclaim",
-    "karpenter.k8s.aws/ec2nodeclass",
-]);
-
-/** Why the EC2NodeClass CRD refuses a tag key, or `undefined`. */
-function restrictedTag(key: string): string | undefined {
-    if (key === "") {
-        return "an empty key";
-    }
-    if (key.startsWith(RESTRICTED_PREFIX)) {
-        return `${key} (keys starting with ${RESTRICTED_PREFIX})`;
-    }
-    return RESTRICTED_KEYS.has(key) ? key : undefined;
-}
 
 /**
  * EC2NodeClasses pin their AMI, leave Karpenter's own tags alone, keep IMDSv2 and encrypt volumes.
@@ -94,7 +74,7 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
         });
         verdicts.judge(`${subject} tags`, () => {
             const keys = keysOf(field(spec, "tags"));
-            const restricted = keys.map(restrictedTag).filter((k): k is string => k !== undefined);
+            const restricted = keys.map(karpenterRestrictedTag).filter((k): k is string => k !== undefined);
             if (restricted.length > 0) {
                 reportViolation(
                     violation(
@@ -104,7 +84,7 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
                     ),
                 );
             }
-            const reserved = keys.filter((k) => k.toLowerCase().startsWith("aws:"));
+            const reserved = keys.filter(isAwsReservedTagKey);
             if (reserved.length > 0) {
                 reportViolation(
                     violation(

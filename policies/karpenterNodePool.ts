@@ -1,5 +1,5 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { parseDuration } from "./lib/duration";
+import { karpenterDuration } from "./lib/duration";
 import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { parseQuantity } from "./lib/quantity";
 import { asString, field, path } from "./lib/values";
@@ -68,12 +68,12 @@ export const karpenterNodePool: ResourceValidationPolicy = {
         });
         verdicts.judge(`${subject} terminationGracePeriod`, () => {
             const raw = path(args.props, "spec", "template", "spec", "terminationGracePeriod");
-            if (parseDuration(raw) === undefined) {
+            if (karpenterDuration(raw) === undefined) {
                 reportViolation(
                     violation(
                         raw === undefined || raw === null
                             ? `${subject} sets no spec.template.spec.terminationGracePeriod`
-                            : `${subject} sets spec.template.spec.terminationGracePeriod to ${JSON.stringify(raw)}, which is not a duration`,
+                            : `${subject} sets spec.template.spec.terminationGracePeriod to ${JSON.stringify(raw)}, which is not a duration the NodePool CRD accepts (whole s, m or h parts such as 90s, 30m, 1h30m; the API server refuses the NodePool)`,
                         "a node whose pods are held by a PodDisruptionBudget that allows no disruption is never reclaimed: drift replacement, expiry and consolidation stall and the node runs (and costs) forever",
                         'set spec.template.spec.terminationGracePeriod (e.g. "1h"), longer than the longest pod grace period it must honour',
                     ),

@@ -1,7 +1,9 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
+import { managedPolicyName, NODE_ROLE_POLICIES } from "./lib/nodeRole";
 import { isKind, objectName } from "./lib/kubernetes";
-import { asArray, asRecord, asString, field, isUnknownSentinel, path, peek } from "./lib/values";
+import { isUnknownSentinel } from "./lib/unknown";
+import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `node-role-policies`. */
@@ -19,31 +21,6 @@ const configSchema: PolicyConfigSchema = {
         },
     },
 };
-
-// Each requirement and the AWS managed policies that satisfy it.
-const REQUIREMENTS: { policy: string; accepted: string[]; why: string }[] = [
-    {
-        policy: "AmazonEKSWorkerNodePolicy",
-        accepted: ["AmazonEKSWorkerNodePolicy"],
-        why: "nodes cannot describe the cluster and never join it",
-    },
-    {
-        policy: "AmazonEKS_CNI_Policy",
-        accepted: ["AmazonEKS_CNI_Policy"],
-        why: "the VPC CNI cannot attach ENIs or assign pod IPs, so pods stay ContainerCreating and nodes NotReady",
-    },
-    {
-        policy: "AmazonEC2ContainerRegistryReadOnly",
-        accepted: ["AmazonEC2ContainerRegistryReadOnly", "AmazonEC2ContainerRegistryPullOnly"],
-        why: "nodes cannot pull the EKS add-on images (pause, VPC CNI, kube-proxy) from ECR, so no pod starts",
-    },
-];
-
-/** `arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy` → `AmazonEKS_CNI_Policy` (any partition). */
-export function managedPolicyName(arn: unknown): string | undefined {
-    const match = typeof arn === "string" ? /^arn:aws[a-z-]*:iam::aws:policy\/(?:.*\/)?([^/]+)$/.exec(arn.trim()) : null;
-    return match ? match[1] : undefined;
-}
 
 /** `arn:aws:iam::123456789012:role/path/name` → `name`. */
 export function roleNameFromArn(arn: unknown): string | undefined {
@@ -177,7 +154,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
                     }
             }
         }
-        const required = REQUIREMENTS.filter((req) => config.requireCniPolicy || req.policy !== "AmazonEKS_CNI_Policy");
+        const required = NODE_ROLE_POLICIES.filter((req) => config.requireCniPolicy || req.key !== "cni");
         for (const [name, reason] of nodeRoleNames) {
             verdicts.judge(`node role ${name}`, () => {
                 const have = attached.get(name) ?? new Set<string>();

@@ -1,5 +1,6 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
+import { POD_GRACE_SECONDS } from "./lib/drain";
 import { containersOf, describeWorkload, LONG_RUNNING, preStopSleep, readWorkload, workloadKind } from "./lib/kubernetes";
 import { field } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
@@ -14,11 +15,16 @@ export interface WorkloadTerminationGraceConfig {
 
 const configSchema: PolicyConfigSchema = {
     properties: {
-        min: { type: "integer", minimum: 0, default: 30, description: "Shortest allowed terminationGracePeriodSeconds." },
+        min: {
+            type: "integer",
+            minimum: 0,
+            default: POD_GRACE_SECONDS.min,
+            description: "Shortest allowed terminationGracePeriodSeconds.",
+        },
         max: {
             type: "integer",
             minimum: 1,
-            default: 120,
+            default: POD_GRACE_SECONDS.max,
             description: "Longest allowed terminationGracePeriodSeconds (fit the node drain window and the 2-minute Spot notice).",
         },
     },

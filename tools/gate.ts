@@ -12,13 +12,12 @@ import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as grpc from "@grpc/grpc-js";
-import Ajv from "ajv";
 import { AnalyzerClient } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as YAML from "yaml";
-import { UNKNOWN } from "./offline";
+import { configProblems, UNKNOWN } from "eks-platform-policies/lib";
 import type { Plan, PlanViolation } from "./plan";
 
 export { UNKNOWN };
@@ -165,23 +164,7 @@ export function reconcilePolicyConfig(
         .filter((k) => k !== "all" && !known.has(k))
         .map((k) => `${file}: "${k}" names no policy of this pack; its config has no effect`);
 
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    const problems: string[] = [];
-    for (const p of policies) {
-        const schema = {
-            type: "object",
-            ...(p.configSchema?.properties ? { properties: p.configSchema.properties } : {}),
-            ...(p.configSchema?.required?.length ? { required: p.configSchema.required } : {}),
-        };
-        const validate = ajv.compile(schema);
-        if (!validate(result[p.name].properties)) {
-            for (const e of validate.errors ?? []) {
-                const missing = e.keyword === "required" ? `.${String((e.params as { missingProperty: string }).missingProperty)}` : "";
-                const where = `${e.instancePath.replace(/\//g, ".")}${missing}`;
-                problems.push(`${p.name}${where}: ${e.message ?? "is invalid"}`);
-            }
-        }
-    }
+    const problems = policies.flatMap((p) => configProblems(p.name, p.configSchema ?? {}, result[p.name].properties));
     if (problems.length > 0) {
         throw new GateInputError(
             `Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`,

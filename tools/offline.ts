@@ -7,10 +7,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
+import { UNKNOWN } from "eks-platform-policies/lib";
 import * as YAML from "yaml";
-
-/** The engine's marker for a value not known until the resource exists. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export interface RecordedResource {
     /** Pulumi type token, e.g. `aws:ec2/subnet:Subnet`. */
@@ -95,7 +93,11 @@ export function readStackFiles(root: string, stack: string): StackFiles {
 }
 
 function encode(value: unknown): string {
-    return typeof value === "string" ? value : JSON.stringify(value);
+    // JSON has no infinity or NaN: keep YAML's `.inf` / `.nan` as written, so the config error
+    // names the value instead of a null nobody wrote.
+    const finite = (_key: string, v: unknown) =>
+        typeof v === "number" && !Number.isFinite(v) ? (Number.isNaN(v) ? ".nan" : v > 0 ? ".inf" : "-.inf") : v;
+    return typeof value === "string" ? value : JSON.stringify(value, finite);
 }
 
 /** Example outputs for the remote `eks.Cluster` component, whose children mocks never see. */

@@ -18,8 +18,9 @@ import {
     runGate,
     toPlanViolation,
 } from "./gate";
-import { asRecord } from "../policies/lib/values";
-import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
+import { asRecord } from "eks-platform-policies/lib/values";
+import { UNKNOWN } from "eks-platform-policies/lib";
+import { readStackFiles, RecordedResource, runProgram, StackFileError } from "./offline";
 import { runMain } from "./cli";
 
 export interface PlanViolation {

@@ -1,11 +1,18 @@
 /**
- * Policy config: the CLI fills in each `configSchema` default and validates the result before
- * the pack runs (`pulumi preview --policy-pack-config <file>`). The pack does the same itself, so
- * a policy behaves identically when run in-process (tests, the offline gate), and a bad value
- * fails with one error naming every bad key path, e.g. `workload-termination-grace.max`.
+ * Policy config, read once for everyone: the CLI fills in each `configSchema` default and
+ * validates the result with a JSON Schema validator before the pack runs (`pulumi preview
+ * --policy-pack-config <file>`); the offline gate does the same for the CLI, and every policy
+ * does it again for itself, so it behaves identically when run in-process (tests). One Ajv-based
+ * reader serves all three, and a bad value fails with one error naming every bad key path,
+ * e.g. `workload-termination-grace.max`.
  */
-import type { PolicyConfigSchema } from "@pulumi/policy";
-import type { PolicyConfigJSONSchema } from "@pulumi/policy/schema";
+import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
+
+/** The part of a policy's `configSchema` (`@pulumi/policy` PolicyConfigSchema) the reader needs. */
+export interface ConfigSchemaLike {
+    properties?: Readonly<Record<string, unknown>>;
+    required?: readonly string[];
+}
 
 /** Policy config that failed validation; `problems` holds one line per bad key. */
 export class PolicyConfigError extends Error {
@@ -21,84 +28,95 @@ export class PolicyConfigError extends Error {
     }
 }
 
-function typeProblem(schema: PolicyConfigJSONSchema, value: unknown): string | undefined {
-    const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
-    const ok = (t: string): boolean => {
-        switch (t) {
-            case "integer":
-                return typeof value === "number" && Number.isInteger(value);
-            case "number":
-                return typeof value === "number" && Number.isFinite(value);
-            case "boolean":
-                return typeof value === "boolean";
-            case "string":
-                return typeof value === "string";
-            case "array":
-                return Array.isArray(value);
-            case "object":
-                return value !== null && typeof value === "object" && !Array.isArray(value);
-            case "null":
-                return value === null;
-            default:
-                return false;
-        }
-    };
-    if (types.length > 0 && !types.some(ok)) {
-        return `must be ${types.map((t) => (t === "integer" ? "an integer" : t === "array" ? "an array" : `a ${t}`)).join(" or ")}, not ${JSON.stringify(value)}`;
+let ajv: Ajv | undefined;
+// Policies read their config on every resource: compile each schema once.
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorOf(schema: ConfigSchemaLike): ValidateFunction {
+    let validate = compiled.get(schema);
+    if (!validate) {
+        // Loaded on first use: the program imports this library for its other rules, and Ajv
+        // would add a few hundred milliseconds to every plan that never reads a policy config.
+        // `strict: false`: a schema written for the CLI may carry keywords Ajv does not know (the
+        // CLI's validator ignores them too). `verbose` keeps the offending value for the message.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        ajv ??= new (require("ajv") as typeof import("ajv")).default({ allErrors: true, strict: false, verbose: true });
+        validate = ajv.compile({
+            type: "object",
+            properties: schema.properties ?? {},
+            // A misspelt knob would otherwise silently keep its default.
+            additionalProperties: false,
+            ...(schema.required?.length ? { required: [...schema.required] } : {}),
+        });
+        compiled.set(schema, validate);
     }
-    if (schema.enum && !schema.enum.some((e) => e === value)) {
-        return `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`;
-    }
-    if (typeof value === "number") {
-        if (schema.minimum !== undefined && value < schema.minimum) {
-            return `must be ≥ ${schema.minimum}, not ${value}`;
-        }
-        if (schema.maximum !== undefined && value > schema.maximum) {
-            return `must be ≤ ${schema.maximum}, not ${value}`;
-        }
-    }
-    if (typeof value === "string" && schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
-        return `must match ${schema.pattern}, not ${JSON.stringify(value)}`;
-    }
-    return undefined;
+    return validate;
 }
 
-function validateValue(keyPath: string, schema: PolicyConfigJSONSchema, value: unknown, problems: string[]): void {
-    const problem = typeProblem(schema, value);
-    if (problem) {
-        problems.push(`${keyPath}: ${problem}`);
-        return;
-    }
-    if (Array.isArray(value) && schema.items && typeof schema.items === "object" && !Array.isArray(schema.items)) {
-        const items = schema.items;
-        value.forEach((item, i) => validateValue(`${keyPath}[${i}]`, items, item, problems));
+function show(value: unknown): string {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function article(type: string): string {
+    return type === "integer" || type === "array" || type === "object" ? `an ${type}` : `a ${type}`;
+}
+
+/** `/list/0/name` → `.list[0].name`. */
+function keyPath(instancePath: string): string {
+    return instancePath
+        .split("/")
+        .slice(1)
+        .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+        .join("");
+}
+
+function describe(policy: string, e: ErrorObject, known: string[]): string {
+    const where = `${policy}${keyPath(e.instancePath)}`;
+    const params = e.params as Record<string, unknown>;
+    switch (e.keyword) {
+        case "additionalProperties":
+            return `${where}.${String(params.additionalProperty)}: unknown key (known: ${known.join(", ") || "none"})`;
+        case "required":
+            return `${where}.${String(params.missingProperty)}: is required`;
+        case "type": {
+            const types = ([] as unknown[]).concat(params.type).map(String);
+            return `${where}: must be ${types.map(article).join(" or ")}, not ${show(e.data)}`;
+        }
+        case "enum":
+            return `${where}: must be one of ${(params.allowedValues as unknown[]).map(show).join(", ")}, not ${show(e.data)}`;
+        case "minimum":
+        case "maximum":
+        case "exclusiveMinimum":
+        case "exclusiveMaximum":
+            return `${where}: must be ${String(params.comparison).replace(">=", "≥").replace("<=", "≤")} ${String(params.limit)}, not ${show(e.data)}`;
+        case "pattern":
+            return `${where}: must match ${String(params.pattern)}, not ${show(e.data)}`;
+        default:
+            return `${where}: ${e.message ?? "is invalid"}`;
     }
 }
 
-/** Problems of `given` against `schema` (unknown keys included: a typo must not silently keep a default). */
-export function configProblems(policy: string, schema: PolicyConfigSchema, given: Record<string, unknown>): string[] {
-    const problems: string[] = [];
-    for (const key of Object.keys(given)) {
-        const prop = schema.properties[key];
-        if (prop === undefined) {
-            problems.push(`${policy}.${key}: unknown key (known: ${Object.keys(schema.properties).join(", ") || "none"})`);
-        } else if (typeof prop === "object") {
-            validateValue(`${policy}.${key}`, prop, given[key], problems);
-        }
+/**
+ * Problems of `given` (a policy's config properties) against its schema, one line per bad key,
+ * each starting `<policy>.<key>`: wrong types, values out of range, unknown keys (a typo must not
+ * silently keep a default) and missing required keys.
+ */
+export function configProblems(policy: string, schema: ConfigSchemaLike, given: Readonly<Record<string, unknown>>): string[] {
+    const validate = validatorOf(schema);
+    if (validate(given)) {
+        return [];
     }
-    for (const key of schema.required ?? []) {
-        if (given[key] === undefined) {
-            problems.push(`${policy}.${key}: required`);
-        }
-    }
-    return problems;
+    const known = Object.keys(schema.properties ?? {});
+    return (validate.errors ?? []).map((e) => describe(policy, e, known));
 }
 
 /** The schema's defaults, as the CLI applies them. */
-export function configDefaults(schema: PolicyConfigSchema): Record<string, unknown> {
+export function configDefaults(schema: ConfigSchemaLike): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [key, prop] of Object.entries(schema.properties)) {
-        if (typeof prop === "object" && prop.default !== undefined) {
+    for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+        if (prop !== null && typeof prop === "object" && "default" in prop && prop.default !== undefined) {
             out[key] = prop.default;
         }
     }
@@ -109,21 +127,16 @@ export function configDefaults(schema: PolicyConfigSchema): Record<string, unkno
  * A policy's config: defaults, then what was given, validated. `check` adds rules that span
  * keys (e.g. `min ≤ max`). Throws `PolicyConfigError` listing every problem.
  */
-export function readConfig<T extends object>(
-    policy: string,
-    schema: PolicyConfigSchema,
-    given: object,
-    check?: (config: T) => string[],
-): T {
+export function readConfig<T extends object>(policy: string, schema: ConfigSchemaLike, given: object, check?: (config: T) => string[]): T {
     const raw = { ...(given as Record<string, unknown>) };
     delete raw.enforcementLevel;
-    const problems = configProblems(policy, schema, raw);
-    const config = { ...configDefaults(schema), ...raw } as T;
+    const config = { ...configDefaults(schema), ...raw };
+    const problems = configProblems(policy, schema, config);
     if (problems.length === 0 && check) {
-        problems.push(...check(config).map((p) => `${policy}.${p}`));
+        problems.push(...check(config as T).map((p) => `${policy}.${p}`));
     }
     if (problems.length > 0) {
         throw new PolicyConfigError(policy, problems);
     }
-    return config;
+    return config as T;
 }

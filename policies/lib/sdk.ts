@@ -29,6 +29,3 @@ export const unknownCheckingProxy: <T>(value: T) => T = (value) => runtime.unkno
 export function isUnknownValueError(err: unknown): err is UnknownValueErrorLike {
     return err instanceof runtime.UnknownValueError;
 }
-
-/** The engine's sentinel for a string unknown at preview (what the offline plan prints, too). */
-export const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -101,22 +101,6 @@ export function keysOf(value: unknown): string[] {
     return rec ? Object.keys(rec) : [];
 }
 
-// The engine's sentinels for values unknown at preview (`@pulumi/policy` proxy.js).
-const UNKNOWN_SENTINELS = new Set([
-    "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
-    "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
-    "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",
-    "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",
-    "030794c1-ac77-496b-92df-f27374a8bd58",
-    "e48ece36-62e2-4504-bad9-02848725956a",
-    "dd056dcd-154b-4c76-9bd3-c8f88648b5ff",
-]);
-
-/** True for one of the engine's unknown-at-preview sentinels. */
-export function isUnknownSentinel(value: unknown): boolean {
-    return typeof value === "string" && UNKNOWN_SENTINELS.has(value);
-}
-
 /**
  * Own property `key` read past the SDK's proxy (a property descriptor is not intercepted): the
  * raw value, which may be an unknown sentinel. For decisions that need only "is it set", such

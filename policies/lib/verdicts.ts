@@ -4,10 +4,13 @@
  * during preview". Judging item by item keeps the verdicts on every known item; what stays
  * undecided is handed back to the analyzer at the end, so it is reported, never a silent pass.
  */
-import { isUnknownValueError, UNKNOWN_STRING, UnknownValueError, UnknownValueErrorLike } from "./sdk";
+import { isUnknownValueError, UnknownValueError, UnknownValueErrorLike } from "./sdk";
+import { UNKNOWN } from "./unknown";
 
 export class Verdicts {
     private first: UnknownValueErrorLike | undefined;
+    /** What the first undecided item waits for. */
+    private waitingFor = "until the values are known";
     private readonly undecided: string[] = [];
     /** Items judged (decided or not): a stack policy with zero is "not applicable", never a pass. */
     evaluated = 0;
@@ -46,7 +49,20 @@ export class Verdicts {
      * (`path` names that value for the analyzer's message).
      */
     leaveUndecided(subject: string, path: string[]): void {
-        this.first ??= new UnknownValueError(UNKNOWN_STRING, path);
+        this.first ??= new UnknownValueError(UNKNOWN, path);
+        this.undecided.push(subject);
+    }
+
+    /**
+     * Leaves `subject` undecided because the stack lacks a fact it needs (not an unknown value):
+     * `reason` says which, and how to supply it. Reported like an unknown value, never a pass.
+     */
+    cannotDecide(subject: string, reason: string): void {
+        if (!this.first) {
+            this.first = new UnknownValueError(UNKNOWN, []);
+            this.first.message = reason;
+            this.waitingFor = "until then";
+        }
         this.undecided.push(subject);
     }
 
@@ -65,7 +81,7 @@ export class Verdicts {
         }
         const shown = this.undecided.slice(0, 5).join("; ");
         const more = this.undecided.length > 5 ? ` and ${this.undecided.length - 5} more` : "";
-        this.first.message = `${this.first.message}; undecided until the values are known: ${shown}${more}`;
+        this.first.message = `${this.first.message}; undecided ${this.waitingFor}: ${shown}${more}`;
         throw this.first;
     }
 }

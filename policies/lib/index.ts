@@ -1,0 +1,24 @@
+/**
+ * The rules the program, the policy pack and the tools share, in one place. Everything outside
+ * `policies/` imports them by package name, `import { parseQuantity } from
+ * "eks-platform-policies/lib"` (npm links the workspace into node_modules), so the pack stays
+ * self-contained for `pulumi policy publish` and nobody reaches into it by relative path.
+ *
+ * Only modules free of the policy SDK belong here: the program loads this index too.
+ */
+export type { ConfigSchemaLike } from "./config";
+export { configDefaults, configProblems, PolicyConfigError, readConfig } from "./config";
+export { POD_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./drain";
+export { formatSeconds, KARPENTER_DURATION, karpenterDuration, parseDuration } from "./duration";
+export {
+    isAwsReservedTagKey,
+    KARPENTER_RESTRICTED_TAG_KEYS,
+    KARPENTER_RESTRICTED_TAG_PREFIX,
+    karpenterRestrictedTag,
+} from "./nodeClassTags";
+export type { NodeRolePolicy } from "./nodeRole";
+export { managedPolicyArn, managedPolicyName, NODE_ROLE_POLICIES } from "./nodeRole";
+export { compareQuantities, isQuantity, parseQuantity } from "./quantity";
+export { formatLabels, formatSelector, labelKeyProblem, labelValueProblem, mapSelector, readSelector, selectorMatches } from "./selector";
+export type { LabelSelector } from "./selector";
+export { isUnknownSentinel, UNKNOWN, UNKNOWN_SENTINELS } from "./unknown";

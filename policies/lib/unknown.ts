@@ -1,0 +1,28 @@
+/**
+ * The engine's markers for values unknown at preview, as `@pulumi/policy` 1.21 (proxy.js) and
+ * the engine's gRPC marshalling write them. The offline plan prints `UNKNOWN` where a real
+ * preview would not know a value yet; the policy SDK turns each marker into an
+ * `UnknownValueError` when a policy reads it. Pure; shared by the program's tools, the pack and
+ * the tests.
+ */
+
+/** One sentinel per kind of value, keyed as the SDK names them. */
+export const UNKNOWN_SENTINELS = {
+    string: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+    number: "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
+    boolean: "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",
+    array: "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",
+    asset: "030794c1-ac77-496b-92df-f27374a8bd58",
+    archive: "e48ece36-62e2-4504-bad9-02848725956a",
+    object: "dd056dcd-154b-4c76-9bd3-c8f88648b5ff",
+} as const;
+
+/** The marker of a value unknown at preview: what the engine sends for a computed string (an id, an ARN). */
+export const UNKNOWN = UNKNOWN_SENTINELS.string;
+
+const ALL = new Set<unknown>(Object.values(UNKNOWN_SENTINELS));
+
+/** True for one of the engine's unknown-at-preview sentinels. */
+export function isUnknownSentinel(value: unknown): boolean {
+    return typeof value === "string" && ALL.has(value);
+}
