@@ -8,7 +8,7 @@ import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
-import { Karpenter } from "./components/karpenter";
+import { controllerPlacement, Karpenter } from "./components/karpenter";
 import { Namespaces } from "./components/namespaces";
 import { Network } from "./components/network";
 import { NodeGroups } from "./components/nodegroups";
@@ -52,8 +52,8 @@ const nodeGroups = new NodeGroups("nodegroups", {
     privateSubnetIds: network.privateSubnetIds,
 });
 
-// Karpenter's controller runs on the managed group labelled platform/role: system, never on nodes
-// it launches itself: its Helm release waits for that group.
+// Karpenter's controller runs where its nodeSelector points, never on nodes it launches itself:
+// its Helm release waits for exactly the node groups it can be scheduled on.
 const karpenter = config.karpenter.enabled
     ? new Karpenter("karpenter", {
           clusterName: config.clusterName,
@@ -61,7 +61,7 @@ const karpenter = config.karpenter.enabled
           cluster: cluster.eks,
           provider: cluster.provider,
           config: config.karpenter,
-          systemNodes: nodeGroups.systemNodeGroups,
+          systemNodes: nodeGroups.nodesFor(controllerPlacement(config.karpenter.controller)),
       })
     : undefined;
 

@@ -2,6 +2,7 @@ import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { trustPolicy } from "./iam";
 
 export interface ClusterArgs {
     /** Static cluster name from config (never auto-named: tags and policies read it at preview). */
@@ -21,14 +22,6 @@ export interface ClusterArgs {
     vpcCniConfiguration?: Record<string, unknown>;
     /** Protect the control plane and its KMS key from deletion. Defaults to `false`. */
     protect?: boolean;
-}
-
-/** The policy document that lets a service assume a role. Pure. */
-export function assumeRolePolicyFor(service: string): string {
-    return JSON.stringify({
-        Version: "2012-10-17",
-        Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: ["sts:AssumeRole", "sts:TagSession"] }],
-    });
 }
 
 /**
@@ -83,7 +76,7 @@ export class Cluster extends pulumi.ComponentResource {
         // A static name: policies link attachments to roles by name, which is known at preview.
         const role = new aws.iam.Role(
             `${name}-control-plane`,
-            { name: `${args.clusterName}-control-plane`, assumeRolePolicy: assumeRolePolicyFor("eks.amazonaws.com") },
+            { name: `${args.clusterName}-control-plane`, assumeRolePolicy: JSON.stringify(trustPolicy("eks.amazonaws.com")) },
             parent,
         );
         const rolePolicy = new aws.iam.RolePolicyAttachment(

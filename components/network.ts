@@ -1,5 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { trustPolicy } from "./iam";
 import { planSubnets } from "./subnets";
 
 export interface NetworkArgs {
@@ -182,10 +183,7 @@ export class Network extends pulumi.ComponentResource {
             `${name}-flow-logs`,
             {
                 name: `${clusterName}-vpc-flow-logs`,
-                assumeRolePolicy: JSON.stringify({
-                    Version: "2012-10-17",
-                    Statement: [{ Effect: "Allow", Principal: { Service: "vpc-flow-logs.amazonaws.com" }, Action: "sts:AssumeRole" }],
-                }),
+                assumeRolePolicy: JSON.stringify(trustPolicy("vpc-flow-logs.amazonaws.com")),
             },
             parent,
         );

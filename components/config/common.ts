@@ -2,9 +2,8 @@
  * Schema building blocks shared by every config section. Each refinement reports the rule it
  * enforces so the aggregated error tells the operator how to fix the key.
  */
+import { labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-policies/lib";
 import { z } from "zod";
-import { parseQuantity } from "../../policies/lib/quantity";
-import { labelKeyProblem, labelValueProblem } from "../../policies/lib/selector";
 import { parseCidr } from "../subnets";
 
 /** An IPv4 CIDR block with zero host bits, e.g. `10.0.0.0/16`. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { clusterSchema } from "./cluster";
+import { describeIssue } from "./issues";
 import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
 import { namespacesSchema } from "./namespaces";
 import { networkSchema } from "./network";
@@ -123,12 +124,9 @@ function formatIssue(issue: z.core.$ZodIssue): string[] {
         return issue.keys.map((k) => `${keyPath([...issue.path, k])}: unknown key (check its spelling against Pulumi.yaml)`);
     }
     if (issue.code === "invalid_key") {
-        return [`${keyPath(issue.path)}: ${issue.issues.map((i) => i.message).join("; ")}`];
+        return [`${keyPath(issue.path)}: ${issue.issues.map(describeIssue).join("; ")}`];
     }
-    if (issue.code === "invalid_type" && issue.input === undefined) {
-        return [`${keyPath(issue.path)}: is required`];
-    }
-    return [`${keyPath(issue.path)}: ${issue.message}`];
+    return [`${keyPath(issue.path)}: ${describeIssue(issue)}`];
 }
 
 /**
@@ -143,7 +141,8 @@ export function parseStackConfig(
     if (!context.region) {
         problems.push("aws:region: is required (e.g. `pulumi config set aws:region us-east-1`)");
     }
-    const result = stackConfigSchema.safeParse(values);
+    // zod 4 leaves the offending value out of its issues unless asked: the messages quote it.
+    const result = stackConfigSchema.safeParse(values, { reportInput: true });
     if (!result.success) {
         problems.push(...result.error.issues.flatMap(formatIssue));
     } else if (context.region) {

@@ -3,61 +3,24 @@
  * Karpenter's CRDs enforce only at admission (CEL, which the offline schemas lack) or only at
  * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
  */
+import {
+    KARPENTER_DURATION,
+    karpenterDuration,
+    isAwsReservedTagKey,
+    KARPENTER_RESTRICTED_TAG_KEYS,
+    KARPENTER_RESTRICTED_TAG_PREFIX,
+    karpenterRestrictedTag,
+    parseQuantity,
+    POD_GRACE_SECONDS,
+} from "eks-platform-policies/lib";
 import { z } from "zod";
-import { parseQuantity } from "../../policies/lib/quantity";
+import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
+import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
 import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
+import type { NodeGroupsConfig } from "./nodeGroups";
 
-/** Longest pod `terminationGracePeriodSeconds` the platform supports (ARCHITECTURE fact 10). */
-export const MAX_POD_GRACE_SECONDS = 120;
-
-/** The only `nodeClassRef` group and kind of Karpenter v1 on AWS. */
-export const NODE_CLASS_GROUP = "karpenter.k8s.aws";
-export const NODE_CLASS_KIND = "EC2NodeClass";
-
-/** Static AWS names derived from the cluster name (policies and Helm values read them at preview). */
-export function karpenterNames(clusterName: string): { nodeRole: string; interruptionQueue: string } {
-    return { nodeRole: `${clusterName}-karpenter-node`, interruptionQueue: `${clusterName}-karpenter` };
-}
-
-const GO_DURATION = /^([0-9]+(s|m|h))+$/;
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
-
-/** Seconds in a Karpenter duration such as `1h30m`; `Never` is Infinity; undefined if malformed. Pure. */
-export function parseDuration(value: string): number | undefined {
-    if (value === "Never") {
-        return Infinity;
-    }
-    if (!GO_DURATION.test(value)) {
-        return undefined;
-    }
-    let total = 0;
-    for (const [, amount, unit] of value.matchAll(/([0-9]+)([smh])/g)) {
-        total += Number(amount) * UNITS[unit];
-    }
-    return total;
-}
-
-const duration = z.string().regex(GO_DURATION, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
-const durationOrNever = z
-    .string()
-    .regex(/^(([0-9]+(s|m|h))+|Never)$/, { message: "must be a duration such as 30s, 15m or 720h, or Never" });
-
-/** EC2NodeClass tag keys Karpenter v1's validation rejects outright (it sets them itself). */
-const KARPENTER_RESERVED_TAGS = [
-    "karpenter.sh/nodepool",
-    "karpenter.sh/nodeclaim",
-    "karpenter.k8s.aws/ec2nodeclass",
-    "eks:eks-cluster-name",
-];
-
-/**
- * True for a tag key an EC2NodeClass may not carry: the exact keys Karpenter sets itself, any key
- * starting `kubernetes.io/cluster` (the CEL rule has no trailing slash), and `aws:` keys, which EC2
- * reserves. Other `karpenter.sh/` keys (e.g. `karpenter.sh/discovery`) are allowed. Pure.
- */
-export function isRestrictedTagKey(key: string): boolean {
-    return KARPENTER_RESERVED_TAGS.includes(key) || key.startsWith("kubernetes.io/cluster") || key.toLowerCase().startsWith("aws:");
-}
+const duration = z.string().regex(KARPENTER_DURATION.plain, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
+const durationOrNever = z.string().regex(KARPENTER_DURATION.orNever, { message: "must be a duration such as 30s, 15m or 720h, or Never" });
 
 /** Label keys Karpenter sets on every node itself: a NodePool may neither set nor require them. */
 const RESERVED_LABELS = new Set(["kubernetes.io/hostname", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim"]);
@@ -133,10 +96,7 @@ const budgetSchema = z
         /** When the budget starts, in UTC cron syntax (`"0 8 * * 1-5"`). Defaults to none: always active. */
         schedule: z.string().optional(),
         /** How long a scheduled budget stays active (`"10h"`); required with `schedule`. */
-        duration: z
-            .string()
-            .regex(/^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/, { message: "must be hours and/or minutes such as 10h or 1h30m" })
-            .optional(),
+        duration: z.string().regex(KARPENTER_DURATION.budget, { message: "must be hours and/or minutes such as 10h or 1h30m" }).optional(),
         /** Disruption reasons the budget limits. Defaults to all of them. */
         reasons: z.array(z.enum(["Underutilized", "Empty", "Drifted"])).optional(),
     })
@@ -234,12 +194,12 @@ const nodePoolSchema = z
         terminationGracePeriod: duration,
     })
     .superRefine((p, ctx) => {
-        const grace = parseDuration(p.terminationGracePeriod);
-        if (grace !== undefined && grace < MAX_POD_GRACE_SECONDS) {
+        const grace = karpenterDuration(p.terminationGracePeriod);
+        if (grace !== undefined && grace < POD_GRACE_SECONDS.max) {
             ctx.addIssue({
                 code: "custom",
                 path: ["terminationGracePeriod"],
-                message: `${p.terminationGracePeriod} is shorter than the ${MAX_POD_GRACE_SECONDS}s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m`,
+                message: `${p.terminationGracePeriod} is shorter than the ${POD_GRACE_SECONDS.max}s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m`,
             });
         }
         if (!p.disruption.budgets.some((b) => b.schedule === undefined)) {
@@ -294,11 +254,11 @@ const nodeClassSchema = z.strictObject({
     tags: awsTags
         .superRefine((tags, ctx) => {
             for (const key of Object.keys(tags)) {
-                if (isRestrictedTagKey(key)) {
+                if (karpenterRestrictedTag(key) !== undefined || isAwsReservedTagKey(key)) {
                     ctx.addIssue({
                         code: "custom",
                         path: [key],
-                        message: `is a restricted tag (${KARPENTER_RESERVED_TAGS.join(", ")}, kubernetes.io/cluster*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
+                        message: `is a restricted tag (${KARPENTER_RESTRICTED_TAG_KEYS.join(", ")}, ${KARPENTER_RESTRICTED_TAG_PREFIX}*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
                     });
                 }
             }
@@ -320,7 +280,7 @@ const controllerSchema = z
          * Where the controller runs: the managed node group labelled for platform components,
          * never a node Karpenter manages itself. Defaults to `{ "platform/role": "system" }`.
          */
-        nodeSelector: labels.default({ "platform/role": "system" }),
+        nodeSelector: labels.default({ ...SYSTEM_NODE_LABELS }),
         /** Controller log level. Defaults to `info`. */
         logLevel: z.enum(["debug", "info", "error"]).default("info"),
     })
@@ -346,7 +306,7 @@ const controllerSchema = z
 const DEFAULT_CONTROLLER = {
     replicas: 2,
     resources: { requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } },
-    nodeSelector: { "platform/role": "system" },
+    nodeSelector: { ...SYSTEM_NODE_LABELS },
     logLevel: "info" as const,
 };
 
@@ -409,32 +369,24 @@ export type NodePoolConfig = EnabledKarpenterConfig["nodePools"][string];
 export type NodeClassConfig = EnabledKarpenterConfig["nodeClasses"][string];
 export type KarpenterControllerConfig = EnabledKarpenterConfig["controller"];
 
-/** Taint keys the Karpenter controller's pods tolerate (any value, any effect). */
-export const CONTROLLER_TOLERATED_TAINT_KEYS = ["CriticalAddonsOnly"];
-
 /** One problem spanning config sections, with its path from the project namespace. */
 export interface CrossSectionIssue {
     path: (string | number)[];
     message: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks of the karpenter section against the rest of the stack. Pure.
  *
- * `nodeGroups` is read structurally (a map of objects with optional `labels`, `taints`, `minSize`,
- * `enabled` and a `type`/`kind` discriminator). The controller needs an enabled managed group that
- * carries its nodeSelector, whose taints it tolerates, and that keeps at least one node per replica
- * (the chart spreads replicas one per node): otherwise a replica stays Pending and `pulumi up`
- * waits on the Helm release until it times out.
+ * The controller needs an enabled node group whose nodes carry its nodeSelector and whose taints
+ * it tolerates (the groups its Helm release waits for, see `controllerPlacement`), keeping at
+ * least one node per replica (the chart spreads replicas one per node): otherwise a replica stays
+ * Pending and `pulumi up` waits on the Helm release until it times out.
  */
 export function karpenterCrossSectionProblems(stack: {
     clusterName: string;
     karpenter: KarpenterConfig;
-    nodeGroups: Readonly<Record<string, unknown>>;
+    nodeGroups: NodeGroupsConfig;
 }): CrossSectionIssue[] {
     const k = stack.karpenter;
     if (!k.enabled) {
@@ -448,43 +400,33 @@ export function karpenterCrossSectionProblems(stack: {
             message: `is too long for Karpenter: the node role ${names.nodeRole} exceeds IAM's 64 characters; shorten the name to at most ${64 - "-karpenter-node".length} characters`,
         });
     }
-    const groups = Object.entries(stack.nodeGroups).filter(([, g]) => {
-        if (!isRecord(g) || g.enabled === false) {
-            return false;
-        }
-        const kind = g.type ?? g.kind;
-        return typeof kind !== "string" || kind.toLowerCase() === "managed";
-    });
-    const selector = Object.entries(k.controller.nodeSelector);
-    const wanted = selector.map(([key, value]) => `${key}=${value}`).join(", ");
-    const labelled = groups.filter(([, g]) => {
-        const groupLabels = isRecord(g) && isRecord(g.labels) ? g.labels : {};
-        return selector.every(([key, value]) => groupLabels[key] === value);
-    });
-    const untolerated = (g: unknown): string[] =>
-        (isRecord(g) && Array.isArray(g.taints) ? g.taints : [])
-            .filter(
-                (t): t is Record<string, unknown> =>
-                    isRecord(t) && t.effect !== "PreferNoSchedule" && !CONTROLLER_TOLERATED_TAINT_KEYS.includes(String(t.key)),
-            )
-            .map((t) => `${String(t.key)}${typeof t.value === "string" && t.value !== "" ? `=${t.value}` : ""}:${String(t.effect)}`);
-    const homes = labelled.filter(([, g]) => untolerated(g).length === 0);
+    const placement = controllerPlacement(k.controller);
+    const wanted = Object.entries(placement.nodeSelector)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(", ");
+    const labelled = groupsSelected(placement, stack.nodeGroups);
+    const homes = labelled.filter((s) => s.untolerated.length === 0);
+    const tolerated = placement.tolerations.map((t) => t.key ?? "(any)").join(", ");
     if (labelled.length === 0) {
+        const enabled = Object.keys(stack.nodeGroups).filter((n) => stack.nodeGroups[n].enabled);
         issues.push({
             path: ["karpenter", "controller", "nodeSelector"],
-            message: `${wanted} matches no enabled managed node group (have: ${groups.map(([n]) => n).join(", ") || "none"}): the controller could never schedule; label the system group with it`,
+            message: `${wanted} matches no enabled node group (have: ${enabled.join(", ") || "none"}): the controller could never schedule; label the system group with it`,
         });
     } else if (homes.length === 0) {
+        const blocked = labelled.map(
+            (s) => `${s.name}: ${s.untolerated.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ")}`,
+        );
         issues.push({
             path: ["karpenter", "controller", "nodeSelector"],
-            message: `${wanted} matches only groups whose taints the controller does not tolerate (${labelled.map(([n, g]) => `${n}: ${untolerated(g).join(", ")}`).join("; ")}; it tolerates ${CONTROLLER_TOLERATED_TAINT_KEYS.join(", ")}): the controller could never schedule`,
+            message: `${wanted} matches only groups whose taints the controller does not tolerate (${blocked.join("; ")}; it tolerates ${tolerated}): the controller could never schedule`,
         });
     } else {
-        const minNodes = homes.reduce((sum, [, g]) => sum + (isRecord(g) && typeof g.minSize === "number" ? g.minSize : 0), 0);
+        const minNodes = homes.reduce((sum, s) => sum + s.group.minSize, 0);
         if (minNodes < k.controller.replicas) {
             issues.push({
                 path: ["karpenter", "controller", "replicas"],
-                message: `${k.controller.replicas} replicas run one per node, but the groups they may use (${homes.map(([n]) => n).join(", ")}) keep only ${minNodes} node${minNodes === 1 ? "" : "s"} at minimum: a replica would stay Pending; raise those groups' minSize or lower replicas`,
+                message: `${k.controller.replicas} replicas run one per node, but the groups they may use (${homes.map((s) => s.name).join(", ")}) keep only ${minNodes} node${minNodes === 1 ? "" : "s"} at minimum: a replica would stay Pending; raise those groups' minSize or lower replicas`,
             });
         }
     }

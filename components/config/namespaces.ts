@@ -1,5 +1,5 @@
+import { parseQuantity } from "eks-platform-policies/lib";
 import { z } from "zod";
-import { parseQuantity } from "../../policies/lib/quantity";
 import { podSecuritySchema, roleArn } from "./access";
 import { dnsLabel, labels, quantity } from "./common";
 

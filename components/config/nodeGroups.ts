@@ -1,20 +1,7 @@
 import { z } from "zod";
+import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
+import { nodeRoleName } from "../nodegroups/iam";
 import { dnsLabel, isLabelKey, isLabelValue, labels, awsTags } from "./common";
-
-/** Kubernetes minor versions from which EKS publishes no Amazon Linux 2 AMIs. */
-export const FIRST_MINOR_WITHOUT_AL2 = 33;
-
-/** `1.34.7-20260512` → `{ minor: "1.34", patch: "1.34.7", date: "20260512" }`; undefined when malformed. Pure. */
-export function parseReleaseVersion(release: string): { minor: string; patch: string; date: string } | undefined {
-    const match = /^(1\.(\d{2}))\.\d+-(\d{8})$/.exec(release);
-    return match ? { minor: match[1], patch: release.split("-")[0], date: match[3] } : undefined;
-}
-
-/** The numeric minor of `1.34` (34); NaN when malformed. Pure. */
-export function minorOf(version: string): number {
-    const match = /^1\.(\d+)$/.exec(version);
-    return match ? Number(match[1]) : NaN;
-}
 
 /**
  * An EKS AMI release version as `aws eks describe-nodegroup` and the AMI changelog print it,
@@ -37,7 +24,7 @@ export const taintSchema = z
         key: z.string(),
         /** Defaults to `""`. */
         value: z.string().default(""),
-        effect: z.enum(TAINT_EFFECTS, { message: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
+        effect: z.enum(TAINT_EFFECTS),
     })
     .superRefine((t, ctx) => {
         if (!isLabelKey(t.key)) {
@@ -81,18 +68,6 @@ const commonFields = {
     tags: awsTags.default({}),
 };
 
-const MANAGED_AMI_TYPES = [
-    "AL2023_x86_64_STANDARD",
-    "AL2023_ARM_64_STANDARD",
-    "AL2023_x86_64_NVIDIA",
-    "AL2_x86_64",
-    "AL2_x86_64_GPU",
-    "AL2_ARM_64",
-] as const;
-
-/** AMI types carrying the NVIDIA driver: their groups get the GPU label, taint and device plugin. */
-export const GPU_AMI_TYPES: readonly string[] = ["AL2023_x86_64_NVIDIA", "AL2_x86_64_GPU"];
-
 /** An EKS managed node group (`aws.eks.NodeGroup`): EKS picks the AMI and drains nodes on updates. */
 export const managedNodeGroupSchema = z.strictObject({
     kind: z.literal("managed"),
@@ -134,60 +109,56 @@ export const selfManagedNodeGroupSchema = z.strictObject({
     minHealthyPercentage: z.number().int().min(0).max(100).default(90),
 });
 
-const nodeGroupSchema = z
-    .discriminatedUnion("kind", [managedNodeGroupSchema, selfManagedNodeGroupSchema], {
-        message: 'kind must be "managed" or "selfManaged"',
-    })
-    .superRefine((g, ctx) => {
-        if (g.minSize > g.desiredSize) {
-            ctx.addIssue({ code: "custom", path: ["minSize"], message: `${g.minSize} exceeds desiredSize ${g.desiredSize}` });
+const nodeGroupSchema = z.discriminatedUnion("kind", [managedNodeGroupSchema, selfManagedNodeGroupSchema]).superRefine((g, ctx) => {
+    if (g.minSize > g.desiredSize) {
+        ctx.addIssue({ code: "custom", path: ["minSize"], message: `${g.minSize} exceeds desiredSize ${g.desiredSize}` });
+    }
+    if (g.desiredSize > g.maxSize) {
+        ctx.addIssue({ code: "custom", path: ["desiredSize"], message: `${g.desiredSize} exceeds maxSize ${g.maxSize}` });
+    }
+    const seen = new Set<string>();
+    g.taints.forEach((t, i) => {
+        const id = `${t.key}:${t.effect}`;
+        if (seen.has(id)) {
+            ctx.addIssue({ code: "custom", path: ["taints", i], message: `repeats the taint ${id}` });
         }
-        if (g.desiredSize > g.maxSize) {
-            ctx.addIssue({ code: "custom", path: ["desiredSize"], message: `${g.desiredSize} exceeds maxSize ${g.maxSize}` });
-        }
-        const seen = new Set<string>();
-        g.taints.forEach((t, i) => {
-            const id = `${t.key}:${t.effect}`;
-            if (seen.has(id)) {
-                ctx.addIssue({ code: "custom", path: ["taints", i], message: `repeats the taint ${id}` });
-            }
-            seen.add(id);
-        });
-        const release = g.releaseVersion === undefined ? undefined : parseReleaseVersion(g.releaseVersion);
-        const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
-        if (al2 && release && minorOf(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
-            ctx.addIssue({
-                code: "custom",
-                path: [g.kind === "managed" ? "amiType" : "amiFamily"],
-                message: `EKS publishes no Amazon Linux 2 AMIs for Kubernetes ${release.minor} (none from 1.${FIRST_MINOR_WITHOUT_AL2}); use AL2023`,
-            });
-        }
-        if (g.kind === "managed" && GPU_AMI_TYPES.includes(g.amiType)) {
-            g.instanceTypes.forEach((t, i) => {
-                if (!/^(g|p)\d/.test(t)) {
-                    ctx.addIssue({
-                        code: "custom",
-                        path: ["instanceTypes", i],
-                        message: `${t} has no NVIDIA GPU but amiType is ${g.amiType}`,
-                    });
-                }
-            });
-        }
-        if (g.kind === "selfManaged" && (g.amiId === undefined) === (g.releaseVersion === undefined)) {
-            ctx.addIssue({
-                code: "custom",
-                path: ["amiId"],
-                message: "set exactly one of amiId (a custom AMI) and releaseVersion (the pinned EKS-optimized AMI)",
-            });
-        }
-        if (g.kind === "selfManaged" && g.capacityType === "SPOT" && g.instanceTypes.length < 2) {
-            ctx.addIssue({
-                code: "custom",
-                path: ["instanceTypes"],
-                message: "a Spot group needs at least 2 instance types to survive a capacity shortage",
-            });
-        }
+        seen.add(id);
     });
+    const release = g.releaseVersion === undefined ? undefined : parseReleaseVersion(g.releaseVersion);
+    const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
+    if (al2 && release && minorOf(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
+        ctx.addIssue({
+            code: "custom",
+            path: [g.kind === "managed" ? "amiType" : "amiFamily"],
+            message: `EKS publishes no Amazon Linux 2 AMIs for Kubernetes ${release.minor} (none from 1.${FIRST_MINOR_WITHOUT_AL2}); use AL2023`,
+        });
+    }
+    if (g.kind === "managed" && GPU_AMI_TYPES.includes(g.amiType)) {
+        g.instanceTypes.forEach((t, i) => {
+            if (!/^(g|p)\d/.test(t)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["instanceTypes", i],
+                    message: `${t} has no NVIDIA GPU but amiType is ${g.amiType}`,
+                });
+            }
+        });
+    }
+    if (g.kind === "selfManaged" && (g.amiId === undefined) === (g.releaseVersion === undefined)) {
+        ctx.addIssue({
+            code: "custom",
+            path: ["amiId"],
+            message: "set exactly one of amiId (a custom AMI) and releaseVersion (the pinned EKS-optimized AMI)",
+        });
+    }
+    if (g.kind === "selfManaged" && g.capacityType === "SPOT" && g.instanceTypes.length < 2) {
+        ctx.addIssue({
+            code: "custom",
+            path: ["instanceTypes"],
+            message: "a Spot group needs at least 2 instance types to survive a capacity shortage",
+        });
+    }
+});
 
 export type NodeGroupConfig = z.output<typeof nodeGroupSchema>;
 export type ManagedNodeGroupConfig = z.output<typeof managedNodeGroupSchema>;
@@ -206,7 +177,7 @@ export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { na
     const problems: [string[], string][] = [];
     const clusterMinor = minorOf(cluster.version);
     for (const [name, g] of Object.entries(groups)) {
-        const roleName = `${cluster.name}-${name}-node`;
+        const roleName = nodeRoleName(cluster.name, name);
         if (roleName.length > 64) {
             problems.push([[name], `node role name ${roleName} exceeds IAM's 64 characters; shorten the group or cluster name`]);
         }

@@ -5,22 +5,12 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { karpenterNames } from "../config/karpenter";
+import { nodeRoleManagedPolicies, podIdentityTrustPolicy, PolicyDocument, trustPolicy } from "../iam";
+import { karpenterNames } from "./names";
 
 /** Namespace and service account of the controller; the Helm values use the same pair. */
 export const CONTROLLER_NAMESPACE = "kube-system";
 export const CONTROLLER_SERVICE_ACCOUNT = "karpenter";
-
-/**
- * The node role's managed policies: joining the cluster, pod networking, pulling images, and SSM
- * for shell access without SSH keys or open ports.
- */
-export const NODE_POLICIES: Record<string, string> = {
-    worker: aws.iam.ManagedPolicy.AmazonEKSWorkerNodePolicy,
-    cni: aws.iam.ManagedPolicy.AmazonEKS_CNI_Policy,
-    ecr: aws.iam.ManagedPolicy.AmazonEC2ContainerRegistryReadOnly,
-    ssm: aws.iam.ManagedPolicy.AmazonSSMManagedInstanceCore,
-};
 
 /** An EventBridge rule feeding the interruption queue. */
 export interface InterruptionEvent {
@@ -67,22 +57,6 @@ export interface AwsContext {
     partition: string;
     region: string;
     accountId: string;
-}
-
-interface Statement {
-    Sid: string;
-    Effect: "Allow" | "Deny";
-    Action: string | string[];
-    /** Absent in trust policies, where the role itself is the resource. */
-    Resource?: string | string[];
-    Principal?: unknown;
-    Condition?: Record<string, Record<string, string | string[]>>;
-}
-
-export interface PolicyDocument {
-    Version: "2012-10-17";
-    Id?: string;
-    Statement: Statement[];
 }
 
 export function queueArn(ctx: AwsContext, queueName: string): string {
@@ -290,39 +264,6 @@ export function interruptionQueuePolicyDocument(arn: string): PolicyDocument {
     };
 }
 
-/**
- * Trust of the controller role: EKS Pod Identity, and only for the controller's service account
- * in this cluster (Pod Identity passes these as session tags). Pure.
- */
-export function podIdentityTrustPolicy(clusterName: string): PolicyDocument {
-    return {
-        Version: "2012-10-17",
-        Statement: [
-            {
-                Sid: "AllowEksPodIdentityForKarpenter",
-                Effect: "Allow",
-                Principal: { Service: "pods.eks.amazonaws.com" },
-                Action: ["sts:AssumeRole", "sts:TagSession"],
-                Condition: {
-                    StringEquals: {
-                        "aws:RequestTag/eks-cluster-name": clusterName,
-                        "aws:RequestTag/kubernetes-namespace": CONTROLLER_NAMESPACE,
-                        "aws:RequestTag/kubernetes-service-account": CONTROLLER_SERVICE_ACCOUNT,
-                    },
-                },
-            },
-        ],
-    };
-}
-
-/** Trust of the node role: EC2 instances. Pure. */
-export function nodeTrustPolicy(): PolicyDocument {
-    return {
-        Version: "2012-10-17",
-        Statement: [{ Sid: "AllowEc2", Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
-    };
-}
-
 export interface KarpenterAwsArgs {
     /** Static cluster name: scopes every policy condition and names the node role and queue. */
     clusterName: string;
@@ -368,11 +309,11 @@ export class KarpenterAws extends pulumi.ComponentResource {
             {
                 name: names.nodeRole,
                 description: `Nodes Karpenter launches for EKS cluster ${args.clusterName}`,
-                assumeRolePolicy: JSON.stringify(nodeTrustPolicy()),
+                assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
             },
             parent,
         );
-        const attachments = Object.entries(NODE_POLICIES).map(
+        const attachments = Object.entries(nodeRoleManagedPolicies(true)).map(
             ([key, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: this.nodeRole.name, policyArn }, parent),
         );
         // Without an access entry the instances boot but never register as nodes.
@@ -421,7 +362,14 @@ export class KarpenterAws extends pulumi.ComponentResource {
             `${name}-controller`,
             {
                 description: `Karpenter controller of EKS cluster ${args.clusterName} (Pod Identity ${CONTROLLER_NAMESPACE}/${CONTROLLER_SERVICE_ACCOUNT})`,
-                assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy(args.clusterName)),
+                assumeRolePolicy: JSON.stringify(
+                    podIdentityTrustPolicy(
+                        args.clusterName,
+                        CONTROLLER_NAMESPACE,
+                        CONTROLLER_SERVICE_ACCOUNT,
+                        "AllowEksPodIdentityForKarpenter",
+                    ),
+                ),
             },
             parent,
         );

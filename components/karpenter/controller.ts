@@ -4,8 +4,9 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { CONTROLLER_TOLERATED_TAINT_KEYS, type KarpenterControllerConfig } from "../config/karpenter";
+import type { KarpenterControllerConfig } from "../config/karpenter";
 import { CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT } from "./aws";
+import { controllerPlacement } from "./names";
 
 export const CHART_REPOSITORY = "oci://public.ecr.aws/karpenter";
 
@@ -28,6 +29,7 @@ export interface ControllerValuesArgs {
  */
 export function controllerValues(args: ControllerValuesArgs): Record<string, unknown> {
     const c = args.controller;
+    const placement = controllerPlacement(c);
     return {
         settings: { clusterName: args.clusterName, interruptionQueue: args.interruptionQueue },
         serviceAccount: { create: true, name: CONTROLLER_SERVICE_ACCOUNT },
@@ -37,8 +39,8 @@ export function controllerValues(args: ControllerValuesArgs): Record<string, unk
         terminationGracePeriodSeconds: CONTROLLER_GRACE_SECONDS,
         // Resolve through the node, not CoreDNS: CoreDNS may itself be waiting for a node.
         dnsPolicy: "Default",
-        nodeSelector: { "kubernetes.io/os": "linux", ...c.nodeSelector },
-        tolerations: CONTROLLER_TOLERATED_TAINT_KEYS.map((key) => ({ key, operator: "Exists" })),
+        nodeSelector: { "kubernetes.io/os": "linux", ...placement.nodeSelector },
+        tolerations: placement.tolerations.map((t) => ({ ...t })),
         affinity: {
             nodeAffinity: {
                 requiredDuringSchedulingIgnoredDuringExecution: {

@@ -8,6 +8,7 @@ import { KarpenterNodePools } from "./nodePools";
 export { KarpenterAws } from "./aws";
 export { KarpenterController } from "./controller";
 export { KarpenterNodePools } from "./nodePools";
+export { controllerPlacement } from "./names";
 
 export interface KarpenterArgs {
     /** Static cluster name. */
@@ -21,8 +22,8 @@ export interface KarpenterArgs {
     /** The validated `karpenter` section of stack config. */
     config: EnabledKarpenterConfig;
     /**
-     * The managed node group(s) the controller runs on (label `platform/role: system`): the Helm
-     * release waits for them, or its pods stay Pending and the install times out. Defaults to `[]`.
+     * The node groups the controller can be scheduled on (`NodeGroups.nodesFor(controllerPlacement(…))`):
+     * the Helm release waits for them, or its pods stay Pending and the install times out. Defaults to `[]`.
      */
     systemNodes?: pulumi.Resource[];
 }

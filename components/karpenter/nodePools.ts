@@ -4,7 +4,8 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { NODE_CLASS_GROUP, NODE_CLASS_KIND, type NodeClassConfig, type NodePoolConfig } from "../config/karpenter";
+import type { NodeClassConfig, NodePoolConfig } from "../config/karpenter";
+import { NODE_CLASS_GROUP, NODE_CLASS_KIND } from "./names";
 import type { EC2NodeClassObject, NodePoolObject, NodeRequirement } from "./types";
 
 /** Root device of AL2023 AMIs. */

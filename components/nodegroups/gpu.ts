@@ -1,12 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { Taint } from "../config/nodeGroups";
-
-/** The label every GPU node carries. */
-export const GPU_LABELS: Readonly<Record<string, string>> = { accelerator: "nvidia" };
-
-/** The taint every GPU node carries: only pods that tolerate it (GPU workloads) land there. */
-export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
+import { GPU_LABELS, GPU_TAINT } from "./scheduling";
 
 /**
  * Chart of the NVIDIA device plugin, pinned. Bump deliberately: read the release notes at
@@ -14,29 +8,6 @@ export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: 
  * nvdp/nvidia-device-plugin --version <new>` and check the values below still exist.
  */
 export const DEVICE_PLUGIN_CHART = { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.19.3" };
-
-export interface Toleration {
-    key?: string;
-    operator?: "Exists" | "Equal";
-    value?: string;
-    effect?: string;
-}
-
-/** True when one of `tolerations` tolerates `taint` (Kubernetes' matching rules). Pure. */
-export function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
-    return tolerations.some((t) => {
-        if (t.effect !== undefined && t.effect !== "" && t.effect !== taint.effect) {
-            return false;
-        }
-        if (t.key === undefined || t.key === "") {
-            return t.operator === "Exists";
-        }
-        if (t.key !== taint.key) {
-            return false;
-        }
-        return t.operator === "Exists" || (t.value ?? "") === taint.value;
-    });
-}
 
 /**
  * Helm values of the device plugin: a DaemonSet on GPU nodes only. The chart's default affinity

@@ -1,26 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-
-/** The trust policy of a node role: only EC2 instances may assume it. Pure. */
-export function ec2AssumeRolePolicy(): string {
-    return JSON.stringify({
-        Version: "2012-10-17",
-        Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
-    });
-}
-
-/**
- * The managed policies of a node role, keyed by a short name used in resource names. Without the
- * worker node policy nodes never join; without the CNI policy pods get no addresses. Pure.
- */
-export function nodeRolePolicies(ssm: boolean): Record<string, string> {
-    return {
-        worker: aws.iam.ManagedPolicy.AmazonEKSWorkerNodePolicy,
-        cni: aws.iam.ManagedPolicy.AmazonEKS_CNI_Policy,
-        ecr: aws.iam.ManagedPolicy.AmazonEC2ContainerRegistryReadOnly,
-        ...(ssm ? { ssm: aws.iam.ManagedPolicy.AmazonSSMManagedInstanceCore } : {}),
-    };
-}
+import { nodeRoleManagedPolicies, trustPolicy } from "../iam";
 
 /** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
 export function nodeRoleName(clusterName: string, group: string): string {
@@ -55,12 +35,12 @@ export function createNodeRole(
         {
             name: nodeRoleName(args.clusterName, args.group),
             description: `EKS ${args.clusterName} nodes of group ${args.group}`,
-            assumeRolePolicy: ec2AssumeRolePolicy(),
+            assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
             tags: args.tags,
         },
         { parent },
     );
-    const attachments = Object.entries(nodeRolePolicies(args.ssm)).map(
+    const attachments = Object.entries(nodeRoleManagedPolicies(args.ssm)).map(
         ([short, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${short}`, { role: role.name, policyArn }, { parent }),
     );
     const arn = pulumi

@@ -3,19 +3,15 @@
  * on updates), self-managed groups (instance refresh + Node Termination Handler), and the NVIDIA
  * device plugin when a GPU group exists.
  */
-import type * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster } from "../cluster";
-import { ConfigError, PROJECT } from "../config";
-import { nodeGroupClusterProblems, NodeGroupsConfig } from "../config/nodeGroups";
+import type { NodeGroupsConfig } from "../config/nodeGroups";
 import { GpuDevicePlugin } from "./gpu";
 import { nodeRoleName } from "./iam";
-import { isGpuGroup, ManagedNodeGroup } from "./managed";
+import { ManagedNodeGroup } from "./managed";
 import { NodeTerminationHandler } from "./nth";
+import { CRITICAL_ADDONS_ONLY, groupsFitting, isGpuGroup, Placement, SYSTEM_NODE_LABELS } from "./scheduling";
 import { SelfManagedNodeGroup } from "./selfManaged";
-
-/** The label of the nodes that run platform components (CoreDNS, NTH, Karpenter). */
-export const SYSTEM_LABEL = { key: "platform/role", value: "system" } as const;
 
 /** What the node groups need from the control plane. */
 export type NodeGroupsCluster = Pick<
@@ -33,22 +29,8 @@ export interface NodeGroupsArgs {
     privateSubnetIds: pulumi.Input<string>[];
 }
 
-/** Names of enabled groups whose nodes carry the system label. Pure. */
-export function systemGroupNames(groups: NodeGroupsConfig): string[] {
-    return Object.entries(groups)
-        .filter(([, g]) => g.enabled && g.labels[SYSTEM_LABEL.key] === SYSTEM_LABEL.value)
-        .map(([name]) => name);
-}
-
-/** Throws a `ConfigError` naming each key that does not fit the cluster (role name length, versions, AL2). */
-export function assertGroupsFitCluster(groups: NodeGroupsConfig, cluster: { name: string; version: string }, stack: string): void {
-    const problems = nodeGroupClusterProblems(groups, cluster).map(
-        ([path, message]) => `${PROJECT}:nodeGroups.${path.join(".")}: ${message}`,
-    );
-    if (problems.length > 0) {
-        throw new ConfigError(stack, problems);
-    }
-}
+/** Where the platform's own add-ons of the node groups run (the Node Termination Handler). */
+const SYSTEM_PLACEMENT: Placement = { nodeSelector: SYSTEM_NODE_LABELS, tolerations: [CRITICAL_ADDONS_ONLY] };
 
 export class NodeGroups extends pulumi.ComponentResource {
     /** Managed groups by config key (enabled ones only). */
@@ -57,8 +39,9 @@ export class NodeGroups extends pulumi.ComponentResource {
     public readonly selfManaged: Record<string, SelfManagedNodeGroup> = {};
     /** Every node group and Auto Scaling group: depend on these for "nodes exist" (CoreDNS). */
     public readonly nodes: pulumi.Resource[] = [];
-    /** The managed node groups labelled `platform/role: system`: Karpenter's controller runs there. */
-    public readonly systemNodeGroups: aws.eks.NodeGroup[] = [];
+    /** What makes each enabled group's nodes exist, by config key: its node group, or its ASG and hook. */
+    private readonly nodesByGroup: Record<string, pulumi.Resource[]> = {};
+    private readonly groups: NodeGroupsConfig;
     /** Static node role names by group key. */
     public readonly nodeRoleNames: Record<string, string> = {};
     /** EKS node group names (generated from the key as a prefix) by group key. */
@@ -73,7 +56,7 @@ export class NodeGroups extends pulumi.ComponentResource {
     constructor(name: string, args: NodeGroupsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:nodegroups:NodeGroups", name, {}, opts);
         const { cluster } = args;
-        assertGroupsFitCluster(args.groups, { name: cluster.name, version: cluster.version }, pulumi.getStack());
+        this.groups = args.groups;
 
         // Only the node group, never also the cluster security group EKS creates: both carry
         // `kubernetes.io/cluster/<name>`, and with two such groups on an ENI the AWS Load Balancer
@@ -81,8 +64,6 @@ export class NodeGroups extends pulumi.ComponentResource {
         // securityGroup tagged"). The node group holds every rule nodes need, as on Karpenter nodes.
         const securityGroupIds = [cluster.nodeSecurityGroupId];
         const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
-        const system = new Set(systemGroupNames(args.groups));
-
         for (const [group, config] of Object.entries(args.groups)) {
             if (!config.enabled) {
                 continue;
@@ -96,10 +77,7 @@ export class NodeGroups extends pulumi.ComponentResource {
                 );
                 this.managed[group] = managed;
                 this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
-                this.nodes.push(managed.nodeGroup);
-                if (system.has(group)) {
-                    this.systemNodeGroups.push(managed.nodeGroup);
-                }
+                this.nodesByGroup[group] = [managed.nodeGroup];
             } else {
                 const selfManaged = new SelfManagedNodeGroup(
                     `${name}-${group}`,
@@ -119,9 +97,11 @@ export class NodeGroups extends pulumi.ComponentResource {
                 );
                 this.selfManaged[group] = selfManaged;
                 this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
-                this.nodes.push(selfManaged.autoScalingGroup, selfManaged.lifecycleHook);
+                this.nodesByGroup[group] = [selfManaged.autoScalingGroup, selfManaged.lifecycleHook];
             }
         }
+
+        this.nodes.push(...Object.values(this.nodesByGroup).flat());
 
         const selfManagedGroups = Object.values(this.selfManaged);
         if (selfManagedGroups.length > 0) {
@@ -134,8 +114,8 @@ export class NodeGroups extends pulumi.ComponentResource {
                     provider: cluster.provider,
                     cluster: cluster.eks,
                     placement: {
-                        nodeSelector: system.size > 0 ? { [SYSTEM_LABEL.key]: SYSTEM_LABEL.value } : {},
-                        tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
+                        nodeSelector: groupsFitting(SYSTEM_PLACEMENT, args.groups).length > 0 ? { ...SYSTEM_PLACEMENT.nodeSelector } : {},
+                        tolerations: SYSTEM_PLACEMENT.tolerations.map((t) => ({ ...t })),
                     },
                     releaseDependencies: this.nodes,
                 },
@@ -144,7 +124,7 @@ export class NodeGroups extends pulumi.ComponentResource {
             this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
         }
 
-        if (Object.values(args.groups).some((g) => g.enabled && g.kind === "managed" && isGpuGroup(g))) {
+        if (Object.values(args.groups).some((g) => g.enabled && isGpuGroup(g))) {
             this.devicePlugin = new GpuDevicePlugin(
                 `${name}-nvidia`,
                 { provider: cluster.provider },
@@ -157,5 +137,14 @@ export class NodeGroups extends pulumi.ComponentResource {
             nodeGroupNames: this.nodeGroupNames,
             autoScalingGroupNames: this.autoScalingGroupNames,
         });
+    }
+
+    /**
+     * What must exist before pods with `placement` can be scheduled: the node groups (or Auto
+     * Scaling groups) whose nodes carry its labels and whose taints it tolerates. A Helm release
+     * whose pods would otherwise stay Pending depends on these.
+     */
+    nodesFor(placement: Placement): pulumi.Resource[] {
+        return groupsFitting(placement, this.groups).flatMap((group) => this.nodesByGroup[group] ?? []);
     }
 }

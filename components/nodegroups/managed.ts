@@ -1,9 +1,10 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { GPU_AMI_TYPES, ManagedNodeGroupConfig, parseReleaseVersion, Taint } from "../config/nodeGroups";
-import { GPU_LABELS, GPU_TAINT } from "./gpu";
+import type { ManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
+import { parseReleaseVersion } from "./ami";
 import { createNodeRole } from "./iam";
 import { launchTemplateArgs } from "./launchTemplate";
+import { nodeLabels, nodeTaints } from "./scheduling";
 
 export interface ManagedNodeGroupArgs {
     /** Static cluster name. */
@@ -18,25 +19,6 @@ export interface ManagedNodeGroupArgs {
     securityGroupIds: pulumi.Input<string>[];
     /** What nodes need before they can join: the control plane and the CNI add-on. Defaults to `[]`. */
     joinDependencies?: pulumi.Resource[];
-}
-
-/** True for a group whose AMI carries the NVIDIA driver. Pure. */
-export function isGpuGroup(config: Pick<ManagedNodeGroupConfig, "amiType">): boolean {
-    return GPU_AMI_TYPES.includes(config.amiType);
-}
-
-/** The group's node labels: config labels, plus `accelerator: nvidia` on GPU groups. Pure. */
-export function managedNodeLabels(config: Pick<ManagedNodeGroupConfig, "amiType" | "labels">): Record<string, string> {
-    return isGpuGroup(config) ? { ...config.labels, ...GPU_LABELS } : { ...config.labels };
-}
-
-/** The group's taints: config taints, plus `nvidia.com/gpu=true:NoSchedule` on GPU groups. Pure. */
-export function managedNodeTaints(config: Pick<ManagedNodeGroupConfig, "amiType" | "taints">): Taint[] {
-    const taints = [...config.taints];
-    if (isGpuGroup(config) && !taints.some((t) => t.key === GPU_TAINT.key && t.effect === GPU_TAINT.effect)) {
-        taints.push(GPU_TAINT);
-    }
-    return taints;
 }
 
 const EKS_EFFECT: Record<Taint["effect"], string> = {
@@ -101,8 +83,8 @@ export class ManagedNodeGroup extends pulumi.ComponentResource {
                 instanceTypes: config.instanceTypes,
                 scalingConfig: { minSize: config.minSize, desiredSize: config.desiredSize, maxSize: config.maxSize },
                 updateConfig: { maxUnavailablePercentage: config.maxUnavailablePercentage },
-                labels: managedNodeLabels(config),
-                taints: managedNodeTaints(config).map(eksTaint),
+                labels: nodeLabels(config),
+                taints: nodeTaints(config).map(eksTaint),
                 launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.apply((v) => String(v)) },
                 tags: { ...config.tags, "platform/node-group": group },
             },

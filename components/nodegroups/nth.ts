@@ -1,8 +1,8 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { assumeRolePolicyFor } from "../cluster";
-import type { Toleration } from "./gpu";
+import { podIdentityTrustPolicy } from "../iam";
+import type { Toleration } from "./scheduling";
 
 /**
  * Chart of the AWS Node Termination Handler, pinned (chart 0.27.1 = NTH v1.25.1). Bump
@@ -187,7 +187,7 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
             {
                 name: `${args.clusterName}-nth`,
                 description: `AWS Node Termination Handler of EKS ${args.clusterName} (Pod Identity)`,
-                assumeRolePolicy: assumeRolePolicyFor("pods.eks.amazonaws.com"),
+                assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy(args.clusterName, NTH_NAMESPACE, NTH_SERVICE_ACCOUNT)),
             },
             parent,
         );

@@ -1,0 +1,110 @@
+/**
+ * What a node group's nodes look like to the scheduler (their labels and taints), and which
+ * groups a pod placement (nodeSelector + tolerations) can land on. Pure: the node groups render
+ * labels and taints with it, the stack config checks placements against it, and the program
+ * makes a release wait for exactly the groups its pods need.
+ */
+import type { Taint } from "../config/nodeGroups";
+import { GPU_AMI_TYPES } from "./ami";
+
+export interface Toleration {
+    key?: string;
+    operator?: "Exists" | "Equal";
+    value?: string;
+    effect?: string;
+}
+
+/** A pod's placement: the node labels it requires and the taints it tolerates. */
+export interface Placement {
+    nodeSelector: Readonly<Record<string, string>>;
+    tolerations: readonly Toleration[];
+}
+
+/** The label every GPU node carries. */
+export const GPU_LABELS: Readonly<Record<string, string>> = { accelerator: "nvidia" };
+
+/** The taint every GPU node carries: only pods that tolerate it (GPU workloads) land there. */
+export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
+
+/**
+ * The labels of the nodes that run platform components (CoreDNS, the Node Termination Handler,
+ * the Karpenter controller unless its `nodeSelector` says otherwise).
+ */
+export const SYSTEM_NODE_LABELS: Readonly<Record<string, string>> = { "platform/role": "system" };
+
+/** The taint system nodes may carry to keep workloads off; platform components tolerate it. */
+export const CRITICAL_ADDONS_ONLY: Toleration = { key: "CriticalAddonsOnly", operator: "Exists" };
+
+/** The part of a node group's config that decides its nodes' labels and taints. */
+export interface SchedulingConfig {
+    kind: string;
+    enabled: boolean;
+    labels: Readonly<Record<string, string>>;
+    taints: readonly Taint[];
+    amiType?: string;
+}
+
+/** True for a group whose AMI carries the NVIDIA driver (an EKS GPU AMI type). Pure. */
+export function isGpuGroup(config: Pick<SchedulingConfig, "kind" | "amiType">): boolean {
+    return config.amiType !== undefined && GPU_AMI_TYPES.includes(config.amiType);
+}
+
+/** The group's node labels: config labels, plus `accelerator: nvidia` on GPU groups. Pure. */
+export function nodeLabels(config: Pick<SchedulingConfig, "kind" | "amiType" | "labels">): Record<string, string> {
+    return isGpuGroup(config) ? { ...config.labels, ...GPU_LABELS } : { ...config.labels };
+}
+
+/** The group's taints: config taints, plus `nvidia.com/gpu=true:NoSchedule` on GPU groups. Pure. */
+export function nodeTaints(config: Pick<SchedulingConfig, "kind" | "amiType" | "taints">): Taint[] {
+    const taints = [...config.taints];
+    if (isGpuGroup(config) && !taints.some((t) => t.key === GPU_TAINT.key && t.effect === GPU_TAINT.effect)) {
+        taints.push(GPU_TAINT);
+    }
+    return taints;
+}
+
+/** True when one of `tolerations` tolerates `taint` (Kubernetes' matching rules). Pure. */
+export function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
+    return tolerations.some((t) => {
+        if (t.effect !== undefined && t.effect !== "" && t.effect !== taint.effect) {
+            return false;
+        }
+        if (t.key === undefined || t.key === "") {
+            return t.operator === "Exists";
+        }
+        if (t.key !== taint.key) {
+            return false;
+        }
+        return t.operator === "Exists" || (t.value ?? "") === taint.value;
+    });
+}
+
+/** One enabled group whose nodes carry every label a placement selects. */
+export interface SelectedGroup<G> {
+    name: string;
+    group: G;
+    /** Taints that keep the placement's pods off (PreferNoSchedule only discourages). */
+    untolerated: Taint[];
+}
+
+/** Enabled groups whose nodes carry the placement's every `nodeSelector` label, in config order. Pure. */
+export function groupsSelected<G extends SchedulingConfig>(placement: Placement, groups: Readonly<Record<string, G>>): SelectedGroup<G>[] {
+    return Object.entries(groups)
+        .filter(([, g]) => g.enabled)
+        .filter(([, g]) => {
+            const labels = nodeLabels(g);
+            return Object.entries(placement.nodeSelector).every(([key, value]) => labels[key] === value);
+        })
+        .map(([name, group]) => ({
+            name,
+            group,
+            untolerated: nodeTaints(group).filter((t) => t.effect !== "PreferNoSchedule" && !tolerates(placement.tolerations, t)),
+        }));
+}
+
+/** Names of the enabled groups a pod with this placement can be scheduled on. Pure. */
+export function groupsFitting(placement: Placement, groups: Readonly<Record<string, SchedulingConfig>>): string[] {
+    return groupsSelected(placement, groups)
+        .filter((s) => s.untolerated.length === 0)
+        .map((s) => s.name);
+}
