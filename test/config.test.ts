@@ -3,45 +3,26 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { ConfigError, parseRawConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../components/config";
+import { ConfigError, parseRawConfig, parseStackConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../components/config";
 import { readStackFiles, StackFileError } from "../tools/offline";
 import { ROOT } from "./mocks";
-
-function stackConfig(stack: string): Record<string, string> {
-    return { ...readStackFiles(ROOT, stack).config };
-}
-
-/** Parses a stack's real config after `edit` changed one value; returns the error lines. */
-function problemsAfter(edit: (values: Record<string, unknown>) => void, stack = "dev"): string[] {
-    const raw = stackConfig(stack);
-    const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(raw)) {
-        values[k] = k.startsWith(`${PROJECT}:`) && /^[[{]/.test(v) ? JSON.parse(v) : v;
-    }
-    edit(values);
-    const encoded = Object.fromEntries(
-        Object.entries(values)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
-    );
-    try {
-        parseRawConfig(encoded, stack);
-    } catch (err) {
-        expect(err).to.be.instanceOf(ConfigError);
-        return (err as ConfigError).problems;
-    }
-    return [];
-}
+import { editedFixture, fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "./stackFiles";
 
 describe("stack config", () => {
     let dev: StackConfig;
     let prod: StackConfig;
     before(() => {
-        dev = parseRawConfig(stackConfig("dev"), "dev");
-        prod = parseRawConfig(stackConfig("prod"), "prod");
+        dev = parseValues(fixtureValues("dev"), "dev");
+        prod = parseValues(fixtureValues("prod"), "prod");
     });
 
-    it("parses both stack files with defaults applied", () => {
+    it("parses every stack file of the repository", () => {
+        for (const stack of stacks()) {
+            expect(stackConfig(stack).stack, stack).to.equal(stack);
+        }
+    });
+
+    it("parses both fixture stacks with defaults applied", () => {
         expect(dev.network.availabilityZones).to.have.length(2);
         expect(prod.network.availabilityZones).to.have.length(3);
         expect(dev.network.natGateways).to.equal("single");
@@ -50,7 +31,7 @@ describe("stack config", () => {
         expect(dev.network.privateSubnetPrefixLength).to.equal(19);
         expect(prod.cluster.serviceCidr).to.equal("172.20.0.0/16");
         expect(Object.keys(dev.namespaces)).to.deep.equal(["dev"]);
-        expect(Object.keys(prod.namespaces)).to.deep.equal(["staging", "prod"]);
+        expect(Object.keys(prod.namespaces)).to.deep.equal(["checkout", "prod"]);
         expect(prod.cluster.protect).to.equal(true);
         expect(dev.namespaces.dev.podSecurity).to.deep.equal({ enforce: "baseline", warn: "restricted", audit: "restricted" });
         expect(prod.namespaces.prod.podSecurity).to.deep.equal({ enforce: "restricted", warn: "restricted", audit: "restricted" });
@@ -220,5 +201,110 @@ describe("stack config", () => {
         );
         expect(() => readStackFiles(dir, "broken")).to.throw(StackFileError, /Pulumi\.broken\.yaml:\d+: /);
         expect(() => readStackFiles(dir, "missing")).to.throw(StackFileError, /unknown stack "missing" \(stacks here: broken\)/);
+    });
+});
+
+/** The problems of the fixture dev stack file after `edit` changed its YAML text, as `npm run plan` reads it. */
+function problemsOfYaml(edit: (text: string) => string): string[] {
+    const dir = editedFixture("dev", edit);
+    try {
+        parseRawConfig(readStackFiles(dir, "dev").config, "dev");
+    } catch (err) {
+        expect(err).to.be.instanceOf(ConfigError);
+        return (err as ConfigError).problems;
+    }
+    return [];
+}
+
+describe("stack config: errors that say what is wrong", () => {
+    const cases: [string, (text: string) => string, string][] = [
+        [
+            "a word where a number belongs",
+            (t) => t.replace("      minSize: 2\n", '      minSize: "two"\n'),
+            'eks-platform:nodeGroups.general.minSize: expected number, received string "two"',
+        ],
+        [
+            "an unquoted word where a number belongs",
+            (t) => t.replace("      minSize: 2\n", "      minSize: three\n"),
+            'eks-platform:nodeGroups.general.minSize: expected number, received string "three"',
+        ],
+        [
+            "a quoted number",
+            (t) => t.replace("        pods: 10\n", '        pods: "10"\n'),
+            'eks-platform:namespaces.dev.quota.pods: expected number, received string "10"',
+        ],
+        [
+            "one instance type without the list",
+            (t) => t.replace("      instanceTypes: [t3.large]", "      instanceTypes: t3.large"),
+            'eks-platform:nodeGroups.general.instanceTypes: expected list, received string "t3.large"',
+        ],
+        [
+            "yes for a boolean",
+            (t) => t.replace("      enabled: true\n      amiType", '      enabled: "yes"\n      amiType'),
+            'eks-platform:nodeGroups.gpu.enabled: expected boolean, received string "yes"',
+        ],
+        [
+            "a CIDR where the network section belongs",
+            (t) => t.replace(/ {2}eks-platform:network:\n( {4}.*\n| {6}.*\n)+/, '  eks-platform:network: "10.10.0.0/16"\n'),
+            'eks-platform:network: expected map, received string "10.10.0.0/16"',
+        ],
+        [
+            "YAML infinity",
+            (t) => t.replace("      maxSize: 6\n", "      maxSize: .inf\n"),
+            'eks-platform:nodeGroups.general.maxSize: expected number, received string ".inf"',
+        ],
+        [
+            "YAML not-a-number",
+            (t) => t.replace("        pods: 10\n", "        pods: .nan\n"),
+            'eks-platform:namespaces.dev.quota.pods: expected number, received string ".nan"',
+        ],
+        [
+            "a fraction where a whole number belongs",
+            (t) => t.replace("      minSize: 2\n", "      minSize: 1.5\n"),
+            "eks-platform:nodeGroups.general.minSize: expected whole number, received number 1.5",
+        ],
+        [
+            "a missing quota key",
+            (t) => t.replace('        requestsCpu: "4"\n', ""),
+            "eks-platform:namespaces.dev.quota.requestsCpu: is required",
+        ],
+        [
+            "a value out of an enum",
+            (t) => t.replace("natGateways: single", "natGateways: sometimes"),
+            'eks-platform:network.natGateways: must be one of "single", "perAz", not string "sometimes"',
+        ],
+        [
+            "a very long wrong value, cut short",
+            (t) => t.replace("      minSize: 2\n", `      minSize: ${"x".repeat(80)}\n`),
+            `eks-platform:nodeGroups.general.minSize: expected number, received string "${"x".repeat(40)}…"`,
+        ],
+        [
+            "a wrong value with control characters, quoted safely",
+            (t) => t.replace("      minSize: 2\n", '      minSize: "a\\u001b[2Jb"\n'),
+            'eks-platform:nodeGroups.general.minSize: expected number, received string "a\\u001b[2Jb"',
+        ],
+    ];
+    for (const [label, edit, expected] of cases) {
+        it(`reports ${label}`, () => {
+            expect(problemsOfYaml(edit)).to.deep.equal([expected]);
+        });
+    }
+
+    it("names infinity and NaN handed over as numbers", () => {
+        const values: Record<string, any> = {};
+        for (const [k, v] of Object.entries(fixtureValues("dev"))) {
+            if (k.startsWith(`${PROJECT}:`)) {
+                values[k.slice(PROJECT.length + 1)] = v;
+            }
+        }
+        values.nodeGroups.general.maxSize = Infinity;
+        values.nodeGroups.gpu.maxSize = NaN;
+        expect(() => parseStackConfig(values, { stack: "dev", region: "us-east-1" }))
+            .to.throw(ConfigError)
+            .with.property("problems")
+            .that.has.members([
+                "eks-platform:nodeGroups.general.maxSize: expected number, received .inf (infinity)",
+                "eks-platform:nodeGroups.gpu.maxSize: expected number, received .nan (not a number)",
+            ]);
     });
 });

@@ -107,9 +107,9 @@ describe("gate: policy pack config, as --policy-pack-config reads it", () => {
         );
         expect(err).to.be.instanceOf(GateInputError);
         expect(err.message).to.include("policies/config/prod.json (3 problems)");
-        expect(err.message).to.include("replicas.min: must be >= 1");
-        expect(err.message).to.include("replicas.label: must be string");
-        expect(err.message).to.include("quota.names: must have required property 'names'");
+        expect(err.message).to.include("replicas.min: must be ≥ 1, not 0");
+        expect(err.message).to.include("replicas.label: must be a string, not 5");
+        expect(err.message).to.include("quota.names: is required");
     });
 
     it("warns about a key that names no policy, since it configures nothing", () => {
@@ -283,7 +283,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
             (e: Error) => e,
         );
         expect(err).to.be.instanceOf(GateInputError);
-        expect(err?.message).to.include("deployment-min-replicas.minReplicas: must be integer");
+        expect(err?.message).to.include('deployment-min-replicas.minReplicas: must be an integer, not "two"');
     });
 
     it("sends a stack larger than gRPC's default 4 MiB message in one AnalyzeStack", async () => {

@@ -1,15 +1,14 @@
 import { expect } from "chai";
 import * as path from "path";
 import { gatePlan, Plan } from "../tools/plan";
-import { planOf, ROOT, runTool } from "./mocks";
-
-const PACK = path.join(ROOT, "policies");
+import { planOf, runTool } from "./mocks";
+import { fixtureProject, stacks } from "./stackFiles";
 const SUMMARY = /^(\d+) mandatory, (\d+) advisory, (\d+) policies evaluated over (\d+) resources/m;
 
 type PlanResource = Plan["resources"][number];
 const meta = (r: PlanResource) => (r.props.metadata ?? {}) as { name?: string; namespace?: string };
 
-for (const stack of ["dev", "prod"]) {
+for (const stack of stacks()) {
     describe(`policy gate on stack ${stack} (the real pack, policies/config/${stack}.json)`, function () {
         this.timeout(180_000);
 
@@ -27,13 +26,15 @@ for (const stack of ["dev", "prod"]) {
     });
 }
 
-// prod, where policies/config/prod.json makes both policies mandatory (dev keeps them advisory).
-describe("policy gate: a deliberately broken config fails on prod", function () {
+// The fixture prod stack, whose policy config makes both policies mandatory.
+describe("policy gate: a deliberately broken config fails on the fixture prod stack", function () {
     this.timeout(180_000);
 
     it("a namespace without quota and a NodePool without limits are mandatory violations", async () => {
         // The rendered plan, whatever the gate said about it; the change below is the only difference.
-        const rendered = await runTool("plan.ts", ["prod", "--format", "json"]);
+        const project = fixtureProject();
+        const PACK = path.join(project, "policies");
+        const rendered = await runTool("plan.ts", ["prod", "--format", "json"], project);
         const plan = JSON.parse(rendered.stdout) as Plan;
         const namespace = plan.resources.find((r) => r.type === "kubernetes:core/v1:Namespace");
         const nodePool = plan.resources.find((r) => r.type === "kubernetes:karpenter.sh/v1:NodePool");

@@ -1,13 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import {
-    controllerPolicyDocument,
-    INTERRUPTION_EVENTS,
-    interruptionQueuePolicyDocument,
-    KarpenterAws,
-    podIdentityTrustPolicy,
-    PolicyDocument,
-} from "../components/karpenter/aws";
+import { controllerPolicyDocument, INTERRUPTION_EVENTS, interruptionQueuePolicyDocument, KarpenterAws } from "../components/karpenter/aws";
+import { podIdentityTrustPolicy, PolicyDocument } from "../components/iam";
 import { RecordingMocks } from "../tools/offline";
 import { named, ofType, settled, useMocks } from "./mocks";
 
@@ -125,7 +119,7 @@ describe("karpenter AWS: queue and trust policies (pure)", () => {
     });
 
     it("trusts EKS Pod Identity for kube-system/karpenter of this cluster only", () => {
-        const [s] = podIdentityTrustPolicy("demo").Statement;
+        const [s] = podIdentityTrustPolicy("demo", "kube-system", "karpenter").Statement;
         expect(s.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
         expect(s.Action).to.have.members(["sts:AssumeRole", "sts:TagSession"]);
         expect(s.Condition).to.deep.equal({

@@ -1,17 +1,18 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { parseRawConfig } from "../components/config";
 import type { EnabledKarpenterConfig, NodePoolConfig } from "../components/config/karpenter";
 import { Karpenter } from "../components/karpenter";
 import { controllerValues } from "../components/karpenter/controller";
 import { renderEC2NodeClass, renderNodePool } from "../components/karpenter/nodePools";
-import { readStackFiles, RecordedResource, RecordingMocks } from "../tools/offline";
+import type { RecordedResource, RecordingMocks } from "../tools/offline";
 import { validateKubernetesObject } from "./k8sSchema";
-import { named, ofType, ROOT, settled, useMocks } from "./mocks";
+import { named, ofType, settled, useMocks } from "./mocks";
+import { fixtureProject, stackConfig } from "./stackFiles";
 
+/** The Karpenter section of a fixture stack. */
 function karpenterOf(stack: string): EnabledKarpenterConfig {
-    const k = parseRawConfig(readStackFiles(ROOT, stack).config, stack).karpenter;
+    const k = stackConfig(stack, fixtureProject()).karpenter;
     if (!k.enabled) {
         throw new Error(`karpenter is disabled in ${stack}`);
     }

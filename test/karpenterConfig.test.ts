@@ -1,47 +1,50 @@
 import { expect } from "chai";
-import { ConfigError, parseRawConfig, PROJECT, StackConfig } from "../components/config";
-import { isRestrictedTagKey, karpenterCrossSectionProblems, karpenterSchema, parseDuration } from "../components/config/karpenter";
-import { readStackFiles } from "../tools/offline";
-import { ROOT } from "./mocks";
+import { PROJECT } from "../components/config";
+import { karpenterCrossSectionProblems, karpenterSchema } from "../components/config/karpenter";
+import { nodeGroupsSchema } from "../components/config/nodeGroups";
+import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "./stackFiles";
 
 const K = `${PROJECT}:karpenter`;
 
-/** The decoded project config of a real stack file. */
-function stackValues(stack: string): Record<string, any> {
-    const raw = readStackFiles(ROOT, stack).config;
-    const values: Record<string, any> = {};
-    for (const [k, v] of Object.entries(raw)) {
-        values[k] = k.startsWith(`${PROJECT}:`) && /^[[{]/.test(v) ? JSON.parse(v) : v;
-    }
-    return values;
-}
-
-function parse(values: Record<string, any>, stack = "dev"): StackConfig {
-    const encoded = Object.fromEntries(
-        Object.entries(values)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+/** Node groups as the config module hands them over, from the fields a test cares about. */
+function groups(spec: Record<string, Record<string, unknown>>) {
+    const base = {
+        kind: "managed",
+        instanceTypes: ["m6i.large"],
+        minSize: 2,
+        desiredSize: 3,
+        maxSize: 4,
+        releaseVersion: "1.34.7-20260512",
+    };
+    return nodeGroupsSchema.parse(
+        Object.fromEntries(
+            Object.entries(spec).map(([name, g]) => [
+                name,
+                g.kind === "selfManaged" ? { ...base, amiFamily: "AL2023", ...g } : { ...base, ...g },
+            ]),
+        ),
     );
-    return parseRawConfig(encoded, stack);
 }
 
-/** Problems of a real stack file after `edit`; [] when it parses. */
-function problemsAfter(edit: (values: Record<string, any>) => void, stack = "dev"): string[] {
-    const values = stackValues(stack);
-    edit(values);
-    try {
-        parse(values, stack);
-    } catch (err) {
-        expect(err).to.be.instanceOf(ConfigError);
-        return (err as ConfigError).problems;
+describe("karpenter config: every stack file", () => {
+    for (const stack of stacks()) {
+        it(`${stack}: pins the chart and AMI releases of an enabled Karpenter, unless allowLatestAmi says otherwise`, () => {
+            const k = stackConfig(stack).karpenter;
+            if (!k.enabled) {
+                return;
+            }
+            expect(k.chartVersion, stack).to.match(/^[1-9]\d*\.\d+\.\d+$/);
+            for (const [name, nodeClass] of Object.entries(k.nodeClasses)) {
+                expect(k.allowLatestAmi || !nodeClass.amiAlias.endsWith("@latest"), `${stack} ${name}`).to.equal(true);
+            }
+        });
     }
-    return [];
-}
+});
 
-describe("karpenter config: the stack files", () => {
-    it("enables Karpenter in both stacks with a pinned v1 chart and a pinned AL2023 AMI release", () => {
+describe("karpenter config: the fixture stacks", () => {
+    it("enables Karpenter in both with a pinned v1 chart and a pinned AL2023 AMI release", () => {
         for (const stack of ["dev", "prod"]) {
-            const k = parse(stackValues(stack), stack).karpenter;
+            const k = parseValues(fixtureValues(stack), stack).karpenter;
             if (!k.enabled) {
                 throw new Error(`${stack}: karpenter disabled`);
             }
@@ -57,8 +60,8 @@ describe("karpenter config: the stack files", () => {
     });
 
     it("dev has one general pool mixing spot and on-demand; prod an on-demand pool and a tainted spot pool", () => {
-        const dev = parse(stackValues("dev")).karpenter;
-        const prod = parse(stackValues("prod"), "prod").karpenter;
+        const dev = parseValues(fixtureValues("dev"), "dev").karpenter;
+        const prod = parseValues(fixtureValues("prod"), "prod").karpenter;
         if (!dev.enabled || !prod.enabled) {
             throw new Error("karpenter disabled");
         }
@@ -73,7 +76,7 @@ describe("karpenter config: the stack files", () => {
     });
 
     it("prod pools allow no voluntary disruption of workloads on weekday business hours, and at most 10% otherwise", () => {
-        const prod = parse(stackValues("prod"), "prod").karpenter;
+        const prod = parseValues(fixtureValues("prod"), "prod").karpenter;
         if (!prod.enabled) {
             throw new Error("karpenter disabled");
         }
@@ -233,23 +236,23 @@ describe("karpenter config: validation", () => {
             const problems = problemsAfter((v) => (v[K].nodeClasses.default.tags = { team: "platform", [key]: "x" }));
             expect(problems).to.have.length(1);
             expect(problems[0]).to.equal(
-                `eks-platform:karpenter.nodeClasses.default.tags["${key}"]: is a restricted tag (karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, eks:eks-cluster-name, kubernetes.io/cluster*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
+                `eks-platform:karpenter.nodeClasses.default.tags["${key}"]: is a restricted tag (eks:eks-cluster-name, karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.k8s.aws/ec2nodeclass, kubernetes.io/cluster*, aws:*): Karpenter or EC2 sets these itself, and the EC2NodeClass is rejected`,
             );
         });
     }
 
     it("accepts @latest only where allowLatestAmi is true", () => {
-        const values = stackValues("dev");
+        const values = fixtureValues("dev");
         values[K].nodeClasses.default.amiAlias = "al2023@latest";
         values[K].allowLatestAmi = true;
-        const k = parse(values).karpenter;
+        const k = parseValues(values, "dev").karpenter;
         expect(k.enabled && k.nodeClasses.default.amiAlias).to.equal("al2023@latest");
     });
 
     it("fills in group and kind of a tutorial-style nodeClassRef { name } so it can never render without them", () => {
-        const values = stackValues("dev");
+        const values = fixtureValues("dev");
         values[K].nodePools.general.nodeClassRef = { name: "default" };
-        const k = parse(values).karpenter;
+        const k = parseValues(values, "dev").karpenter;
         expect(k.enabled && k.nodePools.general.nodeClassRef).to.deep.equal({
             group: "karpenter.k8s.aws",
             kind: "EC2NodeClass",
@@ -275,65 +278,70 @@ describe("karpenter config: validation", () => {
 });
 
 describe("karpenter config: checks across sections", () => {
-    it("rejects a controller nodeSelector that no enabled managed node group carries", () => {
+    const karpenter = () => parseValues(fixtureValues("dev"), "dev").karpenter;
+    const system = { "platform/role": "system" };
+
+    it("rejects a controller nodeSelector that no enabled node group carries", () => {
         const problems = problemsAfter((v) => (v[`${PROJECT}:nodeGroups`].general.labels = { "platform/role": "apps" }));
         expect(problems).to.deep.equal([
-            "eks-platform:karpenter.controller.nodeSelector: platform/role=system matches no enabled managed node group (have: general, gpu): the controller could never schedule; label the system group with it",
+            "eks-platform:karpenter.controller.nodeSelector: platform/role=system matches no enabled node group (have: general, gpu): the controller could never schedule; label the system group with it",
         ]);
     });
 
-    it("does not count a self-managed or disabled group as a home for the controller", () => {
-        const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
-        const selfManaged = { sys: { kind: "selfManaged", enabled: true, labels: { "platform/role": "system" } } };
-        const disabled = { sys: { kind: "managed", enabled: false, labels: { "platform/role": "system" } } };
-        const managed = { sys: { kind: "managed", enabled: true, minSize: 2, labels: { "platform/role": "system", extra: "x" } } };
-        expect(karpenterCrossSectionProblems({ ...base, nodeGroups: selfManaged }).map((i) => i.path.join("."))).to.deep.equal([
-            "karpenter.controller.nodeSelector",
-        ]);
+    it("counts any enabled group carrying the selector, managed or self-managed, and never a disabled one", () => {
+        const base = { clusterName: "demo", karpenter: karpenter() };
+        const disabled = groups({ sys: { enabled: false, labels: system } });
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: disabled }).map((i) => i.path.join("."))).to.deep.equal([
             "karpenter.controller.nodeSelector",
         ]);
+        const selfManaged = groups({ sys: { kind: "selfManaged", releaseVersion: "1.34.7-20260512", labels: system } });
+        expect(karpenterCrossSectionProblems({ ...base, nodeGroups: selfManaged })).to.deep.equal([]);
+        const managed = groups({ sys: { labels: { ...system, extra: "x" } } });
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: managed })).to.deep.equal([]);
     });
 
     it("rejects Karpenter without any node group to run its controller on", () => {
-        const karpenter = parse(stackValues("dev")).karpenter;
-        expect(karpenterCrossSectionProblems({ clusterName: "demo", karpenter, nodeGroups: {} })).to.deep.equal([
+        expect(karpenterCrossSectionProblems({ clusterName: "demo", karpenter: karpenter(), nodeGroups: {} })).to.deep.equal([
             {
                 path: ["karpenter", "controller", "nodeSelector"],
                 message:
-                    "platform/role=system matches no enabled managed node group (have: none): the controller could never schedule; label the system group with it",
+                    "platform/role=system matches no enabled node group (have: none): the controller could never schedule; label the system group with it",
             },
         ]);
     });
 
-    it("does not count a group whose taints the controller does not tolerate, and accepts CriticalAddonsOnly and PreferNoSchedule", () => {
-        const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
-        const system = { kind: "managed", enabled: true, minSize: 3, labels: { "platform/role": "system" } };
-        const dedicated = { sys: { ...system, taints: [{ key: "dedicated", value: "infra", effect: "NoSchedule" }] } };
+    it("does not count a group whose taints the controller does not tolerate (GPU taints included); accepts CriticalAddonsOnly and PreferNoSchedule", () => {
+        const base = { clusterName: "demo", karpenter: karpenter() };
+        const dedicated = groups({
+            sys: { minSize: 3, labels: system, taints: [{ key: "dedicated", value: "infra", effect: "NoSchedule" }] },
+        });
         const problems = karpenterCrossSectionProblems({ ...base, nodeGroups: dedicated });
         expect(problems.map((i) => i.path.join("."))).to.deep.equal(["karpenter.controller.nodeSelector"]);
         expect(problems[0].message).to.include("sys: dedicated=infra:NoSchedule");
-        const tolerated = {
+        expect(problems[0].message).to.include("it tolerates CriticalAddonsOnly");
+        // The program taints every NVIDIA group itself: a GPU group is no home even with the label.
+        const gpu = groups({ sys: { minSize: 3, labels: system, amiType: "AL2023_x86_64_NVIDIA", instanceTypes: ["g4dn.xlarge"] } });
+        expect(karpenterCrossSectionProblems({ ...base, nodeGroups: gpu })[0].message).to.include("sys: nvidia.com/gpu=true:NoSchedule");
+        const tolerated = groups({
             sys: {
-                ...system,
+                minSize: 3,
+                labels: system,
                 taints: [
                     { key: "CriticalAddonsOnly", value: "true", effect: "NoExecute" },
                     { key: "dedicated", value: "infra", effect: "PreferNoSchedule" },
                 ],
             },
-        };
+        });
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: tolerated })).to.deep.equal([]);
     });
 
     it("rejects more controller replicas than the controller's groups keep nodes (one replica per node)", () => {
-        const base = { clusterName: "demo", karpenter: parse(stackValues("dev")).karpenter };
-        const labels = { "platform/role": "system" };
-        const one = { a: { kind: "managed", enabled: true, minSize: 1, labels } };
+        const base = { clusterName: "demo", karpenter: karpenter() };
+        const one = groups({ a: { minSize: 1, desiredSize: 1, labels: system } });
         const problems = karpenterCrossSectionProblems({ ...base, nodeGroups: one });
         expect(problems.map((i) => i.path.join("."))).to.deep.equal(["karpenter.controller.replicas"]);
         expect(problems[0].message).to.match(/^2 replicas run one per node, but the groups they may use \(a\) keep only 1 node at minimum/);
-        const two = { ...one, b: { kind: "managed", enabled: true, minSize: 1, labels } };
+        const two = groups({ a: { minSize: 1, desiredSize: 1, labels: system }, b: { minSize: 1, desiredSize: 1, labels: system } });
         expect(karpenterCrossSectionProblems({ ...base, nodeGroups: two })).to.deep.equal([]);
     });
 
@@ -350,47 +358,31 @@ describe("karpenter config: checks across sections", () => {
     });
 
     it("checks nothing when Karpenter is disabled", () => {
-        expect(
-            karpenterCrossSectionProblems({
-                clusterName: "x".repeat(90),
-                karpenter: { enabled: false },
-                nodeGroups: { a: { kind: "managed", labels: {} } },
-            }),
-        ).to.deep.equal([]);
+        expect(karpenterCrossSectionProblems({ clusterName: "x".repeat(90), karpenter: { enabled: false }, nodeGroups: {} })).to.deep.equal(
+            [],
+        );
     });
 });
 
-describe("karpenter config: pure helpers", () => {
-    it("parses Karpenter durations into seconds", () => {
-        expect(parseDuration("90s")).to.equal(90);
-        expect(parseDuration("15m")).to.equal(900);
-        expect(parseDuration("1h30m")).to.equal(5400);
-        expect(parseDuration("720h")).to.equal(2_592_000);
-        expect(parseDuration("Never")).to.equal(Infinity);
-        expect(parseDuration("30d")).to.equal(undefined);
-        expect(parseDuration("")).to.equal(undefined);
-        expect(parseDuration("1.5h")).to.equal(undefined);
+describe("karpenter config: the drain window's edge", () => {
+    it("accepts a terminationGracePeriod of exactly the 120 s pod maximum and refuses one second less", () => {
+        for (const ok of ["2m", "120s", "1m60s"]) {
+            expect(
+                problemsAfter((v) => (v[K].nodePools.general.terminationGracePeriod = ok)),
+                ok,
+            ).to.deep.equal([]);
+        }
+        expect(problemsAfter((v) => (v[K].nodePools.general.terminationGracePeriod = "119s"))).to.deep.equal([
+            "eks-platform:karpenter.nodePools.general.terminationGracePeriod: 119s is shorter than the 120s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m",
+        ]);
     });
+});
 
-    it("knows which tag keys Karpenter and AWS reserve", () => {
-        for (const key of [
-            "kubernetes.io/cluster/a",
-            "karpenter.sh/nodeclaim",
-            "karpenter.k8s.aws/ec2nodeclass",
-            "eks:eks-cluster-name",
-            "AWS:foo",
-        ]) {
-            expect(isRestrictedTagKey(key), key).to.equal(true);
-        }
-        for (const key of [
-            "team",
-            "kubernetes.io/role/elb",
-            "karpenter.sh/discovery",
-            "karpenter.k8s.aws/cluster",
-            "eks:nodegroup-name-ish",
-            "Name",
-        ]) {
-            expect(isRestrictedTagKey(key), key).to.equal(false);
-        }
+describe("karpenter config: renamed Karpenter v1 values", () => {
+    it("names the allowed values and the v1 name of a v1beta1 consolidation policy", () => {
+        const problems = problemsAfter((v) => (v[K].nodePools.general.disruption.consolidationPolicy = "WhenUnderutilized"));
+        expect(problems).to.deep.equal([
+            'eks-platform:karpenter.nodePools.general.disruption.consolidationPolicy: must be one of "WhenEmpty", "WhenEmptyOrUnderutilized", not string "WhenUnderutilized" (WhenUnderutilized was renamed WhenEmptyOrUnderutilized in Karpenter v1)',
+        ]);
     });
 });

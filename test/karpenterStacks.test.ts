@@ -1,31 +1,12 @@
 import { expect } from "chai";
-import { parseDuration } from "../components/config/karpenter";
-import { UNKNOWN } from "../tools/offline";
+import { parseDuration, UNKNOWN } from "eks-platform-policies/lib";
+import type { EnabledKarpenterConfig } from "../components/config/karpenter";
 import type { Plan } from "../tools/plan";
 import { validateKubernetesObject } from "./k8sSchema";
-import { runTool } from "./mocks";
+import { planOf, runTool } from "./mocks";
+import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
-
-const plans = new Map<string, Promise<Plan>>();
-
-/**
- * The JSON plan of a stack. Exit code 1 (a mandatory violation) still yields a plan; the tests
- * below fail if any violation concerns a Karpenter resource, whatever other components report.
- */
-function karpenterPlanOf(stack: string): Promise<Plan> {
-    let cached = plans.get(stack);
-    if (!cached) {
-        cached = runTool("plan.ts", [stack, "--format", "json"]).then((r) => {
-            if (r.code !== 0 && r.code !== 1) {
-                throw new Error(`plan ${stack} exited ${r.code}: ${r.stderr}`);
-            }
-            return JSON.parse(r.stdout) as Plan;
-        });
-        plans.set(stack, cached);
-    }
-    return cached;
-}
 
 const byType = (plan: Plan, type: string): PlanResource[] => plan.resources.filter((r) => r.type === type);
 const only = (plan: Plan, type: string, name: string): PlanResource => {
@@ -33,25 +14,55 @@ const only = (plan: Plan, type: string, name: string): PlanResource => {
     expect(found, `${type} ${name}`).to.have.length(1);
     return found[0];
 };
+const nameOf = (r: PlanResource) => (r.props.metadata as { name: string }).name;
+const specOf = (r: PlanResource) => r.props.spec as Record<string, any>;
+const RELEASE = "kubernetes:helm.sh/v3:Release";
 
-for (const [stack, expected] of [
-    ["dev", { cluster: "platform-dev", pools: ["general"], spotPools: ["general"] }],
-    ["prod", { cluster: "platform-prod", pools: ["general", "batch-spot"], spotPools: ["batch-spot"] }],
-] as const) {
+/**
+ * The managed node groups of a plan a pod with these Helm values can be scheduled on, read from
+ * the rendered groups: every nodeSelector label carried, every NoSchedule/NoExecute taint tolerated.
+ */
+function groupsFor(plan: Plan, values: { nodeSelector: Record<string, string>; tolerations: { key?: string; operator?: string }[] }) {
+    const selector = Object.entries(values.nodeSelector).filter(([k]) => k !== "kubernetes.io/os");
+    return byType(plan, "aws:eks/nodeGroup:NodeGroup").filter((g) => {
+        const labels = (g.props.labels ?? {}) as Record<string, string>;
+        const taints = (g.props.taints ?? []) as { key: string; effect: string }[];
+        return (
+            selector.every(([k, v]) => labels[k] === v) &&
+            taints
+                .filter((t) => t.effect !== "PREFER_NO_SCHEDULE")
+                .every((t) => values.tolerations.some((x) => x.operator === "Exists" && (x.key === undefined || x.key === t.key)))
+        );
+    });
+}
+
+// Invariants: every stack file with Karpenter enabled renders it as configured.
+for (const stack of stacks()) {
     describe(`whole stack: karpenter in ${stack}`, function () {
         this.timeout(120_000);
         let plan: Plan;
-        before(async () => {
-            plan = await karpenterPlanOf(stack);
+        let cluster: string;
+        let k: EnabledKarpenterConfig | undefined;
+        before(async function () {
+            const config = stackConfig(stack);
+            cluster = config.clusterName;
+            k = config.karpenter.enabled ? config.karpenter : undefined;
+            plan = await planOf(stack);
         });
 
-        it("lists the interruption queue, its five rules with targets, both roles, Pod Identity and the access entry", () => {
+        it("renders no Karpenter resource when the stack disables it", function () {
+            if (k) {
+                this.skip();
+            }
+            expect(plan.resources.filter((r) => r.name.startsWith("karpenter"))).to.deep.equal([]);
+        });
+
+        it("lists the interruption queue, its five rules with targets, both roles, Pod Identity and the access entry", function () {
+            if (!k) {
+                this.skip();
+            }
             const queue = only(plan, "aws:sqs/queue:Queue", "karpenter-aws-interruption");
-            expect(queue.props).to.include({
-                name: `${expected.cluster}-karpenter`,
-                sqsManagedSseEnabled: true,
-                messageRetentionSeconds: 300,
-            });
+            expect(queue.props).to.include({ name: `${cluster}-karpenter`, sqsManagedSseEnabled: true, messageRetentionSeconds: 300 });
             const rules = byType(plan, "aws:cloudwatch/eventRule:EventRule").filter((r) => r.name.startsWith("karpenter-"));
             expect(
                 rules.map((r) => (JSON.parse(r.props.eventPattern as string) as { "detail-type": string[] })["detail-type"][0]),
@@ -63,104 +74,131 @@ for (const [stack, expected] of [
                 "EC2 Capacity Reservation Instance Interruption Warning",
             ]);
             expect(byType(plan, "aws:cloudwatch/eventTarget:EventTarget").filter((t) => t.name.startsWith("karpenter-"))).to.have.length(5);
-            expect(only(plan, "aws:iam/role:Role", "karpenter-aws-node").props.name).to.equal(`${expected.cluster}-karpenter-node`);
+            expect(only(plan, "aws:iam/role:Role", "karpenter-aws-node").props.name).to.equal(`${cluster}-karpenter-node`);
             only(plan, "aws:iam/role:Role", "karpenter-aws-controller");
             expect(only(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "karpenter-aws-controller").props).to.include({
-                clusterName: expected.cluster,
+                clusterName: cluster,
                 namespace: "kube-system",
                 serviceAccount: "karpenter",
             });
             expect(only(plan, "aws:eks/accessEntry:AccessEntry", "karpenter-aws-node").props).to.include({
-                clusterName: expected.cluster,
+                clusterName: cluster,
                 type: "EC2_LINUX",
             });
         });
 
-        it("knows every IAM and queue policy document at preview, so policies can judge them", () => {
+        it("knows every IAM and queue policy document at preview, so policies can judge them", function () {
+            if (!k) {
+                this.skip();
+            }
             for (const [type, name] of [
                 ["aws:iam/rolePolicy:RolePolicy", "karpenter-aws-controller"],
                 ["aws:sqs/queuePolicy:QueuePolicy", "karpenter-aws-interruption"],
             ]) {
                 const policy = only(plan, type, name).props.policy as string;
                 expect(policy, name).to.be.a("string").and.not.include(UNKNOWN);
-                expect(policy, name).to.include(`${expected.cluster}-karpenter`);
+                expect(policy, name).to.include(`${cluster}-karpenter`);
             }
         });
 
-        it("installs the CRD and controller charts at the pinned version, the controller after the system node group", () => {
-            const crds = only(plan, "kubernetes:helm.sh/v3:Release", "karpenter-controller-crds");
-            const release = only(plan, "kubernetes:helm.sh/v3:Release", "karpenter-controller-release");
-            expect(crds.props).to.include({ chart: "oci://public.ecr.aws/karpenter/karpenter-crd", version: "1.14.1" });
-            expect(release.props).to.include({ chart: "oci://public.ecr.aws/karpenter/karpenter", version: "1.14.1", skipCrds: true });
-            const values = release.props.values as {
-                settings: Record<string, string>;
-                replicas: number;
-                nodeSelector: Record<string, string>;
-            };
-            expect(values.settings).to.deep.equal({ clusterName: expected.cluster, interruptionQueue: `${expected.cluster}-karpenter` });
-            expect(values.replicas).to.equal(2);
-            expect(values.nodeSelector["platform/role"]).to.equal("system");
-            const systemGroups = byType(plan, "aws:eks/nodeGroup:NodeGroup").filter(
-                (g) => (g.props.labels as Record<string, string> | undefined)?.["platform/role"] === "system",
-            );
-            expect(systemGroups, "a managed group labelled platform/role: system").to.have.length.greaterThan(0);
-            expect(release.options?.dependsOn).to.include.members(["karpenter-controller-crds", ...systemGroups.map((g) => g.name)]);
+        it("installs both charts at the configured version, the controller after exactly the node groups it can run on", function () {
+            if (!k) {
+                this.skip();
+            }
+            const crds = only(plan, RELEASE, "karpenter-controller-crds");
+            const release = only(plan, RELEASE, "karpenter-controller-release");
+            expect(crds.props).to.include({ chart: "oci://public.ecr.aws/karpenter/karpenter-crd", version: k.chartVersion });
+            expect(release.props).to.include({
+                chart: "oci://public.ecr.aws/karpenter/karpenter",
+                version: k.chartVersion,
+                skipCrds: true,
+            });
+            const values = release.props.values as any;
+            expect(values.settings).to.deep.equal({ clusterName: cluster, interruptionQueue: `${cluster}-karpenter` });
+            expect(values.replicas).to.equal(k.controller.replicas);
+            expect(values.nodeSelector).to.deep.include(k.controller.nodeSelector);
+            const homes = groupsFor(plan, values).map((g) => g.name);
+            expect(homes, "a managed group the controller can run on").to.not.be.empty;
+            const dependsOn = release.options?.dependsOn ?? [];
+            expect(dependsOn).to.include.members(["karpenter-controller-crds", ...homes]);
+            const waitedFor = byType(plan, "aws:eks/nodeGroup:NodeGroup").filter((g) => dependsOn.includes(g.name));
+            expect(waitedFor.map((g) => g.name)).to.have.members(homes);
         });
 
-        it("creates the configured NodePools and EC2NodeClasses after the releases, passing the official v1 schemas", async () => {
+        it("creates the configured NodePools and EC2NodeClasses after the releases, passing the official v1 schemas", async function () {
+            if (!k) {
+                this.skip();
+            }
             const pools = byType(plan, "kubernetes:karpenter.sh/v1:NodePool");
             const classes = byType(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass");
-            expect(pools.map((p) => (p.props.metadata as { name: string }).name)).to.have.members([...expected.pools]);
-            expect(classes).to.have.length(1);
+            expect(pools.map(nameOf)).to.have.members(Object.keys(k.nodePools));
+            expect(classes.map(nameOf)).to.have.members(Object.keys(k.nodeClasses));
             for (const cr of [...pools, ...classes]) {
                 expect(cr.options?.dependsOn, cr.name).to.include.members(["karpenter-controller-crds", "karpenter-controller-release"]);
                 await validateKubernetesObject(cr.type, cr.props);
             }
         });
 
-        it("pins the AMI release, requires IMDSv2, encrypts the root volume and sets no restricted tag", () => {
-            const [nc] = byType(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass");
-            const spec = nc.props.spec as Record<string, any>;
-            expect(spec.amiSelectorTerms).to.deep.equal([{ alias: "al2023@v20260512" }]);
-            expect(spec.role).to.equal(`${expected.cluster}-karpenter-node`);
-            expect(spec.metadataOptions.httpTokens).to.equal("required");
-            expect(spec.blockDeviceMappings[0].ebs).to.include({ encrypted: true, volumeType: "gp3" });
-            expect(spec.subnetSelectorTerms).to.deep.equal([{ tags: { "karpenter.sh/discovery": expected.cluster } }]);
-            for (const key of Object.keys(spec.tags ?? {})) {
-                expect(key).to.not.match(/^(kubernetes\.io\/cluster\/|karpenter\.sh\/|karpenter\.k8s\.aws\/|eks:eks-cluster-name$)/);
+        it("pins each class's AMI release, requires IMDSv2, encrypts the root volume and sets no restricted tag", function () {
+            if (!k) {
+                this.skip();
             }
-        });
-
-        it("gives every NodePool a complete nodeClassRef, cpu and memory limits, and a drain window a 120 s pod fits in", () => {
-            const pools = byType(plan, "kubernetes:karpenter.sh/v1:NodePool");
-            expect(pools.length).to.be.greaterThan(0);
-            for (const p of pools) {
-                const spec = p.props.spec as Record<string, any>;
-                expect(spec.template.spec.nodeClassRef, p.name).to.deep.equal({
-                    group: "karpenter.k8s.aws",
-                    kind: "EC2NodeClass",
-                    name: "default",
-                });
-                expect(Object.keys(spec.limits), p.name).to.have.members(["cpu", "memory"]);
-                expect(parseDuration(spec.template.spec.terminationGracePeriod), p.name).to.be.at.least(120);
-                for (const b of spec.disruption.budgets as { nodes: string; schedule?: string }[]) {
-                    if (b.schedule === undefined) {
-                        expect(b.nodes, p.name).to.equal("10%");
-                    }
+            for (const nc of byType(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")) {
+                const spec = specOf(nc);
+                expect(spec.amiSelectorTerms).to.deep.equal([{ alias: k.nodeClasses[nameOf(nc)].amiAlias }]);
+                expect(spec.role).to.equal(`${cluster}-karpenter-node`);
+                expect(spec.metadataOptions.httpTokens).to.equal("required");
+                expect(spec.blockDeviceMappings[0].ebs).to.include({ encrypted: true, volumeType: "gp3" });
+                expect(spec.subnetSelectorTerms).to.deep.equal([{ tags: { "karpenter.sh/discovery": cluster } }]);
+                for (const key of Object.keys(spec.tags ?? {})) {
+                    expect(key).to.not.match(
+                        /^(kubernetes\.io\/cluster|karpenter\.sh\/node(pool|claim)$|karpenter\.k8s\.aws\/ec2nodeclass$|eks:eks-cluster-name$|aws:)/i,
+                    );
                 }
             }
         });
 
-        it(`lets ${expected.spotPools.join(", ")} launch Spot, so the interruption queue has work to do`, () => {
-            const spot = byType(plan, "kubernetes:karpenter.sh/v1:NodePool").filter((p) =>
-                ((p.props.spec as Record<string, any>).template.spec.requirements as { key: string; values?: string[] }[]).some(
-                    (r) => r.key === "karpenter.sh/capacity-type" && (r.values ?? []).includes("spot"),
-                ),
-            );
-            expect(spot.map((p) => (p.props.metadata as { name: string }).name)).to.have.members([...expected.spotPools]);
+        it("gives every NodePool a complete nodeClassRef, cpu and memory limits, its budgets and a drain window a 120 s pod fits in", function () {
+            if (!k) {
+                this.skip();
+            }
+            for (const p of byType(plan, "kubernetes:karpenter.sh/v1:NodePool")) {
+                const spec = specOf(p);
+                const pool = k.nodePools[nameOf(p)];
+                expect(spec.template.spec.nodeClassRef, p.name).to.deep.equal({
+                    group: "karpenter.k8s.aws",
+                    kind: "EC2NodeClass",
+                    name: pool.nodeClassRef.name,
+                });
+                expect(spec.limits, p.name).to.deep.equal({ cpu: pool.limits.cpu, memory: pool.limits.memory });
+                expect(parseDuration(spec.template.spec.terminationGracePeriod), p.name).to.be.at.least(120);
+                expect(spec.disruption.budgets, p.name).to.deep.equal(pool.disruption.budgets);
+                expect(
+                    spec.disruption.budgets.some((b: { schedule?: string }) => b.schedule === undefined),
+                    p.name,
+                ).to.equal(true);
+            }
         });
 
-        it("has no policy violation on any Karpenter resource", () => {
+        it("lets the pools that allow Spot launch it, so the interruption queue has work to do", function () {
+            if (!k) {
+                this.skip();
+            }
+            const allowsSpot = (requirements: { key: string; operator: string; values?: string[] }[]) =>
+                requirements.some(
+                    (r) => r.key === "karpenter.sh/capacity-type" && r.operator === "In" && (r.values ?? []).includes("spot"),
+                );
+            const rendered = byType(plan, "kubernetes:karpenter.sh/v1:NodePool").filter((p) =>
+                allowsSpot(specOf(p).template.spec.requirements),
+            );
+            const configured = Object.entries(k.nodePools).filter(([, p]) => allowsSpot(p.requirements));
+            expect(rendered.map(nameOf)).to.have.members(configured.map(([name]) => name));
+        });
+
+        it("has no policy violation on any Karpenter resource", function () {
+            if (!k) {
+                this.skip();
+            }
             const ours = plan.violations.filter(
                 (v) => v.resource.name.startsWith("karpenter") || /karpenter-(aws|controller|pools)/.test(v.message),
             );
@@ -169,15 +207,15 @@ for (const [stack, expected] of [
     });
 }
 
-describe("whole stack: karpenter disruption windows in prod", function () {
-    this.timeout(120_000);
-    it("blocks voluntary disruption of workloads on weekdays 08:00-18:00 UTC in every prod pool, never in dev", async () => {
-        const windows = async (stack: string) =>
-            byType(await karpenterPlanOf(stack), "kubernetes:karpenter.sh/v1:NodePool").map((p) =>
-                ((p.props.spec as Record<string, any>).disruption.budgets as Record<string, unknown>[]).filter(
-                    (b) => b.schedule !== undefined,
-                ),
-            );
+// Exact expectations: the fixture stacks (test/fixtures/stacks).
+describe("fixture stacks: karpenter disruption windows and controller placement", function () {
+    this.timeout(180_000);
+    const windows = async (stack: string) =>
+        byType(await planOf(stack, fixtureProject()), "kubernetes:karpenter.sh/v1:NodePool").map((p) =>
+            (specOf(p).disruption.budgets as Record<string, unknown>[]).filter((b) => b.schedule !== undefined),
+        );
+
+    it("blocks voluntary disruption on weekdays 08:00-18:00 UTC in every prod pool, never in dev", async () => {
         const prod = await windows("prod");
         expect(prod).to.have.length(2);
         for (const budgets of prod) {
@@ -186,5 +224,38 @@ describe("whole stack: karpenter disruption windows in prod", function () {
             ]);
         }
         expect((await windows("dev")).flat()).to.deep.equal([]);
+    });
+
+    it("makes the controller release wait for the groups its configured nodeSelector selects, not a fixed label", async () => {
+        const before = await planOf("dev", fixtureProject());
+        expect(only(before, RELEASE, "karpenter-controller-release").options?.dependsOn).to.include("nodegroups-general-group");
+
+        const dir = editedFixture("dev", (t) =>
+            t
+                .replace("      nodeSelector:\n        platform/role: system", "      nodeSelector:\n        platform/role: karpenter")
+                .replace(
+                    "  eks-platform:nodeGroups:\n",
+                    [
+                        "  eks-platform:nodeGroups:",
+                        "    karpenter-home:",
+                        "      kind: managed",
+                        "      instanceTypes: [t3.large]",
+                        "      minSize: 2",
+                        "      desiredSize: 2",
+                        "      maxSize: 3",
+                        "      releaseVersion: 1.34.7-20260512",
+                        "      labels:",
+                        "        platform/role: karpenter",
+                        "",
+                    ].join("\n"),
+                ),
+        );
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(0);
+        const after = JSON.parse(result.stdout) as Plan;
+        const release = only(after, RELEASE, "karpenter-controller-release");
+        expect((release.props.values as any).nodeSelector).to.deep.equal({ "kubernetes.io/os": "linux", "platform/role": "karpenter" });
+        expect(release.options?.dependsOn).to.include("nodegroups-karpenter-home-group");
+        expect(release.options?.dependsOn).to.not.include("nodegroups-general-group");
     });
 });

@@ -77,17 +77,22 @@ export function runTool(script: string, args: string[], cwd: string = ROOT): Pro
 
 const planCache = new Map<string, Promise<Plan>>();
 
-/** The JSON plan of a stack of this repository, rendered once per test run by the real CLI. */
-export function planOf(stack: string): Promise<Plan> {
-    let cached = planCache.get(stack);
+/**
+ * The JSON plan of a stack of `root` (this repository, or a fixture project), rendered once per
+ * test run by the real CLI. A plan the gate blocks (exit 1) still renders; tests that need a
+ * clean gate check `violations`.
+ */
+export function planOf(stack: string, root: string = ROOT): Promise<Plan> {
+    const key = `${root}\u0000${stack}`;
+    let cached = planCache.get(key);
     if (!cached) {
-        cached = runTool("plan.ts", [stack, "--format", "json"]).then((r) => {
-            if (r.code !== 0) {
-                throw new Error(`plan ${stack} exited ${r.code}: ${r.stderr}`);
+        cached = runTool("plan.ts", [stack, "--format", "json"], root).then((r) => {
+            if (r.code !== 0 && r.code !== 1) {
+                throw new Error(`plan ${stack} in ${root} exited ${r.code}: ${r.stderr}`);
             }
             return JSON.parse(r.stdout) as Plan;
         });
-        planCache.set(stack, cached);
+        planCache.set(key, cached);
     }
     return cached;
 }

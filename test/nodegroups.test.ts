@@ -1,10 +1,9 @@
 import { expect } from "chai";
 import * as pulumi from "@pulumi/pulumi";
 import { Cluster } from "../components/cluster";
-import { ConfigError } from "../components/config";
 import { nodeGroupsSchema } from "../components/config/nodeGroups";
 import { NodeGroups } from "../components/nodegroups";
-import { tolerates } from "../components/nodegroups/gpu";
+import { CRITICAL_ADDONS_ONLY, tolerates } from "../components/nodegroups/scheduling";
 import { amiSsmParameter } from "../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
 import { validateKubernetesObject } from "./k8sSchema";
@@ -410,9 +409,21 @@ describe("NodeGroups component", function () {
         });
     });
 
-    it("exposes the system node groups (for Karpenter) and every node resource (for CoreDNS)", () => {
-        expect(nodeGroups.systemNodeGroups).to.have.length(1);
-        expect(nodeGroups.systemNodeGroups[0]).to.equal(nodeGroups.managed.system.nodeGroup);
+    it("answers which groups' nodes a placement needs (labels carried, taints tolerated), and exposes every node resource", () => {
+        const system = { "platform/role": "system" };
+        expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [CRITICAL_ADDONS_ONLY] })).to.deep.equal([
+            nodeGroups.managed.system.nodeGroup,
+        ]);
+        // The system group is tainted CriticalAddonsOnly: a pod that does not tolerate it waits for nothing there.
+        expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [] })).to.deep.equal([]);
+        expect(nodeGroups.nodesFor({ nodeSelector: { "platform/role": "apps" }, tolerations: [CRITICAL_ADDONS_ONLY] })).to.deep.equal([]);
+        // GPU groups carry the NVIDIA label and taint the program adds; self-managed groups count with their ASG and hook.
+        expect(
+            nodeGroups.nodesFor({ nodeSelector: { accelerator: "nvidia" }, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists" }] }),
+        ).to.deep.equal([nodeGroups.managed.gpu.nodeGroup]);
+        expect(
+            nodeGroups.nodesFor({ nodeSelector: { workload: "batch" }, tolerations: [{ key: "workload", operator: "Exists" }] }),
+        ).to.deep.equal([nodeGroups.selfManaged.batch.autoScalingGroup, nodeGroups.selfManaged.batch.lifecycleHook]);
         expect(nodeGroups.nodes).to.include(nodeGroups.managed.gpu.nodeGroup);
         expect(nodeGroups.nodes).to.include(nodeGroups.selfManaged.batch.autoScalingGroup);
         expect(nodeGroups.nodeRoleNames).to.deep.equal({
@@ -435,33 +446,6 @@ describe("NodeGroups component without self-managed or GPU groups", function () 
         expect(ofType(mocks.resources, "aws:sqs/queue:Queue")).to.deep.equal([]);
         expect(ofType(mocks.resources, "kubernetes:helm.sh/v3:Release")).to.deep.equal([]);
         expect(ofType(mocks.resources, "aws:autoscaling/group:Group")).to.deep.equal([]);
-    });
-});
-
-describe("NodeGroups component on a cluster its groups cannot join", function () {
-    this.timeout(60_000);
-    it("refuses a custom AL2 AMI on Kubernetes 1.34, naming the key, before creating a node resource", async () => {
-        const mocks = await useNodeGroupMocks();
-        const legacy = nodeGroupsSchema.parse({
-            legacy: {
-                kind: "selfManaged",
-                minSize: 0,
-                desiredSize: 0,
-                maxSize: 1,
-                instanceTypes: ["m5.large"],
-                amiId: "ami-0123456789abcdef0",
-                amiFamily: "AL2",
-            },
-        });
-        const cluster = demoCluster();
-        expect(() => new NodeGroups("bad", { cluster, groups: legacy, region: "us-east-1", privateSubnetIds: ["subnet-p1"] }))
-            .to.throw(ConfigError)
-            .with.property("problems")
-            .that.deep.equals([
-                "eks-platform:nodeGroups.legacy.amiFamily: Amazon Linux 2 nodes are not supported on Kubernetes 1.34; use AL2023",
-            ]);
-        await settled();
-        expect(mocks.resources.filter((x) => x.name.startsWith("bad-") && x.type !== "platform:nodegroups:NodeGroups")).to.deep.equal([]);
     });
 });
 

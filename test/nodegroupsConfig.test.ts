@@ -2,13 +2,13 @@ import { expect } from "chai";
 import { ConfigError, parseRawConfig, PROJECT } from "../components/config";
 import { nodeGroupClusterProblems, NodeGroupsConfig, nodeGroupsSchema } from "../components/config/nodeGroups";
 import { readStackFiles } from "../tools/offline";
-import { ROOT } from "./mocks";
+import { fixtureProject, stackConfig, stacks } from "./stackFiles";
 
 const KEY = `${PROJECT}:nodeGroups`;
 
-/** The real stack config with `nodeGroups` replaced; returns the error lines (none when valid). */
+/** A fixture stack's config with `nodeGroups` replaced; returns the error lines (none when valid). */
 function problemsWith(nodeGroups: unknown, stack = "dev"): string[] {
-    const raw = { ...readStackFiles(ROOT, stack).config, [KEY]: JSON.stringify(nodeGroups) };
+    const raw = { ...readStackFiles(fixtureProject(), stack).config, [KEY]: JSON.stringify(nodeGroups) };
     try {
         parseRawConfig(raw, stack);
     } catch (err) {
@@ -36,8 +36,8 @@ const selfManaged = {
 };
 
 describe("node group config", () => {
-    it("parses both stack files: dev general + GPU, prod system + self-managed batch", () => {
-        const dev = parseRawConfig(readStackFiles(ROOT, "dev").config, "dev").nodeGroups;
+    it("parses both fixture stacks: dev general + GPU, prod system + self-managed batch", () => {
+        const dev = parseRawConfig(readStackFiles(fixtureProject(), "dev").config, "dev").nodeGroups;
         expect(Object.keys(dev)).to.have.members(["general", "gpu"]);
         expect(dev.general).to.deep.include({ kind: "managed", instanceTypes: ["t3.large"], minSize: 2, desiredSize: 3, maxSize: 6 });
         expect(dev.general.labels).to.deep.equal({ "platform/role": "system" });
@@ -51,7 +51,7 @@ describe("node group config", () => {
             maxSize: 2,
         });
 
-        const prod = parseRawConfig(readStackFiles(ROOT, "prod").config, "prod").nodeGroups;
+        const prod = parseRawConfig(readStackFiles(fixtureProject(), "prod").config, "prod").nodeGroups;
         expect(prod.system).to.deep.include({ kind: "managed", capacityType: "ON_DEMAND", maxUnavailablePercentage: 33 });
         expect(prod.system.taints).to.deep.equal([{ key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" }]);
         expect(prod.batch).to.deep.include({ kind: "selfManaged", amiFamily: "AL2023", maxPods: 58 });
@@ -86,7 +86,12 @@ describe("node group config", () => {
     });
 
     const cases: [string, Record<string, unknown>, RegExp][] = [
-        ["an unknown kind", { a: { ...managed, kind: "fargate" } }, /^eks-platform:nodeGroups\.a\.kind: /],
+        [
+            "an unknown kind",
+            { a: { ...managed, kind: "fargate" } },
+            /^eks-platform:nodeGroups\.a\.kind: must be one of "managed", "selfManaged", not string "fargate"$/,
+        ],
+        ["a missing kind", { a: { ...managed, kind: undefined } }, /^eks-platform:nodeGroups\.a\.kind: is required$/],
         [
             "min above desired",
             { a: { ...managed, minSize: 3, desiredSize: 2 } },
@@ -113,7 +118,7 @@ describe("node group config", () => {
         [
             "a bad taint effect",
             { a: { ...managed, taints: [{ key: "k", value: "v", effect: "NoScheduleX" }] } },
-            /^eks-platform:nodeGroups\.a\.taints\[0\]\.effect: must be one of NoSchedule, PreferNoSchedule, NoExecute/,
+            /^eks-platform:nodeGroups\.a\.taints\[0\]\.effect: must be one of "NoSchedule", "PreferNoSchedule", "NoExecute", not string "NoScheduleX"$/,
         ],
         [
             "a bad taint key",
@@ -198,9 +203,9 @@ describe("node group config", () => {
     describe("against the cluster", () => {
         const groups = (g: Record<string, unknown>): NodeGroupsConfig => nodeGroupsSchema.parse(g);
 
-        it("finds nothing wrong with the stacks' groups", () => {
-            for (const stack of ["dev", "prod"]) {
-                const config = parseRawConfig(readStackFiles(ROOT, stack).config, stack);
+        it("finds nothing wrong with the groups of every stack file", () => {
+            for (const stack of stacks()) {
+                const config = stackConfig(stack);
                 expect(
                     nodeGroupClusterProblems(config.nodeGroups, { name: config.clusterName, version: config.cluster.version }),
                 ).to.deep.equal([]);

@@ -1,10 +1,9 @@
 import { expect } from "chai";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
+import { UNKNOWN } from "eks-platform-policies/lib";
+import type { StackConfig } from "../components/config";
 import type { Plan } from "../tools/plan";
-import { UNKNOWN } from "../tools/offline";
-import { planOf, ROOT, runTool } from "./mocks";
+import { planOf, runTool } from "./mocks";
+import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
 
@@ -14,69 +13,140 @@ const one = (plan: Plan, type: string, name: string): PlanResource => {
     expect(found, `${type} ${name}`).to.have.length(1);
     return found[0];
 };
+// What every EKS node role needs (EKS user guide, "Amazon EKS node IAM role"), and SSM for Session Manager.
 const NODE_POLICIES = [
     "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
     "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
     "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
 ];
-
-/** Plans a copy of this repository whose stack file was changed by `edit`. */
-async function planEdited(stack: string, edit: (text: string) => string): Promise<{ code: number; stdout: string; stderr: string }> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nodegroups-"));
-    for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
-        fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
-    }
-    for (const d of ["components", "tools", "policies", "node_modules"]) {
-        fs.symlinkSync(path.join(ROOT, d), path.join(dir, d));
-    }
-    const original = fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8");
-    const edited = edit(original);
-    expect(edited, "the edit changed the stack file").to.not.equal(original);
-    fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), edited);
-    return runTool("plan.ts", [stack, "--format", "json"], dir);
-}
+const SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore";
 
 /** Checks the parts every node group shares: static role with its policies and an IMDSv2, encrypted launch template. */
-function expectNodeBasics(plan: Plan, cluster: string, group: string): void {
+function expectNodeBasics(plan: Plan, cluster: string, group: string, ssm: boolean): void {
     const role = one(plan, "aws:iam/role:Role", `nodegroups-${group}-node`);
     expect(role.props.name).to.equal(`${cluster}-${group}-node`);
     const attached = ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").filter(
         (a) => a.props.role === `${cluster}-${group}-node`,
     );
-    expect(attached.map((a) => a.props.policyArn)).to.have.members(NODE_POLICIES);
+    expect(attached.map((a) => a.props.policyArn)).to.have.members(ssm ? [...NODE_POLICIES, SSM_POLICY] : NODE_POLICIES);
     const lt = one(plan, "aws:ec2/launchTemplate:LaunchTemplate", `nodegroups-${group}-lt`);
     expect(lt.props.metadataOptions).to.deep.include({ httpTokens: "required", httpEndpoint: "enabled" });
     const [root] = lt.props.blockDeviceMappings as { ebs: Record<string, unknown> }[];
     expect(root.ebs).to.deep.include({ volumeType: "gp3", encrypted: "true" });
 }
 
-describe("whole stack: dev node groups", function () {
+// Invariants: every stack file's node groups render as configured.
+for (const stack of stacks()) {
+    describe(`whole stack: ${stack} node groups`, function () {
+        this.timeout(120_000);
+        let plan: Plan;
+        let config: StackConfig;
+        let enabled: [string, StackConfig["nodeGroups"][string]][];
+        before(async () => {
+            config = stackConfig(stack);
+            enabled = Object.entries(config.nodeGroups).filter(([, g]) => g.enabled);
+            plan = await planOf(stack);
+        });
+
+        it("gives every enabled group a static node role with the node policies and a hardened launch template", () => {
+            for (const [group, g] of enabled) {
+                expectNodeBasics(plan, config.clusterName, group, g.ssm);
+            }
+        });
+
+        it("renders each managed group with its AMI release, sizes, update budget and labels; nothing for disabled groups", () => {
+            const managed = enabled.filter(([, g]) => g.kind === "managed");
+            expect(ofType(plan, "aws:eks/nodeGroup:NodeGroup").map((g) => g.name)).to.have.members(
+                managed.map(([group]) => `nodegroups-${group}-group`),
+            );
+            for (const [group, g] of managed) {
+                if (g.kind !== "managed") continue;
+                const ng = one(plan, "aws:eks/nodeGroup:NodeGroup", `nodegroups-${group}-group`);
+                expect(ng.props).to.deep.include({
+                    clusterName: config.clusterName,
+                    amiType: g.amiType,
+                    releaseVersion: g.releaseVersion,
+                    capacityType: g.capacityType,
+                    version: config.cluster.version,
+                });
+                expect(ng.props.instanceTypes).to.deep.equal(g.instanceTypes);
+                expect(ng.props.scalingConfig).to.deep.equal({ minSize: g.minSize, desiredSize: g.desiredSize, maxSize: g.maxSize });
+                expect(ng.props.updateConfig).to.deep.equal({ maxUnavailablePercentage: g.maxUnavailablePercentage });
+                expect(ng.props.labels ?? {}, group).to.deep.include(g.labels);
+                expect((ng.props.subnetIds as unknown[]).length).to.equal(config.network.availabilityZones.length);
+            }
+        });
+
+        it("gives each self-managed group an ASG in every private subnet, a terminate hook and a static access entry", () => {
+            const selfManaged = enabled.filter(([, g]) => g.kind === "selfManaged");
+            expect(ofType(plan, "aws:autoscaling/group:Group").map((g) => g.name)).to.have.members(
+                selfManaged.map(([group]) => `nodegroups-${group}-asg`),
+            );
+            for (const [group] of selfManaged) {
+                const asg = one(plan, "aws:autoscaling/group:Group", `nodegroups-${group}-asg`);
+                expect((asg.props.vpcZoneIdentifiers as unknown[]).length).to.equal(config.network.availabilityZones.length);
+                expect(one(plan, "aws:autoscaling/lifecycleHook:LifecycleHook", `nodegroups-${group}-terminate`).props).to.deep.include({
+                    lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+                    defaultResult: "CONTINUE",
+                    heartbeatTimeout: 300,
+                });
+                const entry = one(plan, "aws:eks/accessEntry:AccessEntry", `nodegroups-${group}-access`);
+                expect(entry.props).to.deep.include({ type: "EC2_LINUX", clusterName: config.clusterName });
+                // Built from the static role name, so policies can link it to the role at preview.
+                expect(entry.props.principalArn).to.match(new RegExp(`^arn:aws:iam::\\d{12}:role/${config.clusterName}-${group}-node$`));
+            }
+            // The termination handler exists exactly when a self-managed group does.
+            expect(plan.resources.some((r) => r.name === "nodegroups-nth-release")).to.equal(selfManaged.length > 0);
+        });
+
+        it("installs the GPU device plugin exactly when an enabled GPU group exists", () => {
+            const gpu = enabled.some(([, g]) => g.kind === "managed" && /NVIDIA|GPU/.test(g.amiType));
+            expect(plan.resources.some((r) => r.name === "nodegroups-nvidia-release")).to.equal(gpu);
+        });
+
+        it("creates CoreDNS only after every node group exists", () => {
+            const addons = one(plan, "platform:cluster:ComputeAddons", "addons");
+            const nodes = enabled.map(([group, g]) => (g.kind === "managed" ? `nodegroups-${group}-group` : `nodegroups-${group}-asg`));
+            expect(addons.options?.dependsOn ?? []).to.include.members(nodes);
+        });
+
+        it("keeps every node group setting a policy reads known at preview", () => {
+            for (const g of ofType(plan, "aws:eks/nodeGroup:NodeGroup")) {
+                for (const key of [
+                    "amiType",
+                    "releaseVersion",
+                    "labels",
+                    "scalingConfig",
+                    "updateConfig",
+                    "instanceTypes",
+                    "nodeRoleArn",
+                ]) {
+                    expect(JSON.stringify(g.props[key]), `${g.name}.${key}`).to.not.include(UNKNOWN);
+                }
+            }
+        });
+    });
+}
+
+// Exact expectations: the fixture stacks (test/fixtures/stacks).
+describe("fixture stack dev: node groups", function () {
     this.timeout(120_000);
     let plan: Plan;
     before(async () => {
-        plan = await planOf("dev");
+        plan = await planOf("dev", fixtureProject());
     });
 
     it("has the general group (t3.large, 2/3/6) labelled for platform components, untainted", () => {
-        expectNodeBasics(plan, "platform-dev", "general");
         const general = one(plan, "aws:eks/nodeGroup:NodeGroup", "nodegroups-general-group");
-        expect(general.props).to.deep.include({
-            amiType: "AL2023_x86_64_STANDARD",
-            releaseVersion: "1.34.7-20260512",
-            version: "1.34",
-            clusterName: "platform-dev",
-        });
+        expect(general.props).to.deep.include({ amiType: "AL2023_x86_64_STANDARD", releaseVersion: "1.34.7-20260512", version: "1.34" });
         expect(general.props.instanceTypes).to.deep.equal(["t3.large"]);
         expect(general.props.scalingConfig).to.deep.equal({ minSize: 2, desiredSize: 3, maxSize: 6 });
         expect(general.props.updateConfig).to.deep.equal({ maxUnavailablePercentage: 33 });
         expect(general.props.labels).to.deep.equal({ "platform/role": "system" });
         expect(general.props.taints ?? []).to.deep.equal([]);
-        expect((general.props.subnetIds as unknown[]).length).to.equal(2);
     });
 
     it("has the GPU group (g4dn.xlarge, 0..2) with the NVIDIA AMI, label, taint and device plugin", () => {
-        expectNodeBasics(plan, "platform-dev", "gpu");
         const gpu = one(plan, "aws:eks/nodeGroup:NodeGroup", "nodegroups-gpu-group");
         expect(gpu.props.amiType).to.equal("AL2023_x86_64_NVIDIA");
         expect(gpu.props.instanceTypes).to.deep.equal(["g4dn.xlarge"]);
@@ -92,26 +162,14 @@ describe("whole stack: dev node groups", function () {
         expect(plan.resources.filter((r) => r.name.startsWith("nodegroups-nth"))).to.deep.equal([]);
     });
 
-    it("creates CoreDNS only after the node groups exist", () => {
-        const addons = one(plan, "platform:cluster:ComputeAddons", "addons");
-        expect(addons.options?.dependsOn).to.include.members(["nodegroups-general-group", "nodegroups-gpu-group"]);
-    });
-
-    it("keeps every node group setting a policy reads known at preview", () => {
-        for (const g of ofType(plan, "aws:eks/nodeGroup:NodeGroup")) {
-            for (const key of ["amiType", "releaseVersion", "labels", "scalingConfig", "updateConfig", "instanceTypes", "nodeRoleArn"]) {
-                expect(JSON.stringify(g.props[key]), `${g.name}.${key}`).to.not.include(UNKNOWN);
-            }
-        }
-    });
-
     it("drops the GPU group and the device plugin when the stack file switches it off", async () => {
-        const result = await planEdited("dev", (t) =>
+        const dir = editedFixture("dev", (t) =>
             t.replace(
                 "      enabled: true\n      amiType: AL2023_x86_64_NVIDIA",
                 "      enabled: false\n      amiType: AL2023_x86_64_NVIDIA",
             ),
         );
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
         expect(result.code, result.stderr).to.equal(0);
         const edited = JSON.parse(result.stdout) as Plan;
         expect(ofType(edited, "aws:eks/nodeGroup:NodeGroup").map((g) => g.name)).to.deep.equal(["nodegroups-general-group"]);
@@ -121,25 +179,23 @@ describe("whole stack: dev node groups", function () {
     });
 });
 
-describe("whole stack: prod node groups", function () {
+describe("fixture stack prod: node groups", function () {
     this.timeout(120_000);
     let plan: Plan;
     before(async () => {
-        plan = await planOf("prod");
+        plan = await planOf("prod", fixtureProject());
     });
 
     it("has an on-demand system group across the three private subnets, labelled and tainted for add-ons", () => {
-        expectNodeBasics(plan, "platform-prod", "system");
         const system = one(plan, "aws:eks/nodeGroup:NodeGroup", "nodegroups-system-group");
         expect(system.props.capacityType).to.equal("ON_DEMAND");
         expect((system.props.subnetIds as unknown[]).length).to.equal(3);
         expect(system.props.labels).to.deep.equal({ "platform/role": "system" });
         expect(system.props.taints).to.deep.equal([{ key: "CriticalAddonsOnly", value: "true", effect: "NO_SCHEDULE" }]);
-        expect((system.props.scalingConfig as { minSize: number }).minSize).to.be.at.least(3);
+        expect((system.props.scalingConfig as { minSize: number }).minSize).to.equal(3);
     });
 
     it("has the self-managed batch group: launch template with AMI and nodeadm user data, ASG, hook", () => {
-        expectNodeBasics(plan, "platform-prod", "batch");
         const lt = one(plan, "aws:ec2/launchTemplate:LaunchTemplate", "nodegroups-batch-lt");
         expect(lt.props.imageId).to.match(/^ami-/);
         const userData = Buffer.from(lt.props.userData as string, "base64").toString();
@@ -148,23 +204,12 @@ describe("whole stack: prod node groups", function () {
         expect(userData).to.include("--node-labels=workload=batch");
         expect(userData).to.include("maxPods: 58");
         const asg = one(plan, "aws:autoscaling/group:Group", "nodegroups-batch-asg");
-        expect((asg.props.vpcZoneIdentifiers as unknown[]).length).to.equal(3);
         expect((asg.props.instanceRefresh as { preferences: { minHealthyPercentage: number } }).preferences.minHealthyPercentage).to.equal(
             90,
         );
         const tags = asg.props.tags as { key: string; value: string; propagateAtLaunch: boolean }[];
         expect(tags).to.deep.include({ key: "kubernetes.io/cluster/platform-prod", value: "owned", propagateAtLaunch: true });
         expect(tags.map((t) => t.key)).to.include("aws-node-termination-handler/managed");
-        const hook = one(plan, "aws:autoscaling/lifecycleHook:LifecycleHook", "nodegroups-batch-terminate");
-        expect(hook.props).to.deep.include({
-            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
-            defaultResult: "CONTINUE",
-            heartbeatTimeout: 300,
-        });
-        const entry = one(plan, "aws:eks/accessEntry:AccessEntry", "nodegroups-batch-access");
-        expect(entry.props).to.deep.include({ type: "EC2_LINUX", clusterName: "platform-prod" });
-        // Built from the static role name, so policies can link it to the role at preview.
-        expect(entry.props.principalArn).to.match(/^arn:aws:iam::\d{12}:role\/platform-prod-batch-node$/);
     });
 
     it("has the termination handler: encrypted queue, five rules, Pod Identity, chart on the system nodes", () => {
@@ -182,22 +227,14 @@ describe("whole stack: prod node groups", function () {
         expect(values.nodeSelector).to.deep.equal({ "platform/role": "system" });
     });
 
-    it("has no GPU device plugin", () => {
-        expect(plan.resources.filter((r) => r.name.startsWith("nodegroups-nvidia"))).to.deep.equal([]);
-    });
-
-    it("creates CoreDNS only after the system group and the batch Auto Scaling group exist", () => {
-        const addons = one(plan, "platform:cluster:ComputeAddons", "addons");
-        expect(addons.options?.dependsOn).to.include.members(["nodegroups-system-group", "nodegroups-batch-asg"]);
-    });
-
     it("exits 2 naming the key when a custom AL2 AMI is configured on Kubernetes 1.34", async () => {
-        const result = await planEdited("prod", (t) =>
+        const dir = editedFixture("prod", (t) =>
             t.replace(
                 "      amiFamily: AL2023\n      releaseVersion: 1.34.7-20260512\n",
                 "      amiFamily: AL2\n      amiId: ami-0123456789abcdef0\n",
             ),
         );
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], dir);
         expect(result.code).to.equal(2);
         expect(result.stdout).to.equal("");
         expect(result.stderr).to.include(

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { isQuantity, parseQuantity } from "../policies/lib/quantity";
+import { isQuantity, parseQuantity } from "eks-platform-policies/lib";
 
 describe("Kubernetes quantities", () => {
     it("parses decimal, binary and exponent suffixes", () => {

@@ -1,96 +1,98 @@
 import { expect } from "chai";
-import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
-import type { Plan } from "../tools/plan";
-import { installMocks, readStackFiles, runInStack, settle, UNKNOWN } from "../tools/offline";
+import { UNKNOWN } from "eks-platform-policies/lib";
+import type { StackConfig } from "../components/config";
 import { ConfigError } from "../components/config";
+import type { Plan } from "../tools/plan";
+import { installMocks, readStackFiles, runInStack, settle } from "../tools/offline";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
 import { planOf, ROOT, runTool } from "./mocks";
+import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
 
 const byType = (plan: Plan, type: string): PlanResource[] => plan.resources.filter((r) => r.type === type);
 const tagsOf = (r: PlanResource) => (r.props.tags ?? {}) as Record<string, string>;
+const metaOf = (r: PlanResource) => r.props.metadata as { name: string; namespace?: string; labels?: Record<string, string> };
+const inNamespace = (plan: Plan, type: string, ns: string) => byType(plan, type).filter((r) => metaOf(r).namespace === ns);
 
-for (const [stack, expected] of [
-    ["dev", { azs: 2, nats: 1, cluster: "platform-dev", namespaces: ["dev"], protect: false, psaEnforce: "baseline" }],
-    ["prod", { azs: 3, nats: 3, cluster: "platform-prod", namespaces: ["staging", "prod"], protect: true, psaEnforce: "restricted" }],
-] as const) {
-    describe(`whole stack: ${stack}`, function () {
+// Invariants: every stack file of the repository renders what its own config asks for.
+for (const stack of stacks()) {
+    describe(`whole stack: ${stack} (Pulumi.${stack}.yaml)`, function () {
         this.timeout(120_000);
         let plan: Plan;
+        let config: StackConfig;
         before(async () => {
+            config = stackConfig(stack);
             plan = await planOf(stack);
         });
 
-        it("lays out a DNS-enabled VPC with a public and a private subnet per AZ", () => {
+        it("lays out a DNS-enabled VPC with a public and a private subnet per configured AZ", () => {
             const [vpc] = byType(plan, "aws:ec2/vpc:Vpc");
-            expect(vpc.props).to.include({ enableDnsHostnames: true, enableDnsSupport: true });
+            expect(vpc.props).to.include({ cidrBlock: config.network.vpcCidr, enableDnsHostnames: true, enableDnsSupport: true });
             const subnets = byType(plan, "aws:ec2/subnet:Subnet");
-            expect(subnets).to.have.length(expected.azs * 2);
-            expect(new Set(subnets.map((s) => s.props.availabilityZone)).size).to.equal(expected.azs);
+            expect(subnets).to.have.length(config.network.availabilityZones.length * 2);
+            expect([...new Set(subnets.map((s) => s.props.availabilityZone))]).to.have.members(config.network.availabilityZones);
         });
 
-        it("tags every subnet with the static cluster name, known at preview", () => {
-            const subnets = byType(plan, "aws:ec2/subnet:Subnet");
-            for (const s of subnets) {
+        it("tags every subnet with the configured cluster name, known at preview", () => {
+            for (const s of byType(plan, "aws:ec2/subnet:Subnet")) {
                 const tags = tagsOf(s);
-                expect(tags[`kubernetes.io/cluster/${expected.cluster}`], s.name).to.be.oneOf(["owned", "shared"]);
+                expect(tags[`kubernetes.io/cluster/${config.clusterName}`], s.name).to.be.oneOf(["owned", "shared"]);
                 const isPublic = tags["kubernetes.io/role/elb"] === "1";
-                const isPrivate = tags["kubernetes.io/role/internal-elb"] === "1" && tags["karpenter.sh/discovery"] === expected.cluster;
+                const isPrivate = tags["kubernetes.io/role/internal-elb"] === "1" && tags["karpenter.sh/discovery"] === config.clusterName;
                 expect(isPublic !== isPrivate, s.name).to.equal(true);
                 expect(JSON.stringify(tags)).to.not.include(UNKNOWN);
             }
         });
 
-        it(`has ${expected.nats} NAT gateway(s)`, () => {
-            expect(byType(plan, "aws:ec2/natGateway:NatGateway")).to.have.length(expected.nats);
+        it("has one NAT gateway, or one per AZ, as configured", () => {
+            const expected = config.network.natGateways === "single" ? 1 : config.network.availabilityZones.length;
+            expect(byType(plan, "aws:ec2/natGateway:NatGateway")).to.have.length(expected);
         });
 
-        it("creates the EKS control plane with encryption, logging and the configured endpoint", () => {
+        it("creates the EKS control plane with encryption, the configured logs, endpoint and protection", () => {
             const [cluster] = byType(plan, "eks:index:Cluster");
-            expect(cluster.props).to.include({ name: expected.cluster, authenticationMode: "API", endpointPrivateAccess: true });
+            expect(cluster.props).to.include({
+                name: config.clusterName,
+                authenticationMode: "API",
+                endpointPrivateAccess: true,
+                endpointPublicAccess: config.cluster.endpoint.publicAccess,
+            });
             expect(cluster.props.encryptionConfigKeyArn).to.be.a("string");
-            expect(cluster.props.enabledClusterLogTypes).to.include("audit");
-            expect(Boolean(cluster.options?.protect)).to.equal(expected.protect);
+            expect(cluster.props.enabledClusterLogTypes).to.have.members(config.cluster.logTypes);
+            expect(Boolean(cluster.options?.protect)).to.equal(config.cluster.protect);
             expect(byType(plan, "aws:kms/key:Key").find((k) => k.name === "cluster-secrets")?.props.enableKeyRotation).to.equal(true);
         });
 
-        it("creates each configured namespace with a quota and a LimitRange, never deleted with its config", () => {
+        it("creates each configured namespace with its quota and a LimitRange, never deleted with its config", () => {
             const namespaces = byType(plan, "kubernetes:core/v1:Namespace");
-            expect(namespaces.map((n) => (n.props.metadata as { name: string }).name)).to.have.members([...expected.namespaces]);
+            expect(namespaces.map((n) => metaOf(n).name)).to.have.members(Object.keys(config.namespaces));
             for (const ns of namespaces) {
+                const name = metaOf(ns).name;
+                const quota = config.namespaces[name].quota;
                 expect(ns.options?.retainOnDelete, ns.name).to.equal(true);
-                const name = (ns.props.metadata as { name: string }).name;
-                const quota = byType(plan, "kubernetes:core/v1:ResourceQuota").find(
-                    (q) => (q.props.metadata as { namespace: string }).namespace === name,
-                );
-                expect(quota, `quota for ${name}`).to.not.equal(undefined);
-                expect(Object.keys((quota!.props.spec as { hard: object }).hard)).to.have.members([
-                    "requests.cpu",
-                    "requests.memory",
-                    "limits.cpu",
-                    "limits.memory",
-                    "pods",
-                ]);
-                const limits = byType(plan, "kubernetes:core/v1:LimitRange").find(
-                    (q) => (q.props.metadata as { namespace: string }).namespace === name,
-                );
-                expect(limits, `limit range for ${name}`).to.not.equal(undefined);
+                const [rendered, ...more] = inNamespace(plan, "kubernetes:core/v1:ResourceQuota", name);
+                expect(more, `one quota in ${name}`).to.deep.equal([]);
+                expect((rendered.props.spec as { hard: Record<string, string> }).hard, name).to.deep.equal({
+                    "requests.cpu": quota.requestsCpu,
+                    "requests.memory": quota.requestsMemory,
+                    "limits.cpu": quota.limitsCpu,
+                    "limits.memory": quota.limitsMemory,
+                    pods: String(quota.pods),
+                });
+                expect(inNamespace(plan, "kubernetes:core/v1:LimitRange", name), `limit range in ${name}`).to.have.length(1);
             }
         });
 
-        it("labels every namespace with Pod Security levels and isolates it with a default-deny NetworkPolicy", () => {
+        it("labels every namespace with its Pod Security levels and isolates it with a default-deny NetworkPolicy", () => {
             const policies = byType(plan, "kubernetes:networking.k8s.io/v1:NetworkPolicy");
             for (const ns of byType(plan, "kubernetes:core/v1:Namespace")) {
-                const meta = ns.props.metadata as { name: string; labels: Record<string, string> };
-                expect(meta.labels["pod-security.kubernetes.io/enforce"], meta.name).to.equal(expected.psaEnforce);
-                const deny = policies.find(
-                    (p) =>
-                        (p.props.metadata as { namespace: string; name: string }).namespace === meta.name &&
-                        (p.props.metadata as { name: string }).name === "default-deny",
-                );
+                const meta = metaOf(ns);
+                const psa = config.namespaces[meta.name].podSecurity;
+                expect(meta.labels?.["pod-security.kubernetes.io/enforce"], meta.name).to.equal(psa.enforce);
+                expect(meta.labels?.["pod-security.kubernetes.io/warn"], meta.name).to.equal(psa.warn);
+                const deny = policies.find((p) => metaOf(p).namespace === meta.name && metaOf(p).name === "default-deny");
                 expect(deny?.props.spec, `default-deny in ${meta.name}`).to.deep.include({ podSelector: {} });
             }
         });
@@ -102,16 +104,20 @@ for (const [stack, expected] of [
 
         it("grants admins cluster-wide and namespace teams only their namespaces", () => {
             const assoc = byType(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
-            expect(assoc.length).to.be.greaterThan(1);
+            const teams = Object.values(config.namespaces).flatMap((ns) => [...ns.editors, ...ns.viewers]);
+            expect(assoc.length).to.be.at.least(config.access.admins.length + new Set(teams).size);
             for (const a of assoc) {
                 const scope = a.props.accessScope as { type: string; namespaces?: string[] };
                 if (String(a.props.policyArn).endsWith("/AmazonEKSClusterAdminPolicy")) {
                     expect(scope.type).to.equal("cluster");
+                    expect(config.access.admins, a.name).to.include(a.props.principalArn);
                 } else {
                     expect(scope.type, a.name).to.equal("namespace");
-                    expect(scope.namespaces).to.satisfy((n: string[]) =>
-                        n.every((x) => (expected.namespaces as readonly string[]).includes(x)),
-                    );
+                    for (const ns of scope.namespaces ?? []) {
+                        const granted = config.namespaces[ns];
+                        expect(granted, `${a.name}: ${ns} is a configured namespace`).to.not.equal(undefined);
+                        expect([...granted.editors, ...granted.viewers], a.name).to.include(a.props.principalArn);
+                    }
                 }
             }
         });
@@ -126,24 +132,19 @@ for (const [stack, expected] of [
     });
 }
 
-describe("whole stack: quotas per environment", function () {
+// Exact expectations: the frozen fixture stacks (test/fixtures/stacks).
+describe("whole stack: the fixture dev stack's quota, rendered", function () {
     this.timeout(120_000);
-    it("gives prod namespaces larger quotas than dev", async () => {
-        const hard = async (stack: string, ns: string) => {
-            const plan = await planOf(stack);
-            const quota = plan.resources.find(
-                (r) => r.type === "kubernetes:core/v1:ResourceQuota" && (r.props.metadata as { namespace: string }).namespace === ns,
-            );
-            return (quota!.props.spec as { hard: Record<string, string> }).hard;
-        };
-        expect(await hard("dev", "dev")).to.deep.include({
+    it("renders the dev namespace's quota as Kubernetes quantities", async () => {
+        const plan = await planOf("dev", fixtureProject());
+        const [quota] = inNamespace(plan, "kubernetes:core/v1:ResourceQuota", "dev");
+        expect((quota.props.spec as { hard: Record<string, string> }).hard).to.deep.equal({
             "requests.cpu": "4",
             "requests.memory": "8Gi",
             "limits.cpu": "8",
             "limits.memory": "16Gi",
             pods: "10",
         });
-        expect(Number((await hard("prod", "prod"))["requests.cpu"])).to.be.greaterThan(4);
     });
 });
 
@@ -151,7 +152,7 @@ describe("offline plan CLI", function () {
     this.timeout(120_000);
 
     it("prints a readable plan listing the platform", async () => {
-        const result = await runTool("plan.ts", ["dev"]);
+        const result = await runTool("plan.ts", ["dev"], fixtureProject());
         expect(result.code, result.stderr).to.equal(0);
         for (const needle of [
             "aws:ec2/vpc:Vpc",
@@ -172,7 +173,7 @@ describe("offline plan CLI", function () {
     });
 
     it("prints exactly one JSON object with stack, resources and violations", async () => {
-        const result = await runTool("plan.ts", ["prod", "--format", "json"]);
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], fixtureProject());
         expect(result.code, result.stderr).to.equal(0);
         const plan = JSON.parse(result.stdout) as Plan;
         expect(plan.stack).to.equal("prod");
@@ -191,19 +192,9 @@ describe("offline plan CLI", function () {
     });
 
     it("exits 2 naming every bad key of a broken stack file, printing no resource", async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-"));
-        for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
-            fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
-        }
-        fs.symlinkSync(path.join(ROOT, "components"), path.join(dir, "components"));
-        fs.symlinkSync(path.join(ROOT, "tools"), path.join(dir, "tools"));
-        fs.symlinkSync(path.join(ROOT, "policies"), path.join(dir, "policies"));
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
-        const broken = fs
-            .readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")
-            .replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33")
-            .replace("natGateways: single", "natGateways: sometimes");
-        fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), broken);
+        const dir = editedFixture("dev", (t) =>
+            t.replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33").replace("natGateways: single", "natGateways: sometimes"),
+        );
         const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
         expect(result.code).to.equal(2);
         expect(result.stdout).to.equal("");
@@ -212,7 +203,7 @@ describe("offline plan CLI", function () {
     });
 
     it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {
-        const files = readStackFiles(ROOT, "dev");
+        const files = readStackFiles(fixtureProject(), "dev");
         const network = JSON.parse(files.config["eks-platform:network"]) as Record<string, unknown>;
         files.config["eks-platform:network"] = JSON.stringify({ ...network, vpcCidr: "10.10.0.0/33" });
         const program = require.resolve(path.join(ROOT, "index.ts"));

@@ -2,6 +2,7 @@
  * Compliant resources, one factory per type, as the program and the AWS/Kubernetes providers
  * shape their inputs. Failing cases change one field of these with `changed()`.
  */
+import { UNKNOWN } from "eks-platform-policies/lib";
 import type { TestResource } from "./harness";
 
 const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
@@ -229,7 +230,7 @@ export function subnet(tier: "public" | "private" = "private", name = `network-$
             cidrBlock: tier === "public" ? "10.20.96.0/24" : "10.20.0.0/19",
             mapPublicIpOnLaunch: false,
             tags,
-            vpcId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            vpcId: UNKNOWN,
         },
     };
 }
@@ -296,7 +297,7 @@ export function ingressRule(): TestResource {
         type: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
         name: "nodes-https",
         props: {
-            securityGroupId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            securityGroupId: UNKNOWN,
             ipProtocol: "tcp",
             fromPort: 443,
             toPort: 443,
@@ -311,7 +312,7 @@ export function securityGroupRule(): TestResource {
         name: "nodes-ssh-vpn",
         props: {
             type: "ingress",
-            securityGroupId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            securityGroupId: UNKNOWN,
             protocol: "tcp",
             fromPort: 22,
             toPort: 22,
@@ -327,7 +328,7 @@ export function nodeGroup(): TestResource {
         props: {
             clusterName: "platform-prod",
             nodeGroupName: "system",
-            nodeRoleArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            nodeRoleArn: UNKNOWN,
             scalingConfig: { minSize: 3, desiredSize: 3, maxSize: 6 },
             updateConfig: { maxUnavailablePercentage: 33 },
         },
@@ -353,7 +354,7 @@ export function eksComponent(): TestResource {
         name: "cluster-eks",
         props: {
             name: "platform-prod",
-            encryptionConfigKeyArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+            encryptionConfigKeyArn: UNKNOWN,
             enabledClusterLogTypes: ["api", "audit", "authenticator"],
             endpointPrivateAccess: true,
             endpointPublicAccess: false,
@@ -367,8 +368,8 @@ export function awsCluster(): TestResource {
         name: "cluster-eks-eksCluster",
         props: {
             name: "platform-prod",
-            roleArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
-            encryptionConfig: { resources: ["secrets"], provider: { keyArn: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" } },
+            roleArn: UNKNOWN,
+            encryptionConfig: { resources: ["secrets"], provider: { keyArn: UNKNOWN } },
             enabledClusterLogTypes: ["api", "audit"],
             vpcConfig: { endpointPrivateAccess: true, endpointPublicAccess: true, publicAccessCidrs: ["203.0.113.0/24"], subnetIds: [] },
         },

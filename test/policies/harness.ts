@@ -12,17 +12,11 @@ import type {
     StackValidationArgs,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { configDefaults } from "../../policies/lib/config";
-import { isUnknownValueError, unknownCheckingProxy } from "../../policies/lib/sdk";
+import { configDefaults, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
+import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
-export const UNKNOWN = {
-    string: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
-    number: "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
-    boolean: "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",
-    array: "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",
-    object: "dd056dcd-154b-4c76-9bd3-c8f88648b5ff",
-} as const;
+export const UNKNOWN = UNKNOWN_SENTINELS;
 
 export interface TestResource {
     type: string;

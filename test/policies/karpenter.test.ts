@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { karpenterNodeClass } from "../../policies/karpenterNodeClass";
-import { karpenterNodePool } from "../../policies/karpenterNodePool";
+import { karpenterNodeClass } from "eks-platform-policies/karpenterNodeClass";
+import { karpenterNodePool } from "eks-platform-policies/karpenterNodePool";
 import { expectClean, expectViolations } from "./expect";
 import { deployment, nodeClass, nodePool } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

@@ -1,10 +1,19 @@
 import { expect } from "chai";
-import { configDefaults, PolicyConfigError, readConfig } from "../../policies/lib/config";
-import { formatSeconds, parseDuration } from "../../policies/lib/duration";
-import { parseIntOrPercent, readIntOrPercent, scaledValue } from "../../policies/lib/intOrPercent";
-import { kubernetesKind, preStopSleep, workloadKind } from "../../policies/lib/kubernetes";
-import { compareQuantities } from "../../policies/lib/quantity";
-import { LabelSelector, readSelector, SelectorIndex, selectorMatches } from "../../policies/lib/selector";
+import {
+    compareQuantities,
+    configDefaults,
+    formatSeconds,
+    karpenterDuration,
+    LabelSelector,
+    parseDuration,
+    PolicyConfigError,
+    readConfig,
+    readSelector,
+    selectorMatches,
+} from "eks-platform-policies/lib";
+import { parseIntOrPercent, readIntOrPercent, scaledValue } from "eks-platform-policies/lib/intOrPercent";
+import { kubernetesKind, preStopSleep, workloadKind } from "eks-platform-policies/lib/kubernetes";
+import { SelectorIndex } from "eks-platform-policies/lib/selector";
 
 const labels = { app: "api", tier: "web" };
 const sel = (s: unknown) => readSelector(s) as LabelSelector;
@@ -91,10 +100,10 @@ describe("policy lib: label selectors", () => {
         index.add("prod", sel({ matchLabels: { app: "api" } }), "api-pdb");
         index.add("prod", sel({ matchExpressions: [{ key: "tier", operator: "In", values: ["web"] }] }), "web-pdb");
         index.add("prod", sel({ matchLabels: { app: "worker" } }), "worker-pdb");
-        index.add("staging", sel({ matchLabels: { app: "api" } }), "staging-pdb");
+        index.add("web", sel({ matchLabels: { app: "api" } }), "web-pdb");
         index.add("prod", readSelector(undefined), "null-pdb");
         expect(index.matching("prod", labels)).to.have.members(["api-pdb", "web-pdb"]);
-        expect(index.matching("staging", labels)).to.deep.equal(["staging-pdb"]);
+        expect(index.matching("web", labels)).to.deep.equal(["web-pdb"]);
         expect(index.matching("dev", labels)).to.deep.equal([]);
     });
 
@@ -169,18 +178,49 @@ describe("policy lib: int-or-percent and durations", () => {
         expect(scaledValue({ kind: "int", value: 2 }, 3)).to.equal(2);
     });
 
-    it("parses Go durations to seconds", () => {
-        expect(parseDuration("30s")).to.equal(30);
-        expect(parseDuration("10m")).to.equal(600);
-        expect(parseDuration("1h30m")).to.equal(5400);
-        expect(parseDuration("48h")).to.equal(172_800);
-        expect(parseDuration("1.5h")).to.equal(5400);
-        expect(parseDuration("0")).to.equal(0);
-        for (const bad of ["", "Never", "10", "1d", "h", 30, null, "5 m"]) {
+    it("parses durations as Go's time.ParseDuration does", () => {
+        const cases: [string, number][] = [
+            ["30s", 30],
+            ["10m", 600],
+            ["1h30m", 5400],
+            ["48h", 172_800],
+            ["1.5h", 5400],
+            [".5s", 0.5],
+            ["1.s", 1],
+            ["300ms", 0.3],
+            ["1500us", 0.0015],
+            ["1500µs", 0.0015],
+            ["1500μs", 0.0015],
+            ["2ns", 2e-9],
+            ["1h0m0s", 3600],
+            ["+5m", 300],
+            ["-5m", -300],
+            ["0", 0],
+            ["-0", 0],
+            ["2562047h", 9_223_369_200],
+        ];
+        for (const [text, seconds] of cases) {
+            expect(parseDuration(text), text).to.be.closeTo(seconds, 1e-12);
+        }
+        // Go refuses: no unit, unknown units, a lone dot, spaces, a sign alone, more than int64 nanoseconds.
+        for (const bad of ["", "Never", "10", "1d", "h", ".s", "5 m", "+", "1h 30m", "2562048h", 30, null]) {
             expect(parseDuration(bad), JSON.stringify(bad)).to.equal(undefined);
         }
         expect(formatSeconds(7200)).to.equal("2h");
         expect(formatSeconds(90)).to.equal("90s");
+    });
+
+    it("reads NodePool durations only as Karpenter v1's CRD admits them", () => {
+        expect(karpenterDuration("1h30m")).to.equal(5400);
+        expect(karpenterDuration("720h", "orNever")).to.equal(2_592_000);
+        expect(karpenterDuration("Never", "orNever")).to.equal(Infinity);
+        expect(karpenterDuration("10h", "budget")).to.equal(36_000);
+        expect(karpenterDuration("1h30m", "budget")).to.equal(5400);
+        // Valid Go, refused by the CRD patterns.
+        for (const bad of ["1.5h", "-5m", "300ms", "+1h", "0", "Never"]) {
+            expect(karpenterDuration(bad), bad).to.equal(undefined);
+        }
+        expect(karpenterDuration("30s", "budget")).to.equal(undefined);
     });
 });
 
@@ -317,6 +357,18 @@ describe("policy lib: config", () => {
             expect(message).to.include("p.names[1]: must be a string");
             expect(message).to.include("p.mni: unknown key");
         }
+    });
+
+    it("says a missing required key is required and lists an enum's values", () => {
+        const strict = {
+            properties: { level: { type: "string" as const, enum: ["baseline", "restricted"] } },
+            required: ["level"],
+        };
+        expect(() => readConfig("p", strict, {})).to.throw(/p\.level: is required/);
+        expect(() => readConfig("p", strict, { level: "strict" })).to.throw(
+            /p\.level: must be one of "baseline", "restricted", not "strict"/,
+        );
+        expect(readConfig("p", strict, { level: "baseline" })).to.deep.equal({ level: "baseline" });
     });
 
     it("runs cross-key checks after the per-key ones", () => {

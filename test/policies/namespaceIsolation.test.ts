@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { deniesAllIngress, namespaceIsolation } from "../../policies/namespaceIsolation";
+import { deniesAllIngress, namespaceIsolation } from "eks-platform-policies/namespaceIsolation";
 import { expectClean, expectViolations } from "./expect";
 import { namespace, networkPolicy } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
@@ -84,7 +84,7 @@ describe("policy namespace-isolation (stack)", () => {
         ["is egress-only", "spec.policyTypes", ["Egress"]],
         ["allows some ingress", "spec.ingress", [{ from: [{ podSelector: {} }] }]],
         ["has one empty ingress rule (allows everything)", "spec.ingress", [{}]],
-        ["is in another namespace", "metadata.namespace", "staging"],
+        ["is in another namespace", "metadata.namespace", "web"],
         ["has no namespace (it lands in default)", "metadata.namespace", undefined],
     ] as const) {
         it(`does not count a NetworkPolicy that ${what}`, async () => {
@@ -117,8 +117,8 @@ describe("policy namespace-isolation (stack)", () => {
 
     it("judges each namespace on its own policies", async () => {
         expectViolations(
-            await runStack(namespaceIsolation, [namespace("prod"), namespace("staging"), networkPolicy("prod")]),
-            /Namespace staging has no default-deny ingress NetworkPolicy/,
+            await runStack(namespaceIsolation, [namespace("prod"), namespace("web"), networkPolicy("prod")]),
+            /Namespace web has no default-deny ingress NetworkPolicy/,
         );
     });
 
@@ -136,10 +136,10 @@ describe("policy namespace-isolation (stack)", () => {
     });
 
     it("leaves an unknown enforce label undecided, still judging the rest", async () => {
-        const outcome = await runStack(namespaceIsolation, [withEnforce(UNKNOWN.string), namespace("staging")]);
+        const outcome = await runStack(namespaceIsolation, [withEnforce(UNKNOWN.string), namespace("web")]);
         expect(outcome.violations.map((v) => v.message)).to.have.length(2);
         expect(outcome.violations[0].message).to.match(/Namespace prod has no default-deny/);
-        expect(outcome.violations[1].message).to.match(/Namespace staging has no default-deny/);
+        expect(outcome.violations[1].message).to.match(/Namespace web has no default-deny/);
         expect(outcome.cantRun).to.match(
             /can't run policy 'namespace-isolation'.*pod-security\.kubernetes\.io\/enforce can't be known during preview.*Namespace prod pod security/,
         );

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { namespaceQuotaRequired } from "../../policies/namespaceQuotaRequired";
+import { namespaceQuotaRequired } from "eks-platform-policies/namespaceQuotaRequired";
 import { expectClean, expectViolations } from "./expect";
 import { limitRange, namespace, resourceQuota } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
@@ -127,7 +127,7 @@ describe("policy namespace-quota-required (stack)", () => {
     });
 
     it("does not count a quota of another namespace", async () => {
-        expectViolations(await runStack(namespaceQuotaRequired, [namespace(), resourceQuota("staging"), limitRange()]), /no ResourceQuota/);
+        expectViolations(await runStack(namespaceQuotaRequired, [namespace(), resourceQuota("web"), limitRange()]), /no ResourceQuota/);
     });
 
     it("exempts system namespaces (configurable) and says so when nothing is left", async () => {

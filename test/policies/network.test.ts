@@ -1,44 +1,109 @@
 import { expect } from "chai";
-import { subnetEksTags } from "../../policies/subnetEksTags";
-import { vpcDns } from "../../policies/vpcDns";
+import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
+import { vpcDns } from "eks-platform-policies/vpcDns";
 import { expectClean, expectViolations } from "./expect";
-import { subnet, vpc } from "./fixtures";
-import { changed, runResource, UNKNOWN } from "./harness";
+import { awsCluster, eksComponent, subnet, vpc } from "./fixtures";
+import { changed, runResource, runStack, UNKNOWN } from "./harness";
 
-describe("policy subnet-eks-tags", () => {
-    it("passes tagged public and private subnets, with an unknown vpcId", async () => {
-        expectClean(await runResource(subnetEksTags, subnet("public")));
-        expectClean(await runResource(subnetEksTags, subnet("private")));
-        expectClean(await runResource(subnetEksTags, subnet("private"), { clusterName: "platform-prod" }));
+describe("policy subnet-eks-tags (stack)", () => {
+    const cluster = eksComponent(); // named platform-prod, as the subnets are tagged
+    const withClusterTag = (value: string | undefined, key = "kubernetes.io/cluster/platform-prod") => {
+        const s = subnet();
+        const tags = { ...(s.props.tags as Record<string, string>) };
+        delete tags["kubernetes.io/cluster/platform-prod"];
+        if (value !== undefined) {
+            tags[key] = value;
+        }
+        return { ...s, props: { ...s.props, tags } };
+    };
+
+    it("passes tagged public and private subnets of the stack's cluster, with an unknown vpcId", async () => {
+        expectClean(await runStack(subnetEksTags, [cluster, subnet("public"), subnet("private")]));
+        expectClean(await runStack(subnetEksTags, [awsCluster(), subnet("private")]));
+        expectClean(await runStack(subnetEksTags, [subnet("private")], { clusterName: "platform-prod" }));
     });
 
-    it("is not applicable to other resources", async () => {
-        expect((await runResource(subnetEksTags, vpc())).notApplicable).to.match(
-            /only applies to resources of type 'aws:ec2\/subnet:Subnet'/,
+    it("takes the cluster name from the stack: a renamed cluster needs no policy config", async () => {
+        const renamed = changed(cluster, "name", "acme-dev");
+        expectClean(await runStack(subnetEksTags, [renamed, withClusterTag("owned", "kubernetes.io/cluster/acme-dev")]));
+        expectViolations(
+            await runStack(subnetEksTags, [renamed, subnet()]),
+            /Subnet network-private-us-east-1a has no tag kubernetes\.io\/cluster\/acme-dev with value owned or shared/,
         );
     });
 
-    it("reports a subnet without the cluster tag, or with another cluster's, or a bad value", async () => {
-        const withTag = (value: string | undefined) => {
-            const s = subnet();
-            const tags = { ...(s.props.tags as Record<string, string>) };
-            if (value === undefined) {
-                delete tags["kubernetes.io/cluster/platform-prod"];
-            } else {
-                tags["kubernetes.io/cluster/platform-prod"] = value;
-            }
-            return { ...s, props: { ...s.props, tags } };
-        };
+    it("lets the clusterName knob override the stack (a VPC shared with another stack's cluster)", async () => {
         expectViolations(
-            await runResource(subnetEksTags, withTag(undefined)),
-            /Subnet network-private-us-east-1a has no tag kubernetes\.io\/cluster\/<cluster name> with value owned or shared/,
-        );
-        expectViolations(await runResource(subnetEksTags, withTag("yes")), /has no tag kubernetes\.io\/cluster\/<cluster name>/);
-        expectClean(await runResource(subnetEksTags, withTag("owned")));
-        expectViolations(
-            await runResource(subnetEksTags, subnet(), { clusterName: "platform-dev" }),
+            await runStack(subnetEksTags, [cluster, subnet()], { clusterName: "platform-dev" }),
             /no tag kubernetes\.io\/cluster\/platform-dev with value owned or shared/,
         );
+        expectClean(await runStack(subnetEksTags, [changed(cluster, "name", "other"), subnet()], { clusterName: "platform-prod" }));
+    });
+
+    it("accepts the tag of any cluster of the stack, and counts the component and its AWS cluster once", async () => {
+        const second = { ...changed(awsCluster(), "name", "platform-batch"), name: "batch-cluster" };
+        expectClean(
+            await runStack(subnetEksTags, [
+                cluster,
+                awsCluster(),
+                second,
+                withClusterTag("shared", "kubernetes.io/cluster/platform-batch"),
+            ]),
+        );
+        expectViolations(
+            await runStack(subnetEksTags, [cluster, second, withClusterTag(undefined)]),
+            /has no tag kubernetes\.io\/cluster\/platform-prod or kubernetes\.io\/cluster\/platform-batch/,
+        );
+    });
+
+    it("reports a subnet without the cluster tag, with another cluster's, or with a bad value", async () => {
+        expectViolations(
+            await runStack(subnetEksTags, [cluster, withClusterTag(undefined)]),
+            /has no tag kubernetes\.io\/cluster\/platform-prod/,
+        );
+        expectViolations(
+            await runStack(subnetEksTags, [cluster, withClusterTag("yes")]),
+            /has no tag kubernetes\.io\/cluster\/platform-prod/,
+        );
+        expectViolations(
+            await runStack(subnetEksTags, [cluster, withClusterTag("owned", "kubernetes.io/cluster/platform-dev")]),
+            /has no tag kubernetes\.io\/cluster\/platform-prod/,
+        );
+        expectClean(await runStack(subnetEksTags, [cluster, withClusterTag("owned")]));
+    });
+
+    it("leaves the cluster tag undecided, never passed, when the stack has no cluster and no knob names one", async () => {
+        const outcome = await runStack(subnetEksTags, [subnet("public"), subnet("private")]);
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.cantRun).to.match(/no EKS cluster in this stack .* set subnet-eks-tags\.clusterName/);
+        expect(outcome.cantRun).to.match(
+            /undecided until then: Subnet network-public-us-east-1a cluster tag; Subnet network-private-us-east-1a cluster tag/,
+        );
+        // The role tags are still judged.
+        const pub = subnet("public");
+        const tags = { ...(pub.props.tags as Record<string, string>) };
+        delete tags["kubernetes.io/role/elb"];
+        const withoutRole = await runStack(subnetEksTags, [{ ...pub, props: { ...pub.props, tags } }]);
+        expect(withoutRole.violations.map((v) => v.message)).to.satisfy(
+            (m: string[]) => m.length === 1 && /lacks tag kubernetes\.io\/role\/elb=1/.test(m[0]),
+        );
+        expect(withoutRole.cantRun).to.match(/no EKS cluster in this stack/);
+    });
+
+    it("leaves a subnet undecided when the cluster's name is unknown at preview, and decides the others", async () => {
+        const outcome = await runStack(subnetEksTags, [
+            changed(cluster, "name", UNKNOWN.string),
+            awsCluster(),
+            withClusterTag(undefined),
+            subnet(),
+        ]);
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.cantRun).to.match(/name can't be known during preview/);
+        expect(outcome.cantRun).to.match(/undecided until the values are known: .*cluster tag/);
+    });
+
+    it("is not applicable to a stack without subnets", async () => {
+        expect((await runStack(subnetEksTags, [cluster, vpc()])).notApplicable).to.match(/no aws:ec2\/subnet:Subnet in this stack/);
     });
 
     it("reports a public subnet without the elb role tag, by tier tag or by mapPublicIpOnLaunch", async () => {
@@ -46,11 +111,11 @@ describe("policy subnet-eks-tags", () => {
         const tags = { ...(pub.props.tags as Record<string, string>) };
         delete tags["kubernetes.io/role/elb"];
         expectViolations(
-            await runResource(subnetEksTags, { ...pub, props: { ...pub.props, tags } }),
+            await runStack(subnetEksTags, [cluster, { ...pub, props: { ...pub.props, tags } }]),
             /Public Subnet network-public-us-east-1a lacks tag kubernetes\.io\/role\/elb=1/,
         );
         expectViolations(
-            await runResource(subnetEksTags, changed(subnet("private"), "mapPublicIpOnLaunch", true)),
+            await runStack(subnetEksTags, [cluster, changed(subnet("private"), "mapPublicIpOnLaunch", true)]),
             /Public Subnet .* lacks tag kubernetes\.io\/role\/elb=1/,
         );
     });
@@ -59,13 +124,13 @@ describe("policy subnet-eks-tags", () => {
         const priv = subnet("private");
         const tags = { ...(priv.props.tags as Record<string, string>), "kubernetes.io/role/internal-elb": "0" };
         expectViolations(
-            await runResource(subnetEksTags, { ...priv, props: { ...priv.props, tags } }),
+            await runStack(subnetEksTags, [cluster, { ...priv, props: { ...priv.props, tags } }]),
             /Private Subnet network-private-us-east-1a lacks tag kubernetes\.io\/role\/internal-elb=1/,
         );
     });
 
     it("cannot decide (advisory can't-run) when the tags themselves are unknown", async () => {
-        const outcome = await runResource(subnetEksTags, changed(subnet(), "tags", UNKNOWN.object));
+        const outcome = await runStack(subnetEksTags, [cluster, changed(subnet(), "tags", UNKNOWN.object)]);
         expect(outcome.violations).to.deep.equal([]);
         expect(outcome.cantRun).to.match(/tags can't be known during preview/);
     });

@@ -1,7 +1,8 @@
 import { expect } from "chai";
-import { nodegroupUpdateConfig } from "../../policies/nodegroupUpdateConfig";
-import { nodeLaunchHardening } from "../../policies/nodeLaunchHardening";
-import { managedPolicyName, nodeRolePolicies, roleNameFromArn, trustsEc2 } from "../../policies/nodeRolePolicies";
+import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConfig";
+import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
+import { managedPolicyName } from "eks-platform-policies/lib";
+import { nodeRolePolicies, roleNameFromArn, trustsEc2 } from "eks-platform-policies/nodeRolePolicies";
 import { expectClean, expectViolations } from "./expect";
 import {
     attachment,

@@ -1,107 +1,58 @@
 import { expect } from "chai";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
-import type { EnforcementLevel } from "@pulumi/policy";
-import { configProblems } from "../../policies/lib/config";
-import { policies } from "../../policies/policies";
+import { policies } from "eks-platform-policies/policies";
+import { EffectivePolicyConfig, PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../../tools/gate";
 import type { Plan } from "../../tools/plan";
 import { planOf, ROOT } from "../mocks";
+import { stackConfig, stacks } from "../stackFiles";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
 
-// The names users reference in config: stable, from the issue.
-const NAMES = [
-    "workload-resources",
-    "workload-termination-grace",
-    "workload-prestop-hook",
-    "workload-pdb-required",
-    "pdb-allows-disruption",
-    "namespace-quota-required",
-    "drain-window",
-    "karpenter-nodepool",
-    "karpenter-nodeclass",
-    "subnet-eks-tags",
-    "vpc-dns",
-    "node-role-policies",
-    "node-launch-hardening",
-    "nodegroup-update-config",
-    "cluster-hardening",
-    "namespace-isolation",
-    "access-least-privilege",
-];
-const STACK_POLICIES = [
-    "workload-prestop-hook",
-    "workload-pdb-required",
-    "pdb-allows-disruption",
-    "namespace-quota-required",
-    "drain-window",
-    "node-role-policies",
-    "namespace-isolation",
-    "access-least-privilege",
-];
-const LEVELS = ["advisory", "mandatory", "remediate", "disabled"];
+const CONFIG_DIR = path.join(ROOT, "policies", "config");
+const kindOf = (p: (typeof policies)[number]) => ("validateStack" in p ? "stack" : "resource");
 
-interface Effective {
-    level: EnforcementLevel;
-    props: Record<string, unknown>;
+/** The pack's policies as the analyzer describes them to the engine (GetAnalyzerInfo). */
+const PACK: PackPolicy[] = policies.map((p) => ({
+    name: p.name,
+    description: p.description,
+    kind: kindOf(p),
+    enforcementLevel: p.enforcementLevel ?? "advisory",
+    ...(p.configSchema ? { configSchema: p.configSchema as PackPolicy["configSchema"] } : {}),
+}));
+
+/** A `--policy-pack-config` file read and reconciled with the pack as the CLI (and the offline gate) does. */
+function effectiveConfig(file: string): { config: Record<string, EffectivePolicyConfig>; warnings: string[] } {
+    return reconcilePolicyConfig(PACK, {}, parsePolicyPackConfig(fs.readFileSync(file, "utf8"), file), file);
 }
 
-/**
- * A `--policy-pack-config` file as the CLI reads it (pkg/resource/analyzer/config.go): each key a
- * policy name or `all`, each value an enforcement level or an object with `enforcementLevel` and
- * properties; `all` applies first, then each policy's own entry. Returns problems instead of throwing.
- */
-function reconcile(file: string): { effective: Map<string, Effective>; problems: string[] } {
-    const raw = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
-    const problems: string[] = [];
-    const effective = new Map<string, Effective>(policies.map((p) => [p.name, { level: p.enforcementLevel ?? "advisory", props: {} }]));
-    const parse = (key: string, value: unknown): { level?: EnforcementLevel; props: Record<string, unknown> } => {
-        if (typeof value === "string") {
-            if (!LEVELS.includes(value)) problems.push(`${key}: "${value}" is not an enforcement level`);
-            return { level: value as EnforcementLevel, props: {} };
+/** The first column of the markdown table whose header's first cell is `header`, in order. */
+function tableColumn(markdown: string, header: string): string[][] {
+    const lines = markdown.split("\n");
+    const start = lines.findIndex((l) => new RegExp(`^\\|\\s*${header}\\s*\\|`).test(l));
+    expect(start, `a table headed "${header}"`).to.be.greaterThan(-1);
+    const rows: string[][] = [];
+    for (const line of lines.slice(start + 2)) {
+        if (!line.startsWith("|")) {
+            break;
         }
-        if (value && typeof value === "object" && !Array.isArray(value)) {
-            const { enforcementLevel, ...props } = value as Record<string, unknown>;
-            if (enforcementLevel !== undefined && !LEVELS.includes(enforcementLevel as string))
-                problems.push(`${key}.enforcementLevel is not an enforcement level`);
-            return { level: enforcementLevel as EnforcementLevel | undefined, props };
-        }
-        problems.push(`${key}: must be a string or an object`);
-        return { props: {} };
-    };
-    if (raw.all !== undefined) {
-        const all = parse("all", raw.all);
-        for (const e of effective.values()) {
-            e.level = all.level ?? e.level;
-        }
-    }
-    for (const [key, value] of Object.entries(raw)) {
-        if (key === "all") continue;
-        const policy = policies.find((p) => p.name === key);
-        if (!policy) {
-            problems.push(`${key}: no such policy in the pack`);
-            continue;
-        }
-        const { level, props } = parse(key, value);
-        problems.push(
-            ...(policy.configSchema
-                ? configProblems(key, policy.configSchema, props)
-                : Object.keys(props).map((k) => `${key}.${k}: the policy takes no config`)),
+        rows.push(
+            line
+                .split("|")
+                .slice(1, -1)
+                .map((c) => c.trim()),
         );
-        const e = effective.get(key)!;
-        e.level = level ?? e.level;
-        e.props = props;
     }
-    return { effective, problems };
+    return rows;
 }
 
 describe("policy pack: catalogue", () => {
-    it("has exactly the documented policies, each with a description and a default level", () => {
-        expect(policies.map((p) => p.name)).to.deep.equal(NAMES);
+    it("names every policy once, in kebab-case, with a description and a default level", () => {
+        const names = policies.map((p) => p.name);
+        expect(new Set(names).size).to.equal(names.length);
         for (const p of policies) {
+            expect(p.name).to.match(/^[a-z][a-z0-9]*(-[a-z0-9]+)+$/);
             expect(p.description, p.name).to.match(/^[A-Z].{20,}\.$/);
-            expect(p.enforcementLevel, p.name).to.equal(p.name === "workload-prestop-hook" ? "advisory" : "mandatory");
-            expect("validateStack" in p, p.name).to.equal(STACK_POLICIES.includes(p.name));
+            expect(p.enforcementLevel, p.name).to.be.oneOf(["advisory", "mandatory"]);
         }
     });
 
@@ -113,70 +64,71 @@ describe("policy pack: catalogue", () => {
         }
     });
 
-    it("is documented: docs/policies.md names every policy and knob", () => {
+    it("is documented: the tables of README.md and docs/policies.md list exactly the pack's policies, with their kind and knobs", () => {
+        const names = policies.map((p) => `\`${p.name}\``);
+        const readme = tableColumn(fs.readFileSync(path.join(ROOT, "README.md"), "utf8"), "policy");
+        expect(readme.map((r) => r[0])).to.deep.equal(names);
         const doc = fs.readFileSync(path.join(ROOT, "docs", "policies.md"), "utf8");
-        for (const p of policies) {
-            expect(doc, p.name).to.include(`\`${p.name}\``);
+        const rows = tableColumn(doc, "policy");
+        expect(rows.map((r) => r[0])).to.deep.equal(names);
+        for (const [i, p] of policies.entries()) {
+            expect(rows[i][1], p.name).to.equal(kindOf(p));
             for (const key of Object.keys(p.configSchema?.properties ?? {})) {
-                expect(doc, `${p.name}.${key}`).to.include(`\`${key}\``);
+                expect(rows[i].at(-1), `${p.name}.${key}`).to.include(`\`${key}\``);
             }
         }
         expect(doc).to.include("pulumi preview --policy-pack policies --policy-pack-config policies/config/prod.json");
     });
+
+    it("the table reader fails on a table that misses a policy (so the check above can fail)", () => {
+        const table = "| policy | kind |\n| --- | --- |\n| `vpc-dns` | resource |\n";
+        expect(tableColumn(table, "policy").map((r) => r[0])).to.not.deep.equal(policies.map((p) => `\`${p.name}\``));
+    });
 });
 
 describe("policy pack: enforcement per environment (policies/config/<env>.json)", () => {
-    const configFile = (env: string) => path.join(ROOT, "policies", "config", `${env}.json`);
+    const files = fs.readdirSync(CONFIG_DIR).filter((f) => f.endsWith(".json"));
 
-    for (const env of ["dev", "prod"]) {
-        it(`${env}.json is a valid --policy-pack-config for this pack`, () => {
-            const { problems, effective } = reconcile(configFile(env));
-            expect(problems).to.deep.equal([]);
-            expect([...effective.keys()]).to.deep.equal(NAMES);
-        });
-    }
-
-    it("dev is mostly advisory; prod is mandatory; the preStop hook stays advisory in both", () => {
-        const dev = reconcile(configFile("dev")).effective;
-        const prod = reconcile(configFile("prod")).effective;
-        const count = (m: Map<string, Effective>, level: string) => [...m.values()].filter((e) => e.level === level).length;
-        expect(count(dev, "advisory")).to.be.greaterThan(count(dev, "mandatory"));
-        expect(dev.get("workload-prestop-hook")!.level).to.equal("advisory");
-        expect(prod.get("workload-prestop-hook")!.level).to.equal("advisory");
-        for (const [name, e] of prod) {
-            if (name !== "workload-prestop-hook") expect(e.level, name).to.equal("mandatory");
+    it("has a policy config for every stack (the plan and `pulumi preview --policy-pack-config` need it)", () => {
+        for (const stack of stacks()) {
+            expect(files, `policies/config/${stack}.json`).to.include(`${stack}.json`);
         }
     });
 
-    it("the reconciler used here catches a bad file (so the checks above can fail)", () => {
-        const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pack-")), "bad.json");
-        fs.writeFileSync(
-            tmp,
-            JSON.stringify({
-                all: "loud",
-                "workload-pdb-required": { minReplicas: "2" },
-                "no-such-policy": "mandatory",
-                "vpc-dns": { x: 1 },
-            }),
-        );
-        expect(reconcile(tmp).problems).to.have.members([
-            'all: "loud" is not an enforcement level',
-            'workload-pdb-required.minReplicas: must be an integer, not "2"',
-            "no-such-policy: no such policy in the pack",
-            "vpc-dns.x: the policy takes no config",
-        ]);
+    for (const file of files) {
+        it(`${file} is a valid --policy-pack-config that sets the level of exactly the pack's policies`, () => {
+            const { config, warnings } = effectiveConfig(path.join(CONFIG_DIR, file));
+            expect(warnings).to.deep.equal([]);
+            const raw = JSON.parse(fs.readFileSync(path.join(CONFIG_DIR, file), "utf8")) as Record<string, unknown>;
+            expect(Object.keys(raw).filter((k) => k !== "all")).to.have.members(policies.map((p) => p.name));
+            expect(Object.keys(config).filter((k) => k !== "all")).to.have.members(policies.map((p) => p.name));
+        });
+    }
+
+    it("the reader used here catches a bad file (so the checks above can fail)", () => {
+        const file = "bad.json";
+        const parse = () =>
+            reconcilePolicyConfig(
+                PACK,
+                {},
+                parsePolicyPackConfig(JSON.stringify({ "workload-pdb-required": { minReplicas: "2" }, "vpc-dns": { x: 1 } }), file),
+                file,
+            );
+        expect(parse).to.throw(/workload-pdb-required\.minReplicas: must be an integer, not "2"/);
+        expect(parse).to.throw(/vpc-dns\.x: unknown key \(known: none\)/);
+        expect(() => parsePolicyPackConfig(JSON.stringify({ all: "loud" }), file)).to.throw(/all: "loud" is not an enforcement level/);
+        expect(reconcilePolicyConfig(PACK, {}, { "no-such-policy": { enforcementLevel: "mandatory" } }, file).warnings).to.have.length(1);
     });
 });
 
 type PlanResource = Plan["resources"][number];
 
 /** Runs the whole pack on a plan with an environment's config, as `pulumi preview --policy-pack` would. */
-async function runPack(plan: Plan, env: string): Promise<Map<string, Outcome[]>> {
-    const { effective } = reconcile(path.join(ROOT, "policies", "config", `${env}.json`));
+async function runPack(plan: Plan, config: Record<string, EffectivePolicyConfig>): Promise<Map<string, Outcome[]>> {
     const resources: TestResource[] = plan.resources.map((r: PlanResource) => ({ type: r.type, name: r.name, props: r.props }));
     const out = new Map<string, Outcome[]>();
     for (const p of policies) {
-        const { props } = effective.get(p.name)!;
+        const props = config[p.name].properties;
         const outcomes: Outcome[] = [];
         if ("validateStack" in p) {
             outcomes.push(await runStack(p, resources, props));
@@ -190,18 +142,19 @@ async function runPack(plan: Plan, env: string): Promise<Map<string, Outcome[]>>
     return out;
 }
 
-for (const env of ["dev", "prod"]) {
-    describe(`policy pack on the ${env} stack's plan`, function () {
+for (const stack of stacks()) {
+    describe(`policy pack on the ${stack} stack's plan`, function () {
         this.timeout(180_000);
         let results: Map<string, Outcome[]>;
+        let config: Record<string, EffectivePolicyConfig>;
         before(async () => {
-            results = await runPack(await planOf(env), env);
+            config = effectiveConfig(path.join(CONFIG_DIR, `${stack}.json`)).config;
+            results = await runPack(await planOf(stack), config);
         });
 
         it("reports no mandatory violation", () => {
-            const { effective } = reconcile(path.join(ROOT, "policies", "config", `${env}.json`));
             const mandatory = [...results]
-                .filter(([name]) => effective.get(name)!.level === "mandatory")
+                .filter(([name]) => config[name].enforcementLevel === "mandatory")
                 .flatMap(([name, outcomes]) => outcomes.flatMap((o) => o.violations.map((v) => `${name}: ${v.message}`)));
             expect(mandatory).to.deep.equal([]);
         });
@@ -210,14 +163,16 @@ for (const env of ["dev", "prod"]) {
             for (const [name, outcomes] of results) {
                 expect(outcomes.map((o) => o.cantRun).filter(Boolean), name).to.deep.equal([]);
             }
+            const stackConfigured = stackConfig(stack);
+            const hasNamespaces = Object.keys(stackConfigured.namespaces).length > 0;
+            const hasNodeGroups = Object.values(stackConfigured.nodeGroups).some((g) => g.enabled);
             for (const name of [
                 "subnet-eks-tags",
                 "vpc-dns",
                 "cluster-hardening",
-                "node-launch-hardening",
-                "namespace-quota-required",
-                "namespace-isolation",
                 "access-least-privilege",
+                ...(hasNodeGroups ? ["node-launch-hardening"] : []),
+                ...(hasNamespaces ? ["namespace-quota-required", "namespace-isolation"] : []),
             ]) {
                 const evaluated = results.get(name)!.filter((o) => o.notApplicable === undefined);
                 expect(evaluated.length, `${name} evaluated something`).to.be.greaterThan(0);

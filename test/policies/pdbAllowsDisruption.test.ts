@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { pdbAllowsDisruption } from "../../policies/pdbAllowsDisruption";
+import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
 import { expectClean, expectViolations } from "./expect";
 import { daemonSet, deployment, pdb } from "./fixtures";
 import { runStack, UNKNOWN, urnOf } from "./harness";
@@ -58,8 +58,8 @@ describe("policy pdb-allows-disruption (stack)", () => {
 
     it("reports a budget that matches no workload in the stack", async () => {
         expectViolations(
-            await runStack(pdbAllowsDisruption, [deployment(), pdb("api", "staging")]),
-            /PodDisruptionBudget staging\/api matches no workload in this stack \(selector app=api in namespace staging\)/,
+            await runStack(pdbAllowsDisruption, [deployment(), pdb("api", "web")]),
+            /PodDisruptionBudget web\/api matches no workload in this stack \(selector app=api in namespace web\)/,
         );
     });
 

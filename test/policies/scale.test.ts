@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { pdbAllowsDisruption } from "../../policies/pdbAllowsDisruption";
-import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
-import { workloadPrestopHook } from "../../policies/workloadPrestopHook";
+import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
+import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
+import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
 import { deployment, pdb, service } from "./fixtures";
 import { changed, runStack, TestResource } from "./harness";
 

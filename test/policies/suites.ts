@@ -3,23 +3,23 @@
  * the property-based test.
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { accessLeastPrivilege } from "../../policies/accessLeastPrivilege";
-import { clusterHardening } from "../../policies/clusterHardening";
-import { drainWindow } from "../../policies/drainWindow";
-import { karpenterNodeClass } from "../../policies/karpenterNodeClass";
-import { karpenterNodePool } from "../../policies/karpenterNodePool";
-import { namespaceIsolation } from "../../policies/namespaceIsolation";
-import { namespaceQuotaRequired } from "../../policies/namespaceQuotaRequired";
-import { nodegroupUpdateConfig } from "../../policies/nodegroupUpdateConfig";
-import { nodeLaunchHardening } from "../../policies/nodeLaunchHardening";
-import { nodeRolePolicies } from "../../policies/nodeRolePolicies";
-import { pdbAllowsDisruption } from "../../policies/pdbAllowsDisruption";
-import { subnetEksTags } from "../../policies/subnetEksTags";
-import { vpcDns } from "../../policies/vpcDns";
-import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
-import { workloadPrestopHook } from "../../policies/workloadPrestopHook";
-import { workloadResources } from "../../policies/workloadResources";
-import { workloadTerminationGrace } from "../../policies/workloadTerminationGrace";
+import { accessLeastPrivilege } from "eks-platform-policies/accessLeastPrivilege";
+import { clusterHardening } from "eks-platform-policies/clusterHardening";
+import { drainWindow } from "eks-platform-policies/drainWindow";
+import { karpenterNodeClass } from "eks-platform-policies/karpenterNodeClass";
+import { karpenterNodePool } from "eks-platform-policies/karpenterNodePool";
+import { namespaceIsolation } from "eks-platform-policies/namespaceIsolation";
+import { namespaceQuotaRequired } from "eks-platform-policies/namespaceQuotaRequired";
+import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConfig";
+import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
+import { nodeRolePolicies } from "eks-platform-policies/nodeRolePolicies";
+import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
+import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
+import { vpcDns } from "eks-platform-policies/vpcDns";
+import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
+import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
+import { workloadResources } from "eks-platform-policies/workloadResources";
+import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
 import * as f from "./fixtures";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
 
@@ -48,7 +48,7 @@ export const suites: Suite[] = [
     stackSuite(drainWindow, [f.deployment(), f.nodePool(), f.lifecycleHook()]),
     resourceSuite(karpenterNodePool, f.nodePool()),
     resourceSuite(karpenterNodeClass, f.nodeClass()),
-    resourceSuite(subnetEksTags, f.subnet("public"), f.subnet("private")),
+    stackSuite(subnetEksTags, [f.eksComponent(), f.subnet("public"), f.subnet("private")]),
     resourceSuite(vpcDns, f.vpc()),
     stackSuite(nodeRolePolicies, [...f.nodeRoleWithPolicies(), f.nodeGroup()]),
     resourceSuite(nodeLaunchHardening, f.launchTemplate(), f.securityGroup(), f.ingressRule(), f.securityGroupRule()),

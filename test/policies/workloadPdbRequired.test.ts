@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
+import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
 import { expectClean, expectViolations } from "./expect";
 import { daemonSet, deployment, pdb, statefulSet } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
@@ -27,7 +27,7 @@ describe("policy workload-pdb-required (stack)", () => {
     });
 
     it("does not count a PDB in another namespace or with a non-matching selector", async () => {
-        expectViolations(await runStack(workloadPdbRequired, [deployment(), pdb("api", "staging")]), /not covered/);
+        expectViolations(await runStack(workloadPdbRequired, [deployment(), pdb("api", "web")]), /not covered/);
         expectViolations(
             await runStack(workloadPdbRequired, [
                 deployment(),

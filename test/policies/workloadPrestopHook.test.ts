@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadPrestopHook } from "../../policies/workloadPrestopHook";
+import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
 import { expectClean, expectViolations } from "./expect";
 import { deployment, service } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
@@ -39,7 +39,7 @@ describe("policy workload-prestop-hook (stack)", () => {
         expect((await runStack(workloadPrestopHook, [d, service("web", "prod", { app: "web" })])).notApplicable).to.match(
             /no long-running workload .* selected by a Service/,
         );
-        expect((await runStack(workloadPrestopHook, [d, service("api", "staging")])).notApplicable).to.match(/nothing was checked/);
+        expect((await runStack(workloadPrestopHook, [d, service("api", "web")])).notApplicable).to.match(/nothing was checked/);
         expect((await runStack(workloadPrestopHook, [d, service("api", "prod", {})])).notApplicable).to.match(/nothing was checked/);
     });
 

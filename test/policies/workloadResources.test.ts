@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadResources } from "../../policies/workloadResources";
+import { workloadResources } from "eks-platform-policies/workloadResources";
 import { expectClean, expectViolations } from "./expect";
 import { cronJob, daemonSet, deployment, job, pod, statefulSet, vpc } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

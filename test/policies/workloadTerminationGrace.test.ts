@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadTerminationGrace } from "../../policies/workloadTerminationGrace";
+import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
 import { expectClean, expectViolations } from "./expect";
 import { cronJob, daemonSet, deployment, pod, statefulSet } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";
@@ -35,6 +35,23 @@ describe("policy workload-termination-grace", () => {
         expectViolations(
             await runResource(workloadTerminationGrace, changed(deployment(), T, 60), { min: 90, max: 300 }),
             /below the minimum 90/,
+        );
+    });
+
+    it("accepts a grace period exactly at min and exactly at max, and reports one second beyond either", async () => {
+        expectClean(await runResource(workloadTerminationGrace, changed(deployment(), T, 30)));
+        expectClean(await runResource(workloadTerminationGrace, changed(deployment(), T, 120)));
+        expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, 29)), /to 29, below the minimum 30/);
+        expectViolations(await runResource(workloadTerminationGrace, changed(deployment(), T, 121)), /to 121, above the maximum 120/);
+        // The same edges with configured bounds, and min equal to max.
+        expectClean(await runResource(workloadTerminationGrace, changed(deployment(), T, 45), { min: 45, max: 45 }));
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(deployment(), T, 44), { min: 45, max: 45 }),
+            /below the minimum 45/,
+        );
+        expectViolations(
+            await runResource(workloadTerminationGrace, changed(deployment(), T, 46), { min: 45, max: 45 }),
+            /above the maximum 45/,
         );
     });
 
