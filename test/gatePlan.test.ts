@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as path from "path";
-import { gatePlan, Plan } from "../tools/plan";
+import { gatePlan, Plan } from "../tools/stackPlan";
 import { planOf, ROOT, runTool } from "./mocks";
 
 const PACK = path.join(ROOT, "policies");
