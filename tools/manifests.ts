@@ -101,7 +101,7 @@ function unreadable(p: string, err: NodeJS.ErrnoException): string {
     })();
     switch (err.code) {
         case "ELOOP":
-            return `symbolic link loop: ${p} points to ${target ?? "a link"}, which leads back to itself and never reaches a file or directory`;
+            return `symbolic link loop: it points to ${target ?? "a link"}, which leads back to it and never reaches a file or directory`;
         case "ENOENT":
             return target !== undefined
                 ? `broken symbolic link: it points to ${target}, which does not exist`
