@@ -58,11 +58,23 @@ function ownWords(message: string, description: string): string {
     return description && message.startsWith(`${description}\n`) ? message.slice(description.length + 1) : message;
 }
 
-function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: readonly GateDiagnostic[], locate: Locate): string[] {
-    const byResource = new Map<string | undefined, GateDiagnostic[]>();
-    for (const d of ds) {
-        byResource.set(d.urn, [...(byResource.get(d.urn) ?? []), d]);
+/** Items grouped by key, groups and items in first-seen order (linear: reports may hold thousands). */
+function groupBy<K, T>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+    const groups = new Map<K, T[]>();
+    for (const item of items) {
+        const k = key(item);
+        const group = groups.get(k);
+        if (group) {
+            group.push(item);
+        } else {
+            groups.set(k, [item]);
+        }
     }
+    return groups;
+}
+
+function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: readonly GateDiagnostic[], locate: Locate): string[] {
+    const byResource = groupBy(ds, (d) => d.urn);
     const levels = [...new Set(ds.map((d) => d.level))].join("/");
     const level = outcome?.level === "remediate" ? `remediate, counted as ${levels}` : levels;
     const lines = [`${name} [${level}]: ${plural(ds.length, "violation")} on ${plural(byResource.size, "resource")}`];
@@ -100,10 +112,7 @@ export function formatGateText(report: GateReport, locate: Locate): string {
     for (const w of report.warnings) {
         lines.push(`warning: ${w}`);
     }
-    const byPolicy = new Map<string, GateDiagnostic[]>();
-    for (const d of report.diagnostics) {
-        byPolicy.set(d.policy, [...(byPolicy.get(d.policy) ?? []), d]);
-    }
+    const byPolicy = groupBy(report.diagnostics, (d) => d.policy);
     const outcomes = new Map(report.policies.map((p) => [p.name, p]));
     const blocking = (ds: readonly GateDiagnostic[]) => (ds.some((d) => d.level === "mandatory") ? 0 : 1);
     const ordered = [...byPolicy].sort(([a, da], [b, db]) => blocking(da) - blocking(db) || a.localeCompare(b));
