@@ -2,25 +2,19 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import {
-    formatGateText,
-    GateInputError,
-    GateResource,
-    PackPolicy,
-    parsePolicyPackConfig,
-    planToGateResources,
-    PolicyPackProcess,
-    reconcilePolicyConfig,
-    runGate,
-    summarize,
-    toStructValue,
-    UNKNOWN,
-    urnOf,
-} from "../tools/gate";
-import type { Plan } from "../tools/plan";
+import { PolicyPackProcess } from "../tools/analyzer";
+import { GateInputError } from "../tools/errors";
+import { GateReport, runGate, summarize } from "../tools/gate";
+import { UNKNOWN } from "eks-platform-policies/lib";
+import { PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../tools/policyConfig";
+import { formatGateText, Locate } from "../tools/report";
+import { GateResource, toStructValue, urnOf } from "../tools/requests";
+import { Plan, planToGateResources } from "../tools/stackPlan";
 import { ROOT } from "./mocks";
 
 const FIXTURE_PACK = path.join(ROOT, "test", "fixtures", "pack");
+// Names resources by URN, so assertions on text see exactly what the gate reported.
+const byUrn: Locate = (urn) => ({ resource: { type: "t", name: urn ?? "stack" }, label: urn ?? "stack" });
 
 function thrown(fn: () => unknown): Error {
     try {
@@ -224,9 +218,10 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
             "namespace-has-quota": 3,
             "subnet-no-public-ip": 0,
         });
-        const text = formatGateText(report, (u) => u ?? "stack");
-        expect(text).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
-        expect(text.split("\n").pop()).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 3 resources");
+        const text = formatGateText(report, byUrn).split("\n");
+        expect(text[0]).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 3 resources");
+        expect(text[1]).to.equal("not applicable to this input (1 of 3 policies evaluated 0 resources): subnet-no-public-ip");
+        expect(text).to.have.length(2);
     });
 
     it("reports a resource violation with level, resource and the SDK's message", async () => {
@@ -272,9 +267,25 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(report.diagnostics).to.have.length(1);
         expect(report.diagnostics[0]).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", undeterminable: true });
         expect(report.diagnostics[0].message).to.match(/^can't run policy 'deployment-min-replicas' .* during preview/);
-        expect(formatGateText(report, (u) => u ?? "stack")).to.match(
-            /1 mandatory, 0 advisory, 3 policies evaluated over 1 resources \(1 undeterminable at preview\)$/,
+        const text = formatGateText(report, byUrn);
+        expect(text.split("\n")[0]).to.equal(
+            "1 mandatory, 0 advisory, 3 policies evaluated over 1 resources (1 undeterminable at preview)",
         );
+        expect(text).to.include("undeterminable at preview, counted as mandatory (not a pass): can't run policy 'deployment-min-replicas'");
+    });
+
+    it("counts an undecided `remediate` policy as mandatory, as the SDK reports a violation remediation left", async () => {
+        const config = { "deployment-min-replicas": "remediate" };
+        const undecided = await gate([deployment("web", UNKNOWN)], config);
+        expect(undecided.diagnostics).to.have.length(1);
+        expect(undecided.diagnostics[0]).to.deep.include({ policy: "deployment-min-replicas", level: "mandatory", undeterminable: true });
+        expect(summarize(undecided).mandatory, "an undecided remediate policy fails the gate").to.equal(1);
+        const text = formatGateText(undecided, byUrn);
+        expect(text).to.include("deployment-min-replicas [remediate, counted as mandatory]: 1 violation on 1 resource");
+        expect(text).to.include("undeterminable at preview, counted as mandatory (not a pass)");
+        // Decided, the same policy's violation is the SDK's own mandatory one.
+        const decided = await gate([deployment("web", 1)], config);
+        expect(decided.diagnostics.map((d) => [d.level, d.undeterminable])).to.deep.equal([["mandatory", false]]);
     });
 
     it("rejects config that breaks a policy's schema before analysing anything", async () => {
@@ -309,5 +320,86 @@ describe("gate: a pack that cannot start", function () {
         );
         expect(err).to.be.instanceOf(GateInputError);
         expect(err?.message).to.include("not a policy pack (no PulumiPolicy.yaml)");
+    });
+});
+
+describe("gate: the text report, readable at any size", () => {
+    const description = "Deployments run enough replicas to survive a node drain.";
+    const policy = (name: string, level: "mandatory" | "advisory", evaluated: number, desc = description) => ({
+        name,
+        description: desc,
+        kind: "resource" as const,
+        level,
+        evaluated,
+    });
+    const report: GateReport = {
+        pack: "p@1",
+        resources: 5,
+        warnings: ['config.json: "typo" names no policy of this pack; its config has no effect'],
+        policies: [
+            policy("a-advisory", "advisory", 5, "Advisory things."),
+            policy("b-mandatory", "mandatory", 5),
+            policy("idle-one", "mandatory", 0),
+            policy("idle-two", "advisory", 0),
+        ],
+        diagnostics: [
+            { policy: "a-advisory", level: "advisory", urn: "u1", message: "Advisory things.\nu1 could be better.", undeterminable: false },
+            {
+                policy: "b-mandatory",
+                level: "mandatory",
+                urn: "u1",
+                message: `${description}\nu1 container "a" is short.`,
+                undeterminable: false,
+            },
+            {
+                policy: "b-mandatory",
+                level: "mandatory",
+                urn: "u1",
+                message: `${description}\nu1 container "b" is short.`,
+                undeterminable: false,
+            },
+            {
+                policy: "b-mandatory",
+                level: "mandatory",
+                urn: "u2",
+                message: `${description}\nu2 is short.\nsecond line`,
+                undeterminable: false,
+            },
+        ],
+    };
+    const lines = formatGateText(report, byUrn).split("\n");
+
+    it("puts the totals first, then one line naming the policies that applied to nothing", () => {
+        expect(lines[0]).to.equal("3 mandatory, 1 advisory, 4 policies evaluated over 5 resources");
+        expect(lines[1]).to.equal("not applicable to this input (2 of 4 policies evaluated 0 resources): idle-one, idle-two");
+        expect(lines[2]).to.match(/^warning: config\.json: "typo" names no policy/);
+        expect(lines.filter((l) => l.includes("idle-"))).to.have.length(1);
+    });
+
+    it("groups by policy, mandatory first, with the description once, then by resource", () => {
+        const text = lines.join("\n");
+        expect(text.split(description)).to.have.length(2);
+        expect(text.indexOf("b-mandatory [mandatory]: 3 violations on 2 resources")).to.be.lessThan(
+            text.indexOf("a-advisory [advisory]: 1 violation on 1 resource"),
+        );
+        const block = lines.slice(lines.indexOf("b-mandatory [mandatory]: 3 violations on 2 resources"));
+        expect(block.slice(0, 8)).to.deep.equal([
+            "b-mandatory [mandatory]: 3 violations on 2 resources",
+            `  ${description}`,
+            "  - u1",
+            '      u1 container "a" is short.',
+            '      u1 container "b" is short.',
+            "  - u2",
+            "      u2 is short.",
+            "        second line",
+        ]);
+    });
+
+    it("says when no policy is enabled", () => {
+        const none = formatGateText({ ...report, policies: [], diagnostics: [], warnings: [] }, byUrn);
+        expect(none.split("\n")).to.deep.equal([
+            "0 mandatory, 0 advisory, 0 policies evaluated over 5 resources",
+            "no policy is enabled: this gate checked nothing",
+        ]);
     });
 });

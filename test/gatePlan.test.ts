@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as path from "path";
-import { gatePlan, Plan } from "../tools/plan";
+import { gatePlan, Plan } from "../tools/stackPlan";
 import { planOf, runTool } from "./mocks";
 import { fixtureProject, stacks } from "./stackFiles";
 const SUMMARY = /^(\d+) mandatory, (\d+) advisory, (\d+) policies evaluated over (\d+) resources/m;

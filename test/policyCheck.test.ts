@@ -1,15 +1,53 @@
 import { expect } from "chai";
+import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { ManifestError, parseManifests, toResources, typeToken } from "../tools/policyCheck";
+import { InputError } from "../tools/errors";
+import { collectFiles, ManifestError, parseManifests, readManifests, toResources, typeToken } from "../tools/manifests";
+import { MAX_ALIAS_COUNT } from "../tools/yamlInput";
 import { validateKubernetesObject } from "./k8sSchema";
+import { UNKNOWN } from "eks-platform-policies/lib";
 import { ROOT, runTool } from "./mocks";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
 const BROKEN = path.join("test", "fixtures", "manifests", "broken");
 const check = (...args: string[]) => runTool("policyCheck.ts", args);
+
+/** The command with `input` on its standard input (runTool gives it none). */
+function checkWithStdin(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+        const child = execFile(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(ROOT, "tools", "policyCheck.ts"), ...args],
+            { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+            (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+        );
+        child.stdin?.end(input);
+    });
+}
+
+/** A "billion laughs" document: nine levels of nine aliases each, 9^9 strings once expanded. */
+function aliasBomb(): string {
+    const lines = [
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "metadata: { name: laughs }",
+        "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]",
+    ];
+    let previous = "a";
+    for (const anchor of "bcdefghi") {
+        lines.push(`${anchor}: &${anchor} [${Array(9).fill(`*${previous}`).join(", ")}]`);
+        previous = anchor;
+    }
+    return `${lines.join("\n")}\n`;
+}
+
+/** One object nested `depth` flow sequences deep: beyond what the YAML parser's stack can follow. */
+function tooDeep(depth: number): string {
+    return `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: deep }\ndata: { a: ${"[".repeat(depth)}1${"]".repeat(depth)} }\n`;
+}
 
 describe("policy check: reading manifests", () => {
     it("maps apiVersion and kind to the Pulumi type token", () => {
@@ -61,6 +99,31 @@ describe("policy check: reading manifests", () => {
         expect((err as Error).message).to.match(/^bad\.yaml:1[01]: not valid YAML: /);
     });
 
+    it("names file and line of an alias bomb instead of expanding it", () => {
+        // Line 5 holds the first alias; the expansion starts there.
+        expect(() => parseManifests(aliasBomb(), "bomb.yaml")).to.throw(
+            ManifestError,
+            new RegExp(`^bomb\\.yaml:5: aliases from here expand to more than ${MAX_ALIAS_COUNT} nodes`),
+        );
+        // Aliases within the limit still read as the values they stand for.
+        const [ok] = parseManifests("apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { x: &v one, y: *v }\n", "ok.yaml");
+        expect(ok.object.data).to.deep.equal({ x: "one", y: "one" });
+    });
+
+    it("names file and line of an alias to an anchor that is not set before it", () => {
+        expect(() => parseManifests("apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { x: *nowhere }\n", "a.yaml")).to.throw(
+            ManifestError,
+            /^a\.yaml:4: not valid YAML: Unresolved alias .*nowhere/,
+        );
+    });
+
+    it("names file and line of a document nested deeper than the parser can follow", () => {
+        expect(() => parseManifests(`# one\n${tooDeep(5000)}`, "deep.yaml")).to.throw(
+            ManifestError,
+            /^deep\.yaml:5: nested too deeply to read/,
+        );
+    });
+
     it("places namespaced objects in `default` when they name none, and rejects duplicates", () => {
         const objects = parseManifests(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Namespace\nmetadata: { name: a }\n",
@@ -71,10 +134,28 @@ describe("policy check: reading manifests", () => {
             ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:ConfigMap::default/a", "default"],
             ["urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:Namespace::a", undefined],
         ]);
-        expect(() => toResources([...objects, { ...objects[0], file: "n.yaml", line: 7 }], "prod")).to.throw(
-            ManifestError,
-            "n.yaml:7: ConfigMap default/a is also defined at m.yaml:1",
-        );
+        let err: unknown;
+        try {
+            toResources(
+                [
+                    ...objects,
+                    { ...objects[0], file: "n.yaml", line: 7 },
+                    { ...objects[1], file: "n.yaml", line: 12 },
+                    { ...objects[0], file: "o.yaml", line: 3 },
+                ],
+                "prod",
+            );
+        } catch (e) {
+            err = e;
+        }
+        expect(err).to.be.instanceOf(InputError);
+        // Every repeat is named, each with the place it repeats; none is left for a second run.
+        expect((err as Error).message.split("\n").slice(1)).to.deep.equal([
+            "  - n.yaml:7: ConfigMap default/a is also defined at m.yaml:1",
+            "  - n.yaml:12: Namespace a is also defined at m.yaml:5",
+            "  - o.yaml:3: ConfigMap default/a is also defined at m.yaml:1",
+        ]);
+        expect((err as Error).message.split("\n")[0]).to.match(/^3 objects repeat the kind, namespace and name of another/);
     });
 
     it("names an object without metadata.name once, without its namespace twice", () => {
@@ -82,6 +163,56 @@ describe("policy check: reading manifests", () => {
         const [r] = toResources(objects, "prod");
         expect(r.namespace).to.equal("batch");
         expect(r.resource.urn).to.equal("urn:pulumi:prod::k8s-manifests::kubernetes:core/v1:Pod::job-0");
+    });
+});
+
+describe("policy check: finding the files", () => {
+    let dir: string;
+    beforeEach(() => {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-files-"));
+        fs.mkdirSync(path.join(dir, "k8s", "team"), { recursive: true });
+        fs.writeFileSync(path.join(dir, "k8s", "team", "app.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n");
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it("names the real directory a looping link leads back to", () => {
+        fs.symlinkSync("..", path.join(dir, "k8s", "team", "up"));
+        expect(() => collectFiles([path.join(dir, "k8s")]))
+            .to.throw(ManifestError)
+            .with.property(
+                "message",
+                `${path.join(dir, "k8s", "team", "up")}: symbolic link loop: this is ${fs.realpathSync(path.join(dir, "k8s"))}, a directory already being read; remove the link or name the directories you mean`,
+            );
+    });
+
+    it("says a link that points to itself is a loop, not a missing file", () => {
+        fs.symlinkSync("b", path.join(dir, "a.yaml"));
+        fs.symlinkSync("a.yaml", path.join(dir, "b"));
+        expect(() => collectFiles([path.join(dir, "a.yaml")]))
+            .to.throw(ManifestError)
+            .with.property(
+                "message",
+                `${path.join(dir, "a.yaml")}: symbolic link loop: it points to b, which leads back to it and never reaches a file or directory`,
+            );
+        fs.symlinkSync("gone.yaml", path.join(dir, "broken.yaml"));
+        expect(() => collectFiles([path.join(dir, "broken.yaml")])).to.throw(ManifestError, "broken symbolic link: it points to gone.yaml");
+    });
+
+    it("reads a file reached twice (a link, or named again) once", () => {
+        fs.symlinkSync("team", path.join(dir, "k8s", "current"));
+        const files = collectFiles([path.join(dir, "k8s"), path.join(dir, "k8s", "team", "app.yaml")]);
+        expect(files).to.deep.equal([path.join(dir, "k8s", "current", "app.yaml")]);
+        expect(toResources(readManifests(files), "prod")).to.have.length(1);
+    });
+
+    it("reads standard input for `-`, once, named <stdin>", () => {
+        const files = collectFiles(["-", path.join(dir, "k8s"), "-"]);
+        expect(files).to.deep.equal(["-", path.join(dir, "k8s", "team", "app.yaml")]);
+        const objects = readManifests(files, () => "apiVersion: v1\nkind: Secret\nmetadata: { name: s }\n");
+        expect(objects.map((o) => [o.file, o.line, o.object.kind])).to.deep.equal([
+            ["<stdin>", 1, "Secret"],
+            [path.join(dir, "k8s", "team", "app.yaml"), 1, "ConfigMap"],
+        ]);
     });
 });
 
@@ -110,20 +241,27 @@ describe("policy check: the CLI on the fixture pack", function () {
         expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).to.deep.equal(["deployment-min-replicas"]);
         expect(run.results).to.have.length(1);
         expect(run.results[0].level).to.equal("error");
+        expect(run.tool.driver.rules[0].shortDescription.text).to.equal("Deployments run enough replicas to survive a node drain.");
         expect(run.results[0].locations[0].physicalLocation).to.deep.equal({
             artifactLocation: { uri: "test/fixtures/manifests/broken/app.yaml", uriBaseId: "%SRCROOT%" },
             region: { startLine: 10 },
         });
     });
 
-    it("groups text by policy and ends with the summary line", async () => {
+    it("puts the totals first, then groups by policy (description once) and resource", async () => {
         const r = await check("--policy-pack", FIXTURE_PACK, BROKEN);
         expect(r.code, r.stderr).to.equal(1);
-        expect(r.stdout).to.include(
-            "deployment-min-replicas [mandatory]: 1 violation\n  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)",
-        );
-        expect(r.stdout).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
-        expect(r.stdout.trim().split("\n").pop()).to.equal("1 mandatory, 0 advisory, 3 policies evaluated over 4 resources");
+        const lines = r.stdout.trim().split("\n");
+        expect(lines[0]).to.match(/^Policy check of 4 objects in 2 files/);
+        expect(lines.slice(1)).to.deep.equal([
+            "1 mandatory, 0 advisory, 3 policies evaluated over 4 resources",
+            "not applicable to this input (1 of 3 policies evaluated 0 resources): subnet-no-public-ip",
+            "",
+            "deployment-min-replicas [mandatory]: 1 violation on 1 resource",
+            "  Deployments run enough replicas to survive a node drain.",
+            "  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)",
+            "      has 1 replica(s); at least 2 are needed so a drain never takes all of them.",
+        ]);
     });
 
     it("uses the environment's config: dev makes every policy advisory", async () => {
@@ -149,6 +287,70 @@ describe("policy check: the CLI on the fixture pack", function () {
         expect(missing.stderr).to.include("no/such/dir: no such file or directory");
     });
 
+    it("reads manifests from standard input with `-`", async () => {
+        const r = await checkWithStdin(
+            fs.readFileSync(path.join(ROOT, BROKEN, "app.yaml"), "utf8"),
+            "--policy-pack",
+            FIXTURE_PACK,
+            "--format",
+            "json",
+            "-",
+        );
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations } = JSON.parse(r.stdout);
+        // app.yaml alone: its namespace's quota lives in list.yaml.
+        expect(violations.map((v: { policy: string; location: unknown }) => [v.policy, v.location])).to.deep.equal([
+            ["deployment-min-replicas", { file: "<stdin>", line: 10 }],
+            ["namespace-has-quota", { file: "<stdin>", line: 4 }],
+        ]);
+    });
+
+    it("exits 2 naming file and line of an alias bomb or an over-deep document, with no stack trace", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-bomb-"));
+        try {
+            fs.writeFileSync(path.join(dir, "bomb.yaml"), aliasBomb());
+            fs.writeFileSync(path.join(dir, "deep.yaml"), tooDeep(5000));
+            for (const [file, line, says] of [
+                ["bomb.yaml", 5, "aliases from here expand"],
+                ["deep.yaml", 4, "nested too deeply to read"],
+            ] as const) {
+                const r = await check("--policy-pack", FIXTURE_PACK, path.join(dir, file));
+                expect(r.code, r.stderr).to.equal(2);
+                expect(r.stdout).to.equal("");
+                expect(r.stderr).to.include(`${path.join(dir, file)}:${line}: ${says}`);
+                expect(r.stderr).to.not.match(/^\s+at /m);
+            }
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    it("exits 2 with the usage line for an unknown or incomplete option", async () => {
+        for (const args of [
+            ["--formt", "json", "examples"],
+            ["examples", "--env"],
+        ]) {
+            const r = await check(...args);
+            expect(r.code, args.join(" ")).to.equal(2);
+            expect(r.stdout).to.equal("");
+            expect(r.stderr).to.match(/^usage: npm run policy:check -- /m);
+        }
+        expect((await check("--formt", "json", "examples")).stderr).to.include("Unknown option '--formt'");
+    });
+
+    it("fails on a `remediate` policy it cannot decide, as on a mandatory one (the fixture env `remediate`)", async () => {
+        const manifest = [
+            "apiVersion: apps/v1",
+            "kind: Deployment",
+            "metadata: { name: web, namespace: shop }",
+            `spec: { replicas: ${UNKNOWN} }`,
+        ];
+        const r = await checkWithStdin(manifest.join("\n"), "--policy-pack", FIXTURE_PACK, "--env", "remediate", "-");
+        expect(r.code, r.stdout + r.stderr).to.equal(1);
+        expect(r.stdout).to.include("deployment-min-replicas [remediate, counted as mandatory]: 1 violation on 1 resource");
+        expect(r.stdout).to.include("undeterminable at preview, counted as mandatory (not a pass)");
+    });
+
     it("walks a directory of hundreds of files", async () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-check-"));
         try {
@@ -165,7 +367,7 @@ describe("policy check: the CLI on the fixture pack", function () {
             const r = await check("--policy-pack", path.join(ROOT, FIXTURE_PACK), dir);
             expect(r.code, r.stderr).to.equal(0);
             expect(r.stdout).to.include("Policy check of 900 objects in 300 files");
-            expect(r.stdout.trim().split("\n").pop()).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
+            expect(r.stdout.split("\n")[1]).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }

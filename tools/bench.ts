@@ -2,7 +2,7 @@
  * Benchmarks of the offline plan and the policy gate on the machine it runs on. Prints figures;
  * nothing here asserts (timing belongs in a report, not in a test).
  *
- *   npm run bench [-- --runs <n>] [-- --sizes 1000,10000]
+ *   npm run bench -- [--runs <n>] [--sizes 1000,10000]
  *
  * - `plan` per stack (wall time of the CLI, policy gate included) next to the floor: a Node process
  *   that only loads the Pulumi SDKs the program uses.
@@ -15,10 +15,12 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import * as YAML from "yaml";
-import { buildStackRequest } from "./gate";
-import { checkManifests, collectFiles, parseManifests, toResources } from "./policyCheck";
-import { runMain } from "./cli";
+import { parseCommandLine, runMain } from "./cli";
+import { generateCorpus } from "./corpus";
+import { InputError } from "./errors";
+import { checkManifests } from "./manifestCheck";
+import { collectFiles, readManifests, toResources } from "./manifests";
+import { buildStackRequest } from "./requests";
 
 const ROOT = path.resolve(__dirname, "..");
 const TS_NODE = require.resolve("ts-node/register/transpile-only");
@@ -55,109 +57,28 @@ async function timeAsync(fn: () => unknown, runs: number): Promise<number> {
     return median(times);
 }
 
-/** A drain-safe workload: what the pack should pass, so the bench measures the common path. */
-function workload(ns: string, i: number): object[] {
-    const name = `app-${i}`;
-    const labels = { "app.kubernetes.io/name": name };
-    return [
-        {
-            apiVersion: "apps/v1",
-            kind: "Deployment",
-            metadata: { name, namespace: ns, labels },
-            spec: {
-                replicas: 3,
-                selector: { matchLabels: labels },
-                template: {
-                    metadata: { labels },
-                    spec: {
-                        terminationGracePeriodSeconds: 45,
-                        containers: [
-                            {
-                                name: "app",
-                                image: "nginx:1.27.5",
-                                ports: [{ name: "http", containerPort: 80 }],
-                                resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
-                                readinessProbe: { httpGet: { path: "/", port: "http" } },
-                                lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", "sleep 5"] } } },
-                            },
-                        ],
-                    },
-                },
-            },
-        },
-        {
-            apiVersion: "v1",
-            kind: "Service",
-            metadata: { name, namespace: ns },
-            spec: { selector: labels, ports: [{ name: "http", port: 80, targetPort: "http" }] },
-        },
-        {
-            apiVersion: "policy/v1",
-            kind: "PodDisruptionBudget",
-            metadata: { name, namespace: ns },
-            spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
-        },
-    ];
-}
-
-function namespaceObjects(ns: string): object[] {
-    return [
-        {
-            apiVersion: "v1",
-            kind: "Namespace",
-            metadata: {
-                name: ns,
-                labels: { "pod-security.kubernetes.io/enforce": "baseline", "pod-security.kubernetes.io/enforce-version": "v1.34" },
-            },
-        },
-        {
-            apiVersion: "networking.k8s.io/v1",
-            kind: "NetworkPolicy",
-            metadata: { name: "default-deny-ingress", namespace: ns },
-            spec: { podSelector: {}, policyTypes: ["Ingress"] },
-        },
-        {
-            apiVersion: "v1",
-            kind: "ResourceQuota",
-            metadata: { name: "compute", namespace: ns },
-            spec: { hard: { "requests.cpu": "8", "requests.memory": "16Gi", "limits.cpu": "16", "limits.memory": "32Gi", pods: "50" } },
-        },
-        {
-            apiVersion: "v1",
-            kind: "LimitRange",
-            metadata: { name: "container-defaults", namespace: ns },
-            spec: {
-                limits: [
-                    { type: "Container", default: { cpu: "500m", memory: "512Mi" }, defaultRequest: { cpu: "100m", memory: "128Mi" } },
-                ],
-            },
-        },
-    ];
-}
-
-/** Writes `workloads` workloads, ten per namespace and file, under `dir`. */
-export function generateCorpus(dir: string, workloads: number): void {
-    fs.mkdirSync(dir, { recursive: true });
-    for (let n = 0; n * 10 < workloads; n++) {
-        const ns = `team-${n}`;
-        const docs = [...namespaceObjects(ns)];
-        for (let i = n * 10; i < Math.min(workloads, n * 10 + 10); i++) {
-            docs.push(...workload(ns, i));
-        }
-        fs.writeFileSync(path.join(dir, `${ns}.yaml`), docs.map((d) => YAML.stringify(d)).join("---\n"));
-    }
-}
+const USAGE = "usage: npm run bench -- [--runs <n>] [--sizes 1000,10000]";
 
 const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 async function main(): Promise<number> {
-    const argv = process.argv.slice(2);
-    const opt = (name: string, dflt: string) => {
-        const i = argv.indexOf(name);
-        return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
+    const { values, positionals } = parseCommandLine(
+        process.argv.slice(2),
+        { runs: { type: "string", default: "3" }, sizes: { type: "string", default: "1000,10000" } },
+        USAGE,
+    );
+    const counts = (flag: string, text: string) => {
+        const ns = text.split(",").map(Number);
+        if (text === "" || ns.some((n) => !Number.isInteger(n) || n < 1)) {
+            throw new InputError(`${flag} takes positive whole numbers, not "${text}"\n${USAGE}`);
+        }
+        return ns;
     };
-    const runs = Number(opt("--runs", "3"));
-    const sizes = opt("--sizes", "1000,10000").split(",").map(Number);
+    if (positionals.length > 0) {
+        throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
+    }
+    const [runs] = counts("--runs", values.runs);
+    const sizes = counts("--sizes", values.sizes);
     process.stdout.write(
         `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)}\n\n`,
     );
@@ -178,7 +99,7 @@ async function main(): Promise<number> {
                 "-r",
                 TS_NODE,
                 "-e",
-                `require(${JSON.stringify(path.join(ROOT, "tools", "plan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`,
+                `require(${JSON.stringify(path.join(ROOT, "tools", "stackPlan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`,
             ],
             runs,
         );
@@ -199,7 +120,7 @@ async function main(): Promise<number> {
             let objects = 0;
             const parse = await timeAsync(
                 () => {
-                    objects = files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)).length;
+                    objects = readManifests(files).length;
                 },
                 Math.min(runs, 2),
             );
@@ -207,10 +128,7 @@ async function main(): Promise<number> {
             const gate = await timeAsync(async () => {
                 violations = (await checkManifests({ paths: [dir], env: "prod", packDir: path.join(ROOT, "policies") })).violations.length;
             }, 1);
-            const resources = toResources(
-                files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)),
-                "prod",
-            ).map((r) => r.resource);
+            const resources = toResources(readManifests(files), "prod").map((r) => r.resource);
             const bytes = buildStackRequest(resources).serializeBinary().length;
             results.push({ size, parse, gate });
             process.stdout.write(

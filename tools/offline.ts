@@ -9,6 +9,8 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "eks-platform-policies/lib";
 import * as YAML from "yaml";
+import { FileError } from "./errors";
+import { documentValue } from "./yamlInput";
 
 export interface RecordedResource {
     /** Pulumi type token, e.g. `aws:ec2/subnet:Subnet`. */
@@ -22,29 +24,16 @@ export interface RecordedResource {
 }
 
 /** A stack file or project file that cannot be used; `line` is 1-based when known. */
-export class StackFileError extends Error {
-    constructor(
-        readonly file: string,
-        readonly line: number | undefined,
-        message: string,
-    ) {
-        super(`${file}${line ? `:${line}` : ""}: ${message}`);
-        this.name = "StackFileError";
-    }
-}
+export class StackFileError extends FileError {}
 
 function readYaml(file: string): Record<string, unknown> {
     if (!fs.existsSync(file)) {
         throw new StackFileError(file, undefined, "file not found");
     }
-    const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"));
-    if (doc.errors.length > 0) {
-        const first = doc.errors[0];
-        const message = first.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-        throw new StackFileError(file, first.linePos?.[0].line, message);
-    }
-    const value = doc.toJS() as unknown;
-    if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+    const lineCounter = new YAML.LineCounter();
+    const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"), { lineCounter });
+    const value = documentValue(doc, lineCounter, (line, message) => new StackFileError(file, line, message));
+    if (value !== null && value !== undefined && (typeof value !== "object" || Array.isArray(value))) {
         throw new StackFileError(file, 1, "expected a YAML mapping at the top level");
     }
     return (value ?? {}) as Record<string, unknown>;

@@ -1,0 +1,224 @@
+/**
+ * Kubernetes manifests as the policy gate sees them: YAML files (or standard input) read into
+ * objects that remember their file and line, each mapped to the resource Pulumi would register
+ * for it (type `kubernetes:<group>/<version>:<Kind>`, inputs = the object).
+ */
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+import { FileError, InputError } from "./errors";
+import { GateResource, urnOf } from "./requests";
+import { documentValue, nodeLine } from "./yamlInput";
+
+/** A manifest file or object that cannot be used; `line` is 1-based. */
+export class ManifestError extends FileError {}
+
+/** The path argument that means standard input, and the file name reports give it. */
+export const STDIN_ARG = "-";
+export const STDIN_NAME = "<stdin>";
+
+/** One Kubernetes object and where it was written. */
+export interface ManifestObject {
+    file: string;
+    line: number;
+    object: Record<string, unknown>;
+}
+
+/** The Pulumi type token of a Kubernetes object: `v1` is the `core` group. */
+export function typeToken(apiVersion: string, kind: string): string {
+    const groupVersion = apiVersion.includes("/") ? apiVersion : `core/${apiVersion}`;
+    return `kubernetes:${groupVersion}:${kind}`;
+}
+
+// Kinds without a namespace; the rest default to `default` as kubectl would place them.
+const CLUSTER_SCOPED = new Set([
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "StorageClass",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "PriorityClass",
+    "IngressClass",
+    "RuntimeClass",
+    "CSIDriver",
+    "APIService",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+    "NodePool",
+    "EC2NodeClass",
+    "NodeClaim",
+]);
+
+function isKubernetesObject(v: unknown): v is Record<string, unknown> {
+    return (
+        !!v &&
+        typeof v === "object" &&
+        !Array.isArray(v) &&
+        typeof (v as Record<string, unknown>).apiVersion === "string" &&
+        typeof (v as Record<string, unknown>).kind === "string"
+    );
+}
+
+/**
+ * Every Kubernetes object in one YAML text (multi-document, `kind: List` expanded), with the line
+ * it starts on. Documents that are not Kubernetes objects (no apiVersion/kind) are skipped.
+ */
+export function parseManifests(text: string, file: string): ManifestObject[] {
+    const lineCounter = new YAML.LineCounter();
+    const docs = YAML.parseAllDocuments(text, { lineCounter });
+    const out: ManifestObject[] = [];
+    for (const doc of Array.isArray(docs) ? docs : []) {
+        const value = documentValue(doc, lineCounter, (line, message) => new ManifestError(file, line, message));
+        if (!isKubernetesObject(value)) {
+            continue;
+        }
+        const listItems = (value as { items?: unknown }).items;
+        if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
+            const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
+            listItems.forEach((item, i) => {
+                if (isKubernetesObject(item)) {
+                    const node = YAML.isSeq(itemsNode) ? itemsNode.items[i] : doc.contents;
+                    out.push({ file, line: nodeLine(node, lineCounter), object: item });
+                }
+            });
+            continue;
+        }
+        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value });
+    }
+    return out;
+}
+
+/** Why a path cannot be read, in words that name what is really there. */
+function unreadable(p: string, err: NodeJS.ErrnoException): string {
+    const target = (() => {
+        try {
+            return fs.readlinkSync(p);
+        } catch {
+            return undefined;
+        }
+    })();
+    switch (err.code) {
+        case "ELOOP":
+            return `symbolic link loop: it points to ${target ?? "a link"}, which leads back to it and never reaches a file or directory`;
+        case "ENOENT":
+            return target !== undefined
+                ? `broken symbolic link: it points to ${target}, which does not exist`
+                : "no such file or directory";
+        case "EACCES":
+            return "permission denied";
+        default:
+            return err.message;
+    }
+}
+
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+
+/**
+ * YAML files under the given paths, sorted, so output is stable between runs; `-` (standard input)
+ * is kept in place. A file reached twice (through a symbolic link, or named again) is read once; a
+ * directory link that leads back to a directory being read is an error naming its real path.
+ */
+export function collectFiles(paths: readonly string[]): string[] {
+    const files: string[] = [];
+    const seen = new Set<string>();
+    const walk = (p: string, explicit: boolean, reading: readonly string[]) => {
+        let stat: fs.Stats;
+        try {
+            stat = fs.statSync(p);
+        } catch (err) {
+            throw new ManifestError(p, undefined, unreadable(p, err as NodeJS.ErrnoException));
+        }
+        const real = fs.realpathSync(p);
+        if (stat.isDirectory()) {
+            if (reading.includes(real)) {
+                throw new ManifestError(
+                    p,
+                    undefined,
+                    `symbolic link loop: this is ${real}, a directory already being read; remove the link or name the directories you mean`,
+                );
+            }
+            for (const entry of fs.readdirSync(p).sort()) {
+                if (!SKIP_DIRS.has(entry) && !entry.startsWith(".")) {
+                    walk(path.join(p, entry), false, [...reading, real]);
+                }
+            }
+        } else if ((explicit || /\.ya?ml$/i.test(p)) && !seen.has(real)) {
+            seen.add(real);
+            files.push(p);
+        }
+    };
+    for (const p of paths) {
+        if (p === STDIN_ARG) {
+            if (!files.includes(STDIN_ARG)) {
+                files.push(STDIN_ARG);
+            }
+        } else {
+            walk(p, true, []);
+        }
+    }
+    return files;
+}
+
+/** The objects of every file (`-`: standard input, read once, named `<stdin>`). */
+export function readManifests(files: readonly string[], readStdin: () => string = () => fs.readFileSync(0, "utf8")): ManifestObject[] {
+    return files.flatMap((f) => {
+        if (f === STDIN_ARG) {
+            return parseManifests(readStdin(), STDIN_NAME);
+        }
+        let text: string;
+        try {
+            text = fs.readFileSync(f, "utf8");
+        } catch (err) {
+            throw new ManifestError(f, undefined, unreadable(f, err as NodeJS.ErrnoException));
+        }
+        return parseManifests(text, f);
+    });
+}
+
+/** Where each manifest object went: resource for the gate, locator for the reports. */
+export interface ManifestResource {
+    resource: GateResource;
+    manifest: ManifestObject;
+    kind: string;
+    name: string;
+    namespace?: string;
+}
+
+export const MANIFEST_PROJECT = "k8s-manifests";
+
+/**
+ * Maps objects to the resources Pulumi would register. Objects with one kind, namespace and name
+ * are an error listing every such pair: applied, one would silently replace the other.
+ */
+export function toResources(objects: readonly ManifestObject[], env: string): ManifestResource[] {
+    const seen = new Map<string, ManifestObject>();
+    const duplicates: string[] = [];
+    const resources = objects.map((m, i): ManifestResource => {
+        const o = m.object;
+        const kind = o.kind as string;
+        const meta = (o.metadata ?? {}) as { name?: unknown; generateName?: unknown; namespace?: unknown };
+        const name =
+            typeof meta.name === "string" ? meta.name : typeof meta.generateName === "string" ? `${meta.generateName}${i}` : `unnamed-${i}`;
+        const namespace = CLUSTER_SCOPED.has(kind) ? undefined : typeof meta.namespace === "string" ? meta.namespace : "default";
+        const type = typeToken(o.apiVersion as string, kind);
+        // Unnamed objects already have a unique generated name; prefixing their namespace would make
+        // the pack (which falls back to the logical name) show it twice.
+        const logical = namespace && typeof meta.name === "string" ? `${namespace}/${name}` : name;
+        const urn = urnOf(env, MANIFEST_PROJECT, type, logical);
+        const first = seen.get(urn);
+        if (first) {
+            duplicates.push(`${m.file}:${m.line}: ${kind} ${logical} is also defined at ${first.file}:${first.line}`);
+        } else {
+            seen.set(urn, m);
+        }
+        return { resource: { urn, type, name: logical, props: o }, manifest: m, kind, name, ...(namespace ? { namespace } : {}) };
+    });
+    if (duplicates.length > 0) {
+        throw new InputError(
+            `${duplicates.length} object${duplicates.length > 1 ? "s repeat" : " repeats"} the kind, namespace and name of another (applied, one would silently replace the other):\n${duplicates.map((d) => `  - ${d}`).join("\n")}`,
+        );
+    }
+    return resources;
+}

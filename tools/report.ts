@@ -1,0 +1,179 @@
+/**
+ * The gate's verdicts as people and machines read them: the grouped text report, the JSON
+ * violation list, and SARIF 2.1.0 for code scanning. Rendering only: what a verdict is belongs to
+ * gate.ts, and how a URN reads (a plan resource, a manifest object) to the caller.
+ */
+import * as path from "path";
+import type * as Sarif from "sarif";
+import { GateDiagnostic, GateReport, PolicyOutcome, summarize } from "./gate";
+
+/** A verdict in the JSON outputs (the plan's `violations`, the manifest check's). */
+export interface Violation {
+    policy: string;
+    level: "mandatory" | "advisory";
+    resource: { type: string; name: string; kind?: string; namespace?: string };
+    message: string;
+    /** The policy read a value unknown at preview: undecided, counted at its configured level. */
+    undeterminable?: true;
+    location?: { file: string; line: number };
+}
+
+/** How the reports name the resource behind a URN (`undefined`: the stack as a whole). */
+export interface ResourceView {
+    resource: Violation["resource"];
+    /** What a reader recognises in text, e.g. `Deployment shop/cart (k8s/app.yaml:10)`. */
+    label: string;
+    location?: { file: string; line: number };
+}
+
+export type Locate = (urn: string | undefined) => ResourceView;
+
+export function toViolations(report: GateReport, locate: Locate): Violation[] {
+    return report.diagnostics.map((d): Violation => {
+        const view = locate(d.urn);
+        return {
+            policy: d.policy,
+            level: d.level,
+            resource: view.resource,
+            message: d.message,
+            ...(d.undeterminable ? { undeterminable: true as const } : {}),
+            ...(view.location ? { location: view.location } : {}),
+        };
+    });
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The totals: the line CI logs are searched for, first in every text report. */
+export function summaryLine(report: GateReport): string {
+    const s = summarize(report);
+    return (
+        `${s.mandatory} mandatory, ${s.advisory} advisory, ${report.policies.length} policies evaluated over ${report.resources} resources` +
+        (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : "")
+    );
+}
+
+/** The SDK starts a violation's message with the policy's description; the report prints it once. */
+function ownWords(message: string, description: string): string {
+    return description && message.startsWith(`${description}\n`) ? message.slice(description.length + 1) : message;
+}
+
+/** Items grouped by key, groups and items in first-seen order (linear: reports may hold thousands). */
+function groupBy<K, T>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+    const groups = new Map<K, T[]>();
+    for (const item of items) {
+        const k = key(item);
+        const group = groups.get(k);
+        if (group) {
+            group.push(item);
+        } else {
+            groups.set(k, [item]);
+        }
+    }
+    return groups;
+}
+
+function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: readonly GateDiagnostic[], locate: Locate): string[] {
+    const byResource = groupBy(ds, (d) => d.urn);
+    const levels = [...new Set(ds.map((d) => d.level))].join("/");
+    const level = outcome?.level === "remediate" ? `remediate, counted as ${levels}` : levels;
+    const lines = [`${name} [${level}]: ${plural(ds.length, "violation")} on ${plural(byResource.size, "resource")}`];
+    if (outcome?.description) {
+        lines.push(`  ${outcome.description}`);
+    }
+    for (const [urn, items] of byResource) {
+        lines.push(`  - ${locate(urn).label}`);
+        for (const d of items) {
+            const text = ownWords(d.message, outcome?.description ?? "");
+            const [first, ...rest] = text.split("\n");
+            const mark = d.undeterminable ? `undeterminable at preview, counted as ${d.level} (not a pass): ` : "";
+            lines.push(`      ${mark}${first}`, ...rest.map((l) => `        ${l}`));
+        }
+    }
+    return lines;
+}
+
+/**
+ * Text report, readable at any size: the totals first, then the policies that applied to nothing
+ * on one line, warnings, and the violations grouped by policy (mandatory first, its description
+ * once) and within a policy by resource.
+ */
+export function formatGateText(report: GateReport, locate: Locate): string {
+    const lines = [summaryLine(report)];
+    if (report.policies.length === 0) {
+        lines.push("no policy is enabled: this gate checked nothing");
+    }
+    const idle = report.policies.filter((p) => p.evaluated === 0);
+    if (idle.length > 0) {
+        lines.push(
+            `not applicable to this input (${idle.length} of ${report.policies.length} policies evaluated 0 resources): ${idle.map((p) => p.name).join(", ")}`,
+        );
+    }
+    for (const w of report.warnings) {
+        lines.push(`warning: ${w}`);
+    }
+    const byPolicy = groupBy(report.diagnostics, (d) => d.policy);
+    const outcomes = new Map(report.policies.map((p) => [p.name, p]));
+    const blocking = (ds: readonly GateDiagnostic[]) => (ds.some((d) => d.level === "mandatory") ? 0 : 1);
+    const ordered = [...byPolicy].sort(([a, da], [b, db]) => blocking(da) - blocking(db) || a.localeCompare(b));
+    for (const [name, ds] of ordered) {
+        lines.push("", ...policyBlock(name, outcomes.get(name), ds, locate));
+    }
+    return lines.join("\n");
+}
+
+/** A path as reports show it and code scanning expects it: relative to the working directory (the checkout), with `/`. */
+export function displayPath(file: string): string {
+    return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join("/");
+}
+
+/**
+ * SARIF 2.1.0 for GitHub code scanning: one rule per policy that reported, `error` for mandatory
+ * and `warning` for advisory, each result at the file and first line of its object. Results
+ * without a file (the stack as a whole, standard input) carry no physical location.
+ */
+export function toSarif(report: GateReport, violations: readonly Violation[], stdinName: string): Sarif.Log {
+    const rules = [...new Set(violations.map((v) => v.policy))].sort();
+    const descriptions = new Map(report.policies.map((p) => [p.name, p.description]));
+    return {
+        $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [
+            {
+                tool: {
+                    driver: {
+                        name: "eks-platform-policy-gate",
+                        informationUri: "https://www.pulumi.com/docs/iac/packages-and-automation/crossguard/",
+                        version: report.pack.split("@")[1] ?? "0.0.0",
+                        rules: rules.map((id) => ({
+                            id,
+                            shortDescription: {
+                                text: descriptions.get(id) || (violations.find((v) => v.policy === id)?.message.split("\n")[0] ?? id),
+                            },
+                        })),
+                    },
+                },
+                results: violations.map((v): Sarif.Result => ({
+                    ruleId: v.policy,
+                    ruleIndex: rules.indexOf(v.policy),
+                    level: v.level === "mandatory" ? "error" : "warning",
+                    message: {
+                        text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}`,
+                    },
+                    ...(v.location && v.location.file !== stdinName
+                        ? {
+                              locations: [
+                                  {
+                                      physicalLocation: {
+                                          artifactLocation: { uri: displayPath(v.location.file), uriBaseId: "%SRCROOT%" },
+                                          region: { startLine: v.location.line },
+                                      },
+                                  },
+                              ],
+                          }
+                        : {}),
+                })),
+            },
+        ],
+    };
+}
