@@ -4,8 +4,7 @@
  * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
  */
 import { z } from "zod";
-import { parseQuantity } from "../../policies/lib/quantity";
-import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
+import { awsTags, containerResources, isLabelKey, isLabelValue, labels, quantity } from "./common";
 
 /** Longest pod `terminationGracePeriodSeconds` the platform supports (ARCHITECTURE fact 10). */
 export const MAX_POD_GRACE_SECONDS = 120;
@@ -306,16 +305,12 @@ const nodeClassSchema = z.strictObject({
         .default({}),
 });
 
-const resources = z.strictObject({ cpu: quantity, memory: quantity });
-
 const controllerSchema = z
     .strictObject({
         /** Controller replicas (leader election; one stands by). Defaults to `2`. */
         replicas: z.number().int().min(1).max(5).default(2),
         /** Requests and limits of the controller container. Defaults to 1 CPU / 1Gi requested, 1Gi memory limit. */
-        resources: z
-            .strictObject({ requests: resources, limits: resources })
-            .default({ requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
+        resources: containerResources({ requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
         /**
          * Where the controller runs: the managed node group labelled for platform components,
          * never a node Karpenter manages itself. Defaults to `{ "platform/role": "system" }`.
@@ -325,15 +320,6 @@ const controllerSchema = z
         logLevel: z.enum(["debug", "info", "error"]).default("info"),
     })
     .superRefine((c, ctx) => {
-        for (const r of ["cpu", "memory"] as const) {
-            if ((parseQuantity(c.resources.requests[r]) ?? 0) > (parseQuantity(c.resources.limits[r]) ?? 0)) {
-                ctx.addIssue({
-                    code: "custom",
-                    path: ["resources", "requests", r],
-                    message: `${c.resources.requests[r]} exceeds the limit ${c.resources.limits[r]}`,
-                });
-            }
-        }
         if (Object.keys(c.nodeSelector).length === 0) {
             ctx.addIssue({
                 code: "custom",
