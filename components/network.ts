@@ -195,7 +195,8 @@ export class Network extends pulumi.ComponentResource {
         new aws.iam.RolePolicy(
             `${name}-flow-logs`,
             {
-                role: role.id,
+                // The name (the role's id in IAM) is known at preview, so policies can link the two.
+                role: role.name,
                 policy: logGroup.arn.apply((arn) =>
                     JSON.stringify({
                         Version: "2012-10-17",

@@ -37,11 +37,9 @@ const serviceAccountSchema = z
         /** Managed policy ARNs attached to the role. Defaults to `[]`. */
         policyArns: z
             .array(
-                z
-                    .string()
-                    .refine(isPolicyArn, {
-                        message: "must be a managed policy ARN such as arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess",
-                    }),
+                z.string().refine(isPolicyArn, {
+                    message: "must be a managed policy ARN such as arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess",
+                }),
             )
             .default([]),
         /** Statements of the role's inline policy. Defaults to `[]`. */

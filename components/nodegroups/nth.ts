@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { assumeRolePolicyFor } from "../cluster";
+import { podIdentityTrustPolicy } from "../podIdentityPolicy";
 import type { Toleration } from "./gpu";
 
 /**
@@ -187,7 +187,21 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
             {
                 name: `${args.clusterName}-nth`,
                 description: `AWS Node Termination Handler of EKS ${args.clusterName} (Pod Identity)`,
-                assumeRolePolicy: assumeRolePolicyFor("pods.eks.amazonaws.com"),
+                // Only NTH's service account of this cluster may assume it.
+                assumeRolePolicy: pulumi
+                    .all([aws.getPartitionOutput({}, parent).partition, aws.getCallerIdentityOutput({}, parent).accountId])
+                    .apply(([partition, accountId]) =>
+                        JSON.stringify(
+                            podIdentityTrustPolicy({
+                                partition,
+                                accountId,
+                                region: args.region,
+                                clusterName: args.clusterName,
+                                namespace: NTH_NAMESPACE,
+                                serviceAccount: NTH_SERVICE_ACCOUNT,
+                            }),
+                        ),
+                    ),
             },
             parent,
         );
