@@ -2,7 +2,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { needsOf, platformOf, unmetNeeds } from "../tools/platformFit";
-import { parseManifests } from "../tools/policyCheck";
+import { parseManifests, typeToken } from "../tools/policyCheck";
+import { validateKubernetesObject } from "./k8sSchema";
 import { planOf, ROOT } from "./mocks";
 
 /** Every stack of the repository (`Pulumi.<stack>.yaml`). */
@@ -23,6 +24,14 @@ const FIXTURES = path.join(ROOT, "test", "fixtures", "manifests", "needs");
 
 describe("examples run on what each stack builds", function () {
     this.timeout(180_000);
+
+    it("uses fixtures the API server would accept (official schemas)", async () => {
+        const objects = manifests(FIXTURES);
+        expect(objects.length).to.be.greaterThan(5);
+        for (const { object } of objects) {
+            await validateKubernetesObject(typeToken(String(object.apiVersion), String(object.kind)), object);
+        }
+    });
 
     it("finds what the examples rely on (so the check below has something to check)", () => {
         const needs = needsOf(EXAMPLES).map((n) => `${n.object}: ${n.requires.kind}`);

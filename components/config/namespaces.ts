@@ -12,7 +12,9 @@ const serviceAccountName = z
         message: "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', e.g. reports",
     });
 
-const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+    error: (issue) => (issue.input === undefined ? "is required" : "must be a string or a non-empty list of strings"),
+});
 
 /** One statement of a service account's inline IAM policy, in the JSON policy language. */
 const statementSchema = z.strictObject({

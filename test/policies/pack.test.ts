@@ -28,6 +28,7 @@ const NAMES = [
     "cluster-hardening",
     "namespace-isolation",
     "access-least-privilege",
+    "app-role-least-privilege",
 ];
 const STACK_POLICIES = [
     "workload-prestop-hook",
@@ -38,6 +39,7 @@ const STACK_POLICIES = [
     "node-role-policies",
     "namespace-isolation",
     "access-least-privilege",
+    "app-role-least-privilege",
 ];
 const LEVELS = ["advisory", "mandatory", "remediate", "disabled"];
 

@@ -4,6 +4,7 @@
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { accessLeastPrivilege } from "../../policies/accessLeastPrivilege";
+import { appRoleLeastPrivilege } from "../../policies/appRoleLeastPrivilege";
 import { clusterHardening } from "../../policies/clusterHardening";
 import { drainWindow } from "../../policies/drainWindow";
 import { karpenterNodeClass } from "../../policies/karpenterNodeClass";
@@ -64,4 +65,5 @@ export const suites: Suite[] = [
         }),
     ]),
     stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
+    stackSuite(appRoleLeastPrivilege, f.appRole()),
 ];
