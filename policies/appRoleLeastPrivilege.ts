@@ -176,6 +176,21 @@ interface Grant<T> {
     content: () => T;
 }
 
+/** One grant per item of a list property, or one for the whole list when the list is unknown. */
+function listGrants(
+    role: Read<string | undefined>,
+    subject: string,
+    props: unknown,
+    key: string,
+    pick: (item: unknown) => unknown,
+): Grant<unknown>[] {
+    const list = read(subject, () => asArray(field(props, key)));
+    if ("unknown" in list) {
+        return [{ role, source: `${subject} ${key}`, content: () => field(props, key) }];
+    }
+    return list.value.map((item, i) => ({ role, source: `${subject} ${key}[${i}]`, content: () => pick(item) }));
+}
+
 /**
  * Roles assumed through EKS Pod Identity — the roles of application service accounts and of
  * platform controllers — allow no action `*`, no `NotAction`, no IAM actions by wildcard, no
@@ -227,24 +242,8 @@ export const appRoleLeastPrivilege: StackValidationPolicy = {
                     }
                     podRoles.set(name.value, { urn: r.urn });
                     const role = { value: name.value };
-                    const inline = read(`Role ${r.name}`, () => asArray(field(r.props, "inlinePolicies")));
-                    const inlineList = "value" in inline ? inline.value : [undefined];
-                    inlineList.forEach((p, i) =>
-                        documents.push({
-                            role,
-                            source: `Role ${r.name} inlinePolicies[${i}]`,
-                            content: () => ("value" in inline ? field(p, "policy") : field(r.props, "inlinePolicies")),
-                        }),
-                    );
-                    const managed = read(`Role ${r.name}`, () => asArray(field(r.props, "managedPolicyArns")));
-                    const managedList = "value" in managed ? managed.value : [undefined];
-                    managedList.forEach((arn, i) =>
-                        attachments.push({
-                            role,
-                            source: `Role ${r.name} managedPolicyArns[${i}]`,
-                            content: () => ("value" in managed ? arn : field(r.props, "managedPolicyArns")),
-                        }),
-                    );
+                    documents.push(...listGrants(role, `Role ${r.name}`, r.props, "inlinePolicies", (p) => field(p, "policy")));
+                    attachments.push(...listGrants(role, `Role ${r.name}`, r.props, "managedPolicyArns", (arn) => arn));
                     break;
                 }
                 case "aws:iam/rolePolicy:RolePolicy":
@@ -262,15 +261,9 @@ export const appRoleLeastPrivilege: StackValidationPolicy = {
                     });
                     break;
                 case "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive": {
-                    const role = read(`RolePolicyAttachmentsExclusive ${r.name}`, () => asString(field(r.props, "roleName")));
-                    const arns = read(`RolePolicyAttachmentsExclusive ${r.name}`, () => asArray(field(r.props, "policyArns")));
-                    ("value" in arns ? arns.value : [undefined]).forEach((arn, i) =>
-                        attachments.push({
-                            role,
-                            source: `RolePolicyAttachmentsExclusive ${r.name} policyArns[${i}]`,
-                            content: () => ("value" in arns ? arn : field(r.props, "policyArns")),
-                        }),
-                    );
+                    const subject = `RolePolicyAttachmentsExclusive ${r.name}`;
+                    const role = read(subject, () => asString(field(r.props, "roleName")));
+                    attachments.push(...listGrants(role, subject, r.props, "policyArns", (arn) => arn));
                     break;
                 }
             }

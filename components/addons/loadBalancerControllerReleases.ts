@@ -19,8 +19,10 @@ export interface LoadBalancerControllerRelease {
 /**
  * Chart `aws-load-balancer-controller` of https://aws.github.io/eks-charts, by chart version.
  * 1.13.3 / v2.13.3: released 2025-06-16 (aws/eks-charts#1223); requires Kubernetes 1.22+. The
- * policy was read from the upstream file's published content at that version through the research
- * index offline; diff it once against the URL below before the first `pulumi up`.
+ * policy was read offline, from aws-cdk's verbatim copy of that upstream file
+ * (packages/aws-cdk-lib/aws-eks-v2/lib/addons/alb-iam_policy-v2.13.3.json): the stored copies of
+ * the upstream repository could not be tied to the tag. Diff it once against `policySource`
+ * before the first `pulumi up` (docs/addons.md shows the command).
  */
 export const LOAD_BALANCER_CONTROLLER_RELEASES: Readonly<Record<string, LoadBalancerControllerRelease>> = {
     "1.13.3": {
