@@ -1,17 +1,20 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
- * order data flows: config → network → cluster → access → node groups → Karpenter → add-ons that
- * need nodes → namespaces → outputs.
+ * order data flows: config → network (and its interface endpoints) → cluster → access → node groups
+ * → Karpenter → add-ons that need nodes → namespaces and their service accounts' AWS roles → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
+import { InterfaceEndpoints } from "./components/endpoints";
+import { systemPlacement } from "./components/addons/placement";
 import { controllerPlacement, Karpenter } from "./components/karpenter";
 import { Namespaces } from "./components/namespaces";
 import { Network } from "./components/network";
 import { NodeGroups } from "./components/nodegroups";
+import { ServiceAccountRoles } from "./components/serviceAccountRoles";
 
 // Validates every key first: a bad stack file throws one error listing every problem, before any
 // resource is registered.
@@ -22,6 +25,17 @@ const network = new Network("network", {
     region: config.region,
     ...config.network,
 });
+
+const endpoints = config.network.interfaceEndpoints.enabled
+    ? new InterfaceEndpoints("endpoints", {
+          clusterName: config.clusterName,
+          region: config.region,
+          vpcId: network.vpcId,
+          vpcCidr: network.vpcCidr,
+          privateSubnetIdsByAz: network.privateSubnetIdsByAz,
+          services: config.network.interfaceEndpoints.services,
+      })
+    : undefined;
 
 const cluster = new Cluster("cluster", {
     clusterName: config.clusterName,
@@ -65,11 +79,22 @@ const karpenter = config.karpenter.enabled
       })
     : undefined;
 
-// CoreDNS needs nodes to become healthy: it waits for the node groups themselves (not for the
-// charts installed on them, whose pods need DNS).
+// CoreDNS, storage, metrics and load balancers need nodes to become healthy: they wait for the
+// node groups themselves (not for the charts installed on them, whose pods need DNS).
 const computeAddons = new ComputeAddons(
     "addons",
-    { clusterName: config.clusterName, coreDnsVersion: config.cluster.addons.coreDns },
+    {
+        clusterName: config.clusterName,
+        region: config.region,
+        vpcId: network.vpcId,
+        kubernetesVersion: config.cluster.version,
+        coreDnsVersion: config.cluster.addons.coreDns,
+        addons: config.addons,
+        provider: cluster.provider,
+        cluster: cluster.eks,
+        hasSystemNodes: nodeGroups.nodesFor(systemPlacement(true)).length > 0,
+        protect: config.cluster.protect,
+    },
     { dependsOn: [cluster, ...nodeGroups.nodes] },
 );
 
@@ -77,6 +102,13 @@ const namespaces = new Namespaces("namespaces", {
     namespaces: config.namespaces,
     kubernetesVersion: config.cluster.version,
     provider: cluster.provider,
+});
+
+const serviceAccountRoles = new ServiceAccountRoles("service-accounts", {
+    clusterName: config.clusterName,
+    region: config.region,
+    namespaces: config.namespaces,
+    cluster: cluster.eks,
 });
 
 export const vpcId = network.vpcId;
@@ -90,6 +122,9 @@ export const namespaceNames = namespaces.names;
 export const accessPrincipals = access.principals;
 export const deployedBy = access.runner;
 export const coreDnsAddon = computeAddons.coreDns.addonName;
+export const loadBalancerControllerRoleArn = computeAddons.loadBalancerController.role.arn;
+export const serviceAccountRoleArns = serviceAccountRoles.roleArns;
+export const interfaceEndpointIds = endpoints?.endpointIds ?? null;
 export const nodeGroupNames = nodeGroups.nodeGroupNames;
 export const autoScalingGroupNames = nodeGroups.autoScalingGroupNames;
 export const nodeRoleNames = nodeGroups.nodeRoleNames;

@@ -7,11 +7,12 @@ import { managedPolicyArn, NODE_ROLE_POLICIES } from "eks-platform-policies/lib"
 export interface PolicyStatement {
     Sid?: string;
     Effect: "Allow" | "Deny";
-    Action: string | string[];
+    Action?: string | string[];
+    NotAction?: string | string[];
     /** Absent in trust policies, where the role itself is the resource. */
     Resource?: string | string[];
     Principal?: unknown;
-    Condition?: Record<string, Record<string, string | string[]>>;
+    Condition?: Record<string, Record<string, string | string[] | boolean | number>>;
 }
 
 export interface PolicyDocument {

@@ -36,6 +36,8 @@ export class Network extends pulumi.ComponentResource {
     public readonly vpcCidr: string;
     public readonly publicSubnetIds: pulumi.Output<string>[];
     public readonly privateSubnetIds: pulumi.Output<string>[];
+    /** Private subnet ids keyed by availability zone (stable keys for what spans the subnets). */
+    public readonly privateSubnetIdsByAz: Record<string, pulumi.Output<string>>;
     public readonly natGatewayIds: pulumi.Output<string>[];
 
     constructor(name: string, args: NetworkArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -163,6 +165,7 @@ export class Network extends pulumi.ComponentResource {
         this.vpcCidr = args.vpcCidr;
         this.publicSubnetIds = publicSubnets.map((s) => s.id);
         this.privateSubnetIds = privateSubnets.map((s) => s.id);
+        this.privateSubnetIdsByAz = Object.fromEntries(layout.map((s, i) => [s.availabilityZone, privateSubnets[i].id]));
         this.natGatewayIds = natGateways.map((n) => n.id);
         this.registerOutputs({
             vpcId: this.vpcId,
@@ -190,7 +193,8 @@ export class Network extends pulumi.ComponentResource {
         new aws.iam.RolePolicy(
             `${name}-flow-logs`,
             {
-                role: role.id,
+                // The name (the role's id in IAM) is known at preview, so policies can link the two.
+                role: role.name,
                 policy: logGroup.arn.apply((arn) =>
                     JSON.stringify({
                         Version: "2012-10-17",

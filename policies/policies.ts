@@ -1,5 +1,6 @@
 import type { Policies } from "@pulumi/policy";
 import { accessLeastPrivilege } from "./accessLeastPrivilege";
+import { appRoleLeastPrivilege } from "./appRoleLeastPrivilege";
 import { clusterHardening } from "./clusterHardening";
 import { drainWindow } from "./drainWindow";
 import { karpenterNodeClass } from "./karpenterNodeClass";
@@ -40,4 +41,5 @@ export const policies: Policies = [
     // Tenancy and access
     namespaceIsolation,
     accessLeastPrivilege,
+    appRoleLeastPrivilege,
 ];

@@ -11,6 +11,7 @@ const team: NamespaceConfig = {
     containerDefaults: { request: { cpu: "100m", memory: "128Mi" }, limit: { cpu: "500m", memory: "512Mi" } },
     editors: [],
     viewers: [],
+    serviceAccounts: {},
     podSecurity: { enforce: "baseline", warn: "restricted", audit: "restricted" },
     network: { allowFrom: ["ingress"], egress: "open" },
 };

@@ -363,6 +363,11 @@ describe("NodeGroups component", function () {
             const trust = json(role.props.assumeRolePolicy).Statement[0];
             expect(trust.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
             expect(trust.Action).to.have.members(["sts:AssumeRole", "sts:TagSession"]);
+            expect(trust.Condition.StringEquals).to.deep.include({
+                "aws:RequestTag/kubernetes-namespace": "kube-system",
+                "aws:RequestTag/kubernetes-service-account": "aws-node-termination-handler",
+            });
+            expect(trust.Condition.ArnEquals).to.deep.equal({ "aws:SourceArn": "arn:aws:eks:us-east-1:123456789012:cluster/demo" });
             const association = named(r, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "ng-nth-pod-identity");
             expect(association.props).to.deep.include({
                 clusterName: "demo",

@@ -5,7 +5,7 @@ import { cidr } from "./common";
 const LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
 
 /** An EKS add-on version as `aws eks describe-addon-versions` prints it, e.g. `v1.20.4-eksbuild.1`. */
-const addonVersion = z.string().regex(/^v\d+\.\d+\.\d+-eksbuild\.\d+$/, {
+export const addonVersion = z.string().regex(/^v\d+\.\d+\.\d+-eksbuild\.\d+$/, {
     message: "must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
 });
 

@@ -56,3 +56,27 @@ export const awsTags = z
 
 /** A positive whole number. */
 export const positiveInt = z.number().int().positive();
+
+/** A Kubernetes CPU and memory pair, e.g. `{ cpu: 250m, memory: 512Mi }`. */
+export const cpuMemory = z.strictObject({ cpu: quantity, memory: quantity });
+
+/**
+ * Requests and limits of a platform controller's container, each request at most its limit (the
+ * API server refuses a pod otherwise). `defaults` is used when the key is absent.
+ */
+export function containerResources(defaults: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } }) {
+    return z
+        .strictObject({ requests: cpuMemory, limits: cpuMemory })
+        .default(defaults)
+        .superRefine((r, ctx) => {
+            for (const key of ["cpu", "memory"] as const) {
+                if ((parseQuantity(r.requests[key]) ?? 0) > (parseQuantity(r.limits[key]) ?? 0)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["requests", key],
+                        message: `${r.requests[key]} exceeds the limit ${r.limits[key]}`,
+                    });
+                }
+            }
+        });
+}

@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
+import { addonsSchema } from "./addons";
 import { clusterSchema } from "./cluster";
 import { describeIssue } from "./issues";
 import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
@@ -14,6 +15,7 @@ import { networkSchema } from "./network";
 import { nodeGroupClusterProblems, nodeGroupsSchema } from "./nodeGroups";
 
 export type { AccessConfig, PodSecurityConfig } from "./access";
+export type { AddonsConfig } from "./addons";
 export type { ClusterConfig } from "./cluster";
 export type { KarpenterConfig } from "./karpenter";
 
@@ -37,6 +39,7 @@ const stackConfigObject = z.strictObject({
     namespaces: namespacesSchema.default({}),
     nodeGroups: nodeGroupsSchema.default({}),
     karpenter: karpenterSchema.default({ enabled: false }),
+    addons: addonsSchema,
 });
 
 /** Every key of the project namespace; Pulumi.yaml must declare exactly these. */
@@ -76,6 +79,14 @@ export const stackConfigSchema = stackConfigObject
     })
     .transform((c) => ({
         ...c,
+        // A private API endpoint usually means a VPC that should not depend on NAT for AWS APIs.
+        network: {
+            ...c.network,
+            interfaceEndpoints: {
+                enabled: c.network.interfaceEndpoints.enabled ?? !c.cluster.endpoint.publicAccess,
+                services: c.network.interfaceEndpoints.services,
+            },
+        },
         // Defaults applied here, once: a namespace without its own levels takes the stack's, and
         // warn/audit default to the enforce level.
         namespaces: Object.fromEntries(

@@ -10,13 +10,12 @@ import {
     KARPENTER_RESTRICTED_TAG_KEYS,
     KARPENTER_RESTRICTED_TAG_PREFIX,
     karpenterRestrictedTag,
-    parseQuantity,
     POD_GRACE_SECONDS,
 } from "eks-platform-policies/lib";
 import { z } from "zod";
 import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
 import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
-import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
+import { awsTags, containerResources, isLabelKey, isLabelValue, labels, quantity } from "./common";
 import type { NodeGroupsConfig } from "./nodeGroups";
 
 const duration = z.string().regex(KARPENTER_DURATION.plain, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
@@ -266,16 +265,12 @@ const nodeClassSchema = z.strictObject({
         .default({}),
 });
 
-const resources = z.strictObject({ cpu: quantity, memory: quantity });
-
 const controllerSchema = z
     .strictObject({
         /** Controller replicas (leader election; one stands by). Defaults to `2`. */
         replicas: z.number().int().min(1).max(5).default(2),
         /** Requests and limits of the controller container. Defaults to 1 CPU / 1Gi requested, 1Gi memory limit. */
-        resources: z
-            .strictObject({ requests: resources, limits: resources })
-            .default({ requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
+        resources: containerResources({ requests: { cpu: "1", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
         /**
          * Where the controller runs: the managed node group labelled for platform components,
          * never a node Karpenter manages itself. Defaults to `{ "platform/role": "system" }`.
@@ -285,15 +280,6 @@ const controllerSchema = z
         logLevel: z.enum(["debug", "info", "error"]).default("info"),
     })
     .superRefine((c, ctx) => {
-        for (const r of ["cpu", "memory"] as const) {
-            if ((parseQuantity(c.resources.requests[r]) ?? 0) > (parseQuantity(c.resources.limits[r]) ?? 0)) {
-                ctx.addIssue({
-                    code: "custom",
-                    path: ["resources", "requests", r],
-                    message: `${c.resources.requests[r]} exceeds the limit ${c.resources.limits[r]}`,
-                });
-            }
-        }
         if (Object.keys(c.nodeSelector).length === 0) {
             ctx.addIssue({
                 code: "custom",

@@ -1,9 +1,75 @@
-import { parseQuantity } from "eks-platform-policies/lib";
 import { z } from "zod";
+import { parseQuantity } from "eks-platform-policies/lib";
+import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
 import { podSecuritySchema, roleArn } from "./access";
-import { dnsLabel, labels, quantity } from "./common";
+import { cpuMemory, dnsLabel, labels, quantity } from "./common";
 
-const cpuMemory = z.strictObject({ cpu: quantity, memory: quantity });
+/** A service account name: a DNS-1123 subdomain. */
+const serviceAccountName = z
+    .string()
+    .max(253)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+        message: "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', e.g. reports",
+    });
+
+const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+    error: (issue) => (issue.input === undefined ? "is required" : "must be a string or a non-empty list of strings"),
+});
+
+/** One statement of a service account's inline IAM policy, in the JSON policy language. */
+const statementSchema = z.strictObject({
+    /** Statement id (letters and digits). Defaults to none. */
+    Sid: z
+        .string()
+        .regex(/^[A-Za-z0-9]+$/, { message: "must hold letters and digits only" })
+        .optional(),
+    /** Defaults to `Allow`. */
+    Effect: z.enum(["Allow", "Deny"]).default("Allow"),
+    /** Actions, e.g. `s3:GetObject` or `[sqs:ReceiveMessage, sqs:DeleteMessage]`. */
+    Action: stringOrList,
+    /** Resource ARNs the actions apply to. */
+    Resource: stringOrList,
+    /** IAM condition block, e.g. `{ StringEquals: { "aws:RequestedRegion": us-east-1 } }`. Defaults to none. */
+    Condition: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean(), z.number()]))).optional(),
+});
+
+/** The AWS role of one service account (EKS Pod Identity). */
+const serviceAccountSchema = z
+    .strictObject({
+        /** Managed policy ARNs attached to the role. Defaults to `[]`. */
+        policyArns: z
+            .array(
+                z.string().refine(isPolicyArn, {
+                    message: "must be a managed policy ARN such as arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess",
+                }),
+            )
+            .default([]),
+        /** Statements of the role's inline policy. Defaults to `[]`. */
+        statements: z.array(statementSchema).default([]),
+    })
+    .superRefine((sa, ctx) => {
+        if (sa.policyArns.length === 0 && sa.statements.length === 0) {
+            ctx.addIssue({ code: "custom", path: [], message: "grants nothing: list policyArns and/or statements" });
+        }
+        const keys = new Map<string, number>();
+        sa.policyArns.forEach((arn, i) => {
+            const key = isPolicyArn(arn) ? policyArnKey(arn) : arn;
+            if (keys.has(key)) {
+                ctx.addIssue({ code: "custom", path: ["policyArns", i], message: `is listed twice (also at [${keys.get(key)}])` });
+            }
+            keys.set(key, i);
+        });
+        sa.statements.forEach((statement, i) => {
+            if (allowsEverything(statement)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["statements", i],
+                    message:
+                        "allows every action on every resource (*:*), which is administrator access: list the actions and resources the application needs",
+                });
+            }
+        });
+    });
 
 /** One namespace: its quota and the defaults of its LimitRange. */
 export const namespaceSchema = z
@@ -31,6 +97,12 @@ export const namespaceSchema = z
         viewers: z.array(roleArn).default([]),
         /** Pod Security Admission levels. Defaults to the stack-wide `podSecurity`. */
         podSecurity: podSecuritySchema.optional(),
+        /**
+         * AWS roles for the namespace's service accounts, keyed by service account name: each gets
+         * an IAM role only pods of that service account in this namespace and cluster can assume
+         * (EKS Pod Identity). Defaults to `{}`.
+         */
+        serviceAccounts: z.record(serviceAccountName, serviceAccountSchema).default({}),
         /** Network isolation. Defaults to `{ allowFrom: [], egress: "open" }`. */
         network: z
             .strictObject({
@@ -90,14 +162,45 @@ export const namespaceSchema = z
 
 const RESERVED = new Set(["default", "kube-system", "kube-public", "kube-node-lease"]);
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
 /** `namespaces` in stack config: a map keyed by namespace name. */
-export const namespacesSchema = z.record(dnsLabel, namespaceSchema).superRefine((map, ctx) => {
-    for (const name of Object.keys(map)) {
-        if (RESERVED.has(name)) {
-            ctx.addIssue({ code: "custom", path: [name], message: "is a system namespace the platform does not manage" });
+export const namespacesSchema = z.record(dnsLabel, namespaceSchema).superRefine(
+    (map, ctx) => {
+        // Runs on the raw map too (`when`): an entry holding only service accounts fails the
+        // namespace schema, and this says why in words rather than as missing keys only.
+        const raw: Record<string, unknown> = isRecord(map) ? map : {};
+        for (const [name, ns] of Object.entries(raw)) {
+            if (RESERVED.has(name)) {
+                ctx.addIssue({ code: "custom", path: [name], message: "is a system namespace the platform does not manage" });
+            }
+            if (isRecord(ns) && ns.serviceAccounts !== undefined && (ns.quota === undefined || ns.containerDefaults === undefined)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [name, "serviceAccounts"],
+                    message: `are declared in namespace "${name}", which this stack does not create (it has no quota and containerDefaults): declare the namespace, or move the service accounts to one that exists`,
+                });
+            }
         }
-    }
-});
+        const owners = new Map<string, string>();
+        for (const [name, ns] of Object.entries(raw)) {
+            for (const sa of isRecord(ns) && isRecord(ns.serviceAccounts) ? Object.keys(ns.serviceAccounts) : []) {
+                // Role and resource names join namespace and service account with '-'.
+                const key = `${name}-${sa}`;
+                const other = owners.get(key);
+                if (other !== undefined) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: [name, "serviceAccounts", sa],
+                        message: `gets the same role name (<cluster>-${key}) as ${other}: rename one of them`,
+                    });
+                }
+                owners.set(key, `namespaces.${name}.serviceAccounts.${sa}`);
+            }
+        }
+    },
+    { when: () => true },
+);
 
 export type NamespaceConfig = z.output<typeof namespaceSchema>;
 export type NamespacesConfig = z.output<typeof namespacesSchema>;

@@ -2,6 +2,14 @@ import { z } from "zod";
 import { parseCidr, subnetLayoutProblems } from "../subnets";
 import { cidr } from "./common";
 
+/**
+ * Interface endpoints a private cluster needs so image pulls and AWS calls skip NAT: ECR (API and
+ * image layers' manifests; layers come through the S3 gateway endpoint), STS, EC2 (Karpenter,
+ * load balancer controller, EBS CSI), SQS (interruption queues), EKS Auth (Pod Identity
+ * credentials) and CloudWatch Logs.
+ */
+export const INTERFACE_ENDPOINT_SERVICES = ["ecr.api", "ecr.dkr", "sts", "ec2", "sqs", "eks-auth", "logs"] as const;
+
 /** `network` in stack config: the VPC and its subnets. */
 export const networkSchema = z
     .strictObject({
@@ -29,6 +37,22 @@ export const networkSchema = z
                 retentionDays: z.number().int().positive().default(90),
             })
             .default({ enabled: true, retentionDays: 90 }),
+        /**
+         * Interface VPC endpoints in the private subnets, so nodes and pods reach these AWS APIs
+         * without NAT. Defaults to on for stacks whose API endpoint is private (off for public
+         * ones), for the services in `INTERFACE_ENDPOINT_SERVICES`.
+         */
+        interfaceEndpoints: z
+            .strictObject({
+                /** Defaults to `true` when `cluster.endpoint.publicAccess` is false. */
+                enabled: z.boolean().optional(),
+                /** Service names after `com.amazonaws.<region>.`. Defaults to `INTERFACE_ENDPOINT_SERVICES`. */
+                services: z
+                    .array(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*$/, { message: "must be a service name such as ecr.api or sts" }))
+                    .min(1)
+                    .default([...INTERFACE_ENDPOINT_SERVICES]),
+            })
+            .default({ services: [...INTERFACE_ENDPOINT_SERVICES] }),
     })
     .transform((n) => {
         const vpcPrefix = parseCidr(n.vpcCidr)?.prefix ?? 16;
@@ -45,6 +69,18 @@ export const networkSchema = z
                 ctx.addIssue({ code: "custom", path: ["availabilityZones", i], message: `"${az}" is listed twice` });
             }
             azs.add(az);
+        });
+        n.interfaceEndpoints.services.forEach((service, i) => {
+            if (n.interfaceEndpoints.services.indexOf(service) !== i) {
+                ctx.addIssue({ code: "custom", path: ["interfaceEndpoints", "services", i], message: `"${service}" is listed twice` });
+            }
+            if (service === "s3") {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["interfaceEndpoints", "services", i],
+                    message: "is already reached through the VPC's S3 gateway endpoint (free); remove it",
+                });
+            }
         });
         for (const problem of subnetLayoutProblems({
             vpcCidr: n.vpcCidr,

@@ -447,3 +447,58 @@ export function eksComponentWithAccess(): TestResource {
         },
     };
 }
+
+/** The trust of a Pod Identity role for one service account, as the platform writes it. */
+export function podIdentityTrust(namespace = "analytics", serviceAccount = "reports"): string {
+    return JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [
+            {
+                Effect: "Allow",
+                Principal: { Service: "pods.eks.amazonaws.com" },
+                Action: ["sts:AssumeRole", "sts:TagSession"],
+                Condition: {
+                    StringEquals: {
+                        "aws:SourceAccount": "123456789012",
+                        "aws:RequestTag/kubernetes-namespace": namespace,
+                        "aws:RequestTag/kubernetes-service-account": serviceAccount,
+                    },
+                    ArnEquals: { "aws:SourceArn": "arn:aws:eks:us-east-1:123456789012:cluster/platform-prod" },
+                },
+            },
+        ],
+    });
+}
+
+/** An application's Pod Identity role, its inline policy and a managed policy attachment. */
+export function appRole(name = "platform-prod-analytics-reports"): TestResource[] {
+    return [
+        role(name, podIdentityTrust()),
+        {
+            type: "aws:iam/rolePolicy:RolePolicy",
+            name: `${name}-inline`,
+            props: {
+                role: name,
+                policy: JSON.stringify({
+                    Version: "2012-10-17",
+                    Statement: [
+                        {
+                            Sid: "Read",
+                            Effect: "Allow",
+                            Action: ["s3:GetObject", "s3:ListBucket"],
+                            Resource: ["arn:aws:s3:::reports", "arn:aws:s3:::reports/*"],
+                        },
+                        {
+                            Sid: "Deny",
+                            Effect: "Deny",
+                            Action: "*",
+                            Resource: "*",
+                            Condition: { Bool: { "aws:SecureTransport": "false" } },
+                        },
+                    ],
+                }),
+            },
+        },
+        { ...attachment(name, "AmazonSQSReadOnlyAccess"), name: `${name}-sqs` },
+    ];
+}

@@ -20,6 +20,7 @@ import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
 import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
 import { workloadResources } from "eks-platform-policies/workloadResources";
 import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
+import { appRoleLeastPrivilege } from "eks-platform-policies/appRoleLeastPrivilege";
 import * as f from "./fixtures";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
 
@@ -64,4 +65,5 @@ export const suites: Suite[] = [
         }),
     ]),
     stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
+    stackSuite(appRoleLeastPrivilege, f.appRole()),
 ];

@@ -1,0 +1,97 @@
+/**
+ * Add-ons whose pods need nodes to become healthy, created after the node groups (pass them in
+ * `dependsOn`; created earlier, an add-on stays DEGRADED and times out). Each lives in its own
+ * module:
+ *
+ * - coreDns.ts                  CoreDNS (EKS add-on), 2 replicas, PDB
+ * - ebsCsi.ts                   EBS CSI driver (EKS add-on), Pod Identity role, volume KMS key,
+ *                               the default encrypted `gp3` StorageClass
+ * - loadBalancerController.ts   AWS Load Balancer Controller (Helm), Pod Identity role with the
+ *                               upstream policy (loadBalancerControllerReleases.ts), `alb` IngressClass
+ * - metricsServer.ts            Metrics Server (EKS community add-on), 2 replicas, PDB
+ * - placement.ts                where the controllers run: the system node group
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { AddonsConfig } from "../config";
+import { coreDnsAddon } from "./coreDns";
+import { EbsCsiDriver } from "./ebsCsi";
+import { LoadBalancerController } from "./loadBalancerController";
+import { metricsServerAddon } from "./metricsServer";
+import { systemPlacement } from "./placement";
+
+export { EBS_CSI, DEFAULT_STORAGE_CLASS, DEFAULT_CLASS_ANNOTATION } from "./ebsCsi";
+export { LOAD_BALANCER_CONTROLLER } from "./loadBalancerController";
+export { METRICS_SERVER_ADDON } from "./metricsServer";
+
+export interface ComputeAddonsArgs {
+    clusterName: string;
+    region: string;
+    vpcId: pulumi.Input<string>;
+    kubernetesVersion: string;
+    /** Pinned CoreDNS add-on version. */
+    coreDnsVersion: string;
+    /** The validated `addons` section of stack config. */
+    addons: AddonsConfig;
+    provider: k8s.Provider;
+    /** The EKS control plane (Pod Identity associations need it). */
+    cluster: pulumi.Resource;
+    /** Whether a node group carries the system label; controllers are pinned there when it does. */
+    hasSystemNodes: boolean;
+    /** Protect the volume encryption key from deletion. Defaults to `false`. */
+    protect?: boolean;
+}
+
+export class ComputeAddons extends pulumi.ComponentResource {
+    public readonly coreDns: aws.eks.Addon;
+    public readonly ebsCsi: EbsCsiDriver;
+    public readonly metricsServer: aws.eks.Addon;
+    public readonly loadBalancerController: LoadBalancerController;
+
+    constructor(name: string, args: ComputeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:cluster:ComputeAddons", name, {}, opts);
+        const placement = systemPlacement(args.hasSystemNodes);
+        this.coreDns = coreDnsAddon(name, { clusterName: args.clusterName, version: args.coreDnsVersion }, this);
+        this.ebsCsi = new EbsCsiDriver(
+            `${name}-ebs-csi`,
+            {
+                clusterName: args.clusterName,
+                region: args.region,
+                kubernetesVersion: args.kubernetesVersion,
+                config: args.addons.ebsCsiDriver,
+                placement,
+                provider: args.provider,
+                cluster: args.cluster,
+                protect: args.protect,
+            },
+            { parent: this },
+        );
+        this.metricsServer = metricsServerAddon(
+            name,
+            { clusterName: args.clusterName, config: args.addons.metricsServer, placement },
+            this,
+        );
+        // The controller calls AWS APIs by name: it starts once CoreDNS serves.
+        this.loadBalancerController = new LoadBalancerController(
+            `${name}-load-balancer-controller`,
+            {
+                clusterName: args.clusterName,
+                region: args.region,
+                vpcId: args.vpcId,
+                config: args.addons.loadBalancerController,
+                placement,
+                provider: args.provider,
+                cluster: args.cluster,
+                releaseDependsOn: [this.coreDns],
+            },
+            { parent: this },
+        );
+        this.registerOutputs({
+            coreDns: this.coreDns.id,
+            ebsCsi: this.ebsCsi.addon.id,
+            metricsServer: this.metricsServer.id,
+            loadBalancerControllerRole: this.loadBalancerController.role.arn,
+        });
+    }
+}

@@ -1,0 +1,146 @@
+/**
+ * Load balancers for workloads: the AWS Load Balancer Controller (NLBs for Services of type
+ * LoadBalancer, ALBs for Ingresses) from its pinned Helm chart, its Pod Identity role with the
+ * upstream IAM policy of that release, and the `alb` IngressClass.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { AddonsConfig } from "../config";
+import { PodIdentityRole } from "../podIdentity";
+import { podIdentityRoleName } from "../podIdentityPolicy";
+import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
+import type { Placement } from "./placement";
+
+type LoadBalancerControllerConfig = AddonsConfig["loadBalancerController"];
+
+/** What the controller is called, and what workloads name to use it (upstream documentation). */
+export const LOAD_BALANCER_CONTROLLER = {
+    releaseName: "aws-load-balancer-controller",
+    chart: "aws-load-balancer-controller",
+    repository: "https://aws.github.io/eks-charts",
+    namespace: "kube-system",
+    serviceAccount: "aws-load-balancer-controller",
+    /** The IngressClass the platform creates, and the controller it names. */
+    ingressClass: "alb",
+    ingressController: "ingress.k8s.aws/alb",
+    /** The `spec.loadBalancerClass` the controller serves (its webhook sets it on new LoadBalancer Services). */
+    loadBalancerClass: "service.k8s.aws/nlb",
+    /** Service and Ingress annotations the controller reads. */
+    serviceAnnotationPrefix: "service.beta.kubernetes.io/aws-load-balancer-",
+    ingressAnnotationPrefix: "alb.ingress.kubernetes.io/",
+    /** Namespace label that turns on target-health readiness gates (the controller's pod webhook). */
+    readinessGateLabel: "elbv2.k8s.aws/pod-readiness-gate-inject",
+    /** Subnet tags the controller discovers subnets by: internet-facing, internal. */
+    subnetRoleTags: { public: "kubernetes.io/role/elb", private: "kubernetes.io/role/internal-elb" },
+} as const;
+
+export interface LoadBalancerControllerValuesArgs {
+    clusterName: string;
+    region: string;
+    vpcId: pulumi.Input<string>;
+    config: LoadBalancerControllerConfig;
+    placement: Placement;
+}
+
+/**
+ * Helm values of the chart. Pure.
+ *
+ * Region and VPC are given, not looked up: nodes allow one IMDS hop, which a pod cannot use.
+ * Webhooks: the pod webhook only injects target-health readiness gates, so it fails open
+ * (`Ignore`, upstream's default since v2.12): with both replicas down, pods evicted by a drain
+ * must still be recreated elsewhere; the cost is that a rollout then does not wait for new targets
+ * to be healthy. The Service webhook fails closed (`Fail`): a LoadBalancer Service created while
+ * the controller is down is refused (and retried by its deployer) rather than silently handed to
+ * the legacy in-tree controller as a Classic Load Balancer.
+ */
+export function loadBalancerControllerValues(args: LoadBalancerControllerValuesArgs): Record<string, pulumi.Input<unknown>> {
+    const c = args.config;
+    const release = LOAD_BALANCER_CONTROLLER_RELEASES[c.chartVersion];
+    const selector = { "app.kubernetes.io/name": LOAD_BALANCER_CONTROLLER.chart };
+    return {
+        clusterName: args.clusterName,
+        region: args.region,
+        vpcId: args.vpcId,
+        image: { tag: release.appVersion },
+        replicaCount: c.replicas,
+        serviceAccount: { create: true, name: LOAD_BALANCER_CONTROLLER.serviceAccount },
+        podDisruptionBudget: { maxUnavailable: 1 },
+        priorityClassName: "system-cluster-critical",
+        resources: { requests: { ...c.resources.requests }, limits: { ...c.resources.limits } },
+        nodeSelector: args.placement.nodeSelector,
+        tolerations: args.placement.tolerations,
+        topologySpreadConstraints: [
+            {
+                maxSkew: 1,
+                topologyKey: "topology.kubernetes.io/zone",
+                whenUnsatisfiable: "ScheduleAnyway",
+                labelSelector: { matchLabels: selector },
+            },
+        ],
+        // The platform creates the IngressClass itself, so it is visible in the plan and to policies.
+        createIngressClassResource: false,
+        ingressClass: LOAD_BALANCER_CONTROLLER.ingressClass,
+        enableServiceMutatorWebhook: true,
+        serviceMutatorWebhookConfig: { failurePolicy: "Fail" },
+        podMutatorWebhookConfig: { failurePolicy: "Ignore" },
+    };
+}
+
+export interface LoadBalancerControllerArgs extends LoadBalancerControllerValuesArgs {
+    provider: k8s.Provider;
+    /** The EKS control plane. */
+    cluster: pulumi.Resource;
+    /** What the controller's pods need first (nodes to run on, DNS). Defaults to `[]`. */
+    releaseDependsOn?: pulumi.Resource[];
+}
+
+export class LoadBalancerController extends pulumi.ComponentResource {
+    public readonly role: PodIdentityRole;
+    public readonly release: k8s.helm.v3.Release;
+    public readonly ingressClass: k8s.networking.v1.IngressClass;
+
+    constructor(name: string, args: LoadBalancerControllerArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:addons:LoadBalancerController", name, {}, opts);
+        const release = LOAD_BALANCER_CONTROLLER_RELEASES[args.config.chartVersion];
+        this.role = new PodIdentityRole(
+            `${name}-iam`,
+            {
+                clusterName: args.clusterName,
+                region: args.region,
+                namespace: LOAD_BALANCER_CONTROLLER.namespace,
+                serviceAccount: LOAD_BALANCER_CONTROLLER.serviceAccount,
+                roleName: podIdentityRoleName(args.clusterName, "aws-load-balancer-controller"),
+                description: `AWS Load Balancer Controller ${release.appVersion} of EKS cluster ${args.clusterName}`,
+                inlinePolicy: release.policy,
+                cluster: args.cluster,
+            },
+            { parent: this },
+        );
+        this.release = new k8s.helm.v3.Release(
+            `${name}-release`,
+            {
+                name: LOAD_BALANCER_CONTROLLER.releaseName,
+                chart: LOAD_BALANCER_CONTROLLER.chart,
+                repositoryOpts: { repo: LOAD_BALANCER_CONTROLLER.repository },
+                version: args.config.chartVersion,
+                namespace: LOAD_BALANCER_CONTROLLER.namespace,
+                maxHistory: 10,
+                cleanupOnFail: true,
+                atomic: true,
+                timeout: 600,
+                values: loadBalancerControllerValues(args),
+            },
+            // Pod Identity hands credentials to pods created after the association exists.
+            { parent: this, provider: args.provider, dependsOn: [...this.role.ready, ...(args.releaseDependsOn ?? [])] },
+        );
+        this.ingressClass = new k8s.networking.v1.IngressClass(
+            `${name}-ingress-class`,
+            {
+                metadata: { name: LOAD_BALANCER_CONTROLLER.ingressClass },
+                spec: { controller: LOAD_BALANCER_CONTROLLER.ingressController },
+            },
+            { parent: this, provider: args.provider, dependsOn: [this.release] },
+        );
+        this.registerOutputs({ roleArn: this.role.arn, release: this.release.status });
+    }
+}

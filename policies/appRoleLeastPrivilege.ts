@@ -1,0 +1,346 @@
+import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
+import { readConfig } from "./lib/config";
+import { isUnknownValueError } from "./lib/sdk";
+import { asArray, asString, field, path } from "./lib/values";
+import { Verdicts, violation } from "./lib/verdicts";
+import { managedPolicyName } from "./lib/nodeRole";
+
+/** Config of `app-role-least-privilege`. */
+export interface AppRoleLeastPrivilegeConfig {
+    /** AWS managed policies no application role may attach. Defaults to AdministratorAccess and IAMFullAccess. */
+    forbiddenManagedPolicies: string[];
+    /** Namespaces whose roles are the platform's, not applications'. Defaults to `["kube-system"]`. */
+    exemptNamespaces: string[];
+}
+
+const configSchema: PolicyConfigSchema = {
+    properties: {
+        forbiddenManagedPolicies: {
+            type: "array",
+            items: { type: "string" },
+            default: ["AdministratorAccess", "IAMFullAccess"],
+            description: "Names of AWS managed policies (e.g. AdministratorAccess) that no application role may attach.",
+        },
+        exemptNamespaces: {
+            type: "array",
+            items: { type: "string" },
+            default: ["kube-system"],
+            description:
+                "Namespaces of platform controllers: a role whose trust admits only these namespaces is not judged (a role whose trust names no namespace always is).",
+        },
+    },
+};
+
+/** The service principal of EKS Pod Identity. */
+const POD_IDENTITY = "pods.eks.amazonaws.com";
+
+/** A policy document as a provider input: a JSON string or an object. */
+function documentOf(raw: unknown): { statements: unknown[] } | { invalid: string } {
+    let doc: unknown = raw;
+    if (typeof raw === "string") {
+        try {
+            doc = JSON.parse(raw) as unknown;
+        } catch (err) {
+            return { invalid: (err as Error).message };
+        }
+    }
+    const statements = field(doc, "Statement");
+    return { statements: Array.isArray(statements) ? asArray(statements) : statements === undefined ? [] : [statements] };
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? asArray(value) : value === undefined ? [] : [value]);
+
+/** True when a trust policy (JSON string or object) lets EKS Pod Identity assume the role. */
+export function trustsPodIdentity(policy: unknown): boolean {
+    const doc = documentOf(policy);
+    if ("invalid" in doc) {
+        return false;
+    }
+    return doc.statements.some(
+        (s) => field(s, "Effect") === "Allow" && listOf(path(s, "Principal", "Service")).some((p) => p === POD_IDENTITY),
+    );
+}
+
+/**
+ * The namespaces a Pod Identity trust admits, from its `aws:RequestTag/kubernetes-namespace`
+ * conditions (StringEquals or StringLike, every Allow statement); `undefined` when a statement
+ * admits any namespace. Pure; reads through the SDK proxy.
+ */
+export function trustNamespaces(policy: unknown): string[] | undefined {
+    const doc = documentOf(policy);
+    if ("invalid" in doc) {
+        return undefined;
+    }
+    const namespaces: string[] = [];
+    for (const s of doc.statements) {
+        if (field(s, "Effect") !== "Allow" || !listOf(path(s, "Principal", "Service")).some((p) => p === POD_IDENTITY)) {
+            continue;
+        }
+        const pinned = ["StringEquals", "StringLike"].flatMap((op) =>
+            listOf(path(s, "Condition", op, "aws:RequestTag/kubernetes-namespace")).filter((v): v is string => typeof v === "string"),
+        );
+        if (pinned.length === 0) {
+            return undefined;
+        }
+        namespaces.push(...pinned);
+    }
+    return namespaces;
+}
+
+/** One broken rule in a statement: what it allows and why that is too much. */
+export interface Finding {
+    what: string;
+    why: string;
+}
+
+const ADMIN_WHY =
+    "every pod of the service account can then do anything the account allows: one compromised container is a compromised AWS account";
+const IAM_WHY =
+    "a wildcard over IAM actions lets the role change IAM itself, e.g. give itself or a role it can pass more permissions: privilege escalation from a pod";
+const PASS_WHY =
+    "the role can hand any role of the account, administrator roles included, to a service it starts: privilege escalation from a pod";
+
+/**
+ * What is too broad in one statement of a Pod Identity role's policy: `Allow` on every action
+ * (`*`), `NotAction` (everything but a list), IAM actions by wildcard (`iam:*`, `iam:Pass*`), or
+ * `iam:PassRole` on every role. Pure; reads through the SDK proxy (unknown values throw).
+ */
+export function statementFindings(statement: unknown): Finding[] {
+    if (field(statement, "Effect") !== "Allow") {
+        return [];
+    }
+    const findings: Finding[] = [];
+    const resources = listOf(field(statement, "Resource")).map((r) => (typeof r === "string" ? r.trim() : r));
+    const onEverything = resources.includes("*");
+    const notAction = field(statement, "NotAction");
+    if (notAction !== undefined) {
+        findings.push({ what: `allows NotAction ${JSON.stringify(notAction)}, i.e. every other action`, why: ADMIN_WHY });
+    }
+    for (const raw of listOf(field(statement, "Action"))) {
+        const action = typeof raw === "string" ? raw.trim() : "";
+        const [service, name = ""] = action.toLowerCase().split(":", 2);
+        if (action === "*" || action === "*:*") {
+            findings.push({ what: `allows action "${action}"`, why: ADMIN_WHY });
+        } else if (service === "iam" && /[*?]/.test(name)) {
+            findings.push({ what: `allows IAM actions by wildcard ("${action}")`, why: IAM_WHY });
+        } else if (service === "iam" && name === "passrole" && onEverything) {
+            findings.push({ what: `allows "${action}" on Resource "*"`, why: PASS_WHY });
+        }
+    }
+    return findings;
+}
+
+/** Everything too broad in a policy document (JSON string or object); a malformed one counts. Pure. */
+function documentFindings(raw: unknown): unknown[] {
+    if (raw === undefined) {
+        return [];
+    }
+    const doc = documentOf(raw);
+    return "invalid" in doc ? [doc.invalid] : doc.statements.flatMap(statementFindings);
+}
+
+/** The forbidden managed policy an ARN names, if any. Pure. */
+function forbiddenIn(arn: unknown, forbidden: ReadonlySet<string>): string[] {
+    const policy = managedPolicyName(arn);
+    return policy !== undefined && forbidden.has(policy) ? [policy] : [];
+}
+
+/** True when a value is known and `findings` finds nothing in it (reading it may still hit an unknown). */
+function isClean<T>(value: Read<T>, findings: (v: T) => unknown[]): boolean {
+    if ("unknown" in value) {
+        return false;
+    }
+    const found = read("", () => findings(value.value));
+    return "value" in found && found.value.length === 0;
+}
+
+/** A value read through the SDK proxy, or the property path that is unknown at preview. */
+type Read<T> = { value: T } | { unknown: string[] };
+
+/** Reads without recording anything: whether an unknown value matters is decided later, per role. */
+function read<T>(subject: string, fn: () => T): Read<T> {
+    try {
+        return { value: fn() };
+    } catch (err) {
+        if (isUnknownValueError(err)) {
+            return { unknown: [subject, ...err.props.map(String)] };
+        }
+        throw err;
+    }
+}
+
+/** A policy document or managed policy ARN, and the role name it belongs to (as read). */
+interface Grant<T> {
+    role: Read<string | undefined>;
+    source: string;
+    content: () => T;
+}
+
+/** One grant per item of a list property, or one for the whole list when the list is unknown. */
+function listGrants(
+    role: Read<string | undefined>,
+    subject: string,
+    props: unknown,
+    key: string,
+    pick: (item: unknown) => unknown,
+): Grant<unknown>[] {
+    const list = read(subject, () => asArray(field(props, key)));
+    if ("unknown" in list) {
+        return [{ role, source: `${subject} ${key}`, content: () => field(props, key) }];
+    }
+    return list.value.map((item, i) => ({ role, source: `${subject} ${key}[${i}]`, content: () => pick(item) }));
+}
+
+/**
+ * Roles assumed through EKS Pod Identity — the roles of application service accounts and of
+ * platform controllers — allow no action `*`, no `NotAction`, no IAM actions by wildcard, no
+ * `iam:PassRole` on every role, and attach none of the forbidden managed policies. Documents are
+ * linked to roles by name (static at preview in this program); one whose role or content is
+ * unknown at preview leaves the roles it may belong to undecided, never passed.
+ */
+export const appRoleLeastPrivilege: StackValidationPolicy = {
+    name: "app-role-least-privilege",
+    description: "IAM roles assumed through EKS Pod Identity grant no wildcard admin, no IAM wildcard and no administrator managed policy.",
+    enforcementLevel: "mandatory",
+    configSchema,
+    validateStack: (args, reportViolation) => {
+        const config = readConfig<AppRoleLeastPrivilegeConfig>("app-role-least-privilege", configSchema, args.getConfig());
+        const forbidden = new Set(config.forbiddenManagedPolicies);
+        const exempt = new Set(config.exemptNamespaces);
+        const verdicts = new Verdicts();
+        const podRoles = new Map<string, { urn: string }>();
+        const unknownRoles: string[][] = [];
+        const documents: Grant<unknown>[] = [];
+        const attachments: Grant<unknown>[] = [];
+
+        for (const r of args.resources) {
+            switch (r.type) {
+                case "aws:iam/role:Role": {
+                    const trust = read(`Role ${r.name}`, () => field(r.props, "assumeRolePolicy"));
+                    const name = read(`Role ${r.name}`, () => asString(field(r.props, "name")));
+                    if ("unknown" in trust) {
+                        // It may be a Pod Identity role: nothing about it can be decided.
+                        unknownRoles.push(trust.unknown);
+                        break;
+                    }
+                    if (!trustsPodIdentity(trust.value)) {
+                        break;
+                    }
+                    const namespaces = read(`Role ${r.name}`, () => trustNamespaces(trust.value));
+                    if ("unknown" in namespaces) {
+                        unknownRoles.push(namespaces.unknown);
+                        break;
+                    }
+                    if (namespaces.value !== undefined && namespaces.value.every((ns) => exempt.has(ns))) {
+                        // A platform controller's role (e.g. kube-system): not an application's.
+                        break;
+                    }
+                    if ("unknown" in name || name.value === undefined) {
+                        // Auto-named: its attachments reference `role.name`, unknown until apply.
+                        unknownRoles.push([r.name, "name"]);
+                        break;
+                    }
+                    podRoles.set(name.value, { urn: r.urn });
+                    const role = { value: name.value };
+                    documents.push(...listGrants(role, `Role ${r.name}`, r.props, "inlinePolicies", (p) => field(p, "policy")));
+                    attachments.push(...listGrants(role, `Role ${r.name}`, r.props, "managedPolicyArns", (arn) => arn));
+                    break;
+                }
+                case "aws:iam/rolePolicy:RolePolicy":
+                    documents.push({
+                        role: read(`RolePolicy ${r.name}`, () => asString(field(r.props, "role"))),
+                        source: `RolePolicy ${r.name}`,
+                        content: () => field(r.props, "policy"),
+                    });
+                    break;
+                case "aws:iam/rolePolicyAttachment:RolePolicyAttachment":
+                    attachments.push({
+                        role: read(`RolePolicyAttachment ${r.name}`, () => asString(field(r.props, "role"))),
+                        source: `RolePolicyAttachment ${r.name}`,
+                        content: () => field(r.props, "policyArn"),
+                    });
+                    break;
+                case "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive": {
+                    const subject = `RolePolicyAttachmentsExclusive ${r.name}`;
+                    const role = read(subject, () => asString(field(r.props, "roleName")));
+                    attachments.push(...listGrants(role, subject, r.props, "policyArns", (arn) => arn));
+                    break;
+                }
+            }
+        }
+
+        // A grant whose role is unknown may belong to any application role: it matters unless its
+        // content is known and grants nothing too broad.
+        const unlinked = [
+            ...documents.filter((g) => "unknown" in g.role && !isClean(read(g.source, g.content), documentFindings)),
+            ...attachments.filter((g) => "unknown" in g.role && !isClean(read(g.source, g.content), (arn) => forbiddenIn(arn, forbidden))),
+        ].map((g) => (g.role as { unknown: string[] }).unknown);
+        const ofRole = (grants: Grant<unknown>[], name: string) => grants.filter((g) => "value" in g.role && g.role.value === name);
+        for (const [name, role] of podRoles) {
+            verdicts.judge(`Pod Identity role ${name}`, () => {
+                const undecided: string[][] = [...unlinked];
+                const report = (what: string, why: string, fix: string) =>
+                    reportViolation(violation(`IAM role ${name} (assumed by pods through EKS Pod Identity) ${what}`, why, fix), role.urn);
+                for (const a of ofRole(attachments, name)) {
+                    const arn = read(a.source, a.content);
+                    if ("unknown" in arn) {
+                        undecided.push(arn.unknown);
+                        continue;
+                    }
+                    for (const policy of forbiddenIn(arn.value, forbidden)) {
+                        report(
+                            `attaches the AWS managed policy ${policy} (${a.source})`,
+                            `${policy} reaches far beyond one application: every pod of the service account could take over the account or its IAM`,
+                            "detach it and grant the actions the application needs as statements (namespaces.<ns>.serviceAccounts.<name>.statements)",
+                        );
+                    }
+                }
+                for (const d of ofRole(documents, name)) {
+                    const raw = read(d.source, d.content);
+                    if ("unknown" in raw) {
+                        undecided.push(raw.unknown);
+                        continue;
+                    }
+                    if (raw.value === undefined) {
+                        continue;
+                    }
+                    const doc = documentOf(raw.value);
+                    if ("invalid" in doc) {
+                        report(
+                            `has a policy document that is not JSON (${d.source}: ${doc.invalid})`,
+                            "IAM refuses the document, so `pulumi up` fails when it reaches the role",
+                            "write the policy as JSON (JSON.stringify of a policy object)",
+                        );
+                        continue;
+                    }
+                    doc.statements.forEach((s, i) => {
+                        const findings = read(`${d.source}`, () => statementFindings(s));
+                        if ("unknown" in findings) {
+                            undecided.push(findings.unknown);
+                            return;
+                        }
+                        const sid = read(d.source, () => asString(field(s, "Sid")));
+                        const label = "value" in sid && sid.value ? `statement ${sid.value}` : `statement ${i}`;
+                        for (const f of findings.value) {
+                            report(
+                                `${f.what} (${d.source}, ${label})`,
+                                f.why,
+                                "list only the actions and resources the application needs, e.g. s3:GetObject on arn:aws:s3:::<bucket>/*",
+                            );
+                        }
+                    });
+                }
+                if (undecided.length > 0) {
+                    verdicts.leaveUndecided(`Pod Identity role ${name}`, undecided[0]);
+                }
+            });
+        }
+        for (const unknown of unknownRoles) {
+            verdicts.judge(`role ${unknown[0]}`, () => verdicts.leaveUndecided(`${unknown[0]} (maybe a Pod Identity role)`, unknown));
+        }
+        verdicts.finish();
+        if (verdicts.evaluated === 0) {
+            args.notApplicable("no IAM role trusted by pods.eks.amazonaws.com (EKS Pod Identity) in this stack: nothing was checked");
+        }
+    },
+};

@@ -1,0 +1,142 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import { EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
+import { parseRawConfig, StackConfig } from "../components/config";
+import { readStackFiles } from "../tools/offline";
+import type { Plan } from "../tools/plan";
+import { planOf, ROOT } from "./mocks";
+
+type PlanResource = Plan["resources"][number];
+
+const STACKS = fs
+    .readdirSync(ROOT)
+    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
+    .filter((s): s is string => !!s);
+
+const ofType = (plan: Plan, type: string) => plan.resources.filter((r) => r.type === type);
+const json = (value: unknown) => JSON.parse(String(value)) as Record<string, any>;
+
+/** The role a (static) role ARN names, and who its trust admits. */
+function trusted(plan: Plan, roleArn: unknown): { namespace: string; serviceAccount: string; sourceArn: string } {
+    const name = String(roleArn).split("/").pop();
+    const roles = ofType(plan, "aws:iam/role:Role").filter((r) => r.props.name === name);
+    expect(roles, `role ${name}`).to.have.length(1);
+    const [statement] = json(roles[0].props.assumeRolePolicy).Statement;
+    expect(statement.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
+    return {
+        namespace: statement.Condition.StringEquals["aws:RequestTag/kubernetes-namespace"],
+        serviceAccount: statement.Condition.StringEquals["aws:RequestTag/kubernetes-service-account"],
+        sourceArn: statement.Condition.ArnEquals["aws:SourceArn"],
+    };
+}
+
+for (const stack of STACKS) {
+    describe(`whole stack ${stack}: add-ons`, function () {
+        this.timeout(180_000);
+        let plan: Plan;
+        let config: StackConfig;
+        let clusterArn: RegExp;
+        before(async () => {
+            plan = await planOf(stack);
+            config = parseRawConfig(readStackFiles(ROOT, stack).config, stack);
+            clusterArn = new RegExp(`^arn:aws:eks:${config.region}:\\d{12}:cluster/${config.clusterName}$`);
+        });
+
+        it("installs the EBS CSI add-on at its pinned version, with a Pod Identity association whose role only its controller can assume", () => {
+            const addons = ofType(plan, "aws:eks/addon:Addon").filter((a) => a.props.addonName === EBS_CSI.addonName);
+            expect(addons).to.have.length(1);
+            expect(addons[0].props.addonVersion).to.equal(config.addons.ebsCsiDriver.version);
+            const associations = addons[0].props.podIdentityAssociations as { roleArn: string; serviceAccount: string }[];
+            expect(associations).to.have.length(1);
+            const trust = trusted(plan, associations[0].roleArn);
+            expect(trust).to.deep.include({ namespace: EBS_CSI.namespace, serviceAccount: associations[0].serviceAccount });
+            expect(trust.sourceArn).to.match(clusterArn);
+        });
+
+        it("has exactly one default StorageClass: encrypted gp3 on the EBS CSI driver, bound where the pod lands, expandable", () => {
+            const defaults = ofType(plan, "kubernetes:storage.k8s.io/v1:StorageClass").filter(
+                (c) =>
+                    (c.props.metadata as { annotations?: Record<string, string> }).annotations?.[
+                        "storageclass.kubernetes.io/is-default-class"
+                    ] === "true",
+            );
+            expect(defaults).to.have.length(1);
+            const sc = defaults[0].props;
+            expect(sc).to.deep.include({
+                provisioner: EBS_CSI.provisioner,
+                volumeBindingMode: "WaitForFirstConsumer",
+                allowVolumeExpansion: true,
+                reclaimPolicy: config.addons.ebsCsiDriver.storageClass.reclaimPolicy,
+            });
+            expect(sc.parameters).to.deep.include({ type: "gp3", encrypted: "true" });
+            expect("kmsKeyId" in (sc.parameters as object)).to.equal(config.addons.ebsCsiDriver.storageClass.kmsKey !== "aws-managed");
+        });
+
+        it("installs the load balancer controller chart pinned, with its role and association for its service account", () => {
+            const releases = ofType(plan, "kubernetes:helm.sh/v3:Release").filter((r) => r.props.chart === LOAD_BALANCER_CONTROLLER.chart);
+            expect(releases).to.have.length(1);
+            const release = releases[0].props;
+            expect(release.version).to.equal(config.addons.loadBalancerController.chartVersion);
+            const values = release.values as Record<string, any>;
+            expect(values).to.deep.include({
+                clusterName: config.clusterName,
+                region: config.region,
+                replicaCount: config.addons.loadBalancerController.replicas,
+            });
+            expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
+            const associations = ofType(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation").filter(
+                (a) => a.props.namespace === release.namespace && a.props.serviceAccount === values.serviceAccount.name,
+            );
+            expect(associations).to.have.length(1);
+            expect(associations[0].props.clusterName).to.equal(config.clusterName);
+            expect(trusted(plan, associations[0].props.roleArn)).to.deep.include({
+                namespace: release.namespace,
+                serviceAccount: values.serviceAccount.name,
+            });
+        });
+
+        it("tags public and private subnets the way the load balancer controller discovers them", () => {
+            const tags = ofType(plan, "aws:ec2/subnet:Subnet").map((s) => s.props.tags as Record<string, string>);
+            for (const key of Object.values(LOAD_BALANCER_CONTROLLER.subnetRoleTags)) {
+                expect(
+                    tags.filter((t) => t[key] === "1"),
+                    key,
+                ).to.have.length(config.network.availabilityZones.length);
+            }
+        });
+
+        it("runs metrics-server at its pinned version with at least 2 replicas and a PDB allowing one eviction", () => {
+            const addons = ofType(plan, "aws:eks/addon:Addon").filter((a) => a.props.addonName === "metrics-server");
+            expect(addons).to.have.length(1);
+            expect(addons[0].props.addonVersion).to.equal(config.addons.metricsServer.version);
+            const values = json(addons[0].props.configurationValues);
+            expect(values.replicas).to.be.at.least(2);
+            expect(values.podDisruptionBudget).to.deep.equal({ enabled: true, maxUnavailable: 1 });
+        });
+
+        it("creates the interface endpoints the config enables, in every private subnet, with private DNS", () => {
+            const endpoints = ofType(plan, "aws:ec2/vpcEndpoint:VpcEndpoint").filter((e) => e.props.vpcEndpointType === "Interface");
+            const expected = config.network.interfaceEndpoints.enabled ? config.network.interfaceEndpoints.services : [];
+            expect(endpoints.map((e) => e.props.serviceName)).to.have.members(expected.map((s) => `com.amazonaws.${config.region}.${s}`));
+            for (const e of endpoints) {
+                expect(e.props.privateDnsEnabled, e.name).to.equal(true);
+                expect(e.props.subnetIds, e.name).to.have.length(config.network.availabilityZones.length);
+            }
+        });
+
+        it("gives every configured service account a role and an association scoped to its namespace and name", () => {
+            const associations = ofType(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation");
+            for (const [namespace, ns] of Object.entries(config.namespaces)) {
+                for (const serviceAccount of Object.keys(ns.serviceAccounts)) {
+                    const found = associations.filter(
+                        (a: PlanResource) => a.props.namespace === namespace && a.props.serviceAccount === serviceAccount,
+                    );
+                    expect(found, `${namespace}/${serviceAccount}`).to.have.length(1);
+                    const trust = trusted(plan, found[0].props.roleArn);
+                    expect(trust).to.deep.include({ namespace, serviceAccount });
+                    expect(trust.sourceArn).to.match(clusterArn);
+                }
+            }
+        });
+    });
+}
