@@ -2,7 +2,7 @@ import { expect } from "chai";
 import * as path from "path";
 import { gatePlan, Plan } from "../tools/stackPlan";
 import { planOf, runTool } from "./mocks";
-import { fixtureProject, stacks } from "./stackFiles";
+import { editedFixture, fixtureProject, stacks } from "./stackFiles";
 const SUMMARY = /^(\d+) mandatory, (\d+) advisory, (\d+) policies evaluated over (\d+) resources/m;
 
 type PlanResource = Plan["resources"][number];
@@ -25,6 +25,25 @@ for (const stack of stacks()) {
         });
     });
 }
+
+describe("policy gate: a fork renames its cluster", function () {
+    this.timeout(180_000);
+
+    it("passes with the new name in the stack file alone: the subnet tags and subnet-eks-tags both follow it", async () => {
+        const dir = editedFixture("dev", (t) =>
+            t.replace("  eks-platform:clusterName: platform-dev\n", "  eks-platform:clusterName: acme-dev\n"),
+        );
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(0);
+        const plan = JSON.parse(result.stdout) as Plan;
+        const subnets = plan.resources.filter((r) => r.type === "aws:ec2/subnet:Subnet");
+        expect(subnets.length).to.be.greaterThan(0);
+        for (const s of subnets) {
+            expect((s.props.tags as Record<string, string>)["kubernetes.io/cluster/acme-dev"], s.name).to.be.oneOf(["owned", "shared"]);
+        }
+        expect(plan.violations).to.deep.equal([]);
+    });
+});
 
 // The fixture prod stack, whose policy config makes both policies mandatory.
 describe("policy gate: a deliberately broken config fails on the fixture prod stack", function () {

@@ -1,21 +1,14 @@
 import { expect } from "chai";
-import { ConfigError, parseRawConfig, PROJECT } from "../components/config";
+import { parseRawConfig, PROJECT } from "../components/config";
 import { nodeGroupClusterProblems, NodeGroupsConfig, nodeGroupsSchema } from "../components/config/nodeGroups";
 import { readStackFiles } from "../tools/offline";
-import { fixtureProject, stackConfig, stacks } from "./stackFiles";
+import { fixtureProject, problemsAfter, stackConfig, stacks } from "./stackFiles";
 
 const KEY = `${PROJECT}:nodeGroups`;
 
 /** A fixture stack's config with `nodeGroups` replaced; returns the error lines (none when valid). */
 function problemsWith(nodeGroups: unknown, stack = "dev"): string[] {
-    const raw = { ...readStackFiles(fixtureProject(), stack).config, [KEY]: JSON.stringify(nodeGroups) };
-    try {
-        parseRawConfig(raw, stack);
-    } catch (err) {
-        expect(err).to.be.instanceOf(ConfigError);
-        return (err as ConfigError).problems;
-    }
-    return [];
+    return problemsAfter((values) => (values[KEY] = nodeGroups), stack);
 }
 
 const managed = {
