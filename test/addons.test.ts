@@ -383,12 +383,13 @@ describe("ServiceAccountRoles component", () => {
         expect(role.props.name).to.equal("acme-analytics-reports");
         const trust = json(role.props.assumeRolePolicy).Statement[0];
         expect(trust.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
-        expect(trust.Condition.StringEquals).to.deep.equal({
-            "aws:SourceAccount": ACCOUNT,
-            "aws:RequestTag/kubernetes-namespace": "analytics",
-            "aws:RequestTag/kubernetes-service-account": "reports",
+        expect(trust.Condition).to.deep.equal({
+            StringEquals: {
+                "aws:RequestTag/eks-cluster-name": "acme",
+                "aws:RequestTag/kubernetes-namespace": "analytics",
+                "aws:RequestTag/kubernetes-service-account": "reports",
+            },
         });
-        expect(trust.Condition.ArnEquals).to.deep.equal({ "aws:SourceArn": `arn:aws:eks:us-east-1:${ACCOUNT}:cluster/acme` });
         const association = named(
             mocks.resources,
             "aws:eks/podIdentityAssociation:PodIdentityAssociation",

@@ -367,7 +367,7 @@ describe("NodeGroups component", function () {
                 "aws:RequestTag/kubernetes-namespace": "kube-system",
                 "aws:RequestTag/kubernetes-service-account": "aws-node-termination-handler",
             });
-            expect(trust.Condition.ArnEquals).to.deep.equal({ "aws:SourceArn": "arn:aws:eks:us-east-1:123456789012:cluster/demo" });
+            expect(trust.Condition.StringEquals["aws:RequestTag/eks-cluster-name"]).to.equal("demo");
             const association = named(r, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "ng-nth-pod-identity");
             expect(association.props).to.deep.include({
                 clusterName: "demo",
