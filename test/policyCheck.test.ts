@@ -278,7 +278,8 @@ describe("policy check: the CLI on the fixture pack", function () {
         const format = await check("--format", "xml", "examples");
         expect(format.code).to.equal(2);
         expect(format.stderr).to.include("--format must be text, json or sarif");
-        const env = await check("--env", "prd", "examples");
+        // The fixture pack's environments (dev, prod), not the repository's, which forks change.
+        const env = await check("--policy-pack", FIXTURE_PACK, "--env", "prd", "examples");
         expect(env.code).to.equal(2);
         expect(env.stdout).to.equal("");
         expect(env.stderr).to.include('no policy config for environment "prd" (have: dev, prod)');
