@@ -38,29 +38,27 @@ function groupsFor(plan: Plan, values: { nodeSelector: Record<string, string>; t
 
 // Invariants: every stack file with Karpenter enabled renders it as configured.
 for (const stack of stacks()) {
+    const config = stackConfig(stack);
+    const cluster = config.clusterName;
+    if (!config.karpenter.enabled) {
+        describe(`whole stack: karpenter disabled in ${stack}`, function () {
+            this.timeout(120_000);
+            it("renders no Karpenter resource", async () => {
+                const plan = await planOf(stack);
+                expect(plan.resources.filter((r) => r.name.startsWith("karpenter"))).to.deep.equal([]);
+            });
+        });
+        continue;
+    }
+    const k: EnabledKarpenterConfig = config.karpenter;
     describe(`whole stack: karpenter in ${stack}`, function () {
         this.timeout(120_000);
         let plan: Plan;
-        let cluster: string;
-        let k: EnabledKarpenterConfig | undefined;
-        before(async function () {
-            const config = stackConfig(stack);
-            cluster = config.clusterName;
-            k = config.karpenter.enabled ? config.karpenter : undefined;
+        before(async () => {
             plan = await planOf(stack);
         });
 
-        it("renders no Karpenter resource when the stack disables it", function () {
-            if (k) {
-                this.skip();
-            }
-            expect(plan.resources.filter((r) => r.name.startsWith("karpenter"))).to.deep.equal([]);
-        });
-
-        it("lists the interruption queue, its five rules with targets, both roles, Pod Identity and the access entry", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("lists the interruption queue, its five rules with targets, both roles, Pod Identity and the access entry", () => {
             const queue = only(plan, "aws:sqs/queue:Queue", "karpenter-aws-interruption");
             expect(queue.props).to.include({ name: `${cluster}-karpenter`, sqsManagedSseEnabled: true, messageRetentionSeconds: 300 });
             const rules = byType(plan, "aws:cloudwatch/eventRule:EventRule").filter((r) => r.name.startsWith("karpenter-"));
@@ -87,10 +85,7 @@ for (const stack of stacks()) {
             });
         });
 
-        it("knows every IAM and queue policy document at preview, so policies can judge them", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("knows every IAM and queue policy document at preview, so policies can judge them", () => {
             for (const [type, name] of [
                 ["aws:iam/rolePolicy:RolePolicy", "karpenter-aws-controller"],
                 ["aws:sqs/queuePolicy:QueuePolicy", "karpenter-aws-interruption"],
@@ -101,10 +96,7 @@ for (const stack of stacks()) {
             }
         });
 
-        it("installs both charts at the configured version, the controller after exactly the node groups it can run on", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("installs both charts at the configured version, the controller after exactly the node groups it can run on", () => {
             const crds = only(plan, RELEASE, "karpenter-controller-crds");
             const release = only(plan, RELEASE, "karpenter-controller-release");
             expect(crds.props).to.include({ chart: "oci://public.ecr.aws/karpenter/karpenter-crd", version: k.chartVersion });
@@ -125,10 +117,7 @@ for (const stack of stacks()) {
             expect(waitedFor.map((g) => g.name)).to.have.members(homes);
         });
 
-        it("creates the configured NodePools and EC2NodeClasses after the releases, passing the official v1 schemas", async function () {
-            if (!k) {
-                this.skip();
-            }
+        it("creates the configured NodePools and EC2NodeClasses after the releases, passing the official v1 schemas", async () => {
             const pools = byType(plan, "kubernetes:karpenter.sh/v1:NodePool");
             const classes = byType(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass");
             expect(pools.map(nameOf)).to.have.members(Object.keys(k.nodePools));
@@ -139,10 +128,7 @@ for (const stack of stacks()) {
             }
         });
 
-        it("pins each class's AMI release, requires IMDSv2, encrypts the root volume and sets no restricted tag", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("pins each class's AMI release, requires IMDSv2, encrypts the root volume and sets no restricted tag", () => {
             for (const nc of byType(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")) {
                 const spec = specOf(nc);
                 expect(spec.amiSelectorTerms).to.deep.equal([{ alias: k.nodeClasses[nameOf(nc)].amiAlias }]);
@@ -158,10 +144,7 @@ for (const stack of stacks()) {
             }
         });
 
-        it("gives every NodePool a complete nodeClassRef, cpu and memory limits, its budgets and a drain window a 120 s pod fits in", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("gives every NodePool a complete nodeClassRef, cpu and memory limits, its budgets and a drain window a 120 s pod fits in", () => {
             for (const p of byType(plan, "kubernetes:karpenter.sh/v1:NodePool")) {
                 const spec = specOf(p);
                 const pool = k.nodePools[nameOf(p)];
@@ -180,10 +163,7 @@ for (const stack of stacks()) {
             }
         });
 
-        it("lets the pools that allow Spot launch it, so the interruption queue has work to do", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("lets the pools that allow Spot launch it, so the interruption queue has work to do", () => {
             const allowsSpot = (requirements: { key: string; operator: string; values?: string[] }[]) =>
                 requirements.some(
                     (r) => r.key === "karpenter.sh/capacity-type" && r.operator === "In" && (r.values ?? []).includes("spot"),
@@ -195,10 +175,7 @@ for (const stack of stacks()) {
             expect(rendered.map(nameOf)).to.have.members(configured.map(([name]) => name));
         });
 
-        it("has no policy violation on any Karpenter resource", function () {
-            if (!k) {
-                this.skip();
-            }
+        it("has no policy violation on any Karpenter resource", () => {
             const ours = plan.violations.filter(
                 (v) => v.resource.name.startsWith("karpenter") || /karpenter-(aws|controller|pools)/.test(v.message),
             );

@@ -278,10 +278,16 @@ describe("policy check: the CLI on the fixture pack", function () {
         const format = await check("--format", "xml", "examples");
         expect(format.code).to.equal(2);
         expect(format.stderr).to.include("--format must be text, json or sarif");
-        const env = await check("--env", "prd", "examples");
+        // The fixture pack's environments, not the repository's, which forks change.
+        const env = await check("--policy-pack", FIXTURE_PACK, "--env", "prd", "examples");
         expect(env.code).to.equal(2);
         expect(env.stdout).to.equal("");
-        expect(env.stderr).to.include('no policy config for environment "prd" (have: dev, prod)');
+        const have = fs
+            .readdirSync(path.join(ROOT, FIXTURE_PACK, "config"))
+            .map((f) => f.replace(/\.json$/, ""))
+            .sort();
+        expect(have).to.include.members(["dev", "prod"]);
+        expect(env.stderr).to.include(`no policy config for environment "prd" (have: ${have.join(", ")})`);
         const missing = await check("--policy-pack", FIXTURE_PACK, "no/such/dir");
         expect(missing.code).to.equal(2);
         expect(missing.stderr).to.include("no/such/dir: no such file or directory");
