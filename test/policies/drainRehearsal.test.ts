@@ -6,16 +6,16 @@
  * 29 pods; a pod requesting 1500m leaves 430m, so two never share a node.
  */
 import { expect } from "chai";
-import { drainRehearsal } from "../../policies/drainRehearsal";
-import { rehearse, Rehearsal } from "../../policies/lib/rehearsal";
+import { drainRehearsal } from "eks-platform-policies/drainRehearsal";
+import { rehearse, Rehearsal } from "eks-platform-policies/lib/rehearsal";
 import {
     capacityTypesAllowed,
     nodeRequirementMatches,
     nodeTemplateTags,
     readNodeTemplateTags,
     untoleratedTaint,
-} from "../../policies/lib/scheduling";
-import { unknownCheckingProxy } from "../../policies/lib/sdk";
+} from "eks-platform-policies/lib/scheduling";
+import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 import { expectViolations } from "./expect";
 import * as f from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";

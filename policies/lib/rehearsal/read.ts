@@ -20,7 +20,8 @@ import {
 } from "../scheduling";
 import { readSelector, selectorMatches } from "../selector";
 import { pdbsByWorkload, readPdbs, UndecidedNamespaces } from "../stack";
-import { asArray, asNumber, asNumeric, asRecord, asString, field, isUnknownSentinel, path, peek, Rec, stringMap } from "../values";
+import { isUnknownSentinel } from "../unknown";
+import { asArray, asNumber, asNumeric, asRecord, asString, field, path, peek, Rec, stringMap } from "../values";
 import { Verdicts } from "../verdicts";
 import { instanceLabels, nodeSize, poolCandidates } from "./instances";
 import type {
