@@ -25,7 +25,6 @@ const configSchema: PolicyConfigSchema = {
     },
 };
 
-
 interface Window {
     seconds: number;
     source: string;

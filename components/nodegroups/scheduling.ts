@@ -60,7 +60,6 @@ export function nodeTaints(config: Pick<SchedulingConfig, "kind" | "amiType" | "
     return taints;
 }
 
-
 /** One enabled group whose nodes carry every label a placement selects. */
 export interface SelectedGroup<G> {
     name: string;

@@ -28,9 +28,6 @@ export const EKS_DEFAULT_MAX_UNAVAILABLE = 1;
 export const ASG_DEFAULT_MIN_HEALTHY_PERCENTAGE = 90;
 export const ASG_DEFAULT_MAX_HEALTHY_PERCENTAGE = 100;
 
-
-
-
 /**
  * Karpenter's disruption budget when a NodePool defines none: `nodes: 10%`, percentages rounded
  * up. Source: Karpenter v1 docs, Concepts → Disruption → NodePool Disruption Budgets.
