@@ -22,7 +22,7 @@ import { InputError } from "./errors";
 import { checkManifests } from "./manifestCheck";
 import { collectFiles, readManifests, toResources } from "./manifests";
 import { buildStackRequest } from "./requests";
-import { manifestResources, stackResources } from "./drain";
+import { manifestResources, stackResources } from "./drainInput";
 import { rehearse } from "eks-platform-policies/lib/rehearsal";
 import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 

@@ -403,6 +403,27 @@ class Rollout {
         });
     }
 
+    /** Ends the rollout in a wave that cannot finish: the wave so far is recorded, and why it stops. */
+    stallWave(
+        phase: WaveReport["phase"],
+        start: number,
+        drained: readonly SimNode[],
+        result: { evictions: number },
+        longest: number,
+        why: string,
+    ): void {
+        this.report.stalled = why;
+        this.wavePush({
+            phase,
+            drained: drained.map((n) => n.name),
+            launched: [],
+            evictions: result.evictions,
+            drainSeconds: longest,
+            seconds: this.clock - start,
+        });
+        this.report.estimatedSeconds = this.clock;
+    }
+
     noteDrain(perNode: Map<SimNode, number>): number {
         let longest = 0;
         for (const [node, seconds] of perNode) {
@@ -502,16 +523,7 @@ function rollManaged(cluster: Cluster, g: ManagedGroupModel): GroupReport {
         const result = run.drain(batch, window);
         const longest = run.noteDrain(result.perNode);
         if (result.stalled) {
-            report.stalled = `wave ${run.wave}: ${result.stalled}`;
-            run.wavePush({
-                phase: "upgrade",
-                drained: batch.map((n) => n.name),
-                launched: [],
-                evictions: result.evictions,
-                drainSeconds: longest,
-                seconds: run.clock - start,
-            });
-            report.estimatedSeconds = run.clock;
+            run.stallWave("upgrade", start, batch, result, longest, `wave ${run.wave}: ${result.stalled}`);
             return report;
         }
         const terminated = start + longest + EKS_CORDON_WAIT_SECONDS;
@@ -529,15 +541,7 @@ function rollManaged(cluster: Cluster, g: ManagedGroupModel): GroupReport {
         const result = run.drain(fresh, window);
         const longest = run.noteDrain(result.perNode);
         if (result.stalled) {
-            report.stalled = `scale-down: ${result.stalled}`;
-            run.wavePush({
-                phase: "scale-down",
-                drained: fresh.map((n) => n.name),
-                launched: [],
-                evictions: result.evictions,
-                drainSeconds: longest,
-                seconds: run.clock - start,
-            });
+            run.stallWave("scale-down", start, fresh, result, longest, `scale-down: ${result.stalled}`);
         } else {
             run.closeWave("scale-down", start, fresh, [], result, longest, start + longest + EKS_CORDON_WAIT_SECONDS);
         }
