@@ -1,10 +1,11 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { formatSeconds, karpenterDuration } from "./lib/duration";
-import { SPOT_NOTICE_SECONDS } from "./lib/drain";
+import { DEFAULT_HOOK_HEARTBEAT_SECONDS, DEFAULT_TERMINATION_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./lib/drain";
 import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
+import { capacityTypesAllowed, readNodeRequirements } from "./lib/scheduling";
 import { readWorkloads } from "./lib/stack";
-import { asArray, asNumeric, asRecord, asString, field, path } from "./lib/values";
+import { asNumeric, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `drain-window`. */
@@ -23,11 +24,6 @@ const configSchema: PolicyConfigSchema = {
         },
     },
 };
-
-// Kubernetes' default when a pod spec sets none.
-const DEFAULT_GRACE = 30;
-// The AWS default heartbeat of a lifecycle hook.
-const DEFAULT_HEARTBEAT = 3600;
 
 interface Window {
     seconds: number;
@@ -56,7 +52,7 @@ export const drainWindow: StackValidationPolicy = {
                         return;
                     }
                     const raw = field(r.props, "heartbeatTimeout");
-                    const seconds = raw === undefined || raw === null ? DEFAULT_HEARTBEAT : asNumeric(raw);
+                    const seconds = raw === undefined || raw === null ? DEFAULT_HOOK_HEARTBEAT_SECONDS : asNumeric(raw);
                     if (seconds !== undefined) {
                         windows.push({
                             seconds,
@@ -104,7 +100,7 @@ export const drainWindow: StackValidationPolicy = {
             }
             verdicts.judge(describeWorkload(w), () => {
                 const raw = field(w.podSpec, "terminationGracePeriodSeconds");
-                const grace = raw === undefined || raw === null ? DEFAULT_GRACE : asNumeric(raw);
+                const grace = raw === undefined || raw === null ? DEFAULT_TERMINATION_GRACE_SECONDS : asNumeric(raw);
                 if (grace !== undefined && grace > tightest.seconds) {
                     reportViolation(
                         violation(
@@ -124,29 +120,12 @@ export const drainWindow: StackValidationPolicy = {
     },
 };
 
-/** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
 /** The API version of a Karpenter NodePool resource (`v1`, `v1beta1`), or `undefined` for anything else. */
 function nodePoolVersion(r: { type: string; props: unknown }): string | undefined {
     return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
 }
 
+/** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
 function mayLaunchSpot(requirements: unknown): boolean {
-    for (const raw of asArray(requirements)) {
-        const req = asRecord(raw);
-        if (asString(req?.key) !== "karpenter.sh/capacity-type") {
-            continue;
-        }
-        const values = asArray(req?.values);
-        const operator = asString(req?.operator);
-        if (operator === "In" && values.includes("spot")) {
-            return true;
-        }
-        if (operator === "NotIn" && !values.includes("spot")) {
-            return true;
-        }
-        if (operator === "Exists") {
-            return true;
-        }
-    }
-    return false;
+    return capacityTypesAllowed(readNodeRequirements(requirements)).includes("spot");
 }

@@ -2,6 +2,7 @@ import type { Policies } from "@pulumi/policy";
 import { accessLeastPrivilege } from "./accessLeastPrivilege";
 import { appRoleLeastPrivilege } from "./appRoleLeastPrivilege";
 import { clusterHardening } from "./clusterHardening";
+import { drainRehearsal } from "./drainRehearsal";
 import { drainWindow } from "./drainWindow";
 import { karpenterNodeClass } from "./karpenterNodeClass";
 import { karpenterNodePool } from "./karpenterNodePool";
@@ -28,6 +29,7 @@ export const policies: Policies = [
     pdbAllowsDisruption,
     namespaceQuotaRequired,
     drainWindow,
+    drainRehearsal,
     // Karpenter
     karpenterNodePool,
     karpenterNodeClass,

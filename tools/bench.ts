@@ -6,6 +6,7 @@
  *
  * - `plan` per stack (wall time of the CLI, policy gate included) next to the floor: a Node process
  *   that only loads the Pulumi SDKs the program uses.
+ * - The drain rehearsal (`benchDrain`) on the prod stack with the same corpora.
  * - The manifest gate on generated corpora (each workload: Deployment, Service, PDB; every ten
  *   workloads share a namespace with ResourceQuota, LimitRange and a default-deny NetworkPolicy)
  *   next to merely parsing the same YAML; corpora are written to a temporary directory and
@@ -21,6 +22,9 @@ import { InputError } from "./errors";
 import { checkManifests } from "./manifestCheck";
 import { collectFiles, readManifests, toResources } from "./manifests";
 import { buildStackRequest } from "./requests";
+import { manifestResources, stackResources } from "./drainInput";
+import { rehearse } from "eks-platform-policies/lib/rehearsal";
+import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 
 const ROOT = path.resolve(__dirname, "..");
 const TS_NODE = require.resolve("ts-node/register/transpile-only");
@@ -144,7 +148,62 @@ async function main(): Promise<number> {
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }
+    await benchDrain(sizes, runs);
     return 0;
+}
+
+/**
+ * The drain rehearsal (policies/lib/rehearsal) on the prod stack plus the generated corpora: reading
+ * the manifests, then rehearsing every group's rollout. A NodePool without limits is added so
+ * every pod is placed (prod's pools would leave most of 10 000 workloads Pending, a shorter path).
+ * The stack is rendered once (the program runs once per process).
+ */
+export async function benchDrain(sizes: readonly number[], runs: number): Promise<void> {
+    const stack = await stackResources(ROOT, "prod");
+    const unlimited = {
+        type: "kubernetes:karpenter.sh/v1:NodePool",
+        name: "bench-unlimited",
+        urn: "urn:pulumi:prod::bench::kubernetes:karpenter.sh/v1:NodePool::bench-unlimited",
+        props: unknownCheckingProxy({
+            apiVersion: "karpenter.sh/v1",
+            kind: "NodePool",
+            metadata: { name: "bench-unlimited" },
+            spec: { template: { spec: { requirements: [{ key: "kubernetes.io/arch", operator: "In", values: ["amd64"] }] } } },
+        }),
+    };
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "drain-bench-"));
+    try {
+        process.stdout.write(
+            `\n| drain rehearsal, prod stack | evictions rehearsed | nodes | read manifests | rehearse | verdict |\n|---|---|---|---|---|---|\n`,
+        );
+        const results: { size: number; rehearse: number }[] = [];
+        for (const size of sizes) {
+            const dir = path.join(tmp, String(size));
+            generateCorpus(dir, size);
+            let manifests: ReturnType<typeof manifestResources> = [];
+            const read = await timeAsync(() => {
+                manifests = manifestResources([dir], "prod");
+            }, 1);
+            let report: ReturnType<typeof rehearse> | undefined;
+            const time = await timeAsync(
+                () => {
+                    report = rehearse([...stack, ...manifests, unlimited]);
+                },
+                Math.min(runs, 2),
+            );
+            const r = report as ReturnType<typeof rehearse>;
+            const pods = r.groups.reduce((sum, g) => sum + g.waves.reduce((n, w) => n + w.evictions, 0), 0);
+            const nodes = r.groups.reduce((sum, g) => sum + g.nodes, 0);
+            results.push({ size, rehearse: time });
+            process.stdout.write(`| ${size} workloads | ${pods} | ${nodes} | ${fmt(read)} | ${fmt(time)} | ${r.verdict} |\n`);
+        }
+        if (results.length >= 2) {
+            const [a, b] = [results[0], results[results.length - 1]];
+            process.stdout.write(`\nGrowth ${a.size} → ${b.size} workloads: rehearsal ${(b.rehearse / a.rehearse).toFixed(1)}× time.\n`);
+        }
+    } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+    }
 }
 
 if (require.main === module) {

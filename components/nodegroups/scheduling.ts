@@ -4,15 +4,12 @@
  * labels and taints with it, the stack config checks placements against it, and the program
  * makes a release wait for exactly the groups its pods need.
  */
+import { tolerates, type Toleration } from "eks-platform-policies/lib";
 import type { Taint } from "../config/nodeGroups";
 import { GPU_AMI_TYPES } from "./ami";
 
-export interface Toleration {
-    key?: string;
-    operator?: "Exists" | "Equal";
-    value?: string;
-    effect?: string;
-}
+// Kubernetes' matching rules live with the policy library's other scheduling rules.
+export { tolerates, type Toleration };
 
 /** A pod's placement: the node labels it requires and the taints it tolerates. */
 export interface Placement {
@@ -61,22 +58,6 @@ export function nodeTaints(config: Pick<SchedulingConfig, "kind" | "amiType" | "
         taints.push(GPU_TAINT);
     }
     return taints;
-}
-
-/** True when one of `tolerations` tolerates `taint` (Kubernetes' matching rules). Pure. */
-export function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
-    return tolerations.some((t) => {
-        if (t.effect !== undefined && t.effect !== "" && t.effect !== taint.effect) {
-            return false;
-        }
-        if (t.key === undefined || t.key === "") {
-            return t.operator === "Exists";
-        }
-        if (t.key !== taint.key) {
-            return false;
-        }
-        return t.operator === "Exists" || (t.value ?? "") === taint.value;
-    });
 }
 
 /** One enabled group whose nodes carry every label a placement selects. */

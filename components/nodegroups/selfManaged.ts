@@ -1,6 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { SelfManagedNodeGroupConfig } from "../config/nodeGroups";
+import { nodeTemplateTags } from "eks-platform-policies/lib";
+import type { SelfManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
 import { parseReleaseVersion } from "./ami";
 import { createNodeRole } from "./iam";
 import { launchTemplateArgs, nodeTags } from "./launchTemplate";
@@ -46,13 +47,25 @@ export function amiSsmParameter(family: "AL2023" | "AL2", architecture: "x86_64"
         : `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2-arm64/amazon-eks-arm64-node-${minor}-v${date}/image_id`;
 }
 
-/** ASG tags: the node tags plus the NTH managed tag, all propagated to instances at launch. Pure. */
-export function asgTags(clusterName: string, group: string, tags: Record<string, string>): aws.types.input.autoscaling.GroupTag[] {
-    return Object.entries({ ...nodeTags({ clusterName, group, tags }), [NTH_MANAGED_TAG]: "true" }).map(([key, value]) => ({
-        key,
-        value,
-        propagateAtLaunch: true,
-    }));
+/**
+ * ASG tags: the node tags plus the NTH managed tag, propagated to instances at launch; and the
+ * nodes' labels and taints as node-template tags on the group only, so tools that cannot read user
+ * data (a scale-from-zero autoscaler, the drain rehearsal) know where pods may land. Pure.
+ */
+export function asgTags(
+    clusterName: string,
+    group: string,
+    tags: Record<string, string>,
+    node: { labels: Record<string, string>; taints: Taint[] } = { labels: {}, taints: [] },
+): aws.types.input.autoscaling.GroupTag[] {
+    return [
+        ...Object.entries({ ...nodeTags({ clusterName, group, tags }), [NTH_MANAGED_TAG]: "true" }).map(([key, value]) => ({
+            key,
+            value,
+            propagateAtLaunch: true,
+        })),
+        ...Object.entries(nodeTemplateTags(node.labels, node.taints)).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),
+    ];
 }
 
 /**
@@ -158,7 +171,7 @@ export class SelfManagedNodeGroup extends pulumi.ComponentResource {
                         skipMatching: true,
                     },
                 },
-                tags: asgTags(clusterName, group, config.tags),
+                tags: asgTags(clusterName, group, config.tags, { labels: config.labels, taints: config.taints }),
             },
             {
                 parent: this,

@@ -11,3 +11,9 @@ export const POD_GRACE_SECONDS = { min: 30, max: 120 } as const;
 
 /** Seconds between EC2's Spot interruption notice and the instance's termination. */
 export const SPOT_NOTICE_SECONDS = 120;
+
+/** A pod's `terminationGracePeriodSeconds` when its spec sets none (Kubernetes API default). */
+export const DEFAULT_TERMINATION_GRACE_SECONDS = 30;
+
+/** A lifecycle hook's heartbeat when `heartbeatTimeout` is unset (AWS `PutLifecycleHook` API reference). */
+export const DEFAULT_HOOK_HEARTBEAT_SECONDS = 3600;

@@ -19,6 +19,18 @@ export {
 export type { NodeRolePolicy } from "./nodeRole";
 export { managedPolicyArn, managedPolicyName, NODE_ROLE_POLICIES } from "./nodeRole";
 export { compareQuantities, isQuantity, parseQuantity } from "./quantity";
+export type { CapacityType, NodeOperator, NodePlacement, NodeRequirement, Taint, TaintEffect, Toleration } from "./scheduling";
+export {
+    capacityTypesAllowed,
+    formatTaint,
+    NODE_TEMPLATE_LABEL_TAG,
+    NODE_TEMPLATE_TAINT_TAG,
+    nodeRequirementMatches,
+    nodeTemplateTags,
+    readNodeTemplateTags,
+    tolerates,
+    untoleratedTaint,
+} from "./scheduling";
 export { formatLabels, formatSelector, labelKeyProblem, labelValueProblem, mapSelector, readSelector, selectorMatches } from "./selector";
 export type { LabelSelector } from "./selector";
 export { isUnknownSentinel, UNKNOWN, UNKNOWN_SENTINELS } from "./unknown";

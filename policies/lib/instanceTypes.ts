@@ -45,6 +45,14 @@ const maxPodsTable: Readonly<Record<string, number>> = eniMaxPods.maxPods;
 
 const knownNames: ReadonlySet<string> = new Set([...Object.values(InstanceType), ...Object.keys(maxPodsTable), ...Object.keys(specs)]);
 
+/**
+ * Every instance type whose vCPU and memory the data knows, sorted: the types a NodePool's
+ * requirements can be matched against when what it may launch has to be sized.
+ */
+export function sizedInstanceTypes(): string[] {
+    return Object.keys(specs).sort();
+}
+
 /** True for a real EC2 instance type name (`m5.large`); false for `m5.huge` or a family alone. */
 export function isInstanceType(name: string): boolean {
     return knownNames.has(name);

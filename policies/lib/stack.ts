@@ -10,6 +10,9 @@ import { isUnknownValueError } from "./sdk";
 import { field, path, stringMap } from "./values";
 import { Verdicts } from "./verdicts";
 
+/** What the stack readers use of a resource: a `PolicyResource` has it, and so can a tool's own records. */
+export type StackResource = Pick<PolicyResource, "type" | "name" | "props" | "urn">;
+
 /** A PodDisruptionBudget read into plain data. */
 export interface Pdb {
     name: string;
@@ -57,7 +60,7 @@ export class UndecidedNamespaces {
 }
 
 /** Workloads of the stack; unknown values leave the resource undecided in `verdicts` (and its namespace in `undecided`). */
-export function readWorkloads(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Workload[] {
+export function readWorkloads(resources: readonly StackResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Workload[] {
     const out: Workload[] = [];
     for (const r of resources) {
         if (!r.type.startsWith("kubernetes:")) {
@@ -92,7 +95,7 @@ function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable"
 }
 
 /** PodDisruptionBudgets of the stack. */
-export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Pdb[] {
+export function readPdbs(resources: readonly StackResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Pdb[] {
     const out: Pdb[] = [];
     for (const r of resources) {
         if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "policy", "PodDisruptionBudget")) {
@@ -123,7 +126,7 @@ export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdict
 }
 
 /** Services with a selector (a Service without one has hand-managed endpoints and selects no pods). */
-export function readServices(resources: readonly PolicyResource[], verdicts: Verdicts): Service[] {
+export function readServices(resources: readonly StackResource[], verdicts: Verdicts): Service[] {
     const out: Service[] = [];
     for (const r of resources) {
         if (!r.type.startsWith("kubernetes:")) {

@@ -5,6 +5,7 @@
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { accessLeastPrivilege } from "eks-platform-policies/accessLeastPrivilege";
 import { clusterHardening } from "eks-platform-policies/clusterHardening";
+import { drainRehearsal } from "eks-platform-policies/drainRehearsal";
 import { drainWindow } from "eks-platform-policies/drainWindow";
 import { karpenterNodeClass } from "eks-platform-policies/karpenterNodeClass";
 import { karpenterNodePool } from "eks-platform-policies/karpenterNodePool";
@@ -47,6 +48,7 @@ export const suites: Suite[] = [
     stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()]),
     stackSuite(namespaceQuotaRequired, [f.namespace(), f.resourceQuota(), f.limitRange()]),
     stackSuite(drainWindow, [f.deployment(), f.nodePool(), f.lifecycleHook()]),
+    stackSuite(drainRehearsal, [f.nodeGroup(), f.deployment(), f.pdb()]),
     resourceSuite(karpenterNodePool, f.nodePool()),
     resourceSuite(karpenterNodeClass, f.nodeClass()),
     stackSuite(subnetEksTags, [f.eksComponent(), f.subnet("public"), f.subnet("private")]),

@@ -1,0 +1,40 @@
+import type { StackValidationPolicy } from "@pulumi/policy";
+import { hasNodeCapacity, rehearse } from "./lib/rehearsal";
+import { Verdicts } from "./lib/verdicts";
+
+const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
+
+/**
+ * Rehearses the rollout of every node group and NodePool of the stack against the workloads the
+ * stack deploys (the engine behind `npm run drain`, policies/lib/rehearsal): a rollout that would
+ * stall (a PodDisruptionBudget that never lets go, EKS's 15-minute eviction limit, budgets or
+ * limits that stop drift), an evicted pod with nowhere to run, a pod cut short by its node's
+ * window, or a workload reaching zero ready replicas is a violation. What the rehearsal cannot
+ * size (an instance type outside the data, labels only in user data) stays undecided.
+ */
+export const drainRehearsal: StackValidationPolicy = {
+    name: "drain-rehearsal",
+    description:
+        "Every node rollout of the stack (managed group update, instance refresh, Karpenter drift) completes without a blocked eviction, a pod with nowhere to run, a pod cut short or a workload at zero ready replicas.",
+    enforcementLevel: "mandatory",
+    validateStack: (args, reportViolation) => {
+        // Plain manifests (the manifest gate) bring workloads but no nodes: nothing to read then.
+        if (!hasNodeCapacity(args.resources)) {
+            args.notApplicable(NO_CAPACITY);
+        }
+        const verdicts = new Verdicts();
+        const rehearsal = rehearse(args.resources, {}, verdicts);
+        if (rehearsal.groups.length === 0) {
+            verdicts.finish();
+            args.notApplicable(NO_CAPACITY);
+        }
+        const evicted = rehearsal.groups.some((g) => g.waves.some((w) => w.evictions > 0)) || rehearsal.unschedulable.length > 0;
+        for (const problem of rehearsal.problems) {
+            reportViolation(problem.message, problem.urn);
+        }
+        verdicts.finish();
+        if (!evicted && rehearsal.problems.length === 0) {
+            args.notApplicable("no workload of this stack runs on its node groups or NodePools: no eviction to rehearse");
+        }
+    },
+};

@@ -1,0 +1,92 @@
+/**
+ * The drain rehearsal: before `pulumi up`, what each node rollout of the stack would do to its
+ * workloads. Pure: resources in (as a stack policy sees them), a report out. Shared by
+ * `npm run drain` (tools/drain.ts) and the `drain-rehearsal` policy. Method and sources: docs/drain.md.
+ */
+import { Verdicts } from "../verdicts";
+import type { DrainResource } from "./model";
+import { place } from "./placement";
+import { readCluster } from "./read";
+import { kindName, Problem, problemsOf, Rehearsal, Verdict } from "./report";
+import { rollout } from "./rollout";
+
+export type { DrainResource } from "./model";
+export { hasNodeCapacity } from "./read";
+export { formatDuration, formatRehearsal, kindName } from "./report";
+export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
+
+/** A `--group` that names no group of the stack. */
+export class UnknownGroupError extends Error {
+    constructor(
+        readonly group: string,
+        readonly known: string[],
+    ) {
+        super(`no node group or NodePool named "${group}" in this stack (groups: ${known.join(", ") || "none"})`);
+        this.name = "UnknownGroupError";
+    }
+}
+
+export interface RehearsalOptions {
+    /** Only the rollout of this group (its name, or the logical name of its resource). */
+    group?: string;
+}
+
+/**
+ * Rehearses the rollout of every group (or one) of the stack. `verdicts` collects what was
+ * unknown at preview and what the engine could not judge (the policy hands it to the analyzer);
+ * the report lists all of it as undecided.
+ */
+export function rehearse(
+    resources: readonly DrainResource[],
+    options: RehearsalOptions = {},
+    verdicts: Verdicts = new Verdicts(),
+): Rehearsal {
+    const model = readCluster(resources, verdicts);
+    const selected =
+        options.group === undefined ? model.groups : model.groups.filter((g) => g.name === options.group || g.resource === options.group);
+    if (options.group !== undefined && selected.length === 0) {
+        throw new UnknownGroupError(
+            options.group,
+            model.groups.map((g) => g.name),
+        );
+    }
+    const { cluster, unschedulable } = place(model);
+    const groups = selected.map((g) => rollout(cluster, g));
+    const undecided = [...verdicts.undecidedSubjects.map((s) => `${s}: a value it needs is unknown until apply`), ...model.undecided];
+    // Without the nodes of a group whose size is unknown, "fits nowhere" is not a verdict.
+    const unsized = model.groups.filter((g) => g.kind !== "nodePool" && !g.template);
+    const judged = unsized.length === 0 ? unschedulable : [];
+    for (const p of unsized.length === 0 ? [] : unschedulable) {
+        undecided.push(
+            `${p.pod} (${p.workload}) found no node, but the nodes of ${unsized.map((g) => g.name).join(", ")} could not be counted`,
+        );
+    }
+    for (const g of groups) {
+        undecided.push(...g.undecided.map((u) => `${kindName(g.kind)} ${g.name}: ${u}`));
+    }
+    // A verdict that may depend on what could not be read waits: every one when a group, pool or
+    // hook is unknown (placement changes), those about workloads of a namespace with an unknown object.
+    const namespaces = new Map(model.workloads.map((w) => [w.id, w.namespace]));
+    const problems: Problem[] = [];
+    const withheld: Problem[] = [];
+    for (const p of problemsOf(groups, judged, (id) => namespaces.get(id))) {
+        if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
+            withheld.push(p);
+            undecided.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
+        } else {
+            problems.push(p);
+        }
+    }
+    for (const g of groups) {
+        const own = (p: Problem) => p.groupUrn === g.urn;
+        g.verdict = problems.some(own) ? "blocked" : withheld.some(own) || g.undecided.length > 0 ? "undecided" : "ok";
+    }
+    // What the engine itself could not judge goes to the analyzer too, as "can't run", never a pass.
+    const fromValues = verdicts.undecidedSubjects.length;
+    for (const item of undecided.slice(fromValues)) {
+        verdicts.leaveUndecided(item, ["spec"]);
+    }
+    const verdict: Verdict = problems.length > 0 ? "blocked" : undecided.length > 0 ? "undecided" : "ok";
+    const notModelled = [...model.notModelled, ...model.workloads.flatMap((w) => w.notModelled.map((n) => `${w.id}: ${n}`))];
+    return { verdict, zones: model.zones, groups, unschedulable: judged, undecided, notModelled, problems };
+}

@@ -1,0 +1,736 @@
+/**
+ * Reads a stack's resources into the rehearsal's model: managed node groups, Auto Scaling groups
+ * with their termination hooks, Karpenter NodePools, and the workloads, budgets, autoscalers and
+ * DaemonSets that run on them. Values unknown at preview leave their item undecided in `verdicts`.
+ */
+import { karpenterDuration } from "../duration";
+import { readIntOrPercent, scaledValue, formatIntOrPercent, IntOrPercent } from "../intOrPercent";
+import { containersOf, isKind, karpenterVersion, LONG_RUNNING, namespaceOf, objectName, readWorkload, Workload } from "../kubernetes";
+import { parseQuantity } from "../quantity";
+import {
+    capacityTypesAllowed,
+    NODE_TEMPLATE_LABEL_TAG,
+    NODE_TEMPLATE_TAINT_TAG,
+    readNodePlacement,
+    readNodeRequirements,
+    readNodeTemplateTags,
+    readTaints,
+    readTolerations,
+    Taint,
+} from "../scheduling";
+import { readSelector, selectorMatches } from "../selector";
+import { pdbsByWorkload, readPdbs, UndecidedNamespaces } from "../stack";
+import { isUnknownSentinel } from "../unknown";
+import { asArray, asNumber, asNumeric, asRecord, asString, field, path, peek, Rec, stringMap } from "../values";
+import { Verdicts } from "../verdicts";
+import { instanceLabels, nodeSize, poolCandidates } from "./instances";
+import type {
+    BudgetModel,
+    ClusterModel,
+    DaemonSetModel,
+    DrainResource,
+    GroupModel,
+    ManagedGroupModel,
+    NodePoolModel,
+    NodeTemplate,
+    PdbModel,
+    PodShape,
+    SelfManagedGroupModel,
+    TopologyRule,
+    WorkloadModel,
+} from "./model";
+import {
+    ASG_DEFAULT_MAX_HEALTHY_PERCENTAGE,
+    ASG_DEFAULT_MIN_HEALTHY_PERCENTAGE,
+    DEFAULT_HOOK_HEARTBEAT_SECONDS,
+    DEFAULT_PROBE_PERIOD_SECONDS,
+    DEFAULT_TERMINATION_GRACE_SECONDS,
+    EKS_DEFAULT_MAX_UNAVAILABLE,
+    KARPENTER_DEFAULT_BUDGET,
+    MAX_GROUP_NODES,
+    MAX_WORKLOAD_REPLICAS,
+    POD_START_SECONDS,
+} from "./timing";
+
+/** EKS's instance type when a node group names none and has no launch template type (CreateNodegroup API reference). */
+const EKS_DEFAULT_INSTANCE_TYPE = "t3.medium";
+
+const MIB = 2 ** 20;
+
+/** `verdicts.read`, calling `onUnknown` when a value the item needs is unknown at preview. */
+function readOr<T>(verdicts: Verdicts, subject: string, fn: () => T, onUnknown: () => void): T | undefined {
+    const before = verdicts.undecidedSubjects.length;
+    const out = verdicts.read(subject, fn);
+    if (verdicts.undecidedSubjects.length > before) {
+        onUnknown();
+    }
+    return out;
+}
+
+/** A property that may be unknown at preview, read without tripping the SDK's proxy: `undefined` when unknown. */
+function known(obj: unknown, key: string): unknown {
+    const raw = peek(obj, key);
+    return isUnknownSentinel(raw) ? undefined : raw;
+}
+
+/** The zones of the stack's subnets; synthetic names when none can be read. */
+function readZones(resources: readonly DrainResource[]): string[] {
+    const zones = new Set<string>();
+    for (const r of resources) {
+        if (r.type === "aws:ec2/subnet:Subnet") {
+            const zone = asString(known(r.props, "availabilityZone"));
+            if (zone) {
+                zones.add(zone);
+            }
+        }
+    }
+    return [...zones].sort();
+}
+
+function nodeTemplate(
+    instanceType: string,
+    labels: Record<string, string>,
+    taints: Taint[],
+    undecided: string[],
+    maxPods?: number,
+): NodeTemplate {
+    const size = nodeSize(instanceType, maxPods);
+    if (!size) {
+        undecided.push(`the size of instance type ${instanceType} is not in the instance data, so its nodes' capacity is unknown`);
+        return {
+            instanceType,
+            allocatable: undefined,
+            capacity: undefined,
+            labels: { ...labels, "node.kubernetes.io/instance-type": instanceType },
+            taints,
+        };
+    }
+    return {
+        instanceType,
+        allocatable: size.allocatable,
+        capacity: size.capacity,
+        labels: { ...instanceLabels(size.info), ...labels },
+        taints,
+    };
+}
+
+/**
+ * The type a group's nodes get: on-demand groups launch the first type listed (EKS and the ASG
+ * use the `prioritized` strategy); Spot groups may get any, so the smallest is counted.
+ */
+function chooseType(types: string[], spot: boolean): string {
+    if (!spot || types.length === 1) {
+        return types[0];
+    }
+    const sized = types.map((t) => ({ t, s: nodeSize(t) }));
+    if (sized.some((x) => !x.s)) {
+        return sized.find((x) => !x.s)!.t;
+    }
+    sized.sort(
+        (a, b) => a.s!.allocatable.cpuMillis - b.s!.allocatable.cpuMillis || a.s!.allocatable.memoryMiB - b.s!.allocatable.memoryMiB,
+    );
+    return sized[0].t;
+}
+
+/** What every kind of group says of itself. */
+function identity(r: DrainResource, name: string, spot: boolean, undecided: string[]) {
+    return { name, resource: r.name, urn: r.urn, spot, undecided };
+}
+
+/** A count the rehearsal can replay one by one: a whole number from 0 to `max`; otherwise why not. */
+function countProblem(value: number, what: string, max: number): string | undefined {
+    if (!Number.isInteger(value) || value < 0) {
+        return `${what} ${value} is not a whole number of 0 or more`;
+    }
+    return value > max ? `${what} ${value} is above the ${max} the rehearsal replays one by one` : undefined;
+}
+
+/** The number of zones a group's subnet list spans (one subnet per zone), at least 1; unknown items still count. */
+function zoneCount(subnets: unknown): number {
+    return Array.isArray(subnets) && subnets.length > 0 ? subnets.length : 1;
+}
+
+function trimPrefix(prefix: string | undefined): string | undefined {
+    return prefix?.replace(/-+$/, "") || undefined;
+}
+
+function readManagedGroup(r: DrainResource): ManagedGroupModel {
+    const p = r.props;
+    const undecided: string[] = [];
+    const name = asString(known(p, "nodeGroupName")) ?? trimPrefix(asString(known(p, "nodeGroupNamePrefix"))) ?? r.name;
+    let desired = asNumeric(path(p, "scalingConfig", "desiredSize")) ?? asNumeric(path(p, "scalingConfig", "minSize")) ?? 0;
+    const sizeProblem = countProblem(desired, "its desired size", MAX_GROUP_NODES);
+    if (sizeProblem) {
+        undecided.push(sizeProblem);
+        desired = 0;
+    }
+    const spot = asString(field(p, "capacityType")) === "SPOT";
+    let types = asArray(field(p, "instanceTypes")).filter((t): t is string => typeof t === "string");
+    if (types.length === 0 && field(p, "launchTemplate") === undefined) {
+        types = [EKS_DEFAULT_INSTANCE_TYPE];
+    }
+    const labels = {
+        ...stringMap(field(p, "labels")),
+        "eks.amazonaws.com/nodegroup": name,
+        "eks.amazonaws.com/capacityType": spot ? "SPOT" : "ON_DEMAND",
+    };
+    const taints = readTaints(field(p, "taints"));
+    let template: NodeTemplate | undefined;
+    if (types.length === 0) {
+        undecided.push("its instance type is set in the launch template, which the rehearsal does not follow");
+    } else {
+        template = nodeTemplate(chooseType(types, spot), labels, taints, undecided);
+    }
+    const update = field(p, "updateConfig");
+    const count = asNumeric(field(update, "maxUnavailable"));
+    const percent = asNumeric(field(update, "maxUnavailablePercentage"));
+    let maxUnavailable = EKS_DEFAULT_MAX_UNAVAILABLE;
+    let maxUnavailableSource = `EKS's default of ${EKS_DEFAULT_MAX_UNAVAILABLE} node`;
+    if (count !== undefined && count >= 1) {
+        maxUnavailable = Math.floor(count);
+        maxUnavailableSource = `updateConfig.maxUnavailable ${count}`;
+    } else if (percent !== undefined && percent >= 1) {
+        // EKS does not document its rounding; down (at least one node) is the slower, safer reading.
+        maxUnavailable = Math.max(1, Math.floor((desired * percent) / 100));
+        maxUnavailableSource = `updateConfig.maxUnavailablePercentage ${percent}% of ${desired}`;
+    }
+    return {
+        kind: "managed",
+        ...identity(r, name, spot, undecided),
+        desired,
+        zones: zoneCount(field(p, "subnetIds")),
+        template,
+        maxUnavailable: Math.max(1, Math.min(maxUnavailable, Math.max(desired, 1))),
+        maxUnavailableSource,
+        minimal: asString(field(update, "updateStrategy")) === "MINIMAL",
+    };
+}
+
+interface Hook {
+    name: string;
+    urn: string;
+    parent?: string;
+    group?: string;
+    dependsOn: string[];
+    heartbeatSeconds: number;
+}
+
+function readHook(r: DrainResource): Hook | undefined {
+    if (asString(field(r.props, "lifecycleTransition")) !== "autoscaling:EC2_INSTANCE_TERMINATING") {
+        return undefined;
+    }
+    const raw = field(r.props, "heartbeatTimeout");
+    return {
+        name: asString(known(r.props, "name")) ?? r.name,
+        urn: r.urn,
+        parent: r.parent?.urn,
+        group: asString(known(r.props, "autoscalingGroupName")),
+        dependsOn: (r.propertyDependencies?.autoscalingGroupName ?? []).map((d) => d.urn),
+        heartbeatSeconds:
+            raw === undefined || raw === null ? DEFAULT_HOOK_HEARTBEAT_SECONDS : (asNumeric(raw) ?? DEFAULT_HOOK_HEARTBEAT_SECONDS),
+    };
+}
+
+/**
+ * The hook of an Auto Scaling group: one whose `autoscalingGroupName` depends on the group (the
+ * engine says so), or names it, or shares its parent component; or the only pair in the stack.
+ */
+function hookOf(r: DrainResource, name: string, hooks: readonly Hook[], groupCount: number): Hook | undefined {
+    return (
+        hooks.find((h) => h.dependsOn.includes(r.urn)) ??
+        hooks.find((h) => h.group !== undefined && h.group === name) ??
+        hooks.find((h) => h.parent !== undefined && h.parent === r.parent?.urn) ??
+        (groupCount === 1 && hooks.length === 1 ? hooks[0] : undefined)
+    );
+}
+
+function readSelfManagedGroup(r: DrainResource, hooks: readonly Hook[], groupCount: number): SelfManagedGroupModel {
+    const p = r.props;
+    const undecided: string[] = [];
+    const name = asString(known(p, "name")) ?? trimPrefix(asString(known(p, "namePrefix"))) ?? r.name;
+    let desired = asNumeric(field(p, "desiredCapacity")) ?? asNumeric(field(p, "minSize")) ?? 0;
+    const sizeProblem = countProblem(desired, "its desired capacity", MAX_GROUP_NODES);
+    if (sizeProblem) {
+        undecided.push(sizeProblem);
+        desired = 0;
+    }
+    const mixed = field(p, "mixedInstancesPolicy");
+    const types = asArray(path(mixed, "launchTemplate", "overrides"))
+        .map((o) => asString(field(o, "instanceType")))
+        .filter((t): t is string => !!t);
+    const onDemandShare = asNumeric(path(mixed, "instancesDistribution", "onDemandPercentageAboveBaseCapacity"));
+    const spot = mixed !== undefined && onDemandShare !== undefined && onDemandShare < 100;
+    const tags = new Map<string, string>();
+    for (const tag of asArray(field(p, "tags"))) {
+        const key = asString(field(tag, "key"));
+        if (key !== undefined) {
+            tags.set(key, asString(field(tag, "value")) ?? "");
+        }
+    }
+    const declared = readNodeTemplateTags(tags);
+    if (!declared) {
+        undecided.push(
+            `its node labels and taints are set in user data, which the rehearsal cannot read: declare them as ASG tags ${NODE_TEMPLATE_LABEL_TAG}<key> and ${NODE_TEMPLATE_TAINT_TAG}<key> (value:Effect)`,
+        );
+    }
+    const labels = declared?.labels ?? {};
+    const taints = declared?.taints ?? [];
+    let template: NodeTemplate | undefined;
+    if (types.length === 0) {
+        undecided.push("its instance type is set in the launch template, which the rehearsal does not follow");
+    } else {
+        template = nodeTemplate(chooseType(types, spot), labels, taints, undecided);
+    }
+    const prefs = path(p, "instanceRefresh", "preferences");
+    const warmup =
+        asNumeric(field(prefs, "instanceWarmup")) ??
+        asNumeric(field(p, "defaultInstanceWarmup")) ??
+        asNumeric(field(p, "healthCheckGracePeriod")) ??
+        0;
+    const hook = hookOf(r, name, hooks, groupCount);
+    return {
+        kind: "selfManaged",
+        ...identity(r, name, spot, undecided),
+        desired,
+        zones: zoneCount(field(p, "vpcZoneIdentifiers") ?? field(p, "availabilityZones")),
+        template,
+        minHealthyPercentage: asNumeric(field(prefs, "minHealthyPercentage")) ?? ASG_DEFAULT_MIN_HEALTHY_PERCENTAGE,
+        maxHealthyPercentage: asNumeric(field(prefs, "maxHealthyPercentage")) ?? ASG_DEFAULT_MAX_HEALTHY_PERCENTAGE,
+        warmupSeconds: warmup,
+        ...(hook ? { hook: { name: hook.name, heartbeatSeconds: hook.heartbeatSeconds } } : {}),
+    };
+}
+
+/** A budget's `nodes`: Karpenter writes counts as strings (`"5"`) and percentages as `"10%"`. */
+function budgetNodes(value: unknown): IntOrPercent | undefined {
+    const text = typeof value === "number" ? String(value) : asString(value);
+    const read = text !== undefined && /^\d+$/.test(text) ? readIntOrPercent(Number(text)) : readIntOrPercent(text);
+    return "problem" in read ? undefined : read;
+}
+
+function readNodePool(r: DrainResource): NodePoolModel {
+    const p = r.props;
+    const undecided: string[] = [];
+    const spec = field(p, "spec");
+    const nodeSpec = path(spec, "template", "spec");
+    const requirements = readNodeRequirements(field(nodeSpec, "requirements"));
+    const capacityTypes = capacityTypesAllowed(requirements);
+    const { candidates, unmodelled } = poolCandidates(requirements);
+    for (const key of unmodelled) {
+        undecided.push(`its requirement on ${key} is not in the instance data, so the instance types it allows are not narrowed by it`);
+    }
+    if (candidates.length === 0) {
+        undecided.push("no instance type in the instance data satisfies its requirements, so its nodes' capacity is unknown");
+    }
+    const budgets: BudgetModel[] = [];
+    const rawBudgets = path(spec, "disruption", "budgets");
+    for (const raw of rawBudgets === undefined ? [{ nodes: KARPENTER_DEFAULT_BUDGET }] : asArray(rawBudgets)) {
+        const nodes = budgetNodes(field(raw, "nodes"));
+        if (nodes) {
+            const reasons = asArray(field(raw, "reasons")).filter((x): x is string => typeof x === "string");
+            budgets.push({
+                nodes,
+                ...(reasons.length > 0 ? { reasons } : {}),
+                ...(asString(field(raw, "schedule")) ? { schedule: asString(field(raw, "schedule")) } : {}),
+                ...(asString(field(raw, "duration")) ? { duration: asString(field(raw, "duration")) } : {}),
+            });
+        }
+    }
+    const limits = field(spec, "limits");
+    const cpu = parseQuantity(field(limits, "cpu"));
+    const memory = parseQuantity(field(limits, "memory"));
+    const grace = karpenterDuration(field(nodeSpec, "terminationGracePeriod"));
+    const name = objectName(p, r.name);
+    return {
+        kind: "nodePool",
+        ...identity(r, name, capacityTypes.includes("spot"), undecided),
+        weight: asNumeric(field(spec, "weight")) ?? 0,
+        labels: { ...stringMap(path(spec, "template", "metadata", "labels")), "karpenter.sh/nodepool": name },
+        taints: readTaints(field(nodeSpec, "taints")),
+        requirements,
+        limits: { ...(cpu !== undefined ? { cpuMillis: cpu * 1000 } : {}), ...(memory !== undefined ? { memoryMiB: memory / MIB } : {}) },
+        budgets,
+        ...(grace !== undefined ? { terminationGraceSeconds: grace } : {}),
+        capacityTypes,
+        candidates,
+    };
+}
+
+interface ContainerDefaults {
+    request: Record<string, unknown>;
+    limit: Record<string, unknown>;
+}
+
+/** `type: Container` defaults of each namespace's LimitRanges (what admission fills into containers). */
+function readLimitRanges(
+    resources: readonly DrainResource[],
+    verdicts: Verdicts,
+    undecided: UndecidedNamespaces,
+): Map<string, ContainerDefaults> {
+    const out = new Map<string, ContainerDefaults>();
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "", "LimitRange")) {
+            continue;
+        }
+        readOr(
+            verdicts,
+            `LimitRange ${r.name}`,
+            () => {
+                const ns = namespaceOf(r.props);
+                const defaults = out.get(ns) ?? { request: {}, limit: {} };
+                for (const item of asArray(path(r.props, "spec", "limits"))) {
+                    if (asString(field(item, "type")) !== "Container") {
+                        continue;
+                    }
+                    // The API server defaults defaultRequest to default, and default to max.
+                    const limit = { ...(asRecord(field(item, "max")) ?? {}), ...(asRecord(field(item, "default")) ?? {}) };
+                    Object.assign(defaults.limit, limit);
+                    Object.assign(defaults.request, limit, asRecord(field(item, "defaultRequest")) ?? {});
+                }
+                out.set(ns, defaults);
+            },
+            () => undecided.add(r.props),
+        );
+    }
+    return out;
+}
+
+/** A container's request for `resource` after defaulting: its request, else its limit, else the namespace's defaults. */
+function containerRequest(spec: Rec, resource: "cpu" | "memory", defaults: ContainerDefaults | undefined): number {
+    const raw = path(spec, "resources", "requests", resource) ?? path(spec, "resources", "limits", resource) ?? defaults?.request[resource];
+    const value = parseQuantity(raw) ?? 0;
+    return resource === "cpu" ? value * 1000 : value / MIB;
+}
+
+/** Requests of a pod as the scheduler counts them: containers and sidecars, or the largest init container if more. */
+function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined): { cpuMillis: number; memoryMiB: number } {
+    const total = { cpuMillis: 0, memoryMiB: 0 };
+    const init = { cpuMillis: 0, memoryMiB: 0 };
+    const sidecars = { cpuMillis: 0, memoryMiB: 0 };
+    for (const c of containersOf(podSpec)) {
+        const cpu = containerRequest(c.spec, "cpu", defaults);
+        const memory = containerRequest(c.spec, "memory", defaults);
+        if (c.role === "container" || c.sidecar) {
+            total.cpuMillis += cpu;
+            total.memoryMiB += memory;
+            if (c.sidecar) {
+                sidecars.cpuMillis += cpu;
+                sidecars.memoryMiB += memory;
+            }
+        } else {
+            init.cpuMillis = Math.max(init.cpuMillis, cpu + sidecars.cpuMillis);
+            init.memoryMiB = Math.max(init.memoryMiB, memory + sidecars.memoryMiB);
+        }
+    }
+    return { cpuMillis: Math.max(total.cpuMillis, init.cpuMillis), memoryMiB: Math.max(total.memoryMiB, init.memoryMiB) };
+}
+
+/** Estimated seconds to Ready: start, then the slowest readiness probe's first success. */
+function readySeconds(podSpec: unknown): number {
+    let probe = 0;
+    for (const c of containersOf(podSpec)) {
+        const readiness = path(c.spec, "readinessProbe");
+        if (asRecord(readiness)) {
+            const delay = asNumeric(field(readiness, "initialDelaySeconds")) ?? 0;
+            const period = asNumeric(field(readiness, "periodSeconds")) ?? DEFAULT_PROBE_PERIOD_SECONDS;
+            const successes = asNumeric(field(readiness, "successThreshold")) ?? 1;
+            probe = Math.max(probe, delay + period * successes);
+        }
+    }
+    return POD_START_SECONDS + probe;
+}
+
+export const HOSTNAME = "kubernetes.io/hostname";
+export const ZONE = "topology.kubernetes.io/zone";
+const TOPOLOGY_KEYS = new Set([HOSTNAME, ZONE]);
+
+/** Spread constraints and required anti-affinity over the workload's own pods; others go to `notModelled`. */
+function readTopology(podSpec: unknown, labels: Record<string, string>, notModelled: string[]): TopologyRule[] {
+    const out: TopologyRule[] = [];
+    for (const raw of asArray(field(podSpec, "topologySpreadConstraints"))) {
+        const topologyKey = asString(field(raw, "topologyKey"));
+        const selector = readSelector(field(raw, "labelSelector"));
+        if (!topologyKey) {
+            continue;
+        }
+        if (!TOPOLOGY_KEYS.has(topologyKey)) {
+            notModelled.push(`a topology spread constraint on ${topologyKey} (only hostname and zone domains are modelled)`);
+            continue;
+        }
+        if (!selectorMatches(selector, labels)) {
+            notModelled.push(`a topology spread constraint on ${topologyKey} whose selector does not pick the workload's own pods`);
+            continue;
+        }
+        out.push({
+            topologyKey,
+            maxSkew: asNumber(field(raw, "maxSkew")) ?? 1,
+            hard: asString(field(raw, "whenUnsatisfiable")) !== "ScheduleAnyway",
+            kind: "spread",
+        });
+    }
+    for (const raw of asArray(path(podSpec, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))) {
+        const topologyKey = asString(field(raw, "topologyKey"));
+        if (!topologyKey) {
+            continue;
+        }
+        if (!TOPOLOGY_KEYS.has(topologyKey)) {
+            notModelled.push(`a required pod anti-affinity on ${topologyKey} (only hostname and zone domains are modelled)`);
+            continue;
+        }
+        if (!selectorMatches(readSelector(field(raw, "labelSelector")), labels)) {
+            notModelled.push(`a required pod anti-affinity on ${topologyKey} whose selector does not pick the workload's own pods`);
+            continue;
+        }
+        out.push({ topologyKey, maxSkew: 0, hard: true, kind: "antiAffinity" });
+    }
+    if (asRecord(path(podSpec, "affinity", "podAffinity"))) {
+        notModelled.push("pod affinity");
+    }
+    return out;
+}
+
+function podShape(
+    podSpec: unknown,
+    labels: Record<string, string>,
+    defaults: ContainerDefaults | undefined,
+    notModelled: string[],
+): PodShape {
+    const grace = asNumeric(field(podSpec, "terminationGracePeriodSeconds"));
+    return {
+        requests: podRequests(podSpec, defaults),
+        tolerations: readTolerations(podSpec),
+        placement: readNodePlacement(podSpec),
+        topology: readTopology(podSpec, labels, notModelled),
+        graceSeconds: grace ?? DEFAULT_TERMINATION_GRACE_SECONDS,
+        readySeconds: readySeconds(podSpec),
+    };
+}
+
+interface Hpa {
+    name: string;
+    namespace: string;
+    kind: string;
+    target: string;
+    minReplicas: number;
+    maxReplicas?: number;
+}
+
+function readHpas(resources: readonly DrainResource[], verdicts: Verdicts, undecided: UndecidedNamespaces): Hpa[] {
+    const out: Hpa[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "autoscaling", "HorizontalPodAutoscaler")) {
+            continue;
+        }
+        const hpa = readOr(
+            verdicts,
+            `HorizontalPodAutoscaler ${r.name}`,
+            () => {
+                const spec = field(r.props, "spec");
+                const kind = asString(path(spec, "scaleTargetRef", "kind"));
+                const target = asString(path(spec, "scaleTargetRef", "name"));
+                const max = asNumeric(field(spec, "maxReplicas"));
+                return kind && target
+                    ? {
+                          name: objectName(r.props, r.name),
+                          namespace: namespaceOf(r.props),
+                          kind,
+                          target,
+                          minReplicas: asNumeric(field(spec, "minReplicas")) ?? 1,
+                          ...(max !== undefined ? { maxReplicas: max } : {}),
+                      }
+                    : undefined;
+            },
+            () => undecided.add(r.props),
+        );
+        if (hpa) {
+            out.push(hpa);
+        }
+    }
+    return out;
+}
+
+function pdbModel(pdb: ReturnType<typeof readPdbs>[number], workloads: readonly WorkloadModel[]): PdbModel {
+    const expected = workloads.reduce((sum, w) => sum + w.replicas, 0);
+    let desiredHealthy = 0;
+    let describe = "";
+    if (pdb.minAvailable) {
+        desiredHealthy = scaledValue(pdb.minAvailable, expected);
+        describe = `minAvailable: ${formatIntOrPercent(pdb.minAvailable)}`;
+    } else if (pdb.maxUnavailable) {
+        desiredHealthy = Math.max(0, expected - scaledValue(pdb.maxUnavailable, expected));
+        describe = `maxUnavailable: ${formatIntOrPercent(pdb.maxUnavailable)}`;
+    } else {
+        // Neither value: the disruption controller allows no disruption (ARCHITECTURE.md, facts).
+        desiredHealthy = expected + 1;
+        describe = "neither minAvailable nor maxUnavailable";
+    }
+    return {
+        name: pdb.name,
+        namespace: pdb.namespace,
+        urn: pdb.urn,
+        ...(pdb.minAvailable ? { minAvailable: pdb.minAvailable } : {}),
+        ...(pdb.maxUnavailable ? { maxUnavailable: pdb.maxUnavailable } : {}),
+        expected,
+        desiredHealthy,
+        describe,
+    };
+}
+
+/** True when the resources hold node capacity to rehearse: a managed node group, an Auto Scaling group or a NodePool. */
+export function hasNodeCapacity(resources: readonly DrainResource[]): boolean {
+    return resources.some(
+        (r) =>
+            r.type === "aws:eks/nodeGroup:NodeGroup" ||
+            r.type === "aws:autoscaling/group:Group" ||
+            (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined),
+    );
+}
+
+/** Reads the stack into the rehearsal's model. */
+export function readCluster(resources: readonly DrainResource[], verdicts: Verdicts): ClusterModel {
+    const groups: GroupModel[] = [];
+    const notModelled: string[] = [];
+    const hooks: Hook[] = [];
+    const undecidedNamespaces = new UndecidedNamespaces();
+    const undecided: string[] = [];
+    let capacityUndecided = false;
+    for (const r of resources) {
+        if (r.type === "aws:autoscaling/lifecycleHook:LifecycleHook") {
+            const hook = readOr(
+                verdicts,
+                `LifecycleHook ${r.name}`,
+                () => readHook(r),
+                () => (capacityUndecided = true),
+            );
+            if (hook) {
+                hooks.push(hook);
+            }
+        }
+    }
+    const asgCount = resources.filter((r) => r.type === "aws:autoscaling/group:Group").length;
+    for (const r of resources) {
+        let group: GroupModel | undefined;
+        if (r.type === "aws:eks/nodeGroup:NodeGroup") {
+            group = readOr(
+                verdicts,
+                `NodeGroup ${r.name}`,
+                () => readManagedGroup(r),
+                () => (capacityUndecided = true),
+            );
+        } else if (r.type === "aws:autoscaling/group:Group") {
+            group = readOr(
+                verdicts,
+                `Auto Scaling group ${r.name}`,
+                () => readSelfManagedGroup(r, hooks, asgCount),
+                () => (capacityUndecided = true),
+            );
+        } else if (r.type.startsWith("kubernetes:")) {
+            const version = karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool");
+            if (version === "v1") {
+                group = readOr(
+                    verdicts,
+                    `NodePool ${r.name}`,
+                    () => readNodePool(r),
+                    () => (capacityUndecided = true),
+                );
+            } else if (version !== undefined) {
+                notModelled.push(`NodePool ${r.name} (karpenter.sh/${version}, not the v1 API)`);
+            } else if (r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart") {
+                notModelled.push(`the pods of Helm release ${r.name} (a chart's objects are not resources here)`);
+            }
+        } else if (r.type === "aws:eks/addon:Addon") {
+            const addon = asString(known(r.props, "addonName"));
+            notModelled.push(`the pods of EKS add-on ${addon ?? r.name}`);
+        }
+        if (group) {
+            groups.push(group);
+        }
+    }
+
+    const limitRanges = readLimitRanges(resources, verdicts, undecidedNamespaces);
+    const hpas = readHpas(resources, verdicts, undecidedNamespaces);
+    const workloads: WorkloadModel[] = [];
+    const read: Workload[] = [];
+    const daemonSets: DaemonSetModel[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        readOr(
+            verdicts,
+            `${r.type} ${r.name}`,
+            () => {
+                const w = readWorkload(r.type, r.name, r.props, r.urn);
+                if (!w) {
+                    return;
+                }
+                const id = `${w.kind} ${w.namespace}/${w.name}`;
+                if (!LONG_RUNNING.has(w.kind)) {
+                    notModelled.push(`${id} (runs to completion, not drained as a service)`);
+                    return;
+                }
+                const unmodelled: string[] = [];
+                const pod = podShape(w.podSpec, w.podLabels, limitRanges.get(w.namespace), unmodelled);
+                if (w.kind === "DaemonSet") {
+                    daemonSets.push({ id, pod });
+                    return;
+                }
+                const hpa = hpas.find((h) => h.namespace === w.namespace && h.kind === w.kind && h.target === w.name);
+                const replicas = hpa ? hpa.minReplicas : (w.replicas ?? 1);
+                const replicaProblem = countProblem(replicas, hpa ? `HPA ${hpa.name} minReplicas` : "replicas", MAX_WORKLOAD_REPLICAS);
+                if (replicaProblem) {
+                    undecided.push(`${id}: ${replicaProblem}`);
+                    return;
+                }
+                const claims = asArray(path(r.props, "spec", "volumeClaimTemplates")).length > 0;
+                read.push(w);
+                workloads.push({
+                    id,
+                    kind: w.kind,
+                    name: w.name,
+                    namespace: w.namespace,
+                    ...(w.urn ? { urn: w.urn } : {}),
+                    labels: w.podLabels,
+                    replicas,
+                    ...(hpa
+                        ? {
+                              hpa: {
+                                  name: hpa.name,
+                                  minReplicas: hpa.minReplicas,
+                                  ...(hpa.maxReplicas !== undefined ? { maxReplicas: hpa.maxReplicas } : {}),
+                              },
+                          }
+                        : {}),
+                    pod,
+                    recreated: w.kind !== "Pod",
+                    recreateAfterTermination: w.kind === "StatefulSet",
+                    zonePinned: w.kind === "StatefulSet" && claims,
+                    pdbs: [],
+                    notModelled: unmodelled,
+                });
+            },
+            () => undecidedNamespaces.add(r.props),
+        );
+    }
+    const matches = pdbsByWorkload(read, readPdbs(resources, verdicts, undecidedNamespaces));
+    const byPdb = new Map<ReturnType<typeof readPdbs>[number], WorkloadModel[]>();
+    read.forEach((w, i) => {
+        for (const pdb of matches.get(w) ?? []) {
+            byPdb.set(pdb, [...(byPdb.get(pdb) ?? []), workloads[i]]);
+        }
+    });
+    for (const [pdb, matched] of byPdb) {
+        const model = pdbModel(pdb, matched);
+        for (const w of matched) {
+            w.pdbs.push(model);
+        }
+    }
+    // Without subnets to read (a program that gets them elsewhere, or hand-made resources),
+    // zones are named in order; three when only NodePools say nothing of theirs.
+    const zones = readZones(resources);
+    const needed = Math.max(zones.length === 0 ? 3 : 0, ...groups.map((g) => (g.kind === "nodePool" ? 0 : g.zones)));
+    for (let i = zones.length; i < needed; i++) {
+        zones.push(`zone-${String.fromCharCode(97 + i)}`);
+    }
+    return { zones, groups, workloads, daemonSets, notModelled, undecided, undecidedNamespaces, capacityUndecided };
+}
