@@ -17,10 +17,33 @@ export interface RecordedResource {
     type: string;
     /** Logical name. */
     name: string;
+    /** The URN the engine gives it: the ancestors' types joined by `$`, the stack excluded. */
+    urn: string;
+    /** URNs this resource had before a rename (its `aliases` option), so a diff can follow it. */
+    aliases?: string[];
     /** Inputs as the engine receives them; values unknown at preview are `UNKNOWN`. */
     props: Record<string, unknown>;
     /** Resource options that decide what a deletion does. */
     options: { protect?: boolean; retainOnDelete?: boolean; parent?: string; dependsOn?: string[] };
+}
+
+/**
+ * Two registrations with one URN. The engine refuses such a program ("Duplicate resource URN")
+ * before it changes anything, so the offline run refuses it too, naming both registrations.
+ */
+export class DuplicateUrnError extends Error {
+    constructor(readonly duplicates: { urn: string; first: string; second: string }[]) {
+        super(
+            duplicates
+                .map(
+                    (d) =>
+                        `duplicate resource URN ${d.urn}: registered ${d.first} and again ${d.second}. ` +
+                        "The Pulumi engine refuses the whole update; give each resource its own name (a stable key such as account+path+name).",
+                )
+                .join("\n"),
+        );
+        this.name = "DuplicateUrnError";
+    }
 }
 
 /** A stack file or project file that cannot be used; `line` is 1-based when known. */
@@ -150,7 +173,12 @@ export type MockMode = "preview" | "up";
  */
 export class RecordingMocks implements pulumi.runtime.Mocks {
     readonly resources: RecordedResource[] = [];
+    /** URNs registered more than once; `runProgram` refuses the run when any exist. */
+    readonly duplicates: { urn: string; first: string; second: string }[] = [];
     private readonly options = new Map<string, RecordedResource["options"]>();
+    private readonly identities = new Map<string, { urn: string; aliases?: string[] }>();
+    private readonly qualifiedTypes = new WeakMap<object, string>();
+    private readonly registrations = new Map<string, { where: string; props: Record<string, unknown> }>();
 
     constructor(
         readonly mode: MockMode,
@@ -160,7 +188,9 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     newResource(args: pulumi.runtime.MockResourceArgs): { id: string | undefined; state: Record<string, unknown> } {
         const inputs = args.inputs as Record<string, unknown>;
         const props = markUnknowns(inputs) as Record<string, unknown>;
-        this.resources.push({ type: args.type, name: args.name, props, options: this.options.get(`${args.type}::${args.name}`) ?? {} });
+        const key = `${args.type}::${args.name}`;
+        const identity = this.identities.get(key) ?? { urn: this.urn(args.type, args.name) };
+        this.resources.push({ type: args.type, name: args.name, ...identity, props, options: this.options.get(key) ?? {} });
         if (args.type === "eks:index:Cluster") {
             return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region) };
         }
@@ -201,8 +231,46 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         }
     }
 
-    /** Records the options of each registration (called from a stack transformation). */
-    recordOptions(type: string, name: string, opts: pulumi.CustomResourceOptions | pulumi.ComponentResourceOptions): void {
+    private urn(qualifiedType: string, name: string): string {
+        return `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::${qualifiedType}::${name}`;
+    }
+
+    /**
+     * Records the options and URN of each registration (called from a stack transformation, which
+     * sees every resource before it registers), and any second registration of a URN.
+     */
+    recordOptions(
+        type: string,
+        name: string,
+        opts: pulumi.CustomResourceOptions | pulumi.ComponentResourceOptions,
+        resource?: object,
+        props: Record<string, unknown> = {},
+    ): void {
+        const parentType = opts.parent ? this.qualifiedTypes.get(opts.parent) : undefined;
+        const qualified = parentType ? `${parentType}$${type}` : type;
+        if (resource) {
+            this.qualifiedTypes.set(resource, qualified);
+        }
+        const urn = this.urn(qualified, name);
+        const aliases = ([] as unknown[])
+            .concat(opts.aliases ?? [])
+            .map((a) =>
+                typeof a === "string"
+                    ? a
+                    : typeof (a as { name?: unknown }).name === "string"
+                      ? this.urn(qualified, (a as { name: string }).name)
+                      : undefined,
+            )
+            .filter((a): a is string => a !== undefined);
+        this.identities.set(`${type}::${name}`, { urn, ...(aliases.length > 0 ? { aliases } : {}) });
+        const where = registrationSite();
+        const earlier = this.registrations.get(urn);
+        if (earlier) {
+            const [first, second] = describeRegistrations(earlier, { where, props });
+            this.duplicates.push({ urn, first, second });
+        } else {
+            this.registrations.set(urn, { where, props });
+        }
         const dependsOn = ([] as unknown[]).concat(opts.dependsOn ?? []);
         this.options.set(`${type}::${name}`, {
             ...(opts.protect ? { protect: true } : {}),
@@ -211,6 +279,30 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             ...(dependsOn.length > 0 ? { dependsOn: dependsOn.map((d) => (d as { __name?: string }).__name ?? "?") } : {}),
         });
     }
+}
+
+/** The program file and line that called `new` for the resource being registered. */
+function registrationSite(): string {
+    const frames = (new Error().stack ?? "").split("\n").slice(1);
+    const site = frames
+        .map((f) => /\(?([^()\s]+):(\d+):\d+\)?$/.exec(f.trim()))
+        .find((m) => m && !/node_modules|[\\/]tools[\\/]offline/.test(m[1]));
+    return site ? `at ${path.relative(process.cwd(), site[1])}:${site[2]}` : "at an unknown place";
+}
+
+/** The two registrations of one URN, each with the plain inputs that tell them apart. */
+function describeRegistrations(
+    a: { where: string; props: Record<string, unknown> },
+    b: { where: string; props: Record<string, unknown> },
+): [string, string] {
+    const differing = Object.keys({ ...a.props, ...b.props }).filter(
+        (k) => [a.props[k], b.props[k]].some((v) => ["string", "number", "boolean"].includes(typeof v)) && a.props[k] !== b.props[k],
+    );
+    const show = (r: typeof a) => {
+        const shown = differing.slice(0, 3).map((k) => `${k}=${String(r.props[k])}`);
+        return `${r.where}${shown.length > 0 ? ` (${shown.join(", ")})` : ""}`;
+    };
+    return [show(a), show(b)];
 }
 
 /** Replaces the mock monitor's unknown markers with the engine's sentinel string. */
@@ -249,7 +341,7 @@ export async function runInStack(mocks: RecordingMocks, init: () => unknown): Pr
     let failure: unknown;
     await stackModule.runInPulumiStack(() => {
         pulumi.runtime.registerStackTransformation((t) => {
-            mocks.recordOptions(t.type, t.name, t.opts);
+            mocks.recordOptions(t.type, t.name, t.opts, t.resource, t.props as Record<string, unknown>);
             return undefined;
         });
         try {
@@ -315,6 +407,9 @@ export async function runProgram(root: string, stack: string, programPath: strin
         await runInStack(mocks, () => require(programPath) as unknown);
     } finally {
         await settle();
+    }
+    if (mocks.duplicates.length > 0) {
+        throw new DuplicateUrnError(mocks.duplicates);
     }
     return { stack, resources: mocks.resources.filter((r) => r.type !== "pulumi:pulumi:Stack") };
 }

@@ -19,7 +19,7 @@ import {
     toPlanViolation,
 } from "./gate";
 import { asRecord } from "../policies/lib/values";
-import { readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
+import { DuplicateUrnError, readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
 import { runMain } from "./cli";
 
 export interface PlanViolation {
@@ -213,7 +213,12 @@ async function main(): Promise<number> {
         plan = await renderPlan(args.stack as string, root);
         gate = await gatePlan(plan, project, packDir, pack);
     } catch (err) {
-        if (err instanceof ConfigError || err instanceof StackFileError || err instanceof GateInputError) {
+        if (
+            err instanceof ConfigError ||
+            err instanceof StackFileError ||
+            err instanceof GateInputError ||
+            err instanceof DuplicateUrnError
+        ) {
             process.stderr.write(`${err.message}\n`);
             return 2;
         }
