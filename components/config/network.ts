@@ -7,7 +7,11 @@ export const networkSchema = z
     .strictObject({
         /** The VPC's IPv4 block. */
         vpcCidr: cidr,
-        /** Availability zones, at least two; one private and one public subnet in each. */
+        /**
+         * Availability zones, at least two, in any order; one private and one public subnet in each.
+         * An AZ's addresses follow from its letter (its slot), so adding, removing or reordering
+         * AZs leaves every other subnet where it is.
+         */
         availabilityZones: z
             .array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, { message: "must be an AZ name such as us-east-1a" }))
             .min(2, {
@@ -20,6 +24,13 @@ export const networkSchema = z
         privateSubnetPrefixLength: z.number().int().optional(),
         /** Prefix length of each public (load balancer, NAT) subnet. Defaults to the VPC prefix + 8 (a /24 in a /16). */
         publicSubnetPrefixLength: z.number().int().optional(),
+        /**
+         * Which private-sized block of the VPC (0 = the first) holds the public subnets. Pin it
+         * before adding an AZ with a later letter: unset, it is the block after the highest AZ's,
+         * so such an AZ would move (replace) every public subnet and NAT gateway. Defaults to the
+         * highest AZ slot + 1.
+         */
+        publicSubnetsBlock: z.number().int().min(0).optional(),
         /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: true, retentionDays: 90 }`. */
         flowLogs: z
             .strictObject({
@@ -51,6 +62,7 @@ export const networkSchema = z
             availabilityZones: n.availabilityZones,
             privatePrefixLength: n.privateSubnetPrefixLength,
             publicPrefixLength: n.publicSubnetPrefixLength,
+            publicSubnetsBlock: n.publicSubnetsBlock,
         })) {
             ctx.addIssue({ code: "custom", path: ["vpcCidr"], message: `subnets do not fit the VPC: ${problem}` });
         }
