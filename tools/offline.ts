@@ -246,6 +246,11 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         resource?: object,
         props: Record<string, unknown> = {},
     ): void {
+        // A resource reference the SDK rebuilds from an engine answer (`opts.urn`, e.g. a role
+        // passed to a remote component) is no registration: it must not overwrite the real one.
+        if ((opts as { urn?: unknown }).urn !== undefined) {
+            return;
+        }
         const parentType = opts.parent ? this.qualifiedTypes.get(opts.parent) : undefined;
         const qualified = parentType ? `${parentType}$${type}` : type;
         if (resource) {

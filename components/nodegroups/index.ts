@@ -83,65 +83,71 @@ export class NodeGroups extends pulumi.ComponentResource {
         const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
         const system = new Set(systemGroupNames(args.groups));
 
-        for (const [group, config] of Object.entries(args.groups)) {
-            if (!config.enabled) {
+        const enabled = Object.entries(args.groups).filter(([, config]) => config.enabled);
+        for (const [group, config] of enabled) {
+            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
+            if (config.kind !== "managed") {
                 continue;
             }
-            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
-            if (config.kind === "managed") {
-                const managed = new ManagedNodeGroup(
-                    `${name}-${group}`,
-                    { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
-                    { parent: this },
-                );
-                this.managed[group] = managed;
-                this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
-                this.nodes.push(managed.nodeGroup);
-                if (system.has(group)) {
-                    this.systemNodeGroups.push(managed.nodeGroup);
-                }
-            } else {
-                const selfManaged = new SelfManagedNodeGroup(
-                    `${name}-${group}`,
-                    {
-                        clusterName: cluster.name,
-                        group,
-                        config,
-                        endpoint: cluster.endpoint,
-                        certificateAuthority: cluster.certificateAuthority,
-                        serviceCidr: cluster.serviceCidr,
-                        subnetIds: args.privateSubnetIds,
-                        securityGroupIds,
-                        cluster: cluster.eks,
-                        joinDependencies: cluster.addons,
-                    },
-                    { parent: this },
-                );
-                this.selfManaged[group] = selfManaged;
-                this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
-                this.nodes.push(selfManaged.autoScalingGroup, selfManaged.lifecycleHook);
+            const managed = new ManagedNodeGroup(
+                `${name}-${group}`,
+                { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
+                { parent: this },
+            );
+            this.managed[group] = managed;
+            this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
+            this.nodes.push(managed.nodeGroup);
+            if (system.has(group)) {
+                this.systemNodeGroups.push(managed.nodeGroup);
             }
         }
 
-        const selfManagedGroups = Object.values(this.selfManaged);
-        if (selfManagedGroups.length > 0) {
+        // NTH before the self-managed groups, which depend on it: Pulumi deletes dependents first,
+        // so a group being removed is scaled to zero (each node drained through the lifecycle
+        // hook and NTH) before NTH or its event feed goes.
+        if (enabled.some(([, config]) => config.kind === "selfManaged")) {
             this.terminationHandler = new NodeTerminationHandler(
                 `${name}-nth`,
                 {
                     clusterName: cluster.name,
                     region: args.region,
-                    asgArns: selfManagedGroups.map((g) => g.autoScalingGroup.arn),
                     provider: cluster.provider,
                     cluster: cluster.eks,
                     placement: {
                         nodeSelector: system.size > 0 ? { [SYSTEM_LABEL.key]: SYSTEM_LABEL.value } : {},
                         tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
                     },
-                    releaseDependencies: this.nodes,
+                    releaseDependencies: [...this.nodes],
                 },
                 { parent: this },
             );
             this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
+        }
+
+        for (const [group, config] of enabled) {
+            if (config.kind === "managed") {
+                continue;
+            }
+            const selfManaged = new SelfManagedNodeGroup(
+                `${name}-${group}`,
+                {
+                    clusterName: cluster.name,
+                    group,
+                    config,
+                    endpoint: cluster.endpoint,
+                    certificateAuthority: cluster.certificateAuthority,
+                    serviceCidr: cluster.serviceCidr,
+                    subnetIds: args.privateSubnetIds,
+                    securityGroupIds,
+                    cluster: cluster.eks,
+                    joinDependencies: cluster.addons,
+                    drainDependencies: this.terminationHandler?.drainPath,
+                },
+                { parent: this },
+            );
+            this.selfManaged[group] = selfManaged;
+            this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
+            this.nodes.push(selfManaged.autoScalingGroup, selfManaged.lifecycleHook);
         }
 
         if (Object.values(args.groups).some((g) => g.enabled && g.kind === "managed" && isGpuGroup(g))) {
