@@ -4,6 +4,7 @@
  * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
  */
 import { z } from "zod";
+import { architectureFromName, isInstanceFamily, isInstanceType } from "../../policies/lib/instanceTypes";
 import { parseQuantity } from "../../policies/lib/quantity";
 import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
 
@@ -71,6 +72,15 @@ const WELL_KNOWN_VALUES: Record<string, readonly string[]> = {
 
 const OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
 
+const INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+const INSTANCE_FAMILY_LABEL = "karpenter.k8s.aws/instance-family";
+const ARCH_LABEL = "kubernetes.io/arch";
+
+/** The Kubernetes arch label value of an instance type or family (`amd64`, `arm64`). */
+function kubernetesArch(typeOrFamily: string): string {
+    return architectureFromName(typeOrFamily.includes(".") ? typeOrFamily : `${typeOrFamily}.large`) === "x86_64" ? "amd64" : "arm64";
+}
+
 const requirementSchema = z
     .strictObject({
         /** A node label key, e.g. `karpenter.sh/capacity-type` or `karpenter.k8s.aws/instance-family`. */
@@ -102,6 +112,18 @@ const requirementSchema = z
                         code: "custom",
                         path: ["values", i],
                         message: `"${v}" is not a value of ${r.key} (one of ${allowed.join(", ")})`,
+                    });
+                }
+            });
+        }
+        if ((r.operator === "In" || r.operator === "NotIn") && (r.key === INSTANCE_TYPE_LABEL || r.key === INSTANCE_FAMILY_LABEL)) {
+            r.values.forEach((v, i) => {
+                const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
+                if (!known) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["values", i],
+                        message: `"${v}" is not an EC2 instance ${r.key === INSTANCE_TYPE_LABEL ? "type" : "family"}: the requirement can never match, so the pool launches nothing it names`,
                     });
                 }
             });
@@ -248,6 +270,27 @@ const nodePoolSchema = z
                 path: ["disruption", "budgets"],
                 message:
                     'has only scheduled budgets: outside their windows disruption is unlimited; add an always-active one such as { nodes: "10%" }',
+            });
+        }
+        // Types or families pinned with In must run on an architecture the pool allows, or the
+        // pool can never launch them.
+        const archIn = p.requirements.find((r) => r.key === ARCH_LABEL && r.operator === "In")?.values;
+        if (archIn !== undefined) {
+            p.requirements.forEach((r, i) => {
+                if (r.operator !== "In" || (r.key !== INSTANCE_TYPE_LABEL && r.key !== INSTANCE_FAMILY_LABEL)) {
+                    return;
+                }
+                r.values.forEach((v, j) => {
+                    const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
+                    const arch = kubernetesArch(v);
+                    if (known && !archIn.includes(arch)) {
+                        ctx.addIssue({
+                            code: "custom",
+                            path: ["requirements", i, "values", j],
+                            message: `${v} is ${arch} but the pool requires ${ARCH_LABEL} in [${archIn.join(", ")}]: it can never launch; drop it or allow ${arch}`,
+                        });
+                    }
+                });
             });
         }
         for (const key of Object.keys(p.labels)) {

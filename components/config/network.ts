@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCidr, subnetLayoutProblems } from "../subnets";
-import { cidr } from "./common";
+import { cidr, logRetentionDays } from "./common";
 
 /** `network` in stack config: the VPC and its subnets. */
 export const networkSchema = z
@@ -36,8 +36,8 @@ export const networkSchema = z
             .strictObject({
                 /** Defaults to `true`. */
                 enabled: z.boolean().default(true),
-                /** Defaults to `90`. */
-                retentionDays: z.number().int().positive().default(90),
+                /** Days CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, …). Defaults to `90`. */
+                retentionDays: logRetentionDays.default(90),
             })
             .default({ enabled: true, retentionDays: 90 }),
     })

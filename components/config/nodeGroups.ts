@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { dnsLabel, isLabelKey, isLabelValue, labels, awsTags } from "./common";
+import { amiTypeArchitecture, instanceTypeInfo } from "../../policies/lib/instanceTypes";
+import { dnsLabel, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
 
 /** Kubernetes minor versions from which EKS publishes no Amazon Linux 2 AMIs. */
 export const FIRST_MINOR_WITHOUT_AL2 = 33;
@@ -153,6 +154,37 @@ const nodeGroupSchema = z
             }
             seen.add(id);
         });
+        // The AMI's architecture: managed groups spell it in the AMI type; a self-managed group's
+        // pinned EKS AMI follows `architecture` (a custom amiId's is unknown here).
+        const amiArchitecture =
+            g.kind === "managed" ? amiTypeArchitecture(g.amiType) : g.releaseVersion !== undefined ? g.architecture : undefined;
+        g.instanceTypes.forEach((t, i) => {
+            const info = instanceTypeInfo(t);
+            if (info === undefined) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["instanceTypes", i],
+                    message: `${t} is not an EC2 instance type: the launch would fail at pulumi up (check the size, e.g. m5.large, m5.xlarge)`,
+                });
+            } else if (amiArchitecture !== undefined && info.architecture !== amiArchitecture) {
+                const ami = g.kind === "managed" ? `amiType ${g.amiType}` : `architecture ${amiArchitecture}`;
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["instanceTypes", i],
+                    message: `${t} is ${info.architecture} but ${ami} is ${amiArchitecture}: EKS refuses the group (or its nodes never boot); pick ${amiArchitecture} types or the ${info.architecture} AMI`,
+                });
+            }
+        });
+        for (const key of Object.keys(g.labels)) {
+            if (kubeletRefusesLabel(key)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["labels", key],
+                    message:
+                        "is in a kubernetes.io/k8s.io domain kubelet may not set on its own node: kubelet refuses to start and the nodes never join; use your own domain (e.g. platform/…) or node.kubernetes.io/…",
+                });
+            }
+        }
         const release = g.releaseVersion === undefined ? undefined : parseReleaseVersion(g.releaseVersion);
         const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
         if (al2 && release && minorOf(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
@@ -205,6 +237,19 @@ export type NodeGroupsConfig = z.output<typeof nodeGroupsSchema>;
 export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { name: string; version: string }): [string[], string][] {
     const problems: [string[], string][] = [];
     const clusterMinor = minorOf(cluster.version);
+    // One minor at a time: nodes are never newer than the control plane, so a control plane at
+    // most one minor above the newest pinned node group is at most one minor above where it was.
+    const pinned = Object.entries(groups)
+        .filter(([, g]) => g.enabled && g.releaseVersion !== undefined)
+        .map(([name, g]) => [name, minorOf(parseReleaseVersion(g.releaseVersion as string)?.minor ?? "")] as const)
+        .filter(([, minor]) => !Number.isNaN(minor));
+    const newest = Math.max(...pinned.map(([, minor]) => minor));
+    if (pinned.length > 0 && clusterMinor > newest + 1) {
+        problems.push([
+            [pinned.find(([, minor]) => minor === newest)![0], "releaseVersion"],
+            `the newest node group runs 1.${newest} but cluster.version is ${cluster.version}: EKS upgrades the control plane one minor at a time; go to 1.${newest + 1}, move the node groups to it, then continue (docs/upgrades.md)`,
+        ]);
+    }
     for (const [name, g] of Object.entries(groups)) {
         const roleName = `${cluster.name}-${name}-node`;
         if (roleName.length > 64) {

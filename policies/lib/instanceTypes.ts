@@ -50,6 +50,13 @@ export function isInstanceType(name: string): boolean {
     return knownNames.has(name);
 }
 
+const knownFamilies: ReadonlySet<string> = new Set([...knownNames].map((n) => n.split(".")[0]));
+
+/** True for the family of a real instance type (`m7g` of `m7g.large`), as Karpenter's `instance-family` label holds it. */
+export function isInstanceFamily(family: string): boolean {
+    return knownFamilies.has(family);
+}
+
 /**
  * The processor architecture EC2's naming convention implies: a `g` among the attribute letters
  * after the generation digit means AWS Graviton (`m7g`, `c6gn`, `x2gd`, `im4gn`, `is4gen`, `g5g`);
