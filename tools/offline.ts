@@ -346,7 +346,7 @@ export async function runInStack(mocks: RecordingMocks, init: () => unknown): Pr
     let failure: unknown;
     await stackModule.runInPulumiStack(() => {
         pulumi.runtime.registerStackTransformation((t) => {
-            mocks.recordOptions(t.type, t.name, t.opts, t.resource, t.props as Record<string, unknown>);
+            mocks.recordOptions(t.type, t.name, t.opts, t.resource, t.props);
             return undefined;
         });
         try {
