@@ -4,10 +4,12 @@
  * answered by an in-process mock that records it. Shared by the offline plan, the policy gate
  * and the tests (test/mocks.ts), so all three see the same resources.
  */
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
+import { replacementRule } from "./replacements";
 
 /** The engine's marker for a value not known until the resource exists. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -164,7 +166,14 @@ function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region
     };
 }
 
-export type MockMode = "preview" | "up";
+/**
+ * `preview` and `up` as the CLI runs them; `diff` is a preview whose computed values (ids, ARNs,
+ * generated names, launch template versions) are known and deterministic: each derives from the
+ * logical name and the inputs that force a replacement (`tools/replacements.ts`), so two renders
+ * differ exactly where the engine would give a resource a new id, and that difference reaches
+ * every resource that references it.
+ */
+export type MockMode = "preview" | "up" | "diff";
 
 /**
  * The mock engine. In `preview` mode a new resource's outputs are its inputs and everything the
@@ -196,6 +205,9 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         }
         if (this.mode === "preview") {
             return { id: undefined, state: inputs };
+        }
+        if (this.mode === "diff") {
+            return diffModeOutputs(args.type, args.name, inputs, this.region);
         }
         const id = `${args.name}-id`;
         const state: Record<string, unknown> = {
@@ -286,6 +298,46 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     }
 }
 
+/** A short stable digest of a JSON-able value. */
+function digest(value: unknown): string {
+    return createHash("sha256")
+        .update(JSON.stringify(value ?? null))
+        .digest("hex")
+        .slice(0, 10);
+}
+
+/** The value at a dot path of the inputs (`launchTemplate.id`). */
+function valueAt(inputs: Record<string, unknown>, dotPath: string): unknown {
+    return dotPath
+        .split(".")
+        .reduce<unknown>((v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), inputs);
+}
+
+/** Outputs of a resource in `diff` mode: computed values that change exactly when the resource would be replaced. */
+function diffModeOutputs(
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+    region: string,
+): { id: string; state: Record<string, unknown> } {
+    const rule = replacementRule(type);
+    const generation = digest(rule ? rule.replaceOn.map((p) => valueAt(inputs, p)) : []);
+    const id = `${name}-${generation}`;
+    const state: Record<string, unknown> = {
+        ...inputs,
+        arn: `arn:aws:mock:${region}:123456789012:${type.split(":").pop()?.toLowerCase()}/${id}`,
+    };
+    if (state.name === undefined && type.startsWith("aws:")) {
+        // A generated name (namePrefix) is new whenever the resource is.
+        state.name = id;
+    }
+    if (type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        // Every content change is a new template version.
+        state.latestVersion = parseInt(digest(inputs).slice(0, 7), 16);
+    }
+    return { id, state };
+}
+
 /** The program file and line that called `new` for the resource being registered. */
 function registrationSite(): string {
     const frames = (new Error().stack ?? "").split("\n").slice(1);
@@ -328,7 +380,7 @@ function markUnknowns(value: unknown): unknown {
 export function installMocks(files: StackFiles, stack: string, mode: MockMode): RecordingMocks {
     const mocks = new RecordingMocks(mode, files.config["aws:region"] ?? "us-east-1");
     pulumi.runtime.setAllConfig(files.config);
-    void pulumi.runtime.setMocks(mocks, files.project, stack, mode === "preview");
+    void pulumi.runtime.setMocks(mocks, files.project, stack, mode !== "up");
     return mocks;
 }
 

@@ -2,7 +2,10 @@
  * The offline plan: what `pulumi up` would create for a stack, rendered with no cloud, no
  * credentials and no Pulumi CLI.
  *
- *   npm run plan -- <stack> [--format text|json]
+ *   npm run plan -- <stack> [--format text|json] [--diff <git-ref>]
+ *
+ * With `--diff <git-ref>` it prints what changes against the stack as rendered at that ref
+ * instead (tools/diffStack.ts), skipping the policy gate.
  *
  * Exit codes: 0 ok, 1 a mandatory policy violation, 2 bad input (unknown stack, invalid config).
  */
@@ -21,6 +24,7 @@ import {
 import { asRecord } from "../policies/lib/values";
 import { DuplicateUrnError, readStackFiles, RecordedResource, runProgram, StackFileError, UNKNOWN } from "./offline";
 import { runMain } from "./cli";
+import { runDiffCommand } from "./diffStack";
 
 export interface PlanViolation {
     policy: string;
@@ -161,6 +165,8 @@ export function formatText(plan: Plan): string {
 interface CliArgs {
     stack?: string;
     format: "text" | "json";
+    /** Git ref to diff against (`--diff`). */
+    diff?: string;
 }
 
 function parseArgs(argv: string[]): CliArgs {
@@ -173,6 +179,11 @@ function parseArgs(argv: string[]): CliArgs {
                 throw new Error(`--format must be text or json, not "${f ?? ""}"`);
             }
             args.format = f;
+        } else if (a === "--diff" || a.startsWith("--diff=")) {
+            args.diff = a === "--diff" ? argv[++i] : a.slice("--diff=".length);
+            if (!args.diff) {
+                throw new Error("--diff needs a git ref, e.g. --diff origin/main");
+            }
         } else if (a.startsWith("--format=")) {
             argv.splice(i + 1, 0, a.slice("--format=".length));
             argv[i] = "--format";
@@ -186,7 +197,7 @@ function parseArgs(argv: string[]): CliArgs {
         }
     }
     if (!args.stack) {
-        throw new Error("usage: npm run plan -- <stack> [--format text|json]");
+        throw new Error("usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]");
     }
     return args;
 }
@@ -198,6 +209,9 @@ async function main(): Promise<number> {
     } catch (err) {
         process.stderr.write(`${(err as Error).message}\n`);
         return 2;
+    }
+    if (args.diff !== undefined) {
+        return runDiffCommand(args.stack as string, args.diff, args.format);
     }
     let plan: Plan;
     let gate: { report: GateReport; text: string };
