@@ -251,7 +251,7 @@ describe("node group config", () => {
             expect(jump).to.deep.equal([
                 [
                     ["a", "releaseVersion"],
-                    "the newest node group runs 1.34 but cluster.version is 1.36: EKS upgrades the control plane one minor at a time; go to 1.35, move the node groups to it, then continue (docs/upgrades.md)",
+                    "the newest node group runs 1.34 but cluster.version is 1.36: EKS upgrades the control plane one minor at a time; go to 1.35, move the node groups to it, then continue (docs/changes.md#kubernetes-upgrades)",
                 ],
             ]);
             const step = nodeGroupClusterProblems(groups({ a: { ...managed, releaseVersion: "1.34.7-20260512" } }), {

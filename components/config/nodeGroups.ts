@@ -247,7 +247,7 @@ export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { na
     if (pinned.length > 0 && clusterMinor > newest + 1) {
         problems.push([
             [pinned.find(([, minor]) => minor === newest)![0], "releaseVersion"],
-            `the newest node group runs 1.${newest} but cluster.version is ${cluster.version}: EKS upgrades the control plane one minor at a time; go to 1.${newest + 1}, move the node groups to it, then continue (docs/upgrades.md)`,
+            `the newest node group runs 1.${newest} but cluster.version is ${cluster.version}: EKS upgrades the control plane one minor at a time; go to 1.${newest + 1}, move the node groups to it, then continue (docs/changes.md#kubernetes-upgrades)`,
         ]);
     }
     for (const [name, g] of Object.entries(groups)) {
