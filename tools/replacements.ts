@@ -153,21 +153,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
         replaceOn: ["clusterName", "namespace", "serviceAccount"],
         source: tf("aws_eks_pod_identity_association", "cluster_name, namespace, service_account"),
     },
-    // pulumi-eks's Cluster component: its aws:eks/cluster:Cluster child takes these inputs.
+    // pulumi-eks's Cluster component: its aws:eks/cluster:Cluster child takes these inputs. Its
+    // subnets (vpc_config.subnet_ids) and security groups are updated in place (UpdateClusterConfig).
     "eks:index:Cluster": {
-        replaceOn: [
-            "name",
-            "privateSubnetIds",
-            "publicSubnetIds",
-            "subnetIds",
-            "vpcId",
-            "serviceRole",
-            "kubernetesServiceIpAddressRange",
-            "encryptionConfigKeyArn",
-        ],
+        replaceOn: ["name", "vpcId", "serviceRole", "kubernetesServiceIpAddressRange", "encryptionConfigKeyArn"],
         source:
             tf("aws_eks_cluster", "name, role_arn, kubernetes_network_config.service_ipv4_cidr, encryption_config") +
-            "; vpc_config.subnet_ids is not part of its UpdateClusterConfig call, and pulumi-eks derives the subnets and the cluster security group's VPC from these inputs",
+            "; a cluster cannot move to another VPC; vpc_config.subnet_ids and security_group_ids are updated in place",
     },
     "kubernetes:helm.sh/v3:Release": {
         replaceOn: ["name", "namespace"],
