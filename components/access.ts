@@ -119,7 +119,8 @@ export class Access extends pulumi.ComponentResource {
                         type: "STANDARD",
                         tags: { "platform/access-scope": clusterWide ? "cluster" : "namespace" },
                     },
-                    { parent: this, ...legacyAlias(grant.principalArn) },
+                    // AWS keys an entry by principal: a replacement must delete before it creates.
+                    { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn) },
                 );
                 entries.set(grant.principalArn, entry);
             }
@@ -132,7 +133,10 @@ export class Access extends pulumi.ComponentResource {
                     policyArn: accessPolicyArn(grant.policy, grant.principalArn),
                     accessScope: grant.namespaces ? { type: "namespace", namespaces: grant.namespaces } : { type: "cluster" },
                 },
-                { parent: this, ...legacyAlias(grant.principalArn, policySuffix) },
+                // AWS keys an association by principal and policy (associating again only rewrites
+                // the scope): created first, the replacement's deletion of the old one would remove
+                // the access it just granted. A namespace list change replaces it (no update exists).
+                { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn, policySuffix) },
             );
         }
         this.principals = [...entries.keys()];

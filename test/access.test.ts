@@ -76,6 +76,17 @@ describe("Access component", () => {
             expect(assoc).to.have.length(4);
         });
 
+        it("replaces entries and associations delete-first: AWS keys them by principal (and policy)", () => {
+            const keyed = [
+                ...ofType(mocks.resources, "aws:eks/accessEntry:AccessEntry"),
+                ...ofType(mocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"),
+            ];
+            expect(keyed).to.have.length(7);
+            for (const r of keyed) {
+                expect(r.options.deleteBeforeReplace, r.name).to.equal(true);
+            }
+        });
+
         it("reports the role running the deployment", async () => {
             expect(await promiseOf(access.runner)).to.equal(deployer);
         });

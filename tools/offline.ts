@@ -26,7 +26,7 @@ export interface RecordedResource {
     /** Inputs as the engine receives them; values unknown at preview are `UNKNOWN`. */
     props: Record<string, unknown>;
     /** Resource options that decide what a deletion does. */
-    options: { protect?: boolean; retainOnDelete?: boolean; parent?: string; dependsOn?: string[] };
+    options: { protect?: boolean; retainOnDelete?: boolean; deleteBeforeReplace?: boolean; parent?: string; dependsOn?: string[] };
 }
 
 /**
@@ -292,6 +292,7 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         this.options.set(`${type}::${name}`, {
             ...(opts.protect ? { protect: true } : {}),
             ...(opts.retainOnDelete ? { retainOnDelete: true } : {}),
+            ...((opts as pulumi.CustomResourceOptions).deleteBeforeReplace ? { deleteBeforeReplace: true } : {}),
             ...(opts.parent ? { parent: (opts.parent as unknown as { __name?: string }).__name } : {}),
             ...(dependsOn.length > 0 ? { dependsOn: dependsOn.map((d) => (d as { __name?: string }).__name ?? "?") } : {}),
         });
