@@ -242,7 +242,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(d.message).to.equal(
             "Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.",
         );
-        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0 });
+        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0, undecided: 0 });
     });
 
     it("reports a stack violation on the resource the policy names", async () => {
@@ -275,6 +275,20 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(formatGateText(report, (u) => u ?? "stack")).to.match(
             /1 mandatory, 0 advisory, 3 policies evaluated over 1 resources \(1 undeterminable at preview\)$/,
         );
+    });
+
+    it("shows an undecided verdict as undecided, with its reason: advisory, neither a violation nor a pass", async () => {
+        const report = await gate([deployment("web", undefined)]);
+        expect(report.diagnostics).to.have.length(1);
+        const [d] = report.diagnostics;
+        expect(d).to.deep.include({ policy: "deployment-min-replicas", level: "advisory", undeterminable: false });
+        expect(d.undecided).to.match(/^Deployment web sets no replicas\. Why: .+ To decide it: .+\.$/);
+        expect(summarize(report)).to.deep.equal({ mandatory: 0, advisory: 0, undeterminable: 0, undecided: 1 });
+        const text = formatGateText(report, (u) => u ?? "stack");
+        expect(text).to.include(
+            "deployment-min-replicas: 1 undecided\n  - urn:pulumi:prod::test::kubernetes:apps/v1:Deployment::web  (undecided: not a pass, not a violation)",
+        );
+        expect(text.split("\n").pop()).to.equal("0 mandatory, 0 advisory, 1 undecided, 3 policies evaluated over 1 resources");
     });
 
     it("rejects config that breaks a policy's schema before analysing anything", async () => {

@@ -18,6 +18,7 @@ import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as YAML from "yaml";
+import { isUndecided, UNDECIDED_PREFIX } from "../policies/lib/verdicts";
 import { UNKNOWN } from "./offline";
 import type { Plan, PlanViolation } from "./plan";
 
@@ -541,16 +542,27 @@ export function toPlanViolation(d: GateDiagnostic, byUrn: ReadonlyMap<string, Ga
             ? { type: r.type, name: r.name, ...(kind ? { kind } : {}), ...(namespace ? { namespace } : {}) }
             : { type: "pulumi:pulumi:Stack", name: stack },
         message: d.message,
+        ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
     };
 }
 
-/** One verdict of the pack. `undeterminable`: the policy read a value unknown at preview. */
+/**
+ * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
+ * the policy's level). `undecided`: the input cannot decide the verdict (an advisory diagnostic
+ * built by `undecided()` in policies/lib/verdicts.ts), with the reason: neither a pass nor a violation.
+ */
 export interface GateDiagnostic {
     policy: string;
     level: "mandatory" | "advisory";
     urn?: string;
     message: string;
     undeterminable: boolean;
+    undecided?: string;
+}
+
+/** The reason of an undecided verdict: its message from the "Undecided:" prefix on, without it. */
+function undecidedReason(message: string): string {
+    return message.slice(message.indexOf(UNDECIDED_PREFIX) + UNDECIDED_PREFIX.length);
 }
 
 export interface PolicyOutcome {
@@ -617,6 +629,9 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
                 ...(d.getUrn() || urn ? { urn: d.getUrn() || urn } : {}),
                 message: d.getMessage(),
                 undeterminable,
+                ...(!undeterminable && reported === "advisory" && isUndecided(d.getMessage())
+                    ? { undecided: undecidedReason(d.getMessage()) }
+                    : {}),
             };
         };
         const notApplicable = new Map<string, number>();
@@ -687,12 +702,16 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
     }
 }
 
-/** Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory. */
-export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number } {
+/**
+ * Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory; undecided
+ * verdicts count apart (they never block, and are not advice either).
+ */
+export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number; undecided: number } {
     return {
         mandatory: report.diagnostics.filter((d) => d.level === "mandatory").length,
-        advisory: report.diagnostics.filter((d) => d.level === "advisory").length,
+        advisory: report.diagnostics.filter((d) => d.level === "advisory" && d.undecided === undefined).length,
         undeterminable: report.diagnostics.filter((d) => d.undeterminable).length,
+        undecided: report.diagnostics.filter((d) => d.undecided !== undefined).length,
     };
 }
 
@@ -710,10 +729,20 @@ export function formatGateText(report: GateReport, describe: (urn: string | unde
         byPolicy.set(d.policy, [...(byPolicy.get(d.policy) ?? []), d]);
     }
     for (const [policy, ds] of byPolicy) {
-        const levels = [...new Set(ds.map((d) => d.level))].join("/");
-        lines.push(`${policy} [${levels}]: ${ds.length} violation${ds.length > 1 ? "s" : ""}`);
+        const levels = [...new Set(ds.filter((d) => d.undecided === undefined).map((d) => d.level))].join("/");
+        const violations = ds.filter((d) => d.undecided === undefined).length;
+        const counts = [
+            ...(violations > 0 ? [`${violations} violation${violations > 1 ? "s" : ""}`] : []),
+            ...(violations < ds.length ? [`${ds.length - violations} undecided`] : []),
+        ];
+        lines.push(`${policy}${levels ? ` [${levels}]` : ""}: ${counts.join(", ")}`);
         for (const d of ds) {
-            lines.push(`  - ${describe(d.urn)}${d.undeterminable ? "  (undeterminable at preview: not a pass)" : ""}`);
+            const note = d.undeterminable
+                ? "  (undeterminable at preview: not a pass)"
+                : d.undecided !== undefined
+                  ? "  (undecided: not a pass, not a violation)"
+                  : "";
+            lines.push(`  - ${describe(d.urn)}${note}`);
             for (const l of d.message.split("\n")) {
                 lines.push(`      ${l}`);
             }
@@ -727,7 +756,7 @@ export function formatGateText(report: GateReport, describe: (urn: string | unde
     }
     const s = summarize(report);
     lines.push(
-        `${s.mandatory} mandatory, ${s.advisory} advisory, ${report.policies.length} policies evaluated over ${report.resources} resources` +
+        `${s.mandatory} mandatory, ${s.advisory} advisory, ${s.undecided > 0 ? `${s.undecided} undecided, ` : ""}${report.policies.length} policies evaluated over ${report.resources} resources` +
             (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : ""),
     );
     return lines.join("\n");

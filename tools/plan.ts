@@ -27,6 +27,8 @@ export interface PlanViolation {
     level: "mandatory" | "advisory";
     resource: { type: string; name: string; kind?: string; namespace?: string };
     message: string;
+    /** Set on an undecided verdict (advisory, never blocking), with the reason. */
+    undecided?: string;
 }
 
 export interface Plan {

@@ -191,6 +191,8 @@ export interface ManifestViolation {
     resource: { type: string; name: string; kind?: string; namespace?: string };
     message: string;
     undeterminable?: true;
+    /** Set on an undecided verdict (advisory, never blocking), with the reason. */
+    undecided?: string;
     location?: { file: string; line: number };
 }
 
@@ -247,6 +249,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
                 : { type: "pulumi:pulumi:Stack", name: opts.env },
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
+            ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
             ...(r ? { location: { file: r.manifest.file, line: r.manifest.line } } : {}),
         };
     });
@@ -279,7 +282,7 @@ export function toSarif(result: CheckResult): Record<string, unknown> {
                 results: result.violations.map((v) => ({
                     ruleId: v.policy,
                     ruleIndex: rules.indexOf(v.policy),
-                    level: v.level === "mandatory" ? "error" : "warning",
+                    level: v.level === "mandatory" ? "error" : v.undecided !== undefined ? "note" : "warning",
                     message: {
                         text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}`,
                     },

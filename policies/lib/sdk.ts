@@ -32,3 +32,11 @@ export function isUnknownValueError(err: unknown): err is UnknownValueErrorLike 
 
 /** The engine's sentinel for a string unknown at preview (what the offline plan prints, too). */
 export const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/**
+ * `reportViolation` as the analyzer builds it (`makeReportViolationFun` in server.js): besides a
+ * message string it takes a diagnostic object whose own `enforcementLevel` overrides the policy's.
+ * The type declarations list only the string form; the object form is how one policy reports an
+ * advisory finding beside its mandatory ones (an undecided verdict, see verdicts.ts).
+ */
+export type ReportDiagnostic = (diagnostic: { message: string; urn?: string; enforcementLevel: "advisory" }) => void;

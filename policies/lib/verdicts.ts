@@ -4,7 +4,8 @@
  * during preview". Judging item by item keeps the verdicts on every known item; what stays
  * undecided is handed back to the analyzer at the end, so it is reported, never a silent pass.
  */
-import { isUnknownValueError, UNKNOWN_STRING, UnknownValueError, UnknownValueErrorLike } from "./sdk";
+import type { ReportViolation } from "@pulumi/policy";
+import { isUnknownValueError, ReportDiagnostic, UNKNOWN_STRING, UnknownValueError, UnknownValueErrorLike } from "./sdk";
 
 export class Verdicts {
     private first: UnknownValueErrorLike | undefined;
@@ -75,6 +76,35 @@ export class Verdicts {
  * in operation, and how to fix it.
  */
 export function violation(what: string, why: string, fix: string): string {
-    const end = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
     return `${end(what)} Why: ${end(why)} Fix: ${end(fix)}`;
+}
+
+function end(s: string): string {
+    return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+
+/** How an undecided verdict's message starts; the gate and the tests recognise it by this. */
+export const UNDECIDED_PREFIX = "Undecided: ";
+
+/**
+ * An undecided verdict: what the input cannot decide (a role defined in another stack, a sleep
+ * read from the environment at run time), why, and what would make it decidable.
+ */
+export function undecided(what: string, why: string, decide: string): string {
+    return `${UNDECIDED_PREFIX}${end(what)} Why: ${end(why)} To decide it: ${end(decide)}`;
+}
+
+/** True for a message built by `undecided` (after the description line the SDK may prepend). */
+export function isUndecided(message: string): boolean {
+    return message.startsWith(UNDECIDED_PREFIX) || message.includes(`\n${UNDECIDED_PREFIX}`);
+}
+
+/**
+ * Reports an undecided verdict: at advisory level whatever the policy's level, so it never blocks
+ * a deployment, and with its own message, so it is never taken for a pass either. Distinct from a
+ * value unknown at preview (`Verdicts`), which the engine knows at apply and the gate keeps at the
+ * policy's level: this input will never tell.
+ */
+export function reportUndecided(report: ReportViolation, message: string, urn?: string): void {
+    (report as unknown as ReportDiagnostic)({ message, ...(urn ? { urn } : {}), enforcementLevel: "advisory" });
 }
