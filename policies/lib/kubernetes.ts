@@ -2,6 +2,7 @@
  * Kubernetes resources as policies see them: the kind behind a Pulumi type token (and, for custom
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
+import type { ReplicaRange } from "./autoscaling";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
 import { asArray, asNumber, asNumeric, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
@@ -141,6 +142,8 @@ export interface Workload {
      * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
+    /** The range an autoscaler keeps it in, overriding `replicas` (set by `withAutoscalers` in stack.ts). */
+    autoscaled?: ReplicaRange;
     /** Pulumi URN when known (stack policies report against it). */
     urn?: string;
 }

@@ -79,6 +79,11 @@ export function violation(what: string, why: string, fix: string): string {
     return `${end(what)} Why: ${end(why)} Fix: ${end(fix)}`;
 }
 
+/** `1 replica`, `3 replicas`: a count with its noun, in messages. */
+export function count(n: number, noun: string): string {
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function end(s: string): string {
     return /[.!?]$/.test(s) ? s : `${s}.`;
 }

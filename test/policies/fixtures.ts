@@ -38,6 +38,50 @@ export function deployment(name = "api", namespace = "prod", replicas = 3): Test
     };
 }
 
+/** The workload without `spec.replicas`, as Kubernetes recommends when an autoscaler owns the count. */
+export function withoutReplicas(r: TestResource): TestResource {
+    const props = JSON.parse(JSON.stringify(r.props)) as { spec: Record<string, unknown> };
+    delete props.spec.replicas;
+    return { ...r, props };
+}
+
+export function hpa(target = "api", min = 2, max = 10, namespace = "prod", kind = "Deployment"): TestResource {
+    return {
+        type: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+        name: `${namespace}-${target}-hpa`,
+        props: {
+            apiVersion: "autoscaling/v2",
+            kind: "HorizontalPodAutoscaler",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { apiVersion: "apps/v1", kind, name: target },
+                minReplicas: min,
+                maxReplicas: max,
+                metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+            },
+        },
+    };
+}
+
+/** A KEDA ScaledObject (keda.sh/v1alpha1); `scaleTargetRef.kind` defaults to Deployment. */
+export function scaledObject(target = "api", min = 0, max = 10, namespace = "prod"): TestResource {
+    return {
+        type: "kubernetes:keda.sh/v1alpha1:ScaledObject",
+        name: `${namespace}-${target}-scaledobject`,
+        props: {
+            apiVersion: "keda.sh/v1alpha1",
+            kind: "ScaledObject",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { name: target },
+                minReplicaCount: min,
+                maxReplicaCount: max,
+                triggers: [{ type: "cpu", metricType: "Utilization", metadata: { value: "70" } }],
+            },
+        },
+    };
+}
+
 export function statefulSet(name = "db", namespace = "prod", replicas = 3): TestResource {
     const d = deployment(name, namespace, replicas);
     return { type: "kubernetes:apps/v1:StatefulSet", name: `${namespace}-${name}-sts`, props: { ...d.props, kind: "StatefulSet" } };
