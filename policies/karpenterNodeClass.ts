@@ -31,6 +31,15 @@ const RESTRICTED_KEYS = new Set([
     "karpenter.k8s.aws/ec2nodeclass",
 ]);
 
+// AMI alias families the Karpenter v1 EC2NodeClass CRD accepts (its CEL rules on
+// amiSelectorTerms[].alias; windows2025 per @kubernetes-models/karpenter 2.0.0, generated from
+// the CRD). Windows families accept only `@latest`: Karpenter resolves them from SSM's latest
+// parameter and refuses a pinned version ("windows families may only specify version 'latest'").
+const ALIAS_FAMILIES = ["al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025"];
+const LATEST_ONLY = new Set(["windows2019", "windows2022", "windows2025"]);
+const ALIAS_FORMAT = /^[a-zA-Z0-9]+@.+$/;
+const REFUSED = "the API server refuses the EC2NodeClass (its CRD validation), so the NodePools that use it launch no node";
+
 /** Why the EC2NodeClass CRD refuses a tag key, or `undefined`. */
 function restrictedTag(key: string): string | undefined {
     if (key === "") {
@@ -76,17 +85,42 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
         }
         const spec = verdicts.read(subject, () => field(args.props, "spec"));
         verdicts.judge(`${subject} amiSelectorTerms`, () => {
-            if (config.allowLatestAmi) {
-                return;
-            }
             for (const term of asArray(field(spec, "amiSelectorTerms"))) {
                 const alias = asString(field(term, "alias"));
-                if (alias && /@latest$/i.test(alias)) {
+                if (alias === undefined) {
+                    continue;
+                }
+                const [family, version] = [alias.slice(0, alias.indexOf("@")), alias.slice(alias.indexOf("@") + 1)];
+                if (!ALIAS_FORMAT.test(alias)) {
+                    reportViolation(
+                        violation(
+                            `${subject} alias ${JSON.stringify(alias)} is not written family@version`,
+                            REFUSED,
+                            "write the alias as family@version, e.g. al2023@v20250115",
+                        ),
+                    );
+                } else if (!ALIAS_FAMILIES.includes(family)) {
+                    reportViolation(
+                        violation(
+                            `${subject} alias ${JSON.stringify(alias)} names family ${family}, which Karpenter does not know (${ALIAS_FAMILIES.join(", ")})`,
+                            REFUSED,
+                            `use one of those families (lower case), or select the AMI by id, name, tags or ssmParameter instead of an alias`,
+                        ),
+                    );
+                } else if (LATEST_ONLY.has(family) && version !== "latest") {
+                    reportViolation(
+                        violation(
+                            `${subject} pins Windows alias ${alias}, but Karpenter accepts only latest for the Windows families`,
+                            REFUSED,
+                            `select ${family}@latest; to hold Windows nodes on one AMI, select it by id or name instead of an alias`,
+                        ),
+                    );
+                } else if (!LATEST_ONLY.has(family) && version === "latest" && !config.allowLatestAmi) {
                     reportViolation(
                         violation(
                             `${subject} selects its AMI with alias ${alias}`,
                             "every AMI release drifts every node of this class: Karpenter replaces them all, draining the whole fleet with no code change",
-                            `pin the version, e.g. ${alias.replace(/@latest$/i, "@v20250101")}, and bump it deliberately (or set allowLatestAmi: true for this policy in a non-production stack)`,
+                            `pin the version, e.g. ${family}@v20250101, and bump it deliberately (or set allowLatestAmi: true for this policy in a non-production stack)`,
                         ),
                     );
                 }
