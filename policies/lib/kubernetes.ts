@@ -5,7 +5,7 @@
 import type { ReplicaRange } from "./autoscaling";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
-import { asArray, asNumber, asNumeric, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
+import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -235,11 +235,17 @@ export interface PreStopSleep {
     /** Seconds of the sleeps that could be read, summed; `Infinity` for `sleep infinity`; 0 when it does not sleep. */
     seconds: number;
     /**
-     * Durations written in a form whose value only shows at run time or that `sleep` would refuse
-     * (`$DELAY` with no literal `env` value, `$(cat /x)`, `5x`), as written. Counted as nothing in
-     * `seconds`, so callers must not take `seconds` as the whole sleep when this is not empty.
+     * Durations that `sleep` or the API server refuses, as written (`5x`; `$D` in an exec command,
+     * where no shell expands it; a `sleep.seconds` that is not an integer). Counted as nothing in
+     * `seconds`.
      */
     unreadable: string[];
+    /**
+     * Durations a shell only knows at run time, as written: a `$VAR` with no literal `env` value
+     * (`valueFrom`, the image's environment), `$(cat /x)`. Counted as nothing in `seconds` either:
+     * callers must not take `seconds` as the whole sleep unless both lists are empty.
+     */
+    runtime: string[];
 }
 
 // Shells whose `-c` script is searched for sleeps.
@@ -476,7 +482,10 @@ function commandSleeps(
             }
             const literal = expand(a, env);
             const seconds = literal === undefined ? undefined : sleepOperand(literal);
-            if (seconds === undefined) {
+            if (literal === undefined && env !== undefined) {
+                // A shell expands it when the hook runs, from values this object does not hold.
+                out.runtime.push(a);
+            } else if (seconds === undefined) {
                 out.unreadable.push(a);
             } else {
                 out.seconds += seconds;
@@ -509,25 +518,26 @@ function commandSleeps(
 }
 
 /**
- * What a container's preStop hook sleeps: the `sleep` action (a number, or a string holding
- * one), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
+ * What a container's preStop hook sleeps: the `sleep` action (a non-negative integer, as the API
+ * server requires: `"5"` is refused), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
  * the command itself when it is `sleep` (`/bin/sleep`, `busybox sleep`), or the `sleep` calls of
  * the script of a shell run with `-c` (`sh`, `bash`, … by any path). Operands follow GNU and
  * busybox `sleep`: several are added up, each a decimal number with an optional unit `s`, `m`,
  * `h` or `d` (`sleep 1m 30s` is 90), `infinity` never ends; `$VAR` is read from the container's
- * literal `env` values. Anything else is returned as unreadable, never as a silent 0.
+ * literal `env` values. What only shows at run time is returned in `runtime`, what would be refused
+ * in `unreadable`: never a silent 0.
  */
 export function preStopSleep(container: unknown): PreStopSleep {
-    const out: PreStopSleep = { seconds: 0, unreadable: [] };
+    const out: PreStopSleep = { seconds: 0, unreadable: [], runtime: [] };
     const preStop = path(container, "lifecycle", "preStop");
     const action = field(preStop, "sleep");
     if (action !== undefined && action !== null) {
         const raw = field(action, "seconds");
-        const seconds = asNumeric(raw);
-        if (seconds !== undefined && seconds >= 0) {
-            out.seconds = seconds;
+        if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) {
+            out.seconds = raw;
         } else {
-            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}`);
+            const why = typeof raw === "string" ? " (a string: the API server requires an integer)" : "";
+            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}${why}`);
         }
         return out;
     }
