@@ -2,13 +2,15 @@ import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/polic
 import { readConfig } from "./lib/config";
 import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { asArray, asString, field, keysOf, path } from "./lib/values";
-import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
+import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `karpenter-nodeclass`. */
 export interface KarpenterNodeClassConfig {
     /** Allow `amiSelectorTerms` aliases such as `al2023@latest`. Defaults to `false`. */
     allowLatestAmi: boolean;
+    /** Highest allowed `metadataOptions.httpPutResponseHopLimit`. Defaults to `1`. */
+    maxHopLimit: number;
 }
 
 const configSchema: PolicyConfigSchema = {
@@ -18,6 +20,7 @@ const configSchema: PolicyConfigSchema = {
             default: false,
             description: "Allow AMI aliases pinned to @latest (every node is replaced on each AMI release).",
         },
+        maxHopLimit: MAX_HOP_LIMIT,
     },
 };
 
@@ -57,7 +60,8 @@ function restrictedTag(key: string): string | undefined {
  */
 export const karpenterNodeClass: ResourceValidationPolicy = {
     name: "karpenter-nodeclass",
-    description: "EC2NodeClasses use the v1 API, pin their AMI, set no restricted or aws: tags, require IMDSv2 and encrypt block devices.",
+    description:
+        "EC2NodeClasses use the v1 API, pin their AMI (Windows: @latest), set no restricted or aws: tags, require IMDSv2 with a low hop limit and encrypt block devices.",
     enforcementLevel: "mandatory",
     configSchema,
     validateResource: (args, reportViolation) => {
@@ -150,6 +154,11 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
             }
         });
         verdicts.judge(`${subject} metadataOptions`, () => {
+            // Unset, Karpenter launches with a hop limit of 1 (the CRD's default).
+            const hops = path(spec, "metadataOptions", "httpPutResponseHopLimit");
+            if (hops !== undefined && hops !== null && !(typeof hops === "number" && hops <= config.maxHopLimit)) {
+                reportViolation(hopLimitViolation(subject, "metadataOptions.httpPutResponseHopLimit", hops, config.maxHopLimit));
+            }
             const tokens = path(spec, "metadataOptions", "httpTokens");
             if (tokens !== undefined && tokens !== null && tokens !== "required") {
                 reportViolation(

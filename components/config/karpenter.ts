@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { parseQuantity } from "../../policies/lib/quantity";
-import { awsTags, isLabelKey, isLabelValue, labels, quantity } from "./common";
+import { awsTags, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "./common";
 
 /** Longest pod `terminationGracePeriodSeconds` the platform supports (ARCHITECTURE fact 10). */
 export const MAX_POD_GRACE_SECONDS = 120;
@@ -284,10 +284,8 @@ const nodeClassSchema = z.strictObject({
             kmsKeyId: z.string().min(1).optional(),
         })
         .default({ size: "50Gi", iops: 3000, throughput: 125 }),
-    /**
-     * IMDSv2 hop limit. 1 keeps pods off the node's credentials (they use Pod Identity). Defaults to `1`.
-     */
-    httpPutResponseHopLimit: z.number().int().min(1).max(2).default(1),
+    /** IMDSv2 hop limit (see `hopLimit`). Defaults to `1`. */
+    httpPutResponseHopLimit: hopLimit,
     /** EC2 detailed monitoring. Defaults to `false`. */
     detailedMonitoring: z.boolean().default(false),
     /** Extra tags on instances, volumes and launch templates. Defaults to `{}`. */

@@ -319,7 +319,7 @@ export function launchTemplate(): TestResource {
         type: "aws:ec2/launchTemplate:LaunchTemplate",
         name: "system-lt",
         props: {
-            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2, httpEndpoint: "enabled" },
+            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 1, httpEndpoint: "enabled" },
             blockDeviceMappings: [
                 { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: 50, encrypted: "true", deleteOnTermination: "true" } },
             ],

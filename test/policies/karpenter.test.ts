@@ -83,6 +83,20 @@ describe("policy karpenter-nodeclass", () => {
         expectClean(await runResource(karpenterNodeClass, latest, { allowLatestAmi: true }));
     });
 
+    it("reports a metadata hop limit above maxHopLimit; unset is Karpenter's default of 1", async () => {
+        expectViolations(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", 2)),
+            /EC2NodeClass default sets metadataOptions\.httpPutResponseHopLimit to 2, above 1\. Why: .*node role's credentials/,
+        );
+        expectClean(await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", undefined)));
+        expectClean(await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions", undefined)));
+        expectClean(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", 2), {
+                maxHopLimit: 2,
+            }),
+        );
+    });
+
     it("passes Windows aliases at @latest, the only version Karpenter accepts for them, and refuses a pinned one", async () => {
         // Karpenter v1 EC2NodeClass CEL: "windows families may only specify version 'latest'".
         for (const family of ["windows2019", "windows2022", "windows2025"]) {

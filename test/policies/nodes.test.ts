@@ -162,6 +162,24 @@ describe("policy node-launch-hardening", () => {
         expectViolations(
             await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions", undefined)),
             /does not set metadataOptions\.httpTokens/,
+            /does not set metadataOptions\.httpPutResponseHopLimit/,
+        );
+    });
+
+    it("reports a metadata hop limit above maxHopLimit, or left to the AMI's default", async () => {
+        // Two hops let every pod on the pod network reach IMDS, and the node role's credentials with it.
+        expectViolations(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", 2)),
+            /LaunchTemplate system-lt sets metadataOptions\.httpPutResponseHopLimit to 2, above 1\. Why: .*pods? .*node role's credentials/,
+        );
+        expectViolations(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", undefined)),
+            /LaunchTemplate system-lt does not set metadataOptions\.httpPutResponseHopLimit/,
+        );
+        expectClean(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", 2), {
+                maxHopLimit: 2,
+            }),
         );
     });
 
