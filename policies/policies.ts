@@ -10,6 +10,7 @@ import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "./nodeLaunchHardening";
 import { nodeRolePolicies } from "./nodeRolePolicies";
 import { pdbAllowsDisruption } from "./pdbAllowsDisruption";
+import { podSecurityStandard } from "./podSecurityStandard";
 import { subnetEksTags } from "./subnetEksTags";
 import { vpcDns } from "./vpcDns";
 import { workloadPdbRequired } from "./workloadPdbRequired";
@@ -39,5 +40,6 @@ export const policies: Policies = [
     clusterHardening,
     // Tenancy and access
     namespaceIsolation,
+    podSecurityStandard,
     accessLeastPrivilege,
 ];

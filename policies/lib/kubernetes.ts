@@ -148,19 +148,19 @@ export interface Workload {
     urn?: string;
 }
 
-/** The pod template of a workload's properties. */
-export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; spec: unknown } {
-    switch (kind) {
-        case "Pod":
-            return { labels: path(props, "metadata", "labels"), spec: field(props, "spec") };
-        case "CronJob":
-            return {
-                labels: path(props, "spec", "jobTemplate", "spec", "template", "metadata", "labels"),
-                spec: path(props, "spec", "jobTemplate", "spec", "template", "spec"),
-            };
-        default:
-            return { labels: path(props, "spec", "template", "metadata", "labels"), spec: path(props, "spec", "template", "spec") };
-    }
+/**
+ * The pod template of a workload's properties (a Pod's own metadata and spec). `metadata` is the
+ * template's metadata for what few policies need (annotations), read only by them.
+ */
+export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; metadata: unknown; spec: unknown } {
+    const template =
+        kind === "Pod"
+            ? props
+            : kind === "CronJob"
+              ? path(props, "spec", "jobTemplate", "spec", "template")
+              : path(props, "spec", "template");
+    const metadata = field(template, "metadata");
+    return { labels: field(metadata, "labels"), metadata, spec: field(template, "spec") };
 }
 
 /** Reads a workload; `undefined` when the resource is not one. Unknown values throw (SDK proxy). */

@@ -6,15 +6,20 @@ import type { TestResource } from "./harness";
 
 const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
 
+// What the Pod Security Standard "restricted" asks of every container.
+const restrictedContainer = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+
 function podSpec(): Record<string, unknown> {
     return {
         terminationGracePeriodSeconds: 60,
-        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources }],
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources, securityContext: restrictedContainer }],
         containers: [
             {
                 name: "app",
                 image: "registry.example.com/api:1.4.2",
                 resources,
+                securityContext: restrictedContainer,
                 lifecycle: { preStop: { sleep: { seconds: 5 } } },
             },
         ],
@@ -159,8 +164,8 @@ export function service(name = "api", namespace = "prod", selector: Record<strin
     };
 }
 
-export function namespace(name = "prod"): TestResource {
-    const labels = { "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "v1.34" };
+export function namespace(name = "prod", level = "restricted", version = "v1.34"): TestResource {
+    const labels = { "pod-security.kubernetes.io/enforce": level, "pod-security.kubernetes.io/enforce-version": version };
     return {
         type: "kubernetes:core/v1:Namespace",
         name: `ns-${name}`,

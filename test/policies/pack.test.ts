@@ -27,6 +27,7 @@ const NAMES = [
     "nodegroup-update-config",
     "cluster-hardening",
     "namespace-isolation",
+    "pod-security-standard",
     "access-least-privilege",
 ];
 const STACK_POLICIES = [
@@ -37,6 +38,7 @@ const STACK_POLICIES = [
     "drain-window",
     "node-role-policies",
     "namespace-isolation",
+    "pod-security-standard",
     "access-least-privilege",
 ];
 const LEVELS = ["advisory", "mandatory", "remediate", "disabled"];

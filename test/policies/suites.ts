@@ -14,6 +14,7 @@ import { nodegroupUpdateConfig } from "../../policies/nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "../../policies/nodeLaunchHardening";
 import { nodeRolePolicies } from "../../policies/nodeRolePolicies";
 import { pdbAllowsDisruption } from "../../policies/pdbAllowsDisruption";
+import { podSecurityStandard } from "../../policies/podSecurityStandard";
 import { subnetEksTags } from "../../policies/subnetEksTags";
 import { vpcDns } from "../../policies/vpcDns";
 import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
@@ -63,5 +64,6 @@ export const suites: Suite[] = [
             ingress: [{ from: [{ podSelector: {} }] }],
         }),
     ]),
+    stackSuite(podSecurityStandard, [f.namespace(), f.deployment(), f.pod(), f.cronJob()], [f.deployment("api", "staging")]),
     stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
 ];
