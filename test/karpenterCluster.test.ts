@@ -7,7 +7,7 @@ import { Karpenter } from "../components/karpenter";
 import { controllerValues } from "../components/karpenter/controller";
 import { renderEC2NodeClass, renderNodePool } from "../components/karpenter/nodePools";
 import { readStackFiles, RecordedResource, RecordingMocks } from "../tools/offline";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, ROOT, settled, useMocks } from "./mocks";
 
 function karpenterOf(stack: string): EnabledKarpenterConfig {

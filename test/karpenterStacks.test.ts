@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { parseDuration } from "../components/config/karpenter";
 import { UNKNOWN } from "../tools/offline";
 import type { Plan } from "../tools/plan";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { runTool } from "./mocks";
 
 type PlanResource = Plan["resources"][number];

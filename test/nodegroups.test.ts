@@ -7,7 +7,7 @@ import { NodeGroups } from "../components/nodegroups";
 import { tolerates } from "../components/nodegroups/gpu";
 import { amiSsmParameter } from "../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled } from "./mocks";
 
 const WORKER = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy";

@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ManifestError, parseManifests, toResources, typeToken } from "../tools/policyCheck";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { ROOT, runTool } from "./mocks";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
@@ -123,13 +123,48 @@ describe("policy check: the CLI on the fixture pack", function () {
             "deployment-min-replicas [mandatory]: 1 violation\n  - Deployment shop/cart (test/fixtures/manifests/broken/app.yaml:10)",
         );
         expect(r.stdout).to.include("subnet-no-public-ip [advisory]: evaluated 0 resources");
-        expect(r.stdout.trim().split("\n").pop()).to.equal("1 mandatory, 0 advisory, 3 policies evaluated over 4 resources");
+        expect(r.stdout.trim().split("\n").pop()).to.equal("1 mandatory, 0 advisory, 4 policies evaluated over 4 resources");
     });
 
     it("uses the environment's config: dev makes every policy advisory", async () => {
         const r = await check("--policy-pack", FIXTURE_PACK, "--env", "dev", "--format", "json", BROKEN);
         expect(r.code, r.stderr).to.equal(0);
         expect(JSON.parse(r.stdout).violations.map((v: { level: string }) => v.level)).to.deep.equal(["advisory"]);
+    });
+
+    it("reports objects the API server would refuse, with file and line, before any policy judges them", async () => {
+        const dir = path.join("test", "fixtures", "manifests", "refused");
+        const file = path.join(dir, "app.yaml");
+        const r = await check("--policy-pack", FIXTURE_PACK, "--format", "json", dir);
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations, unvalidated } = JSON.parse(r.stdout);
+        const refused = violations.filter((v: { policy: string }) => v.policy === "api-server-validation");
+        expect(refused.map((v: { location: unknown; level: string }) => [v.location, v.level])).to.deep.equal([
+            [{ file, line: 8 }, "mandatory"],
+            [{ file, line: 21 }, "mandatory"],
+            [{ file, line: 23 }, "mandatory"],
+        ]);
+        expect(refused[0].message).to.match(
+            /^Deployment shop\/web would be refused by the API server: spec\.replicas is the string "3", not an integer/,
+        );
+        expect(refused[1].message).to.match(/sleep\.seconds is the string "5", not an integer/);
+        expect(refused[2].message).to.match(
+            /PodDisruptionBudget shop\/web would be refused .*apiVersion v1 does not serve kind PodDisruptionBudget/,
+        );
+        expect(unvalidated).to.deep.equal([
+            {
+                resource: { type: "kubernetes:keda.sh/v1alpha1:ScaledObject", name: "web", kind: "ScaledObject", namespace: "shop" },
+                location: { file, line: 33 },
+                reason: "no schema is known for keda.sh/v1alpha1 ScaledObject: its CRD's validation was not applied",
+            },
+        ]);
+        const text = await check("--policy-pack", FIXTURE_PACK, dir);
+        expect(text.code).to.equal(1);
+        expect(text.stdout).to.include("api-server-validation [mandatory]: 3 violations");
+        expect(text.stdout).to.include(`Deployment shop/web (${file}:8)`);
+        expect(text.stdout).to.include(`warning: ScaledObject shop/web (${file}:33) was not validated: no schema is known`);
+        // The refused Deployment never reaches the pack: no policy judges an object the cluster never holds.
+        expect(text.stdout).to.include("deployment-min-replicas [mandatory]: evaluated 0 resources");
     });
 
     it("exits 2 naming file and line for invalid YAML, and for bad arguments", async () => {
@@ -157,7 +192,19 @@ describe("policy check: the CLI on the fixture pack", function () {
                 const docs = [
                     { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
                     { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "quota", namespace: ns }, spec: { hard: { pods: "10" } } },
-                    { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "app", namespace: ns }, spec: { replicas: 2 } },
+                    {
+                        apiVersion: "apps/v1",
+                        kind: "Deployment",
+                        metadata: { name: "app", namespace: ns },
+                        spec: {
+                            replicas: 2,
+                            selector: { matchLabels: { app: "app" } },
+                            template: {
+                                metadata: { labels: { app: "app" } },
+                                spec: { containers: [{ name: "app", image: "nginx:1.27.5" }] },
+                            },
+                        },
+                    },
                 ];
                 fs.mkdirSync(path.join(dir, String(i % 10)), { recursive: true });
                 fs.writeFileSync(path.join(dir, String(i % 10), `${ns}.yaml`), docs.map((d) => YAML.stringify(d)).join("---\n"));
@@ -165,7 +212,8 @@ describe("policy check: the CLI on the fixture pack", function () {
             const r = await check("--policy-pack", path.join(ROOT, FIXTURE_PACK), dir);
             expect(r.code, r.stderr).to.equal(0);
             expect(r.stdout).to.include("Policy check of 900 objects in 300 files");
-            expect(r.stdout.trim().split("\n").pop()).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
+            // The API server's validation is listed with the pack's policies: 4 in all.
+            expect(r.stdout.trim().split("\n").pop()).to.equal("0 mandatory, 0 advisory, 4 policies evaluated over 900 resources");
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }

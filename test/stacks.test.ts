@@ -5,7 +5,7 @@ import * as path from "path";
 import type { Plan } from "../tools/plan";
 import { installMocks, readStackFiles, runInStack, settle, UNKNOWN } from "../tools/offline";
 import { ConfigError } from "../components/config";
-import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
+import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
 import { planOf, ROOT, runTool } from "./mocks";
 
 type PlanResource = Plan["resources"][number];

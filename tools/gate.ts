@@ -558,6 +558,8 @@ export interface GateDiagnostic {
     message: string;
     undeterminable: boolean;
     undecided?: string;
+    /** The source line the verdict points at, when the resource came from a file. */
+    line?: number;
 }
 
 /** The reason of an undecided verdict: its message from the "Undecided:" prefix on, without it. */
@@ -719,7 +721,7 @@ export function summarize(report: GateReport): { mandatory: number; advisory: nu
  * Text report: violations grouped by policy with level and resource, policies that evaluated
  * nothing, and one summary line at the end. `describe` turns a URN into what a reader recognises.
  */
-export function formatGateText(report: GateReport, describe: (urn: string | undefined) => string): string {
+export function formatGateText(report: GateReport, describe: (urn: string | undefined, d?: GateDiagnostic) => string): string {
     const lines: string[] = [];
     for (const w of report.warnings) {
         lines.push(`warning: ${w}`);
@@ -742,7 +744,7 @@ export function formatGateText(report: GateReport, describe: (urn: string | unde
                 : d.undecided !== undefined
                   ? "  (undecided: not a pass, not a violation)"
                   : "";
-            lines.push(`  - ${describe(d.urn)}${note}`);
+            lines.push(`  - ${describe(d.urn, d)}${note}`);
             for (const l of d.message.split("\n")) {
                 lines.push(`      ${l}`);
             }

@@ -24,6 +24,7 @@ import {
     urnOf,
 } from "./gate";
 import { runMain } from "./cli";
+import { API_SERVER_VALIDATION, validateObjects } from "./schema";
 
 /** A manifest file or object that cannot be used; `line` is 1-based. */
 export class ManifestError extends Error {
@@ -42,6 +43,8 @@ export interface ManifestObject {
     file: string;
     line: number;
     object: Record<string, unknown>;
+    /** The line of a path into the object (the nearest ancestor written in the file). */
+    lineOf?: (at: readonly (string | number)[]) => number;
 }
 
 /** The Pulumi type token of a Kubernetes object: `v1` is the `core` group. */
@@ -107,17 +110,27 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
             continue;
         }
         const listItems = (value as { items?: unknown }).items;
+        // The line of a path under `node`: its own, or its nearest ancestor's when it is not written.
+        const locator = (node: unknown) => (at: readonly (string | number)[]) => {
+            for (let n = at.length; n > 0; n--) {
+                const found = YAML.isCollection(node) ? node.getIn(at.slice(0, n), true) : undefined;
+                if (found !== undefined) {
+                    return lineOf(found);
+                }
+            }
+            return lineOf(node);
+        };
         if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
             const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
             listItems.forEach((item, i) => {
                 if (isKubernetesObject(item)) {
                     const node = YAML.isSeq(itemsNode) ? itemsNode.items[i] : doc.contents;
-                    out.push({ file, line: lineOf(node), object: item });
+                    out.push({ file, line: lineOf(node), object: item, lineOf: locator(node) });
                 }
             });
             continue;
         }
-        out.push({ file, line: lineOf(doc.contents), object: value });
+        out.push({ file, line: lineOf(doc.contents), object: value, lineOf: locator(doc.contents) });
     }
     return out;
 }
@@ -196,10 +209,18 @@ export interface ManifestViolation {
     location?: { file: string; line: number };
 }
 
+/** An object the API server's validation could not be applied to (no schema known for its kind). */
+export interface UnvalidatedObject {
+    resource: ManifestViolation["resource"];
+    location: { file: string; line: number };
+    reason: string;
+}
+
 export interface CheckResult {
     report: GateReport;
     resources: ManifestResource[];
     violations: ManifestViolation[];
+    unvalidated: UnvalidatedObject[];
     files: number;
 }
 
@@ -219,19 +240,51 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     pack.catch(() => undefined);
     let report: GateReport;
     let resources: ManifestResource[];
+    let unvalidated: UnvalidatedObject[];
     try {
         const objects = files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f));
         resources = toResources(objects, opts.env);
         const config = opts.configFile ? { file: opts.configFile, warnings: [] } : environmentConfig(opts.packDir, opts.env);
+        // The API server's validation first: an object it refuses never exists, so no policy judges it.
+        const schema = await validateObjects(
+            resources.map((r) => ({
+                urn: r.resource.urn,
+                object: r.manifest.object,
+                subject: subjectOf(r),
+                lineOf: r.manifest.lineOf ?? (() => r.manifest.line),
+            })),
+        );
+        const refused = new Set(schema.diagnostics.map((d) => d.urn));
         report = await runGate({
             packDir: opts.packDir,
             configFile: config.file,
             warnings: config.warnings,
             stack: opts.env,
             project: MANIFEST_PROJECT,
-            resources: resources.map((r) => r.resource),
+            resources: resources.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource),
             pack,
         });
+        const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
+        unvalidated = schema.unvalidated.map((u) => {
+            const r = byUrn.get(u.urn) as ManifestResource;
+            return { resource: locatorOf(r), location: { file: r.manifest.file, line: r.manifest.line }, reason: u.reason };
+        });
+        report = {
+            ...report,
+            resources: resources.length,
+            policies: [
+                { name: API_SERVER_VALIDATION, kind: "resource", level: "mandatory", evaluated: schema.validated },
+                ...report.policies,
+            ],
+            diagnostics: [...schema.diagnostics, ...report.diagnostics],
+            warnings: [
+                ...report.warnings,
+                ...schema.unvalidated.map((u) => {
+                    const r = byUrn.get(u.urn) as ManifestResource;
+                    return `${subjectOf(r)} (${relative(r.manifest.file)}:${r.manifest.line}) was not validated: ${u.reason}`;
+                }),
+            ],
+        };
     } finally {
         void pack.then(
             (p) => p.close(),
@@ -244,16 +297,23 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         return {
             policy: d.policy,
             level: d.level,
-            resource: r
-                ? { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) }
-                : { type: "pulumi:pulumi:Stack", name: opts.env },
+            resource: r ? locatorOf(r) : { type: "pulumi:pulumi:Stack", name: opts.env },
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
             ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
-            ...(r ? { location: { file: r.manifest.file, line: r.manifest.line } } : {}),
+            ...(r ? { location: { file: r.manifest.file, line: d.line ?? r.manifest.line } } : {}),
         };
     });
-    return { report, resources, violations, files: files.length };
+    return { report, resources, violations, unvalidated, files: files.length };
+}
+
+/** `Deployment shop/web`: how reports name an object. */
+function subjectOf(r: ManifestResource): string {
+    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+}
+
+function locatorOf(r: ManifestResource): ManifestViolation["resource"] {
+    return { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) };
 }
 
 function relative(file: string): string {
@@ -308,11 +368,9 @@ export function toSarif(result: CheckResult): Record<string, unknown> {
 export function formatText(result: CheckResult): string {
     const byUrn = new Map(result.resources.map((r) => [r.resource.urn, r]));
     const header = `Policy check of ${result.resources.length} objects in ${result.files} files (pack ${result.report.pack}, config ${result.report.configFile ?? "none"})`;
-    return `${header}\n${formatGateText(result.report, (urn) => {
+    return `${header}\n${formatGateText(result.report, (urn, d) => {
         const r = urn ? byUrn.get(urn) : undefined;
-        return r
-            ? `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} (${relative(r.manifest.file)}:${r.manifest.line})`
-            : "(all objects)";
+        return r ? `${subjectOf(r)} (${relative(r.manifest.file)}:${d?.line ?? r.manifest.line})` : "(all objects)";
     })}`;
 }
 
@@ -386,7 +444,7 @@ async function main(): Promise<number> {
         }
     }
     if (args.format === "json") {
-        process.stdout.write(`${JSON.stringify({ violations: result.violations })}\n`);
+        process.stdout.write(`${JSON.stringify({ violations: result.violations, unvalidated: result.unvalidated })}\n`);
     } else if (args.format === "sarif") {
         process.stdout.write(`${JSON.stringify(toSarif(result), null, 2)}\n`);
     } else {

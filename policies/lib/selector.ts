@@ -2,6 +2,7 @@
  * Kubernetes label selectors (metav1.LabelSelector) and an index that finds the selectors that
  * may match a label set without comparing every pair. Pure; never throws.
  */
+import { DNS_SUBDOMAIN } from "./names";
 import { asArray, asRecord, describeShape } from "./values";
 
 export type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist";
@@ -23,7 +24,6 @@ const OPERATORS = new Set<string>(["In", "NotIn", "Exists", "DoesNotExist"]);
 
 // apimachinery's label syntax: a name part of up to 63 characters, optionally prefixed by a DNS subdomain.
 const NAME_PART = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Why the API server refuses `key` as a label key, or `undefined`. */
 export function labelKeyProblem(key: string): string | undefined {
