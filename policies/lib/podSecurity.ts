@@ -88,6 +88,11 @@ interface Check {
 
 // --- helpers shaped like PSA's (helpers.go, visitor.go) ---
 
+/** A value of any type as messages show it: strings as they are, anything else as JSON. */
+function shown(value: unknown): string {
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? "undefined");
+}
+
 function quote(names: readonly string[]): string {
     return names.map((n) => JSON.stringify(n)).join(", ");
 }
@@ -209,7 +214,7 @@ const hostPorts: CheckFn = (pod) => {
             .filter((p) => p !== undefined && p !== null && p !== 0);
         if (used.length > 0) {
             bad.push(c.name);
-            used.forEach((p) => ports.add(String(p)));
+            used.forEach((p) => ports.add(shown(p)));
         }
     }
     return bad.length > 0
@@ -229,13 +234,13 @@ const appArmorProfile: CheckFn = (pod) => {
     const podProfile = path(podContext(pod.spec), "appArmorProfile");
     const podBad = podProfile !== undefined && podProfile !== null && !allowedType(profileType(podContext(pod.spec)));
     if (podBad) {
-        badValues.add(String(profileType(podContext(pod.spec))));
+        badValues.add(shown(profileType(podContext(pod.spec))));
     }
     const bad = visit(pod.spec).filter((c) => {
         const sc = field(c.spec, "securityContext");
         const profile = field(sc, "appArmorProfile");
         if (profile !== undefined && profile !== null && !allowedType(profileType(sc))) {
-            badValues.add(String(profileType(sc)));
+            badValues.add(shown(profileType(sc)));
             return true;
         }
         return false;
@@ -318,7 +323,7 @@ const procMount: CheckFn = (pod) => {
         const pm = path(c.spec, "securityContext", "procMount");
         if (pm !== undefined && pm !== null && pm !== "Default") {
             bad.push(c.name);
-            types.add(String(pm));
+            types.add(shown(pm));
         }
     }
     return bad.length > 0
@@ -364,7 +369,7 @@ function seccompSetters(spec: unknown): { podValid: boolean; badPod: boolean; ba
     const podType = field(podProfile, "type");
     const badPod = podSet && !validSeccompType(podType);
     if (badPod) {
-        values.add(String(podType));
+        values.add(shown(podType));
     }
     const bad: string[] = [];
     const unset: string[] = [];
@@ -374,7 +379,7 @@ function seccompSetters(spec: unknown): { podValid: boolean; badPod: boolean; ba
             unset.push(c.name);
         } else if (!validSeccompType(field(profile, "type"))) {
             bad.push(c.name);
-            values.add(String(field(profile, "type")));
+            values.add(shown(field(profile, "type")));
         }
     }
     return { podValid: podSet && !badPod, badPod, bad, unset, values };
@@ -393,7 +398,7 @@ const seccompBaseline: CheckFn = (pod) => {
 function sysctls(allowed: ReadonlySet<string>): CheckFn {
     return (pod) => {
         const forbidden = asArray(path(podContext(pod.spec), "sysctls"))
-            .map((s) => asString(field(s, "name")) ?? String(field(s, "name")))
+            .map((s) => shown(field(s, "name")))
             .filter((n) => !allowed.has(n));
         return forbidden.length > 0 ? { reason: "forbidden sysctls", detail: forbidden.join(", ") } : undefined;
     };
