@@ -44,7 +44,20 @@ export const workloadPdbRequired: StackValidationPolicy = {
     validateStack: (args, reportViolation) => {
         const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
         const verdicts = new Verdicts();
-        const workloads = withAutoscalers(readWorkloads(args.resources, verdicts), args.resources, verdicts).filter(
+        const all = withAutoscalers(readWorkloads(args.resources, verdicts), args.resources, verdicts);
+        for (const w of all.filter((x) => x.invalidReplicas !== undefined)) {
+            verdicts.judge(describeWorkload(w), () =>
+                reportViolation(
+                    violation(
+                        `${describeWorkload(w)} sets spec.replicas to ${JSON.stringify(w.invalidReplicas)}, which is not a non-negative integer`,
+                        "the API server refuses the object, so it never runs, and whether it needs a PodDisruptionBudget cannot be judged",
+                        "write spec.replicas as a whole number (or leave it out when an autoscaler owns the count)",
+                    ),
+                    w.urn,
+                ),
+            );
+        }
+        const workloads = all.filter(
             (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && (replicaBounds(w)?.max ?? 0) >= config.minReplicas,
         );
         const undecided = new UndecidedNamespaces();

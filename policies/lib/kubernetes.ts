@@ -142,6 +142,8 @@ export interface Workload {
      * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
+    /** `spec.replicas` as written when the API server refuses it (not a non-negative integer); `replicas` is then `undefined`. */
+    invalidReplicas?: unknown;
     /** The range an autoscaler keeps it in, overriding `replicas` (set by `withAutoscalers` in stack.ts). */
     autoscaled?: ReplicaRange;
     /** Pulumi URN when known (stack policies report against it). */
@@ -170,22 +172,26 @@ export function readWorkload(type: string, resourceName: string, props: unknown,
         return undefined;
     }
     const template = podTemplateOf(kind, props);
+    const base = () => ({
+        kind,
+        name: objectName(props, resourceName),
+        namespace: namespaceOf(props),
+        podLabels: stringMap(template.labels),
+        podSpec: asRecord(template.spec),
+        ...(urn ? { urn } : {}),
+    });
     let replicas: number | undefined;
     if (kind === "Pod") {
         replicas = 1;
     } else if (kind === "Deployment" || kind === "StatefulSet" || kind === "ReplicaSet") {
         const raw = path(props, "spec", "replicas");
         replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
+        if (replicas === undefined || !Number.isInteger(replicas) || replicas < 0) {
+            // Never a silent skip: the API server refuses such an object, and the policies say so.
+            return { ...base(), replicas: undefined, invalidReplicas: raw };
+        }
     }
-    return {
-        kind,
-        name: objectName(props, resourceName),
-        namespace: namespaceOf(props),
-        podLabels: stringMap(template.labels),
-        podSpec: asRecord(template.spec),
-        replicas,
-        ...(urn ? { urn } : {}),
-    };
+    return { ...base(), replicas };
 }
 
 export interface ContainerRef {

@@ -106,6 +106,17 @@ describe("policy workload-pdb-required (stack)", () => {
         expectViolations(await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], { minReplicas: 1 }), /\(1 replica\)/);
     });
 
+    it("reports replicas the API server refuses instead of skipping the workload", async () => {
+        for (const value of ["3", 2.5, -1, true]) {
+            expectViolations(
+                await runStack(workloadPdbRequired, [changed(deployment(), "spec.replicas", value)]),
+                new RegExp(
+                    `Deployment prod/api sets spec\\.replicas to ${JSON.stringify(value).replace(".", "\\.")}, which is not a non-negative integer.*Why: the API server refuses`,
+                ),
+            );
+        }
+    });
+
     it("leaves a workload with unknown replicas undecided, still judging the others", async () => {
         const unknown = changed(deployment("web"), "spec.replicas", UNKNOWN.number);
         const outcome = await runStack(workloadPdbRequired, [deployment(), unknown]);
