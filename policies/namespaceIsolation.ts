@@ -1,13 +1,10 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
+import { ENFORCE_LABEL, POD_SECURITY_LEVELS, PodSecurityLevel, podSecurityLevel } from "./lib/podSecurity";
 import { UndecidedNamespaces } from "./lib/stack";
 import { asArray, asRecord, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
-
-/** Pod Security Standards levels, least to most restrictive. */
-export const POD_SECURITY_LEVELS = ["privileged", "baseline", "restricted"] as const;
-export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
 
 /** Config of `namespace-isolation`. */
 export interface NamespaceIsolationConfig {
@@ -33,13 +30,6 @@ const configSchema: PolicyConfigSchema = {
         },
     },
 };
-
-const ENFORCE_LABEL = "pod-security.kubernetes.io/enforce";
-
-/** `undefined` when `value` is not a level (the label is then ignored by Pod Security Admission). */
-export function podSecurityLevel(value: unknown): PodSecurityLevel | undefined {
-    return POD_SECURITY_LEVELS.find((l) => l === value);
-}
 
 /** True for `undefined`, `null`, an empty array, or an empty object (what a field left unset or emptied looks like). */
 function isEmpty(value: unknown): boolean {

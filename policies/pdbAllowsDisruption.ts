@@ -2,8 +2,17 @@ import type { StackValidationPolicy } from "@pulumi/policy";
 import { formatIntOrPercent, scaledValue } from "./lib/intOrPercent";
 import { describeWorkload, Workload } from "./lib/kubernetes";
 import { formatSelector } from "./lib/selector";
-import { Pdb, pdbRejected, pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
-import { Verdicts, violation } from "./lib/verdicts";
+import {
+    Pdb,
+    pdbRejected,
+    pdbsByWorkload,
+    readPdbs,
+    readWorkloads,
+    replicaBounds,
+    UndecidedNamespaces,
+    withAutoscalers,
+} from "./lib/stack";
+import { count, Verdicts, violation } from "./lib/verdicts";
 
 const BLOCKS =
     "node drains and managed node group upgrades block (PodEvictionFailure), and Karpenter cannot consolidate or replace the node until its terminationGracePeriod forces it";
@@ -16,8 +25,10 @@ const REJECTED =
  * fraction, a percentage above 100% or not written as `"N%"`), both `minAvailable` and
  * `maxUnavailable` set, or a malformed selector. Otherwise it lets at least one pod go for the
  * workloads it matches: no `maxUnavailable` of 0 or 0%, no `minAvailable` of 100% or of all
- * matched replicas (percentages round up, as the disruption controller does). A PDB matching no workload, and a workload matched by several PDBs (the
- * eviction API refuses those pods), are reported too.
+ * matched replicas (percentages round up, as the disruption controller does), and not neither of
+ * them (the controller then allows no disruption at all). Replicas are judged at the low end of an
+ * autoscaler's range, where a budget blocks first. A PDB matching no workload, and a workload
+ * matched by several PDBs (the eviction API refuses those pods), are reported too.
  */
 export const pdbAllowsDisruption: StackValidationPolicy = {
     name: "pdb-allows-disruption",
@@ -26,7 +37,7 @@ export const pdbAllowsDisruption: StackValidationPolicy = {
     validateStack: (args, reportViolation) => {
         const verdicts = new Verdicts();
         const undecided = new UndecidedNamespaces();
-        const workloads = readWorkloads(args.resources, verdicts, undecided);
+        const workloads = withAutoscalers(readWorkloads(args.resources, verdicts, undecided), args.resources, verdicts);
         const pdbs = readPdbs(args.resources, verdicts);
         const byWorkload = pdbsByWorkload(workloads, pdbs);
         const byPdb = new Map<Pdb, Workload[]>();
@@ -120,6 +131,16 @@ function judgePdb(pdb: Pdb, matched: Workload[], complete: boolean, report: (mes
             pdb.urn,
         );
     }
+    if (pdb.empty) {
+        report(
+            violation(
+                `${subject} sets neither minAvailable nor maxUnavailable, so no pod may ever be evicted`,
+                `the API server accepts such a budget, but the disruption controller never computes how many pods it expects and keeps disruptionsAllowed at 0, so ${BLOCKS}`,
+                "set maxUnavailable: 1 (or a minAvailable below the replicas it selects)",
+            ),
+            pdb.urn,
+        );
+    }
     if (!complete) {
         return;
     }
@@ -135,19 +156,33 @@ function judgePdb(pdb: Pdb, matched: Workload[], complete: boolean, report: (mes
         return;
     }
     // The disruption controller counts every pod the budget selects; DaemonSet sizes depend on the cluster.
-    if (matched.some((w) => w.replicas === undefined)) {
+    const bounds = matched.map(replicaBounds);
+    if (pdb.empty || bounds.some((b) => b === undefined)) {
         return;
     }
-    const total = matched.reduce((sum, w) => sum + (w.replicas as number), 0);
-    const names = matched.map(describeWorkload).join(", ");
-    if (total > 0 && pdb.minAvailable && !(pdb.minAvailable.kind === "percent" && pdb.minAvailable.value >= 100)) {
+    // The fewest pods the matched workloads run while any runs at all (an autoscaler may go to 0):
+    // where a minAvailable blocks first.
+    const fewest = bounds.reduce((sum, b) => sum + (b as { min: number }).min, 0);
+    const total = Math.max(fewest, 1);
+    const names = matched
+        .map(
+            (w) =>
+                `${describeWorkload(w)}${w.autoscaled ? ` (${w.autoscaled.min} to ${w.autoscaled.max}, scaled by ${w.autoscaled.by})` : ""}`,
+        )
+        .join(", ");
+    if (
+        bounds.some((b) => (b as { max: number }).max > 0) &&
+        pdb.minAvailable &&
+        !(pdb.minAvailable.kind === "percent" && pdb.minAvailable.value >= 100)
+    ) {
         const required = scaledValue(pdb.minAvailable, total);
         if (required >= total) {
+            const scaled = matched.some((w) => w.autoscaled);
             report(
                 violation(
-                    `${subject} requires minAvailable ${formatIntOrPercent(pdb.minAvailable)} (${required} pods) of the ${total} replicas of ${names}, so no pod may be evicted`,
-                    `with minAvailable ${required} and ${total} replicas ${BLOCKS}`,
-                    `lower minAvailable to ${Math.max(total - 1, 0)} or less, use maxUnavailable: 1, or add replicas`,
+                    `${subject} requires minAvailable ${formatIntOrPercent(pdb.minAvailable)} (${count(required, "pod")}) of the ${count(total, "replica")} of ${names}, so no pod may be evicted`,
+                    `with minAvailable ${required} and ${count(total, "replica")}${scaled ? " (the low end of the autoscaler's range)" : ""} ${BLOCKS}`,
+                    `${total > 1 ? `lower minAvailable to ${total - 1} or less, ` : ""}use maxUnavailable: 1, or add replicas${scaled ? " (raise the autoscaler's minimum)" : ""}`,
                 ),
                 pdb.urn,
             );

@@ -12,6 +12,7 @@ import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "./nodeLaunchHardening";
 import { nodeRolePolicies } from "./nodeRolePolicies";
 import { pdbAllowsDisruption } from "./pdbAllowsDisruption";
+import { podSecurityStandard } from "./podSecurityStandard";
 import { subnetEksTags } from "./subnetEksTags";
 import { vpcDns } from "./vpcDns";
 import { workloadPdbRequired } from "./workloadPdbRequired";
@@ -42,6 +43,7 @@ export const policies: Policies = [
     clusterHardening,
     // Tenancy and access
     namespaceIsolation,
+    podSecurityStandard,
     accessLeastPrivilege,
     appRoleLeastPrivilege,
 ];

@@ -2,7 +2,15 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { describeWorkload } from "./lib/kubernetes";
 import { formatLabels } from "./lib/selector";
-import { pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import {
+    describeReplicas,
+    pdbsByWorkload,
+    readPdbs,
+    readWorkloads,
+    replicaBounds,
+    UndecidedNamespaces,
+    withAutoscalers,
+} from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `workload-pdb-required`. */
@@ -22,7 +30,12 @@ const configSchema: PolicyConfigSchema = {
     },
 };
 
-/** Each Deployment/StatefulSet with replicas ≥ `minReplicas` is matched by a PDB in its namespace. */
+/**
+ * Each Deployment/StatefulSet that runs `minReplicas` or more pods — by `replicas`, or at the top
+ * of the range of an autoscaler (HPA, KEDA ScaledObject) that scales it — is matched by a PDB in
+ * its namespace. A budget with neither `minAvailable` nor `maxUnavailable` does not count: it
+ * blocks every eviction instead of bounding them (pdb-allows-disruption reports it).
+ */
 export const workloadPdbRequired: StackValidationPolicy = {
     name: "workload-pdb-required",
     description: "Replicated Deployments and StatefulSets are covered by a PodDisruptionBudget in their namespace.",
@@ -31,14 +44,29 @@ export const workloadPdbRequired: StackValidationPolicy = {
     validateStack: (args, reportViolation) => {
         const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
         const verdicts = new Verdicts();
-        const workloads = readWorkloads(args.resources, verdicts).filter(
-            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && w.replicas !== undefined && w.replicas >= config.minReplicas,
+        const all = withAutoscalers(readWorkloads(args.resources, verdicts), args.resources, verdicts);
+        for (const w of all.filter((x) => x.invalidReplicas !== undefined)) {
+            verdicts.judge(describeWorkload(w), () =>
+                reportViolation(
+                    violation(
+                        `${describeWorkload(w)} sets spec.replicas to ${JSON.stringify(w.invalidReplicas)}, which is not a non-negative integer`,
+                        "the API server refuses the object, so it never runs, and whether it needs a PodDisruptionBudget cannot be judged",
+                        "write spec.replicas as a whole number (or leave it out when an autoscaler owns the count)",
+                    ),
+                    w.urn,
+                ),
+            );
+        }
+        const workloads = all.filter(
+            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && (replicaBounds(w)?.max ?? 0) >= config.minReplicas,
         );
         const undecided = new UndecidedNamespaces();
         const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
         for (const w of workloads) {
             verdicts.judge(describeWorkload(w), () => {
-                if ((matches.get(w) ?? []).length === 0) {
+                const matched = matches.get(w) ?? [];
+                const blocking = matched.filter((p) => p.empty);
+                if (matched.length === blocking.length) {
                     if (undecided.has(w.namespace)) {
                         // A budget in this namespace could not be read at preview: it may be the one.
                         verdicts.leaveUndecided(describeWorkload(w), ["PodDisruptionBudget", w.namespace, "spec"]);
@@ -46,9 +74,14 @@ export const workloadPdbRequired: StackValidationPolicy = {
                     }
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} (${w.replicas} replicas) is not covered by any PodDisruptionBudget in namespace ${w.namespace}`,
+                            `${describeWorkload(w)} (${describeReplicas(w)}) is not covered by any PodDisruptionBudget in namespace ${w.namespace}` +
+                                (blocking.length > 0
+                                    ? `: PodDisruptionBudget ${blocking.map((p) => p.name).join(", ")} matches it but sets neither minAvailable nor maxUnavailable, which blocks every eviction instead of bounding them`
+                                    : ""),
                             "a node drain, managed node group upgrade or Karpenter consolidation may evict all its pods at once, an outage of the service",
-                            `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
+                            blocking.length > 0
+                                ? `set maxUnavailable: 1 on PodDisruptionBudget ${blocking.map((p) => p.name).join(", ")}`
+                                : `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
                         ),
                         w.urn,
                     );

@@ -2,7 +2,7 @@ import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/polic
 import { readConfig } from "./lib/config";
 import { containersOf, describeWorkload, readWorkload, workloadKind } from "./lib/kubernetes";
 import { compareQuantities, parseQuantity } from "./lib/quantity";
-import { field, path } from "./lib/values";
+import { asRecord, describeShape, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `workload-resources`. */
@@ -64,6 +64,23 @@ export const workloadResources: ResourceValidationPolicy = {
                 const where = `${subject} ${c.role} "${c.name}"`;
                 verdicts.judge(where, () => {
                     const resources = field(c.spec, "resources");
+                    // A value of the wrong type is the API server's rejection, not a missing request.
+                    for (const [at, value, what] of [
+                        ["resources", resources, "a map of requests and limits"],
+                        ["resources.requests", field(resources, "requests"), "a map of resource names to quantities"],
+                        ["resources.limits", field(resources, "limits"), "a map of resource names to quantities"],
+                    ] as const) {
+                        if (value !== undefined && value !== null && asRecord(value) === undefined) {
+                            reportViolation(
+                                violation(
+                                    `${where} has ${at} as ${describeShape(value)}, not ${what}`,
+                                    "the API server rejects the object, so the rollout fails",
+                                    `write ${at} as a map, e.g. resources: { requests: { cpu: ${EXAMPLE["requests.cpu"]}, memory: ${EXAMPLE["requests.memory"]} }, limits: { memory: ${EXAMPLE["limits.memory"]} } }`,
+                                ),
+                            );
+                            return;
+                        }
+                    }
                     for (const key of required) {
                         const [section, resource] = key.split(".");
                         const value = path(resources, section, resource);

@@ -7,7 +7,7 @@ import * as YAML from "yaml";
 import { InputError } from "../tools/errors";
 import { collectFiles, ManifestError, parseManifests, readManifests, toResources, typeToken } from "../tools/manifests";
 import { MAX_ALIAS_COUNT } from "../tools/yamlInput";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { UNKNOWN } from "eks-platform-policies/lib";
 import { ROOT, runTool } from "./mocks";
 
@@ -254,8 +254,8 @@ describe("policy check: the CLI on the fixture pack", function () {
         const lines = r.stdout.trim().split("\n");
         expect(lines[0]).to.match(/^Policy check of 4 objects in 2 files/);
         expect(lines.slice(1)).to.deep.equal([
-            "1 mandatory, 0 advisory, 3 policies evaluated over 4 resources",
-            "not applicable to this input (1 of 3 policies evaluated 0 resources): subnet-no-public-ip",
+            "1 mandatory, 0 advisory, 4 policies evaluated over 4 resources",
+            "not applicable to this input (1 of 4 policies evaluated 0 resources): subnet-no-public-ip",
             "",
             "deployment-min-replicas [mandatory]: 1 violation on 1 resource",
             "  Deployments run enough replicas to survive a node drain.",
@@ -268,6 +268,41 @@ describe("policy check: the CLI on the fixture pack", function () {
         const r = await check("--policy-pack", FIXTURE_PACK, "--env", "dev", "--format", "json", BROKEN);
         expect(r.code, r.stderr).to.equal(0);
         expect(JSON.parse(r.stdout).violations.map((v: { level: string }) => v.level)).to.deep.equal(["advisory"]);
+    });
+
+    it("reports objects the API server would refuse, with file and line, before any policy judges them", async () => {
+        const dir = path.join("test", "fixtures", "manifests", "refused");
+        const file = path.join(dir, "app.yaml");
+        const r = await check("--policy-pack", FIXTURE_PACK, "--format", "json", dir);
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations, unvalidated } = JSON.parse(r.stdout);
+        const refused = violations.filter((v: { policy: string }) => v.policy === "api-server-validation");
+        expect(refused.map((v: { location: unknown; level: string }) => [v.location, v.level])).to.deep.equal([
+            [{ file, line: 8 }, "mandatory"],
+            [{ file, line: 21 }, "mandatory"],
+            [{ file, line: 23 }, "mandatory"],
+        ]);
+        expect(refused[0].message).to.match(
+            /^Deployment shop\/web would be refused by the API server: spec\.replicas is the string "3", not an integer/,
+        );
+        expect(refused[1].message).to.match(/sleep\.seconds is the string "5", not an integer/);
+        expect(refused[2].message).to.match(
+            /PodDisruptionBudget shop\/web would be refused .*apiVersion v1 does not serve kind PodDisruptionBudget/,
+        );
+        expect(unvalidated).to.deep.equal([
+            {
+                resource: { type: "kubernetes:keda.sh/v1alpha1:ScaledObject", name: "web", kind: "ScaledObject", namespace: "shop" },
+                location: { file, line: 33 },
+                reason: "no schema is known for keda.sh/v1alpha1 ScaledObject: its CRD's validation was not applied",
+            },
+        ]);
+        const text = await check("--policy-pack", FIXTURE_PACK, dir);
+        expect(text.code).to.equal(1);
+        expect(text.stdout).to.include("api-server-validation [mandatory]: 3 violations on 2 resources");
+        expect(text.stdout).to.include(`Deployment shop/web (${file}:8)`);
+        expect(text.stdout).to.include(`warning: ScaledObject shop/web (${file}:33) was not validated: no schema is known`);
+        // The refused Deployment never reaches the pack: no policy judges an object the cluster never holds.
+        expect(text.stdout).to.match(/^not applicable to this input \(.*\): .*deployment-min-replicas/m);
     });
 
     it("exits 2 naming file and line for invalid YAML, and for bad arguments", async () => {
@@ -349,7 +384,7 @@ describe("policy check: the CLI on the fixture pack", function () {
             "apiVersion: apps/v1",
             "kind: Deployment",
             "metadata: { name: web, namespace: shop }",
-            `spec: { replicas: ${UNKNOWN} }`,
+            `spec: { replicas: ${UNKNOWN}, selector: { matchLabels: { app: web } }, template: { metadata: { labels: { app: web } }, spec: { containers: [{ name: web, image: "nginx:1.27.5" }] } } }`,
         ];
         const r = await checkWithStdin(manifest.join("\n"), "--policy-pack", FIXTURE_PACK, "--env", "remediate", "-");
         expect(r.code, r.stdout + r.stderr).to.equal(1);
@@ -365,7 +400,19 @@ describe("policy check: the CLI on the fixture pack", function () {
                 const docs = [
                     { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
                     { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "quota", namespace: ns }, spec: { hard: { pods: "10" } } },
-                    { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "app", namespace: ns }, spec: { replicas: 2 } },
+                    {
+                        apiVersion: "apps/v1",
+                        kind: "Deployment",
+                        metadata: { name: "app", namespace: ns },
+                        spec: {
+                            replicas: 2,
+                            selector: { matchLabels: { app: "app" } },
+                            template: {
+                                metadata: { labels: { app: "app" } },
+                                spec: { containers: [{ name: "app", image: "nginx:1.27.5" }] },
+                            },
+                        },
+                    },
                 ];
                 fs.mkdirSync(path.join(dir, String(i % 10)), { recursive: true });
                 fs.writeFileSync(path.join(dir, String(i % 10), `${ns}.yaml`), docs.map((d) => YAML.stringify(d)).join("---\n"));
@@ -373,7 +420,7 @@ describe("policy check: the CLI on the fixture pack", function () {
             const r = await check("--policy-pack", path.join(ROOT, FIXTURE_PACK), dir);
             expect(r.code, r.stderr).to.equal(0);
             expect(r.stdout).to.include("Policy check of 900 objects in 300 files");
-            expect(r.stdout.split("\n")[1]).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
+            expect(r.stdout.split("\n")[1]).to.equal("0 mandatory, 0 advisory, 4 policies evaluated over 900 resources");
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }

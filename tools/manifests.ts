@@ -22,6 +22,8 @@ export interface ManifestObject {
     file: string;
     line: number;
     object: Record<string, unknown>;
+    /** The line of a path into the object (its nearest ancestor written in the file). */
+    lineOf?: (at: readonly (string | number)[]) => number;
 }
 
 /** The Pulumi type token of a Kubernetes object: `v1` is the `core` group. */
@@ -75,17 +77,27 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
             continue;
         }
         const listItems = (value as { items?: unknown }).items;
+        // The line of a path under `node`: its own, or its nearest ancestor's when it is not written.
+        const locator = (node: unknown) => (at: readonly (string | number)[]) => {
+            for (let n = at.length; n > 0; n--) {
+                const found = YAML.isCollection(node) ? node.getIn(at.slice(0, n), true) : undefined;
+                if (found !== undefined) {
+                    return nodeLine(found, lineCounter);
+                }
+            }
+            return nodeLine(node, lineCounter);
+        };
         if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
             const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
             listItems.forEach((item, i) => {
                 if (isKubernetesObject(item)) {
                     const node = YAML.isSeq(itemsNode) ? itemsNode.items[i] : doc.contents;
-                    out.push({ file, line: nodeLine(node, lineCounter), object: item });
+                    out.push({ file, line: nodeLine(node, lineCounter), object: item, lineOf: locator(node) });
                 }
             });
             continue;
         }
-        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value });
+        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value, lineOf: locator(doc.contents) });
     }
     return out;
 }

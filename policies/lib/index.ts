@@ -6,6 +6,8 @@
  *
  * Only modules free of the policy SDK belong here: the program loads this index too.
  */
+export type { Cidr } from "./cidr";
+export { ALL_IPV4, blockSize, coveredAddresses, formatCidr, parseCidr } from "./cidr";
 export type { ConfigSchemaLike } from "./config";
 export { configDefaults, configProblems, PolicyConfigError, readConfig } from "./config";
 export { POD_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./drain";
@@ -16,6 +18,8 @@ export {
     KARPENTER_RESTRICTED_TAG_PREFIX,
     karpenterRestrictedTag,
 } from "./nodeClassTags";
+export { DNS_SUBDOMAIN, namespaceNameProblem, objectNameProblem } from "./names";
+export { count, isUndecided, undecided, UNDECIDED_PREFIX, violation } from "./messages";
 export type { NodeRolePolicy } from "./nodeRole";
 export { managedPolicyArn, managedPolicyName, NODE_ROLE_POLICIES } from "./nodeRole";
 export { compareQuantities, isQuantity, parseQuantity } from "./quantity";

@@ -2,9 +2,10 @@
  * Kubernetes resources as policies see them: the kind behind a Pulumi type token (and, for custom
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
+import type { ReplicaRange } from "./autoscaling";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
-import { asArray, asNumber, asNumeric, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
+import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -141,23 +142,27 @@ export interface Workload {
      * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
+    /** `spec.replicas` as written when the API server refuses it (not a non-negative integer); `replicas` is then `undefined`. */
+    invalidReplicas?: unknown;
+    /** The range an autoscaler keeps it in, overriding `replicas` (set by `withAutoscalers` in stack.ts). */
+    autoscaled?: ReplicaRange;
     /** Pulumi URN when known (stack policies report against it). */
     urn?: string;
 }
 
-/** The pod template of a workload's properties. */
-export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; spec: unknown } {
-    switch (kind) {
-        case "Pod":
-            return { labels: path(props, "metadata", "labels"), spec: field(props, "spec") };
-        case "CronJob":
-            return {
-                labels: path(props, "spec", "jobTemplate", "spec", "template", "metadata", "labels"),
-                spec: path(props, "spec", "jobTemplate", "spec", "template", "spec"),
-            };
-        default:
-            return { labels: path(props, "spec", "template", "metadata", "labels"), spec: path(props, "spec", "template", "spec") };
-    }
+/**
+ * The pod template of a workload's properties (a Pod's own metadata and spec). `metadata` is the
+ * template's metadata for what few policies need (annotations), read only by them.
+ */
+export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; metadata: unknown; spec: unknown } {
+    const template =
+        kind === "Pod"
+            ? props
+            : kind === "CronJob"
+              ? path(props, "spec", "jobTemplate", "spec", "template")
+              : path(props, "spec", "template");
+    const metadata = field(template, "metadata");
+    return { labels: field(metadata, "labels"), metadata, spec: field(template, "spec") };
 }
 
 /** Reads a workload; `undefined` when the resource is not one. Unknown values throw (SDK proxy). */
@@ -167,22 +172,26 @@ export function readWorkload(type: string, resourceName: string, props: unknown,
         return undefined;
     }
     const template = podTemplateOf(kind, props);
+    const base = () => ({
+        kind,
+        name: objectName(props, resourceName),
+        namespace: namespaceOf(props),
+        podLabels: stringMap(template.labels),
+        podSpec: asRecord(template.spec),
+        ...(urn ? { urn } : {}),
+    });
     let replicas: number | undefined;
     if (kind === "Pod") {
         replicas = 1;
     } else if (kind === "Deployment" || kind === "StatefulSet" || kind === "ReplicaSet") {
         const raw = path(props, "spec", "replicas");
         replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
+        if (replicas === undefined || !Number.isInteger(replicas) || replicas < 0) {
+            // Never a silent skip: the API server refuses such an object, and the policies say so.
+            return { ...base(), replicas: undefined, invalidReplicas: raw };
+        }
     }
-    return {
-        kind,
-        name: objectName(props, resourceName),
-        namespace: namespaceOf(props),
-        podLabels: stringMap(template.labels),
-        podSpec: asRecord(template.spec),
-        replicas,
-        ...(urn ? { urn } : {}),
-    };
+    return { ...base(), replicas };
 }
 
 export interface ContainerRef {
@@ -232,11 +241,17 @@ export interface PreStopSleep {
     /** Seconds of the sleeps that could be read, summed; `Infinity` for `sleep infinity`; 0 when it does not sleep. */
     seconds: number;
     /**
-     * Durations written in a form whose value only shows at run time or that `sleep` would refuse
-     * (`$DELAY` with no literal `env` value, `$(cat /x)`, `5x`), as written. Counted as nothing in
-     * `seconds`, so callers must not take `seconds` as the whole sleep when this is not empty.
+     * Durations that `sleep` or the API server refuses, as written (`5x`; `$D` in an exec command,
+     * where no shell expands it; a `sleep.seconds` that is not an integer). Counted as nothing in
+     * `seconds`.
      */
     unreadable: string[];
+    /**
+     * Durations a shell only knows at run time, as written: a `$VAR` with no literal `env` value
+     * (`valueFrom`, the image's environment), `$(cat /x)`. Counted as nothing in `seconds` either:
+     * callers must not take `seconds` as the whole sleep unless both lists are empty.
+     */
+    runtime: string[];
 }
 
 // Shells whose `-c` script is searched for sleeps.
@@ -473,7 +488,10 @@ function commandSleeps(
             }
             const literal = expand(a, env);
             const seconds = literal === undefined ? undefined : sleepOperand(literal);
-            if (seconds === undefined) {
+            if (literal === undefined && env !== undefined) {
+                // A shell expands it when the hook runs, from values this object does not hold.
+                out.runtime.push(a);
+            } else if (seconds === undefined) {
                 out.unreadable.push(a);
             } else {
                 out.seconds += seconds;
@@ -506,25 +524,26 @@ function commandSleeps(
 }
 
 /**
- * What a container's preStop hook sleeps: the `sleep` action (a number, or a string holding
- * one), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
+ * What a container's preStop hook sleeps: the `sleep` action (a non-negative integer, as the API
+ * server requires: `"5"` is refused), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
  * the command itself when it is `sleep` (`/bin/sleep`, `busybox sleep`), or the `sleep` calls of
  * the script of a shell run with `-c` (`sh`, `bash`, … by any path). Operands follow GNU and
  * busybox `sleep`: several are added up, each a decimal number with an optional unit `s`, `m`,
  * `h` or `d` (`sleep 1m 30s` is 90), `infinity` never ends; `$VAR` is read from the container's
- * literal `env` values. Anything else is returned as unreadable, never as a silent 0.
+ * literal `env` values. What only shows at run time is returned in `runtime`, what would be refused
+ * in `unreadable`: never a silent 0.
  */
 export function preStopSleep(container: unknown): PreStopSleep {
-    const out: PreStopSleep = { seconds: 0, unreadable: [] };
+    const out: PreStopSleep = { seconds: 0, unreadable: [], runtime: [] };
     const preStop = path(container, "lifecycle", "preStop");
     const action = field(preStop, "sleep");
     if (action !== undefined && action !== null) {
         const raw = field(action, "seconds");
-        const seconds = asNumeric(raw);
-        if (seconds !== undefined && seconds >= 0) {
-            out.seconds = seconds;
+        if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) {
+            out.seconds = raw;
         } else {
-            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}`);
+            const why = typeof raw === "string" ? " (a string: the API server requires an integer)" : "";
+            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}${why}`);
         }
         return out;
     }

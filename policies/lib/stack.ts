@@ -3,12 +3,13 @@
  * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
  */
 import type { PolicyResource } from "@pulumi/policy";
+import { Autoscaler, combinedRange, readAutoscaler } from "./autoscaling";
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
 import { field, path, stringMap } from "./values";
-import { Verdicts } from "./verdicts";
+import { count, Verdicts } from "./verdicts";
 
 /** What the stack readers use of a resource: a `PolicyResource` has it, and so can a tool's own records. */
 export type StackResource = Pick<PolicyResource, "type" | "name" | "props" | "urn">;
@@ -25,6 +26,12 @@ export interface Pdb {
     invalid: { key: "minAvailable" | "maxUnavailable"; value: unknown; reason: string }[];
     /** Both `minAvailable` and `maxUnavailable` are set: the API server rejects the budget. */
     bothSet: boolean;
+    /**
+     * Neither is set. The API server accepts such a budget (policy/v1 defaults neither), but the
+     * disruption controller then never computes the pods it expects and keeps
+     * `disruptionsAllowed` at 0: it blocks every eviction of the pods it selects.
+     */
+    empty: boolean;
 }
 
 /** A Service with a selector. */
@@ -94,6 +101,52 @@ function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable"
     }
 }
 
+/**
+ * Sets `autoscaled` on each workload that a HorizontalPodAutoscaler or KEDA ScaledObject of the
+ * stack scales (same namespace, target kind and name). An autoscaler unreadable at preview is
+ * recorded as undecided in `verdicts`: the replica count of its target cannot be known.
+ */
+export function withAutoscalers(workloads: Workload[], resources: readonly PolicyResource[], verdicts: Verdicts): Workload[] {
+    const byTarget = new Map<string, Autoscaler[]>();
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        const k = kubernetesKind(r.type, r.props);
+        if (!k || (k.kind !== "HorizontalPodAutoscaler" && k.kind !== "ScaledObject")) {
+            continue;
+        }
+        const a = verdicts.read(`${k.kind} ${r.name}`, () => readAutoscaler(k.group, k.kind, r.props, r.name));
+        if (a) {
+            const key = `${a.namespace}/${a.target.kind}/${a.target.name}`;
+            byTarget.set(key, [...(byTarget.get(key) ?? []), a]);
+        }
+    }
+    for (const w of workloads) {
+        const autoscalers = byTarget.get(`${w.namespace}/${w.kind}/${w.name}`);
+        if (autoscalers) {
+            w.autoscaled = combinedRange(autoscalers);
+        }
+    }
+    return workloads;
+}
+
+/** The fewest and most pods a workload runs: its autoscaler's range, else `replicas`; `undefined` for a DaemonSet, Job, CronJob. */
+export function replicaBounds(w: Workload): { min: number; max: number } | undefined {
+    if (w.autoscaled) {
+        return { min: w.autoscaled.min, max: w.autoscaled.max };
+    }
+    return w.replicas === undefined ? undefined : { min: w.replicas, max: w.replicas };
+}
+
+/** `3 replicas`, `1 replica`, or `2 to 10 replicas, scaled by HorizontalPodAutoscaler prod/api`. */
+export function describeReplicas(w: Workload): string {
+    if (w.autoscaled) {
+        return `${w.autoscaled.min} to ${count(w.autoscaled.max, "replica")}, scaled by ${w.autoscaled.by}`;
+    }
+    return w.replicas === undefined ? "replicas set by the cluster" : count(w.replicas, "replica");
+}
+
 /** PodDisruptionBudgets of the stack. */
 export function readPdbs(resources: readonly StackResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Pdb[] {
     const out: Pdb[] = [];
@@ -110,10 +163,13 @@ export function readPdbs(resources: readonly StackResource[], verdicts: Verdicts
                 selector: readSelector(field(spec, "selector")),
                 invalid: [],
                 bothSet: false,
+                empty: false,
             };
             intOrPercentField(spec, "minAvailable", p);
             intOrPercentField(spec, "maxUnavailable", p);
-            p.bothSet = [field(spec, "minAvailable"), field(spec, "maxUnavailable")].every((v) => v !== undefined && v !== null);
+            const set = [field(spec, "minAvailable"), field(spec, "maxUnavailable")].filter((v) => v !== undefined && v !== null);
+            p.bothSet = set.length === 2;
+            p.empty = set.length === 0;
             return p;
         });
         if (pdb) {

@@ -7,15 +7,20 @@ import type { TestResource } from "./harness";
 
 const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
 
+// What the Pod Security Standard "restricted" asks of every container.
+const restrictedContainer = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+
 function podSpec(): Record<string, unknown> {
     return {
         terminationGracePeriodSeconds: 60,
-        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources }],
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources, securityContext: restrictedContainer }],
         containers: [
             {
                 name: "app",
                 image: "registry.example.com/api:1.4.2",
                 resources,
+                securityContext: restrictedContainer,
                 lifecycle: { preStop: { sleep: { seconds: 5 } } },
             },
         ],
@@ -34,6 +39,50 @@ export function deployment(name = "api", namespace = "prod", replicas = 3): Test
                 replicas,
                 selector: { matchLabels: { app: name } },
                 template: { metadata: { labels: { app: name, tier: "web" } }, spec: podSpec() },
+            },
+        },
+    };
+}
+
+/** The workload without `spec.replicas`, as Kubernetes recommends when an autoscaler owns the count. */
+export function withoutReplicas(r: TestResource): TestResource {
+    const props = JSON.parse(JSON.stringify(r.props)) as { spec: Record<string, unknown> };
+    delete props.spec.replicas;
+    return { ...r, props };
+}
+
+export function hpa(target = "api", min = 2, max = 10, namespace = "prod", kind = "Deployment"): TestResource {
+    return {
+        type: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+        name: `${namespace}-${target}-hpa`,
+        props: {
+            apiVersion: "autoscaling/v2",
+            kind: "HorizontalPodAutoscaler",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { apiVersion: "apps/v1", kind, name: target },
+                minReplicas: min,
+                maxReplicas: max,
+                metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+            },
+        },
+    };
+}
+
+/** A KEDA ScaledObject (keda.sh/v1alpha1); `scaleTargetRef.kind` defaults to Deployment. */
+export function scaledObject(target = "api", min = 0, max = 10, namespace = "prod"): TestResource {
+    return {
+        type: "kubernetes:keda.sh/v1alpha1:ScaledObject",
+        name: `${namespace}-${target}-scaledobject`,
+        props: {
+            apiVersion: "keda.sh/v1alpha1",
+            kind: "ScaledObject",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { name: target },
+                minReplicaCount: min,
+                maxReplicaCount: max,
+                triggers: [{ type: "cpu", metricType: "Utilization", metadata: { value: "70" } }],
             },
         },
     };
@@ -116,8 +165,8 @@ export function service(name = "api", namespace = "prod", selector: Record<strin
     };
 }
 
-export function namespace(name = "prod"): TestResource {
-    const labels = { "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "v1.34" };
+export function namespace(name = "prod", level = "restricted", version = "v1.34"): TestResource {
+    const labels = { "pod-security.kubernetes.io/enforce": level, "pod-security.kubernetes.io/enforce-version": version };
     return {
         type: "kubernetes:core/v1:Namespace",
         name: `ns-${name}`,
@@ -276,7 +325,7 @@ export function launchTemplate(): TestResource {
         type: "aws:ec2/launchTemplate:LaunchTemplate",
         name: "system-lt",
         props: {
-            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2, httpEndpoint: "enabled" },
+            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 1, httpEndpoint: "enabled" },
             blockDeviceMappings: [
                 { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: 50, encrypted: "true", deleteOnTermination: "true" } },
             ],

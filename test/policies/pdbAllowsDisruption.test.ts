@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
 import { expectClean, expectViolations } from "./expect";
-import { daemonSet, deployment, pdb } from "./fixtures";
+import { daemonSet, deployment, hpa, pdb, scaledObject, withoutReplicas } from "./fixtures";
 import { runStack, UNKNOWN, urnOf } from "./harness";
 
 const select = { matchLabels: { app: "api" } };
@@ -128,6 +128,61 @@ describe("policy pdb-allows-disruption (stack)", () => {
                 pdb("api-everything", "prod", { maxUnavailable: 1, selector: { matchLabels: "app=api" } }),
             ]),
             /prod\/api-everything has a malformed selector/,
+        );
+    });
+
+    it("reports a budget with neither minAvailable nor maxUnavailable: it blocks every eviction", async () => {
+        const p = pdb("api", "prod", { selector: select });
+        const outcome = await runStack(pdbAllowsDisruption, [deployment(), p]);
+        expectViolations(
+            outcome,
+            /PodDisruptionBudget prod\/api sets neither minAvailable nor maxUnavailable, so no pod may ever be evicted\. Why: .*disruption controller.*disruptionsAllowed at 0.*drains .* block/,
+        );
+        expect(outcome.violations[0].urn).to.equal(urnOf(p));
+        // Even with no workload to match: the budget itself is the defect.
+        expectViolations(
+            await runStack(pdbAllowsDisruption, [pdb("api", "staging", { selector: select })]),
+            /staging\/api sets neither/,
+            /staging\/api matches no workload/,
+        );
+    });
+
+    it("words a single replica as one, and never suggests a minAvailable of 0 or less", async () => {
+        const outcome = await runStack(pdbAllowsDisruption, [
+            deployment("api", "prod", 1),
+            pdb("api", "prod", { minAvailable: 1, selector: select }),
+        ]);
+        expectViolations(outcome, /requires minAvailable 1 \(1 pod\) of the 1 replica of Deployment prod\/api/);
+        expect(outcome.violations[0].message).to.not.match(/1 replicas|1 pods|0 or less/);
+        expect(outcome.violations[0].message).to.match(/Fix: use maxUnavailable: 1, or add replicas/);
+    });
+
+    it("judges an autoscaled workload at the low end of its autoscaler's range", async () => {
+        const unscaled = withoutReplicas(deployment());
+        // minReplicas 5: minAvailable 2 leaves three pods evictable, though the Deployment sets no replicas.
+        expectClean(
+            await runStack(pdbAllowsDisruption, [unscaled, hpa("api", 5, 10), pdb("api", "prod", { minAvailable: 2, selector: select })]),
+        );
+        expectViolations(
+            await runStack(pdbAllowsDisruption, [unscaled, hpa("api", 2, 10), pdb("api", "prod", { minAvailable: 2, selector: select })]),
+            /requires minAvailable 2 \(2 pods\) of the 2 replicas of Deployment prod\/api \(2 to 10, scaled by HorizontalPodAutoscaler prod\/api\)/,
+        );
+        // A KEDA ScaledObject that may scale to zero still runs a single pod at times: minAvailable 1 blocks it.
+        expectViolations(
+            await runStack(pdbAllowsDisruption, [
+                unscaled,
+                scaledObject("api", 0, 10),
+                pdb("api", "prod", { minAvailable: 1, selector: select }),
+            ]),
+            /requires minAvailable 1 \(1 pod\) of the 1 replica of Deployment prod\/api \(0 to 10, scaled by ScaledObject prod\/api\)/,
+        );
+        // The autoscaler's range replaces spec.replicas: an HPA never lets it drop below minReplicas.
+        expectClean(
+            await runStack(pdbAllowsDisruption, [
+                deployment("api", "prod", 1),
+                hpa("api", 3, 6),
+                pdb("api", "prod", { minAvailable: 2, selector: select }),
+            ]),
         );
     });
 

@@ -15,6 +15,7 @@ import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConf
 import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
 import { nodeRolePolicies } from "eks-platform-policies/nodeRolePolicies";
 import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
+import { podSecurityStandard } from "eks-platform-policies/podSecurityStandard";
 import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
 import { vpcDns } from "eks-platform-policies/vpcDns";
 import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
@@ -44,8 +45,8 @@ export const suites: Suite[] = [
     resourceSuite(workloadResources, f.deployment(), f.statefulSet(), f.daemonSet(), f.pod(), f.job(), f.cronJob()),
     resourceSuite(workloadTerminationGrace, f.deployment(), f.pod()),
     stackSuite(workloadPrestopHook, [f.deployment(), f.service()]),
-    stackSuite(workloadPdbRequired, [f.deployment(), f.pdb()]),
-    stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()]),
+    stackSuite(workloadPdbRequired, [f.deployment(), f.pdb()], [f.withoutReplicas(f.deployment()), f.hpa("api", 3, 6), f.pdb()]),
+    stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()], [f.withoutReplicas(f.deployment()), f.scaledObject("api", 2, 6), f.pdb()]),
     stackSuite(namespaceQuotaRequired, [f.namespace(), f.resourceQuota(), f.limitRange()]),
     stackSuite(drainWindow, [f.deployment(), f.nodePool(), f.lifecycleHook()]),
     stackSuite(drainRehearsal, [f.nodeGroup(), f.deployment(), f.pdb()]),
@@ -66,6 +67,7 @@ export const suites: Suite[] = [
             ingress: [{ from: [{ podSelector: {} }] }],
         }),
     ]),
+    stackSuite(podSecurityStandard, [f.namespace(), f.deployment(), f.pod(), f.cronJob()], [f.deployment("api", "staging")]),
     stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
     stackSuite(appRoleLeastPrivilege, f.appRole()),
 ];

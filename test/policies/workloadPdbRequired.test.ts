@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
 import { expectClean, expectViolations } from "./expect";
-import { daemonSet, deployment, pdb, statefulSet } from "./fixtures";
+import { daemonSet, deployment, hpa, pdb, scaledObject, statefulSet, withoutReplicas } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
 
 describe("policy workload-pdb-required (stack)", () => {
@@ -61,6 +61,31 @@ describe("policy workload-pdb-required (stack)", () => {
         }
     });
 
+    it("never counts a budget with neither minAvailable nor maxUnavailable as cover: it blocks, it does not bound", async () => {
+        expectViolations(
+            await runStack(workloadPdbRequired, [deployment(), pdb("api", "prod", { selector: { matchLabels: { app: "api" } } })]),
+            /Deployment prod\/api \(3 replicas\) is not covered .*PodDisruptionBudget api matches it but sets neither minAvailable nor maxUnavailable/,
+        );
+    });
+
+    it("requires a budget for a workload without replicas that an autoscaler scales to minReplicas or more", async () => {
+        const unscaled = withoutReplicas(deployment());
+        expectViolations(
+            await runStack(workloadPdbRequired, [unscaled, hpa("api", 5, 10)]),
+            /Deployment prod\/api \(5 to 10 replicas, scaled by HorizontalPodAutoscaler prod\/api\) is not covered/,
+        );
+        expectClean(await runStack(workloadPdbRequired, [unscaled, hpa("api", 5, 10), pdb()]));
+        // Scaled out, even an autoscaler starting at one replica runs several pods a drain may take at once.
+        expectViolations(
+            await runStack(workloadPdbRequired, [unscaled, scaledObject("api", 0, 4)]),
+            /\(0 to 4 replicas, scaled by ScaledObject prod\/api\)/,
+        );
+        // An autoscaler of another workload, namespace or kind changes nothing.
+        for (const other of [hpa("web", 5, 10), hpa("api", 5, 10, "staging"), hpa("api", 5, 10, "prod", "StatefulSet")]) {
+            expect((await runStack(workloadPdbRequired, [unscaled, other])).notApplicable).to.match(/nothing was checked/);
+        }
+    });
+
     it("matches with matchExpressions", async () => {
         expectClean(
             await runStack(workloadPdbRequired, [
@@ -78,7 +103,18 @@ describe("policy workload-pdb-required (stack)", () => {
         expect((await runStack(workloadPdbRequired, [deployment("api", "prod", 1), daemonSet()])).notApplicable).to.match(
             /no Deployment or StatefulSet with 2 or more replicas/,
         );
-        expectViolations(await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], { minReplicas: 1 }), /\(1 replicas\)/);
+        expectViolations(await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], { minReplicas: 1 }), /\(1 replica\)/);
+    });
+
+    it("reports replicas the API server refuses instead of skipping the workload", async () => {
+        for (const value of ["3", 2.5, -1, true]) {
+            expectViolations(
+                await runStack(workloadPdbRequired, [changed(deployment(), "spec.replicas", value)]),
+                new RegExp(
+                    `Deployment prod/api sets spec\\.replicas to ${JSON.stringify(value).replace(".", "\\.")}, which is not a non-negative integer.*Why: the API server refuses`,
+                ),
+            );
+        }
     });
 
     it("leaves a workload with unknown replicas undecided, still judging the others", async () => {

@@ -78,6 +78,22 @@ describe("policy workload-resources", () => {
         );
     });
 
+    it("reports resources written as a list, or requests and limits that are not maps, as the type errors they are", async () => {
+        const C0 = "spec.template.spec.containers.0";
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources`, [{ cpu: "1" }, { memory: "1Gi" }])),
+            /container "app" has resources as a list, not a map of requests and limits\. Why: the API server rejects the object/,
+        );
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources.requests`, ["cpu=1"])),
+            /container "app" has resources\.requests as a list, not a map of resource names to quantities/,
+        );
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources.limits`, "1 CPU")),
+            /container "app" has resources\.limits as the string "1 CPU", not a map/,
+        );
+    });
+
     it("decides the known containers when one container's resources are unknown", async () => {
         const w = changed(
             changed(deployment(), `${C}`, UNKNOWN.object),
