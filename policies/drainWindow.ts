@@ -5,6 +5,7 @@ import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./
 import { readWorkloads } from "./lib/stack";
 import { asArray, asNumeric, asRecord, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `drain-window`. */
 export interface DrainWindowConfig {
@@ -92,7 +93,7 @@ export const drainWindow: StackValidationPolicy = {
         if (windows.length === 0) {
             verdicts.finish();
             args.notApplicable(
-                "no drain window in this stack (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked",
+                `no drain window ${inputScope(args.stackTags)} (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked`,
             );
         }
         const tightest = windows.reduce((a, b) => (b.seconds < a.seconds ? b : a));
@@ -117,7 +118,7 @@ export const drainWindow: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no long-running workload in this stack: nothing was checked against the drain windows");
+            args.notApplicable(`no long-running workload ${inputScope(args.stackTags)}: nothing was checked against the drain windows`);
         }
     },
 };

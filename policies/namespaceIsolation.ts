@@ -4,6 +4,7 @@ import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
 import { UndecidedNamespaces } from "./lib/stack";
 import { asArray, asRecord, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Pod Security Standards levels, least to most restrictive. */
 export const POD_SECURITY_LEVELS = ["privileged", "baseline", "restricted"] as const;
@@ -161,7 +162,7 @@ export const namespaceIsolation: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no Namespace outside the exempt ones in this stack: nothing was checked");
+            args.notApplicable(`no Namespace outside the exempt ones ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
 };

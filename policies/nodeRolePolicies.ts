@@ -3,6 +3,7 @@ import { readConfig } from "./lib/config";
 import { isKind, objectName } from "./lib/kubernetes";
 import { asArray, asRecord, asString, field, isUnknownSentinel, path, peek } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `node-role-policies`. */
 export interface NodeRolePoliciesConfig {
@@ -204,7 +205,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                "no node IAM role in this stack (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked",
+                `no node IAM role ${inputScope(args.stackTags)} (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked`,
             );
         }
     },

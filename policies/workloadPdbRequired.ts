@@ -1,13 +1,14 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { describeWorkload } from "./lib/kubernetes";
+import { describeWorkload, REPLICATED } from "./lib/kubernetes";
 import { formatLabels } from "./lib/selector";
 import { pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `workload-pdb-required`. */
 export interface WorkloadPdbRequiredConfig {
-    /** Deployments and StatefulSets with at least this many replicas need a PDB. Defaults to `2`. */
+    /** Replicated workloads (Deployment, StatefulSet, ReplicaSet, ReplicationController) with at least this many replicas need a PDB. Defaults to `2`. */
     minReplicas: number;
 }
 
@@ -17,22 +18,24 @@ const configSchema: PolicyConfigSchema = {
             type: "integer",
             minimum: 1,
             default: 2,
-            description: "Deployments and StatefulSets with at least this many replicas need a PodDisruptionBudget.",
+            description:
+                "Deployments, StatefulSets, ReplicaSets and ReplicationControllers with at least this many replicas need a PodDisruptionBudget.",
         },
     },
 };
 
-/** Each Deployment/StatefulSet with replicas ≥ `minReplicas` is matched by a PDB in its namespace. */
+/** Each Deployment, StatefulSet, ReplicaSet or ReplicationController with replicas ≥ `minReplicas` is matched by a PDB in its namespace. */
 export const workloadPdbRequired: StackValidationPolicy = {
     name: "workload-pdb-required",
-    description: "Replicated Deployments and StatefulSets are covered by a PodDisruptionBudget in their namespace.",
+    description:
+        "Replicated Deployments, StatefulSets, ReplicaSets and ReplicationControllers are covered by a PodDisruptionBudget in their namespace.",
     enforcementLevel: "mandatory",
     configSchema,
     validateStack: (args, reportViolation) => {
         const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
         const verdicts = new Verdicts();
         const workloads = readWorkloads(args.resources, verdicts).filter(
-            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && w.replicas !== undefined && w.replicas >= config.minReplicas,
+            (w) => REPLICATED.has(w.kind) && w.replicas !== undefined && w.replicas >= config.minReplicas,
         );
         const undecided = new UndecidedNamespaces();
         const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
@@ -58,7 +61,7 @@ export const workloadPdbRequired: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                `no Deployment or StatefulSet with ${config.minReplicas} or more replicas in this stack: nothing was checked`,
+                `no Deployment, StatefulSet, ReplicaSet or ReplicationController with ${config.minReplicas} or more replicas ${inputScope(args.stackTags)}: nothing was checked`,
             );
         }
     },

@@ -3,6 +3,7 @@ import { containersOf, describeWorkload, hasPreStop, LONG_RUNNING } from "./lib/
 import { SelectorIndex } from "./lib/selector";
 import { readServices, readWorkloads, Service } from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /**
  * Containers of pods that a Service selects have a preStop hook, so a pod leaves the load
@@ -46,7 +47,7 @@ export const workloadPrestopHook: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no long-running workload in this stack is selected by a Service: nothing was checked");
+            args.notApplicable(`no long-running workload ${inputScope(args.stackTags)} is selected by a Service: nothing was checked`);
         }
     },
 };

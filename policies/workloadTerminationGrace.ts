@@ -1,6 +1,14 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { containersOf, describeWorkload, LONG_RUNNING, preStopSleep, readWorkload, workloadKind } from "./lib/kubernetes";
+import {
+    containersOf,
+    describeWorkload,
+    LONG_RUNNING,
+    LONG_RUNNING_KINDS,
+    preStopSleep,
+    readWorkload,
+    workloadKind,
+} from "./lib/kubernetes";
 import { field } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
@@ -37,7 +45,7 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
     validateResource: (args, reportViolation) => {
         const kind = workloadKind(args.type, args.props);
         if (!kind || !LONG_RUNNING.has(kind)) {
-            args.notApplicable("not a long-running Kubernetes workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod)");
+            args.notApplicable(`not a long-running Kubernetes workload (${LONG_RUNNING_KINDS})`);
         }
         const config = readConfig<WorkloadTerminationGraceConfig>("workload-termination-grace", configSchema, args.getConfig(), (c) =>
             c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : [],

@@ -450,11 +450,14 @@ export class PolicyPackProcess {
         return { name: info.getName(), version: info.getVersion(), policies, initialConfig };
     }
 
-    async configureStack(stack: string, project: string): Promise<void> {
+    async configureStack(stack: string, project: string, tags: Readonly<Record<string, string>> = {}): Promise<void> {
         const req = new analyzerpb.AnalyzerStackConfigureRequest();
         req.setStack(stack);
         req.setProject(project);
         req.setDryRun(true);
+        for (const [k, v] of Object.entries(tags)) {
+            req.getTagsMap().set(k, v);
+        }
         await unary<analyzerpb.AnalyzerStackConfigureResponse>((cb) => this.client.configureStack(req, cb));
     }
 
@@ -581,6 +584,8 @@ export interface GateOptions {
     warnings?: string[];
     /** An already started pack (the caller closes it). Defaults to starting `packDir`. */
     pack?: Promise<PolicyPackProcess>;
+    /** Stack tags for the policies' `args.stackTags` (the manifest gate marks its input as manifests). */
+    stackTags?: Readonly<Record<string, string>>;
 }
 
 const UNDETERMINABLE = /^can't run policy '.*' from policy pack '.*' during preview:/;
@@ -598,7 +603,7 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
             fileConfig,
             opts.configFile ?? "(no config file)",
         );
-        await pack.configureStack(opts.stack, opts.project);
+        await pack.configureStack(opts.stack, opts.project, opts.stackTags);
         await pack.configure(config);
 
         const levelOfPolicy = (name: string): "mandatory" | "advisory" => {

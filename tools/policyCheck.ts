@@ -24,6 +24,7 @@ import {
     urnOf,
 } from "./gate";
 import { runMain } from "./cli";
+import { INPUT_TAG, MANIFEST_INPUT } from "../policies/lib/scope";
 
 /** A manifest file or object that cannot be used; `line` is 1-based. */
 export class ManifestError extends Error {
@@ -229,6 +230,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             project: MANIFEST_PROJECT,
             resources: resources.map((r) => r.resource),
             pack,
+            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
         });
     } finally {
         void pack.then(

@@ -33,6 +33,11 @@ const BUILT_IN_GROUPS = new Set([
     "extensions",
 ]);
 
+/** True for API groups the API server serves itself; anything else is a custom resource. */
+export function isBuiltInGroup(group: string): boolean {
+    return BUILT_IN_GROUPS.has(group);
+}
+
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and
  * for custom resources from the object's own `apiVersion`/`kind` when they are readable, since a
@@ -92,20 +97,34 @@ export function karpenterVersionViolation(subject: string, group: string, versio
     );
 }
 
-export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Pod" | "Job" | "CronJob";
+export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "ReplicationController" | "Pod" | "Job" | "CronJob";
 
 const WORKLOAD_GROUPS: Record<WorkloadKind, string[]> = {
     Deployment: ["apps", "extensions"],
     StatefulSet: ["apps"],
     DaemonSet: ["apps", "extensions"],
     ReplicaSet: ["apps", "extensions"],
+    ReplicationController: [""],
     Pod: [""],
     Job: ["batch"],
     CronJob: ["batch"],
 };
 
 /** Kinds whose pods run until replaced: the ones node drains evict and wait for. */
-export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"]);
+export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set([
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "Pod",
+]);
+
+/** Kinds that keep `spec.replicas` copies of their pods: the ones a PodDisruptionBudget is for. */
+export const REPLICATED: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"]);
+
+/** The kinds of `LONG_RUNNING`, for messages. */
+export const LONG_RUNNING_KINDS = [...LONG_RUNNING].join(", ");
 
 /** The workload kind of a resource, or `undefined` for anything else. */
 export function workloadKind(type: string, props: unknown): WorkloadKind | undefined {
@@ -137,8 +156,8 @@ export interface Workload {
     /** The pod spec (still the SDK's proxy: read through `values`). */
     podSpec: Rec | undefined;
     /**
-     * Pods it keeps running: `spec.replicas` (default 1) for Deployment/StatefulSet/ReplicaSet,
-     * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
+     * Pods it keeps running: `spec.replicas` (default 1) for Deployment, StatefulSet, ReplicaSet
+     * and ReplicationController, 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
     /** Pulumi URN when known (stack policies report against it). */
@@ -170,7 +189,7 @@ export function readWorkload(type: string, resourceName: string, props: unknown,
     let replicas: number | undefined;
     if (kind === "Pod") {
         replicas = 1;
-    } else if (kind === "Deployment" || kind === "StatefulSet" || kind === "ReplicaSet") {
+    } else if (REPLICATED.has(kind)) {
         const raw = path(props, "spec", "replicas");
         replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
     }
@@ -217,7 +236,7 @@ export function containersOf(podSpec: unknown): ContainerRef[] {
 }
 
 /** `Deployment prod/api` — how messages name a workload. */
-export function describeWorkload(w: Pick<Workload, "kind" | "namespace" | "name">): string {
+export function describeWorkload(w: { kind: string; namespace: string; name: string }): string {
     return `${w.kind} ${w.namespace}/${w.name}`;
 }
 

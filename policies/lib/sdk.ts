@@ -32,3 +32,20 @@ export function isUnknownValueError(err: unknown): err is UnknownValueErrorLike 
 
 /** The engine's sentinel for a string unknown at preview (what the offline plan prints, too). */
 export const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** What `reportViolation` accepts besides a message string (server.js `makeReportViolationFun`; not in the SDK's types). */
+interface DiagnosticOverride {
+    message: string;
+    urn?: string;
+    enforcementLevel: "advisory";
+}
+
+/**
+ * Reports `message` at the advisory level whatever the policy's own level: the SDK takes an
+ * object with its own `enforcementLevel` in place of a message string. The description is
+ * prepended as the SDK does for strings, so every diagnostic of a policy reads alike.
+ */
+export function reportAdvisory(report: (message: string, urn?: string) => void, description: string, message: string, urn?: string): void {
+    const override: DiagnosticOverride = { message: `${description}\n${message}`, ...(urn ? { urn } : {}), enforcementLevel: "advisory" };
+    (report as unknown as (d: DiagnosticOverride) => void)(override);
+}

@@ -4,7 +4,8 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
-import { isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
+import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
+import { isBuiltInGroup, isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
 import { field, path, stringMap } from "./values";
@@ -78,6 +79,62 @@ export function readWorkloads(resources: readonly PolicyResource[], verdicts: Ve
     return out;
 }
 
+/** Workload-like custom resources of `kinds` (see `customWorkloads`); unknown values leave the resource undecided. */
+export function readCustomWorkloads(
+    resources: readonly PolicyResource[],
+    kinds: readonly CustomWorkloadKind[],
+    verdicts: Verdicts,
+    undecided?: UndecidedNamespaces,
+): CustomWorkload[] {
+    const out: CustomWorkload[] = [];
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        let isCustomWorkload = true;
+        const w = verdicts.read(`${r.type} ${r.name}`, () => {
+            const read = readCustomWorkload(r.type, r.name, r.props, kinds, r.urn);
+            isCustomWorkload = read !== undefined;
+            return read;
+        });
+        if (w) {
+            out.push(w);
+        } else if (isCustomWorkload) {
+            undecided?.add(r.props);
+        }
+    }
+    return out;
+}
+
+/**
+ * The custom resources (any API group the API server does not serve itself) of each namespace:
+ * an operator may create pods from any of them. A resource whose namespace is unknown at preview
+ * may be in any namespace (`all`).
+ */
+export function customResourcesByNamespace(resources: readonly PolicyResource[]): { byNamespace: Map<string, string[]>; all: boolean } {
+    const byNamespace = new Map<string, string[]>();
+    let all = false;
+    for (const r of resources) {
+        if (!r.type.startsWith("kubernetes:")) {
+            continue;
+        }
+        try {
+            const k = kubernetesKind(r.type, r.props);
+            if (!k || isBuiltInGroup(k.group)) {
+                continue;
+            }
+            const ns = namespaceOf(r.props);
+            byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), `${k.kind} ${objectName(r.props, r.name)}`]);
+        } catch (err) {
+            if (!isUnknownValueError(err)) {
+                throw err;
+            }
+            all = true;
+        }
+    }
+    return { byNamespace, all };
+}
+
 function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable", pdb: Pdb): void {
     const raw = field(spec, key);
     if (raw === undefined || raw === null) {
@@ -149,18 +206,21 @@ export function pdbRejected(pdb: Pdb): boolean {
     return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined;
 }
 
+/** What a PodDisruptionBudget can select: the pods of a workload or of a workload-like custom resource. */
+export type PodSource = Pick<Workload, "name" | "namespace" | "podLabels" | "replicas" | "urn"> & { kind: string };
+
 /**
  * The PDBs matching each workload's pod labels in its namespace (Kubernetes selector semantics).
  * Budgets the API server would refuse match nothing: they never exist in the cluster.
  */
-export function pdbsByWorkload(workloads: readonly Workload[], pdbs: readonly Pdb[]): Map<Workload, Pdb[]> {
+export function pdbsByWorkload<W extends PodSource>(workloads: readonly W[], pdbs: readonly Pdb[]): Map<W, Pdb[]> {
     const index = new SelectorIndex<Pdb>();
     for (const pdb of pdbs) {
         if (!pdbRejected(pdb)) {
             index.add(pdb.namespace, pdb.selector, pdb);
         }
     }
-    const out = new Map<Workload, Pdb[]>();
+    const out = new Map<W, Pdb[]>();
     for (const w of workloads) {
         out.set(w, index.matching(w.namespace, w.podLabels));
     }

@@ -75,6 +75,21 @@ export class Verdicts {
  * in operation, and how to fix it.
  */
 export function violation(what: string, why: string, fix: string): string {
-    const end = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
-    return `${end(what)} Why: ${end(why)} Fix: ${end(fix)}`;
+    return `${sentence(what)} Why: ${sentence(why)} Fix: ${sentence(fix)}`;
+}
+
+/** How an undecided verdict's message starts, so readers (and tools) tell it from a violation. */
+export const UNDECIDED = "Undecided:";
+
+/**
+ * An undecided verdict in the house style: what cannot be decided, why the input does not show
+ * it, and what would decide it. Reported at the advisory level (`reportUndecided`): never a
+ * violation, never a silent pass.
+ */
+export function undecided(what: string, why: string, decide: string): string {
+    return `${UNDECIDED} ${sentence(what)} Why: ${sentence(why)} To decide: ${sentence(decide)}`;
+}
+
+function sentence(s: string): string {
+    return /[.!?]$/.test(s) ? s : `${s}.`;
 }

@@ -13,6 +13,7 @@ import type {
     StackValidationPolicy,
 } from "@pulumi/policy";
 import { configDefaults } from "../../policies/lib/config";
+import { INPUT_TAG, MANIFEST_INPUT } from "../../policies/lib/scope";
 import { isUnknownValueError, unknownCheckingProxy } from "../../policies/lib/sdk";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
@@ -32,6 +33,8 @@ export interface TestResource {
 
 export interface Outcome {
     violations: { message: string; urn?: string }[];
+    /** Verdicts reported at the advisory level whatever the policy's level: undecided ones. */
+    undecided: { message: string; urn?: string }[];
     /** The reason given to `notApplicable`, when the policy declared itself not applicable. */
     notApplicable?: string;
     /** The analyzer's advisory "can't run … during preview" message, when a value was unknown. */
@@ -70,6 +73,27 @@ function settle(policy: { name: string }, err: unknown, outcome: Outcome): void 
     }
 }
 
+/**
+ * `reportViolation` as the SDK's: a string is a violation; an object with its own
+ * `enforcementLevel: "advisory"` (what `reportAdvisory` sends) is recorded apart, without the
+ * description line the SDK keeps in front of it.
+ */
+function reporter(outcome: Outcome, defaultUrn?: string): (message: unknown, urn?: string) => void {
+    return (message, urn) => {
+        if (typeof message === "string") {
+            const u = urn ?? defaultUrn;
+            outcome.violations.push({ message, ...(u ? { urn: u } : {}) });
+            return;
+        }
+        const d = message as { message: string; urn?: string; enforcementLevel?: string };
+        if (d.enforcementLevel !== "advisory") {
+            throw new Error(`unexpected diagnostic object ${JSON.stringify(d)}`);
+        }
+        const u = d.urn ?? defaultUrn;
+        outcome.undecided.push({ message: d.message.slice(d.message.indexOf("\n") + 1), ...(u ? { urn: u } : {}) });
+    };
+}
+
 /** Copies props (the engine deserializes a fresh object per call). */
 function fresh(props: Record<string, unknown>): Record<string, unknown> {
     return JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
@@ -77,7 +101,7 @@ function fresh(props: Record<string, unknown>): Record<string, unknown> {
 
 /** Runs a resource policy on one resource. */
 export async function runResource(policy: ResourceValidationPolicy, resource: TestResource, config: object = {}): Promise<Outcome> {
-    const outcome: Outcome = { violations: [] };
+    const outcome: Outcome = { violations: [], undecided: [] };
     const validations = Array.isArray(policy.validateResource)
         ? policy.validateResource
         : policy.validateResource
@@ -114,7 +138,7 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
                     throw new NotApplicableError(reason);
                 },
             };
-            await Promise.resolve(validate(args, (message) => outcome.violations.push({ message, urn })));
+            await Promise.resolve(validate(args, reporter(outcome, urn)));
         } catch (err) {
             settle(policy, err, outcome);
         }
@@ -123,8 +147,13 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
 }
 
 /** Runs a stack policy on a set of resources. */
-export async function runStack(policy: StackValidationPolicy, resources: readonly TestResource[], config: object = {}): Promise<Outcome> {
-    const outcome: Outcome = { violations: [] };
+export async function runStack(
+    policy: StackValidationPolicy,
+    resources: readonly TestResource[],
+    config: object = {},
+    stackTags: ReadonlyMap<string, string> = emptyTags,
+): Promise<Outcome> {
+    const outcome: Outcome = { violations: [], undecided: [] };
     try {
         const policyResources: PolicyResource[] = resources.map((r) => {
             const props = unknownCheckingProxy(fresh(r.props));
@@ -148,18 +177,21 @@ export async function runStack(policy: StackValidationPolicy, resources: readonl
         });
         const args: StackValidationArgs = {
             resources: policyResources,
-            stackTags: emptyTags,
+            stackTags,
             getConfig: getConfigFor(policy, config),
             notApplicable: (reason?: string): never => {
                 throw new NotApplicableError(reason);
             },
         };
-        await Promise.resolve(policy.validateStack(args, (message, urn) => outcome.violations.push({ message, ...(urn ? { urn } : {}) })));
+        await Promise.resolve(policy.validateStack(args, reporter(outcome)));
     } catch (err) {
         settle(policy, err, outcome);
     }
     return outcome;
 }
+
+/** The stack tags the manifest gate sends: the input is plain manifests. */
+export const MANIFEST_TAGS: ReadonlyMap<string, string> = new Map([[INPUT_TAG, MANIFEST_INPUT]]);
 
 /** A deep copy of `obj` with the value at a dotted path (`spec.containers.0.name`) replaced; `undefined` deletes it. */
 export function withField<T extends object>(obj: T, dotted: string, value: unknown): T {
