@@ -210,6 +210,7 @@ function judgeUnmatched(pdb: Pdb, context: MatchContext, report: (message: strin
     );
 }
 
+// A budget on an API version Kubernetes no longer serves is reported by api-versions-served; here it is no budget at all.
 function judgePdb(
     pdb: Pdb,
     matched: PodSource[],
@@ -218,6 +219,9 @@ function judgePdb(
     report: (message: string, urn?: string) => void,
 ): void {
     const subject = `PodDisruptionBudget ${pdb.namespace}/${pdb.name}`;
+    if (pdb.removedApi) {
+        return;
+    }
     // What the API server refuses: the budget never exists, so its effect on drains is moot.
     for (const bad of pdb.invalid) {
         report(

@@ -1,5 +1,6 @@
 import type { Policies } from "@pulumi/policy";
 import { accessLeastPrivilege } from "./accessLeastPrivilege";
+import { apiVersionsServed } from "./apiVersionsServed";
 import { clusterHardening } from "./clusterHardening";
 import { drainWindow } from "./drainWindow";
 import { karpenterNodeClass } from "./karpenterNodeClass";
@@ -15,6 +16,7 @@ import { vpcDns } from "./vpcDns";
 import { workloadPdbRequired } from "./workloadPdbRequired";
 import { workloadPrestopHook } from "./workloadPrestopHook";
 import { workloadResources } from "./workloadResources";
+import { workloadServiceReplicas } from "./workloadServiceReplicas";
 import { workloadTerminationGrace } from "./workloadTerminationGrace";
 
 /** Every policy of the pack, in the order the CLI reports them. */
@@ -23,10 +25,12 @@ export const policies: Policies = [
     workloadResources,
     workloadTerminationGrace,
     workloadPrestopHook,
+    workloadServiceReplicas,
     workloadPdbRequired,
     pdbAllowsDisruption,
     namespaceQuotaRequired,
     drainWindow,
+    apiVersionsServed,
     // Karpenter
     karpenterNodePool,
     karpenterNodeClass,

@@ -1,8 +1,8 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { describeWorkload, REPLICATED } from "./lib/kubernetes";
-import { formatLabels } from "./lib/selector";
-import { pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { formatLabels, SelectorIndex } from "./lib/selector";
+import { Pdb, pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
 import { inputScope } from "./lib/scope";
 
@@ -38,7 +38,15 @@ export const workloadPdbRequired: StackValidationPolicy = {
             (w) => REPLICATED.has(w.kind) && w.replicas !== undefined && w.replicas >= config.minReplicas,
         );
         const undecided = new UndecidedNamespaces();
-        const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
+        const pdbs = readPdbs(args.resources, verdicts, undecided);
+        const matches = pdbsByWorkload(workloads, pdbs);
+        // Budgets the API server no longer serves cover nothing, but the reader should hear why theirs does not count.
+        const refused = new SelectorIndex<Pdb>();
+        for (const pdb of pdbs) {
+            if (pdb.removedApi) {
+                refused.add(pdb.namespace, pdb.selector, pdb);
+            }
+        }
         for (const w of workloads) {
             verdicts.judge(describeWorkload(w), () => {
                 if ((matches.get(w) ?? []).length === 0) {
@@ -47,9 +55,16 @@ export const workloadPdbRequired: StackValidationPolicy = {
                         verdicts.leaveUndecided(describeWorkload(w), ["PodDisruptionBudget", w.namespace, "spec"]);
                         return;
                     }
+                    const stale = refused
+                        .matching(w.namespace, w.podLabels)
+                        .map(
+                            (p) =>
+                                ` (PodDisruptionBudget ${p.name} matches it but uses apiVersion ${p.removedApi?.apiVersion}, which Kubernetes ${p.removedApi?.removedIn} and later refuse)`,
+                        )
+                        .join("");
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} (${w.replicas} replicas) is not covered by any PodDisruptionBudget in namespace ${w.namespace}`,
+                            `${describeWorkload(w)} (${w.replicas} replicas) is not covered by any PodDisruptionBudget in namespace ${w.namespace}${stale}`,
                             "a node drain, managed node group upgrade or Karpenter consolidation may evict all its pods at once, an outage of the service",
                             `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
                         ),

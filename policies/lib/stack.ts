@@ -4,11 +4,12 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
+import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
 import { isBuiltInGroup, isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
-import { field, path, stringMap } from "./values";
+import { asArray, asNumber, asString, field, path, stringMap } from "./values";
 import { Verdicts } from "./verdicts";
 
 /** A PodDisruptionBudget read into plain data. */
@@ -23,6 +24,21 @@ export interface Pdb {
     invalid: { key: "minAvailable" | "maxUnavailable"; value: unknown; reason: string }[];
     /** Both `minAvailable` and `maxUnavailable` are set: the API server rejects the budget. */
     bothSet: boolean;
+    /**
+     * Written against an API version Kubernetes no longer serves (`policy/v1beta1`, removed in
+     * 1.25, before any EKS version still on offer): the API server refuses it, so it protects
+     * nothing. `api-versions-served` reports it.
+     */
+    removedApi?: RemovedApi;
+}
+
+/** One port of a Service. */
+export interface ServicePort {
+    /** `spec.ports[].name`, `""` when unnamed. */
+    name: string;
+    port: number | undefined;
+    /** A container port number, or the name of a container port; defaults to `port`. */
+    targetPort: number | string | undefined;
 }
 
 /** A Service with a selector. */
@@ -30,6 +46,21 @@ export interface Service {
     name: string;
     namespace: string;
     selector: LabelSelector;
+    ports: ServicePort[];
+    /** Every port is a metrics port (`isMetricsPort`): the Service exists to be scraped, not to serve requests. */
+    metricsOnly: boolean;
+    urn?: string;
+}
+
+/**
+ * True for a port named for metrics: its name, or its target port's name, holds the word
+ * `metrics` between `-`, `_` or `.` (`metrics`, `http-metrics`, `https-metrics`, `metrics-tls`),
+ * the names exporters, operators and Helm charts give their scrape ports. Numbers decide nothing:
+ * 9090 is Prometheus's own query API, 8080 anybody's.
+ */
+export function isMetricsPort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
+    const named = (s: unknown) => typeof s === "string" && s.toLowerCase().split(/[-_.]/).includes("metrics");
+    return named(port.name) || named(port.targetPort);
 }
 
 /**
@@ -157,6 +188,8 @@ export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdict
         }
         const pdb = verdicts.read(`PodDisruptionBudget ${r.name}`, () => {
             const spec = field(r.props, "spec");
+            const k = kubernetesKind(r.type, r.props);
+            const removed = k && removedApi(k);
             const p: Pdb = {
                 name: objectName(r.props, r.name),
                 namespace: namespaceOf(r.props),
@@ -164,6 +197,7 @@ export function readPdbs(resources: readonly PolicyResource[], verdicts: Verdict
                 selector: readSelector(field(spec, "selector")),
                 invalid: [],
                 bothSet: false,
+                ...(removed ? { removedApi: removed } : {}),
             };
             intOrPercentField(spec, "minAvailable", p);
             intOrPercentField(spec, "maxUnavailable", p);
@@ -190,9 +224,28 @@ export function readServices(resources: readonly PolicyResource[], verdicts: Ver
         if (!k || k.group !== "" || k.kind !== "Service") {
             continue;
         }
-        const svc = verdicts.read(`Service ${r.name}`, () => {
+        const svc = verdicts.read(`Service ${r.name}`, (): Service | undefined => {
             const selector = mapSelector(stringMap(path(r.props, "spec", "selector")));
-            return selector ? { name: objectName(r.props, r.name), namespace: namespaceOf(r.props), selector } : undefined;
+            if (!selector) {
+                return undefined;
+            }
+            const ports = asArray(path(r.props, "spec", "ports")).map((raw): ServicePort => {
+                const port = asNumber(field(raw, "port"));
+                const target = field(raw, "targetPort");
+                return {
+                    name: asString(field(raw, "name")) ?? "",
+                    port,
+                    targetPort: typeof target === "number" || (typeof target === "string" && target !== "") ? target : port,
+                };
+            });
+            return {
+                name: objectName(r.props, r.name),
+                namespace: namespaceOf(r.props),
+                selector,
+                ports,
+                metricsOnly: ports.length > 0 && ports.every(isMetricsPort),
+                urn: r.urn,
+            };
         });
         if (svc) {
             out.push(svc);
@@ -201,9 +254,9 @@ export function readServices(resources: readonly PolicyResource[], verdicts: Ver
     return out;
 }
 
-/** True when the API server would refuse the budget (bad values, both values set, malformed selector): it protects nothing. */
+/** True when the API server would refuse the budget (bad values, both values set, malformed selector, a removed API version): it protects nothing. */
 export function pdbRejected(pdb: Pdb): boolean {
-    return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined;
+    return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined || pdb.removedApi !== undefined;
 }
 
 /** What a PodDisruptionBudget can select: the pods of a workload or of a workload-like custom resource. */

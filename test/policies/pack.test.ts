@@ -5,6 +5,7 @@ import * as path from "path";
 import type { EnforcementLevel } from "@pulumi/policy";
 import { configProblems } from "../../policies/lib/config";
 import { policies } from "../../policies/policies";
+import { readStackFiles } from "../../tools/offline";
 import type { Plan } from "../../tools/plan";
 import { planOf, ROOT } from "../mocks";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
@@ -14,10 +15,12 @@ const NAMES = [
     "workload-resources",
     "workload-termination-grace",
     "workload-prestop-hook",
+    "workload-service-replicas",
     "workload-pdb-required",
     "pdb-allows-disruption",
     "namespace-quota-required",
     "drain-window",
+    "api-versions-served",
     "karpenter-nodepool",
     "karpenter-nodeclass",
     "subnet-eks-tags",
@@ -31,10 +34,12 @@ const NAMES = [
 ];
 const STACK_POLICIES = [
     "workload-prestop-hook",
+    "workload-service-replicas",
     "workload-pdb-required",
     "pdb-allows-disruption",
     "namespace-quota-required",
     "drain-window",
+    "api-versions-served",
     "node-role-policies",
     "namespace-isolation",
     "access-least-privilege",
@@ -225,3 +230,23 @@ for (const env of ["dev", "prod"]) {
         });
     });
 }
+
+describe("policy pack: api-versions-served follows each stack's Kubernetes version", () => {
+    const stacks = fs
+        .readdirSync(ROOT)
+        .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
+        .filter((s): s is string => !!s && fs.existsSync(path.join(ROOT, "policies", "config", `${s}.json`)));
+
+    it("finds the stacks with a policy config", () => {
+        expect(stacks.length).to.be.greaterThan(0);
+    });
+
+    for (const stack of stacks) {
+        it(`${stack}: kubernetesVersion (what plain manifests are judged against) is the stack's cluster.version`, () => {
+            const files = readStackFiles(ROOT, stack);
+            const cluster = JSON.parse(files.config[`${files.project}:cluster`]) as { version: string };
+            const { effective } = reconcile(path.join(ROOT, "policies", "config", `${stack}.json`));
+            expect(effective.get("api-versions-served")!.props.kubernetesVersion).to.equal(cluster.version);
+        });
+    }
+});

@@ -4,6 +4,7 @@
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { accessLeastPrivilege } from "../../policies/accessLeastPrivilege";
+import { apiVersionsServed } from "../../policies/apiVersionsServed";
 import { clusterHardening } from "../../policies/clusterHardening";
 import { drainWindow } from "../../policies/drainWindow";
 import { karpenterNodeClass } from "../../policies/karpenterNodeClass";
@@ -19,6 +20,7 @@ import { vpcDns } from "../../policies/vpcDns";
 import { workloadPdbRequired } from "../../policies/workloadPdbRequired";
 import { workloadPrestopHook } from "../../policies/workloadPrestopHook";
 import { workloadResources } from "../../policies/workloadResources";
+import { workloadServiceReplicas } from "../../policies/workloadServiceReplicas";
 import { workloadTerminationGrace } from "../../policies/workloadTerminationGrace";
 import * as f from "./fixtures";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
@@ -42,10 +44,16 @@ export const suites: Suite[] = [
     resourceSuite(workloadResources, f.deployment(), f.statefulSet(), f.daemonSet(), f.pod(), f.job(), f.cronJob()),
     resourceSuite(workloadTerminationGrace, f.deployment(), f.pod()),
     stackSuite(workloadPrestopHook, [f.deployment(), f.service()]),
-    stackSuite(workloadPdbRequired, [f.deployment(), f.pdb()]),
-    stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()]),
+    stackSuite(workloadServiceReplicas, [f.deployment(), f.service()]),
+    stackSuite(
+        workloadPdbRequired,
+        [f.deployment(), f.pdb()],
+        [f.replicationController(), f.pdb("rc", "prod", { maxUnavailable: 1, selector: { matchLabels: { app: "frontend" } } })],
+    ),
+    stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()], [f.alertmanager(), f.alertmanagerPdb()]),
     stackSuite(namespaceQuotaRequired, [f.namespace(), f.resourceQuota(), f.limitRange()]),
     stackSuite(drainWindow, [f.deployment(), f.nodePool(), f.lifecycleHook()]),
+    stackSuite(apiVersionsServed, [f.eksComponent(), f.deployment(), f.pdb()]),
     resourceSuite(karpenterNodePool, f.nodePool()),
     resourceSuite(karpenterNodeClass, f.nodeClass()),
     resourceSuite(subnetEksTags, f.subnet("public"), f.subnet("private")),
