@@ -2,8 +2,9 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { formatSeconds, parseDuration } from "./lib/duration";
 import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
+import { CAPACITY_TYPE, NodeShape, nodePoolShape, podFits, shapeAllows } from "./lib/scheduling";
 import { readWorkloads } from "./lib/stack";
-import { asArray, asNumeric, asRecord, asString, field, path } from "./lib/values";
+import { asNumeric, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 import { inputScope } from "./lib/scope";
 
@@ -33,12 +34,16 @@ interface Window {
     seconds: number;
     source: string;
     how: string;
+    /** The nodes the window applies to; `undefined`: any node (a lifecycle hook's group, whose labels and taints the input does not show). */
+    nodes?: NodeShape;
 }
 
 /**
- * No workload's grace period exceeds a node drain window in the stack: a Karpenter NodePool's
- * `terminationGracePeriod` (and the Spot notice for NodePools that may launch Spot), or the
- * heartbeat of a self-managed node group's termination lifecycle hook.
+ * No workload's grace period exceeds the drain window of a node it may be scheduled on: a
+ * Karpenter NodePool's `terminationGracePeriod` (and the Spot notice for its Spot nodes), judged
+ * only where the pod's `nodeSelector`, required node affinity and tolerations let it land on the
+ * pool; or the heartbeat of a self-managed node group's termination lifecycle hook, whose nodes
+ * the input does not describe, so it applies to every pod.
  */
 export const drainWindow: StackValidationPolicy = {
     name: "drain-window",
@@ -73,18 +78,21 @@ export const drainWindow: StackValidationPolicy = {
                     // reports) only contribute the Spot notice, whose requirements read the same.
                     const v1 = nodePoolVersion(r) === "v1";
                     const grace = v1 ? parseDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
+                    const nodes = nodePoolShape(name, field(r.props, "spec"));
                     if (grace !== undefined) {
                         windows.push({
                             seconds: grace,
                             source: `NodePool ${name} (terminationGracePeriod)`,
                             how: "Karpenter deletes remaining pods when the node's terminationGracePeriod ends",
+                            nodes,
                         });
                     }
-                    if (mayLaunchSpot(field(nodeSpec, "requirements"))) {
+                    if (shapeAllows(nodes, CAPACITY_TYPE, "spot")) {
                         windows.push({
                             seconds: config.spotNoticeSeconds,
                             source: `NodePool ${name} (Spot)`,
                             how: "EC2 reclaims a Spot instance two minutes after its interruption notice",
+                            nodes: nodePoolShape(name, field(r.props, "spec"), ["spot"]),
                         });
                     }
                 });
@@ -96,7 +104,6 @@ export const drainWindow: StackValidationPolicy = {
                 `no drain window ${inputScope(args.stackTags)} (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked`,
             );
         }
-        const tightest = windows.reduce((a, b) => (b.seconds < a.seconds ? b : a));
         for (const w of readWorkloads(args.resources, verdicts)) {
             if (!LONG_RUNNING.has(w.kind)) {
                 continue;
@@ -104,10 +111,16 @@ export const drainWindow: StackValidationPolicy = {
             verdicts.judge(describeWorkload(w), () => {
                 const raw = field(w.podSpec, "terminationGracePeriodSeconds");
                 const grace = raw === undefined || raw === null ? DEFAULT_GRACE : asNumeric(raw);
-                if (grace !== undefined && grace > tightest.seconds) {
+                // Only the windows of nodes the pod can be scheduled on: a pod pinned to on-demand never sees the Spot notice.
+                const applicable = windows.filter((x) => !x.nodes || podFits(w.podSpec, x.nodes));
+                if (grace === undefined || applicable.length === 0) {
+                    return;
+                }
+                const tightest = applicable.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+                if (grace > tightest.seconds) {
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} has a termination grace period of ${grace} s, longer than the ${formatSeconds(tightest.seconds)} drain window of ${tightest.source}`,
+                            `${describeWorkload(w)} has a termination grace period of ${grace} s, longer than the ${formatSeconds(tightest.seconds)} drain window of ${tightest.source}${tightest.nodes ? ", whose nodes its pods may be scheduled on" : ""}`,
                             `${tightest.how}, so the pod is killed mid-shutdown and its in-flight work is lost`,
                             `lower terminationGracePeriodSeconds to at most ${tightest.seconds}, or lengthen the node's window`,
                         ),
@@ -123,29 +136,7 @@ export const drainWindow: StackValidationPolicy = {
     },
 };
 
-/** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
 /** The API version of a Karpenter NodePool resource (`v1`, `v1beta1`), or `undefined` for anything else. */
 function nodePoolVersion(r: { type: string; props: unknown }): string | undefined {
     return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
-}
-
-function mayLaunchSpot(requirements: unknown): boolean {
-    for (const raw of asArray(requirements)) {
-        const req = asRecord(raw);
-        if (asString(req?.key) !== "karpenter.sh/capacity-type") {
-            continue;
-        }
-        const values = asArray(req?.values);
-        const operator = asString(req?.operator);
-        if (operator === "In" && values.includes("spot")) {
-            return true;
-        }
-        if (operator === "NotIn" && !values.includes("spot")) {
-            return true;
-        }
-        if (operator === "Exists") {
-            return true;
-        }
-    }
-    return false;
 }
