@@ -4,7 +4,7 @@ import { readConfig } from "./lib/config";
 import { kubernetesKind, namespaceOf, objectName } from "./lib/kubernetes";
 import { inputScope } from "./lib/scope";
 import { reportAdvisory } from "./lib/sdk";
-import { field } from "./lib/values";
+import { field, path } from "./lib/values";
 import { undecided, Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `api-versions-served`. */
@@ -71,7 +71,8 @@ export const apiVersionsServed: StackValidationPolicy = {
                     return;
                 }
                 const name = objectName(r.props, r.name);
-                const where = k?.kind === "Namespace" ? name : `${namespaceOf(r.props)}/${name}`;
+                // Cluster-scoped objects (CRDs, Namespaces) carry no namespace.
+                const where = path(r.props, "metadata", "namespace") === undefined ? name : `${namespaceOf(r.props)}/${name}`;
                 const what = `${removed.kind} ${where} uses apiVersion ${removed.apiVersion}, which Kubernetes ${removed.removedIn} and later no longer serve`;
                 const fix = removed.replacement.startsWith("none")
                     ? removed.replacement.replace(/^none: /, "")

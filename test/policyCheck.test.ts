@@ -3,9 +3,11 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { ManifestError, parseManifests, toResources, typeToken } from "../tools/policyCheck";
+import { policies } from "../policies/policies";
+import { ManifestError, packProps, parseManifests, toResources, typeToken } from "../tools/policyCheck";
 import { validateKubernetesObject } from "./k8sSchema";
 import { ROOT, runTool } from "./mocks";
+import { MANIFEST_TAGS, runResource, runStack, TestResource } from "./policies/harness";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
 const BROKEN = path.join("test", "fixtures", "manifests", "broken");
@@ -235,5 +237,92 @@ describe("examples/: drain-safe workloads", function () {
         expect(summary, r.stdout).to.not.equal(null);
         expect(Number(summary![3]), "policies evaluated").to.be.greaterThan(0);
         expect(Number(summary![4])).to.equal(objects.length);
+    });
+});
+
+describe("policy check: what the pack is sent", () => {
+    /** A CustomResourceDefinition with a large schema, as operators ship them. */
+    function crd(apiVersion: string): Record<string, unknown> {
+        const properties: Record<string, unknown> = {};
+        for (let i = 0; i < 2000; i++) {
+            properties[`field${i}`] = { type: "string", description: `Field ${i} of the widget, documented at length `.repeat(4) };
+        }
+        return {
+            apiVersion,
+            kind: "CustomResourceDefinition",
+            metadata: { name: "widgets.example.com", annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}" } },
+            spec: {
+                group: "example.com",
+                names: { kind: "Widget", plural: "widgets" },
+                scope: "Namespaced",
+                versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties } } }],
+            },
+        };
+    }
+    const extras = [
+        crd("apiextensions.k8s.io/v1"),
+        { ...crd("apiextensions.k8s.io/v1beta1"), metadata: { name: "gadgets.example.com" } },
+        {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "settings", namespace: "web", labels: { app: "web" } },
+            data: { "nginx.conf": "x".repeat(50_000) },
+        },
+        {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "tls", namespace: "web" },
+            type: "kubernetes.io/tls",
+            data: { "tls.key": "c2VjcmV0" },
+        },
+    ];
+
+    it("sends only the identity of CRDs, ConfigMaps and Secrets, and every other object whole", () => {
+        const sent = packProps(extras[2]);
+        expect(sent).to.deep.equal({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "settings", namespace: "web", labels: { app: "web" } },
+        });
+        expect(JSON.stringify(packProps(extras[0])).length).to.be.lessThan(200);
+        expect(JSON.stringify(extras[0]).length).to.be.greaterThan(200_000);
+        const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 2 } };
+        expect(packProps(deployment)).to.equal(deployment);
+    });
+
+    it("gives every policy of the pack the same verdicts on whole and trimmed objects", async () => {
+        const objects = [
+            ...fs
+                .readdirSync(path.join(ROOT, "examples"))
+                .filter((f) => f.endsWith(".yaml"))
+                .flatMap((f) => parseManifests(fs.readFileSync(path.join(ROOT, "examples", f), "utf8"), f).map((m) => m.object)),
+            ...extras,
+        ];
+        const as = (trim: boolean): TestResource[] =>
+            objects.map((o, i) => ({
+                type: typeToken(o.apiVersion as string, o.kind as string),
+                name: `r${i}`,
+                props: JSON.parse(JSON.stringify(trim ? packProps(o) : o)) as Record<string, unknown>,
+            }));
+        const config = JSON.parse(fs.readFileSync(path.join(ROOT, "policies", "config", "prod.json"), "utf8")) as Record<string, unknown>;
+        const verdicts = async (resources: TestResource[]) => {
+            const out: Record<string, unknown> = {};
+            for (const p of policies) {
+                const entry = config[p.name];
+                // Policies drop enforcementLevel from their config themselves (readConfig).
+                const props = typeof entry === "object" && entry ? entry : {};
+                out[p.name] =
+                    "validateStack" in p
+                        ? await runStack(p, resources, props, MANIFEST_TAGS)
+                        : await Promise.all(resources.map((r) => runResource(p, r, props)));
+            }
+            return out;
+        };
+        const whole = await verdicts(as(false));
+        expect(await verdicts(as(true))).to.deep.equal(whole);
+        // The trimmed objects were judged, not skipped: the v1beta1 CRD is refused either way.
+        expect(JSON.stringify(whole["api-versions-served"])).to.include(
+            "CustomResourceDefinition gadgets.example.com uses apiVersion apiextensions.k8s.io/v1beta1",
+        );
     });
 });

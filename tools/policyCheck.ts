@@ -24,7 +24,7 @@ import {
     urnOf,
 } from "./gate";
 import { runMain } from "./cli";
-import { INPUT_TAG, MANIFEST_INPUT } from "../policies/lib/scope";
+import { IDENTITY_ONLY_KINDS, INPUT_TAG, MANIFEST_INPUT } from "../policies/lib/scope";
 
 /** A manifest file or object that cannot be used; `line` is 1-based. */
 export class ManifestError extends Error {
@@ -151,6 +151,29 @@ export function collectFiles(paths: readonly string[]): string[] {
     return files;
 }
 
+/**
+ * What the pack is sent of one manifest object. Kinds no policy reads beyond their identity
+ * (`IDENTITY_ONLY_KINDS`: CustomResourceDefinitions, ConfigMaps, Secrets) go as apiVersion, kind,
+ * name, namespace and labels: a CRD's schema can weigh hundreds of kilobytes, which the gate would
+ * otherwise serialise to the pack twice (each resource, then the whole stack) for nothing, and a
+ * Secret's data has no business leaving the process. Every other object goes whole.
+ */
+export function packProps(o: Record<string, unknown>): Record<string, unknown> {
+    const apiVersion = o.apiVersion as string;
+    const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.lastIndexOf("/")) : "";
+    if (!IDENTITY_ONLY_KINDS.has(`${group}/${o.kind as string}`)) {
+        return o;
+    }
+    const meta = (o.metadata ?? {}) as Record<string, unknown>;
+    const metadata: Record<string, unknown> = {};
+    for (const key of ["name", "generateName", "namespace", "labels"]) {
+        if (meta[key] !== undefined) {
+            metadata[key] = meta[key];
+        }
+    }
+    return { apiVersion: o.apiVersion, kind: o.kind, metadata };
+}
+
 /** Where each manifest object went: resource for the gate, locator for the reports. */
 export interface ManifestResource {
     resource: GateResource;
@@ -182,7 +205,13 @@ export function toResources(objects: readonly ManifestObject[], env: string): Ma
             throw new ManifestError(m.file, m.line, `${kind} ${logical} is also defined at ${first.file}:${first.line}`);
         }
         seen.set(urn, m);
-        return { resource: { urn, type, name: logical, props: o }, manifest: m, kind, name, ...(namespace ? { namespace } : {}) };
+        return {
+            resource: { urn, type, name: logical, props: packProps(o) },
+            manifest: m,
+            kind,
+            name,
+            ...(namespace ? { namespace } : {}),
+        };
     });
 }
 
