@@ -242,7 +242,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(d.message).to.equal(
             "Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.",
         );
-        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0 });
+        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0, undecided: 0 });
     });
 
     it("reports a stack violation on the resource the policy names", async () => {

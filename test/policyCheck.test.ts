@@ -4,7 +4,9 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { policies } from "../policies/policies";
-import { ManifestError, packProps, parseManifests, toResources, typeToken } from "../tools/policyCheck";
+import { INPUT_TAG, MANIFEST_INPUT } from "../policies/lib/scope";
+import { PolicyPackProcess, runGate, summarize } from "../tools/gate";
+import { collectFiles, MANIFEST_PROJECT, ManifestError, packProps, parseManifests, toResources, typeToken } from "../tools/policyCheck";
 import { validateKubernetesObject } from "./k8sSchema";
 import { ROOT, runTool } from "./mocks";
 import { MANIFEST_TAGS, runResource, runStack, TestResource } from "./policies/harness";
@@ -324,5 +326,76 @@ describe("policy check: what the pack is sent", () => {
         expect(JSON.stringify(whole["api-versions-served"])).to.include(
             "CustomResourceDefinition gadgets.example.com uses apiVersion apiextensions.k8s.io/v1beta1",
         );
+    });
+});
+
+describe("policy check: real-world manifests against the real pack in prod (issue 17)", function () {
+    this.timeout(300_000);
+    const PACK = path.join(ROOT, "policies");
+    const REALWORLD = path.join("test", "fixtures", "manifests", "realworld");
+    let pack: Promise<PolicyPackProcess>;
+    before(() => {
+        pack = PolicyPackProcess.start(PACK, { stack: "prod", project: MANIFEST_PROJECT });
+    });
+    after(async () => {
+        (await pack).close();
+    });
+
+    /** The manifest gate on one fixture directory, as `npm run policy:check -- --env prod <dir>` runs it, with one pack for all cases. */
+    async function check(dir: string) {
+        const files = collectFiles([path.join(REALWORLD, dir)]);
+        const resources = toResources(
+            files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)),
+            "prod",
+        );
+        const report = await runGate({
+            packDir: PACK,
+            configFile: path.join(PACK, "config", "prod.json"),
+            stack: "prod",
+            project: MANIFEST_PROJECT,
+            resources: resources.map((r) => r.resource),
+            pack,
+            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
+        });
+        const blocking = report.diagnostics.filter((d) => d.level === "mandatory");
+        return { report, blocking, exit: summarize(report).mandatory > 0 ? 1 : 0 };
+    }
+
+    it("fails a 3-replica ReplicationController behind a Service with no PDB", async () => {
+        const { blocking, exit } = await check("guestbook-rc");
+        expect(exit).to.equal(1);
+        expect(blocking.map((d) => d.policy)).to.include("workload-pdb-required");
+        expect(blocking.find((d) => d.policy === "workload-pdb-required")?.message).to.match(
+            /ReplicationController guestbook\/frontend \(3 replicas\) is not covered by any PodDisruptionBudget/,
+        );
+    });
+
+    it("passes an Alertmanager custom resource with 3 replicas and its PDB; the PDB alone is undecided, not a violation", async () => {
+        const both = await check("alertmanager");
+        expect(both.exit, JSON.stringify(both.report.diagnostics)).to.equal(0);
+        expect(both.report.diagnostics).to.deep.equal([]);
+        expect(both.report.policies.find((p) => p.name === "pdb-allows-disruption")?.evaluated).to.be.greaterThan(0);
+        const alone = await check("alertmanager-pdb-alone");
+        expect(alone.exit).to.equal(0);
+        expect(alone.report.diagnostics).to.have.length(1);
+        expect(alone.report.diagnostics[0]).to.deep.include({ policy: "pdb-allows-disruption", level: "advisory", undecided: true });
+        expect(alone.report.diagnostics[0].message).to.match(
+            /Undecided: PodDisruptionBudget monitoring\/alertmanager-main matches no workload in these manifests/,
+        );
+    });
+
+    it("fails a 1-replica Deployment selected by a Service, and passes it with the documented opt-out", async () => {
+        const single = await check("singleton");
+        expect(single.exit).to.equal(1);
+        expect(single.blocking.map((d) => d.policy)).to.deep.equal(["workload-service-replicas"]);
+        const optedOut = await check("singleton-opt-out");
+        expect(optedOut.exit, JSON.stringify(optedOut.report.diagnostics)).to.equal(0);
+        expect(optedOut.report.diagnostics).to.deep.equal([]);
+    });
+
+    it("does not judge a workload pinned to on-demand nodes against a Spot-only NodePool's window", async () => {
+        const { report, exit } = await check("on-demand-pinned");
+        expect(exit, JSON.stringify(report.diagnostics)).to.equal(0);
+        expect(report.policies.find((p) => p.name === "drain-window")?.evaluated).to.be.greaterThan(0);
     });
 });

@@ -18,6 +18,7 @@ import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as YAML from "yaml";
+import { UNDECIDED } from "../policies/lib/scope";
 import { UNKNOWN } from "./offline";
 import type { Plan, PlanViolation } from "./plan";
 
@@ -547,13 +548,17 @@ export function toPlanViolation(d: GateDiagnostic, byUrn: ReadonlyMap<string, Ga
     };
 }
 
-/** One verdict of the pack. `undeterminable`: the policy read a value unknown at preview. */
+/**
+ * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview.
+ * `undecided`: the policy says the input does not show enough to decide (an advisory "Undecided:" verdict).
+ */
 export interface GateDiagnostic {
     policy: string;
     level: "mandatory" | "advisory";
     urn?: string;
     message: string;
     undeterminable: boolean;
+    undecided?: true;
 }
 
 export interface PolicyOutcome {
@@ -622,6 +627,12 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
                 ...(d.getUrn() || urn ? { urn: d.getUrn() || urn } : {}),
                 message: d.getMessage(),
                 undeterminable,
+                ...(d
+                    .getMessage()
+                    .split("\n")
+                    .some((l) => l.startsWith(UNDECIDED))
+                    ? { undecided: true as const }
+                    : {}),
             };
         };
         const notApplicable = new Map<string, number>();
@@ -693,11 +704,12 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
 }
 
 /** Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory. */
-export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number } {
+export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number; undecided: number } {
     return {
         mandatory: report.diagnostics.filter((d) => d.level === "mandatory").length,
         advisory: report.diagnostics.filter((d) => d.level === "advisory").length,
         undeterminable: report.diagnostics.filter((d) => d.undeterminable).length,
+        undecided: report.diagnostics.filter((d) => d.undecided).length,
     };
 }
 
@@ -716,7 +728,13 @@ export function formatGateText(report: GateReport, describe: (urn: string | unde
     }
     for (const [policy, ds] of byPolicy) {
         const levels = [...new Set(ds.map((d) => d.level))].join("/");
-        lines.push(`${policy} [${levels}]: ${ds.length} violation${ds.length > 1 ? "s" : ""}`);
+        const undecided = ds.filter((d) => d.undecided).length;
+        const violations = ds.length - undecided;
+        const counts = [
+            ...(violations > 0 ? [`${violations} violation${violations > 1 ? "s" : ""}`] : []),
+            ...(undecided > 0 ? [`${undecided} undecided`] : []),
+        ];
+        lines.push(`${policy} [${levels}]: ${counts.join(", ")}`);
         for (const d of ds) {
             lines.push(`  - ${describe(d.urn)}${d.undeterminable ? "  (undeterminable at preview: not a pass)" : ""}`);
             for (const l of d.message.split("\n")) {
@@ -733,7 +751,8 @@ export function formatGateText(report: GateReport, describe: (urn: string | unde
     const s = summarize(report);
     lines.push(
         `${s.mandatory} mandatory, ${s.advisory} advisory, ${report.policies.length} policies evaluated over ${report.resources} resources` +
-            (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : ""),
+            (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : "") +
+            (s.undecided > 0 ? ` (${s.undecided} advisory undecided: the input does not show enough)` : ""),
     );
     return lines.join("\n");
 }

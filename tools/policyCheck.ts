@@ -221,6 +221,8 @@ export interface ManifestViolation {
     resource: { type: string; name: string; kind?: string; namespace?: string };
     message: string;
     undeterminable?: true;
+    /** The policy could not decide from the input and says so (advisory). */
+    undecided?: true;
     location?: { file: string; line: number };
 }
 
@@ -278,6 +280,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
                 : { type: "pulumi:pulumi:Stack", name: opts.env },
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
+            ...(d.undecided ? { undecided: true as const } : {}),
             ...(r ? { location: { file: r.manifest.file, line: r.manifest.line } } : {}),
         };
     });

@@ -9,6 +9,9 @@
 export const INPUT_TAG = "platform/input";
 export const MANIFEST_INPUT = "manifests";
 
+/** How an undecided verdict's message starts (after the policy description the SDK puts first), so readers and tools tell it from a violation. */
+export const UNDECIDED = "Undecided:";
+
 /** `in these manifests` for the manifest gate, else `in this stack`. */
 export function inputScope(stackTags: ReadonlyMap<string, string> | undefined): string {
     return stackTags?.get(INPUT_TAG) === MANIFEST_INPUT ? "in these manifests" : "in this stack";

@@ -4,6 +4,7 @@
  * during preview". Judging item by item keeps the verdicts on every known item; what stays
  * undecided is handed back to the analyzer at the end, so it is reported, never a silent pass.
  */
+import { UNDECIDED } from "./scope";
 import { isUnknownValueError, UNKNOWN_STRING, UnknownValueError, UnknownValueErrorLike } from "./sdk";
 
 export class Verdicts {
@@ -77,9 +78,6 @@ export class Verdicts {
 export function violation(what: string, why: string, fix: string): string {
     return `${sentence(what)} Why: ${sentence(why)} Fix: ${sentence(fix)}`;
 }
-
-/** How an undecided verdict's message starts, so readers (and tools) tell it from a violation. */
-export const UNDECIDED = "Undecided:";
 
 /**
  * An undecided verdict in the house style: what cannot be decided, why the input does not show
