@@ -117,8 +117,9 @@ export const OPERATOR_WORKLOADS: readonly (CustomWorkloadKind & { source: string
 /** The kinds to read: the operators' defaults, each replaced by a configured kind of the same group and kind, plus the configured others. */
 export function customWorkloadKinds(configured: readonly CustomWorkloadKind[]): CustomWorkloadKind[] {
     const key = (k: { group: string; kind: string }) => `${k.group}/${k.kind}`;
-    const mine = new Set(configured.map(key));
-    return [...OPERATOR_WORKLOADS.filter((k) => !mine.has(key(k))), ...configured];
+    const given = asArray(configured).filter((k): k is CustomWorkloadKind => asRecord(k) !== undefined);
+    const mine = new Set(given.map(key));
+    return [...OPERATOR_WORKLOADS.filter((k) => !mine.has(key(k))), ...given];
 }
 
 /** The pods a custom resource keeps running, read into the shape of a workload. */
@@ -183,19 +184,20 @@ export function readCustomWorkload(
     urn?: string,
 ): CustomWorkload | undefined {
     const k = kubernetesKind(type, props);
-    const spec = k && kinds.find((c) => c.group === k.group && c.kind === k.kind);
-    if (!spec) {
+    // Kinds come from policy config: the CLI validates them against the schema, but read them defensively all the same.
+    const spec = k && kinds.find((c) => asRecord(c) && c.group === k.group && c.kind === k.kind);
+    if (!spec || typeof spec.replicas !== "string") {
         return undefined;
     }
     const name = objectName(props, resourceName);
     const ownLabels = stringMap(path(props, "metadata", "labels"));
     const podLabels: Record<string, string> = {};
-    for (const from of spec.podLabelsFrom ?? []) {
+    for (const from of asArray(spec.podLabelsFrom).filter((f): f is string => typeof f === "string")) {
         for (const map of valuesAt(props, from)) {
             Object.assign(podLabels, stringMap(asRecord(map)));
         }
     }
-    for (const [key, value] of Object.entries(spec.podLabels)) {
+    for (const [key, value] of Object.entries(stringMap(spec.podLabels))) {
         const v = template(value, name, ownLabels);
         if (v === undefined) {
             delete podLabels[key];
@@ -203,13 +205,13 @@ export function readCustomWorkload(
             podLabels[key] = v;
         }
     }
-    const factor = spec.replicaFactor ? countAt(props, spec.replicaFactor, 1) : 1;
+    const factor = typeof spec.replicaFactor === "string" ? countAt(props, spec.replicaFactor, 1) : 1;
     return {
         kind: spec.kind,
         name,
         namespace: namespaceOf(props),
         podLabels,
-        replicas: countAt(props, spec.replicas, spec.defaultReplicas) * Math.max(factor, 1),
+        replicas: countAt(props, spec.replicas, Math.max(asNumber(spec.defaultReplicas) ?? 0, 0)) * Math.max(factor, 1),
         ...(urn ? { urn } : {}),
     };
 }

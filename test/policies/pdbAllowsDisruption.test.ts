@@ -282,3 +282,24 @@ describe("policy pdb-allows-disruption: budgets that match nothing, and operator
         );
     });
 });
+
+describe("policy pdb-allows-disruption: odd customWorkloads never crash it", () => {
+    it("names an entry that is not an object as bad config", async () => {
+        let error: unknown;
+        try {
+            await runStack(pdbAllowsDisruption, [alertmanager(), alertmanagerPdb()], { customWorkloads: ["Widget"] });
+        } catch (err) {
+            error = err;
+        }
+        expect(String(error)).to.match(/pdb-allows-disruption\.customWorkloads\[0\]: must be a/);
+    });
+
+    it("reads nothing from an incomplete entry, and still judges the built-in kinds", async () => {
+        for (const entry of [
+            { group: "example.com", kind: "Widget" },
+            { group: "example.com", kind: "Widget", replicas: 3, podLabels: "x" },
+        ]) {
+            expectClean(await runStack(pdbAllowsDisruption, [alertmanager(), alertmanagerPdb()], { customWorkloads: [entry] }));
+        }
+    });
+});
