@@ -1,7 +1,6 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
-import { ContainerRef, containersOf, describeWorkload, hasPreStop, LONG_RUNNING } from "./lib/kubernetes";
-import { SelectorIndex } from "./lib/selector";
-import { isMetricsPort, readServices, readWorkloads, Service } from "./lib/stack";
+import { ContainerRef, containersOf, describeWorkload, hasPreStop } from "./lib/kubernetes";
+import { isMetricsPort, servedWorkloads, Service } from "./lib/stack";
 import { asArray, asNumber, asString, field } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 import { inputScope } from "./lib/scope";
@@ -21,20 +20,7 @@ export const workloadPrestopHook: StackValidationPolicy = {
     enforcementLevel: "advisory",
     validateStack: (args, reportViolation) => {
         const verdicts = new Verdicts();
-        const index = new SelectorIndex<Service>();
-        for (const svc of readServices(args.resources, verdicts)) {
-            if (!svc.metricsOnly) {
-                index.add(svc.namespace, svc.selector, svc);
-            }
-        }
-        for (const w of readWorkloads(args.resources, verdicts)) {
-            if (!LONG_RUNNING.has(w.kind)) {
-                continue;
-            }
-            const services = index.matching(w.namespace, w.podLabels);
-            if (services.length === 0) {
-                continue;
-            }
+        for (const { workload: w, services } of servedWorkloads(args.resources, verdicts)) {
             const subject = describeWorkload(w);
             verdicts.judge(subject, () => {
                 // Native sidecars (init containers with restartPolicy: Always) keep running and may serve the Service too.

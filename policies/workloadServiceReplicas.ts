@@ -1,9 +1,8 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { describeWorkload, LONG_RUNNING } from "./lib/kubernetes";
+import { describeWorkload } from "./lib/kubernetes";
 import { inputScope } from "./lib/scope";
-import { SelectorIndex } from "./lib/selector";
-import { readServices, readWorkloads, Service } from "./lib/stack";
+import { servedWorkloads } from "./lib/stack";
 import { asString, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
@@ -45,20 +44,10 @@ export const workloadServiceReplicas: StackValidationPolicy = {
     validateStack: (args, reportViolation) => {
         const config = readConfig<WorkloadServiceReplicasConfig>("workload-service-replicas", configSchema, args.getConfig());
         const verdicts = new Verdicts();
-        const index = new SelectorIndex<Service>();
-        for (const svc of readServices(args.resources, verdicts)) {
-            if (!svc.metricsOnly) {
-                index.add(svc.namespace, svc.selector, svc);
-            }
-        }
         const props = new Map(args.resources.map((r) => [r.urn, r.props]));
-        for (const w of readWorkloads(args.resources, verdicts)) {
+        for (const { workload: w, services } of servedWorkloads(args.resources, verdicts)) {
             // DaemonSets run one pod per node: their count is the cluster's, not a setting.
-            if (!LONG_RUNNING.has(w.kind) || w.replicas === undefined) {
-                continue;
-            }
-            const services = index.matching(w.namespace, w.podLabels);
-            if (services.length === 0) {
+            if (w.replicas === undefined) {
                 continue;
             }
             const subject = describeWorkload(w);

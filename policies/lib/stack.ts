@@ -6,7 +6,7 @@ import type { PolicyResource } from "@pulumi/policy";
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
-import { isBuiltInGroup, isKind, kubernetesKind, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
+import { isBuiltInGroup, isKind, kubernetesKind, LONG_RUNNING, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
 import { asArray, asNumber, asString, field, path, stringMap } from "./values";
@@ -88,26 +88,39 @@ export class UndecidedNamespaces {
     }
 }
 
-/** Workloads of the stack; unknown values leave the resource undecided in `verdicts` (and its namespace in `undecided`). */
-export function readWorkloads(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Workload[] {
-    const out: Workload[] = [];
+/**
+ * The Kubernetes objects `read` makes something of; an object whose values are unknown at
+ * preview is left undecided in `verdicts`, and its namespace in `undecided`.
+ */
+function readEach<T>(
+    resources: readonly PolicyResource[],
+    verdicts: Verdicts,
+    undecided: UndecidedNamespaces | undefined,
+    read: (r: PolicyResource) => T | undefined,
+): T[] {
+    const out: T[] = [];
     for (const r of resources) {
         if (!r.type.startsWith("kubernetes:")) {
             continue;
         }
-        let isWorkload = true;
-        const w = verdicts.read(`${r.type} ${r.name}`, () => {
-            const read = readWorkload(r.type, r.name, r.props, r.urn);
-            isWorkload = read !== undefined;
-            return read;
+        let isOne = true;
+        const item = verdicts.read(`${r.type} ${r.name}`, () => {
+            const value = read(r);
+            isOne = value !== undefined;
+            return value;
         });
-        if (w) {
-            out.push(w);
-        } else if (isWorkload) {
+        if (item) {
+            out.push(item);
+        } else if (isOne) {
             undecided?.add(r.props);
         }
     }
     return out;
+}
+
+/** Workloads of the stack; unknown values leave the resource undecided in `verdicts` (and its namespace in `undecided`). */
+export function readWorkloads(resources: readonly PolicyResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Workload[] {
+    return readEach(resources, verdicts, undecided, (r) => readWorkload(r.type, r.name, r.props, r.urn));
 }
 
 /** Workload-like custom resources of `kinds` (see `customWorkloads`); unknown values leave the resource undecided. */
@@ -117,24 +130,7 @@ export function readCustomWorkloads(
     verdicts: Verdicts,
     undecided?: UndecidedNamespaces,
 ): CustomWorkload[] {
-    const out: CustomWorkload[] = [];
-    for (const r of resources) {
-        if (!r.type.startsWith("kubernetes:")) {
-            continue;
-        }
-        let isCustomWorkload = true;
-        const w = verdicts.read(`${r.type} ${r.name}`, () => {
-            const read = readCustomWorkload(r.type, r.name, r.props, kinds, r.urn);
-            isCustomWorkload = read !== undefined;
-            return read;
-        });
-        if (w) {
-            out.push(w);
-        } else if (isCustomWorkload) {
-            undecided?.add(r.props);
-        }
-    }
-    return out;
+    return readEach(resources, verdicts, undecided, (r) => readCustomWorkload(r.type, r.name, r.props, kinds, r.urn));
 }
 
 /**
@@ -249,6 +245,27 @@ export function readServices(resources: readonly PolicyResource[], verdicts: Ver
         });
         if (svc) {
             out.push(svc);
+        }
+    }
+    return out;
+}
+
+/**
+ * Long-running workloads with the Services that send them requests: Services selecting their
+ * pods in their namespace, except those that only expose metrics (`isMetricsPort`).
+ */
+export function servedWorkloads(resources: readonly PolicyResource[], verdicts: Verdicts): { workload: Workload; services: Service[] }[] {
+    const index = new SelectorIndex<Service>();
+    for (const svc of readServices(resources, verdicts)) {
+        if (!svc.metricsOnly) {
+            index.add(svc.namespace, svc.selector, svc);
+        }
+    }
+    const out: { workload: Workload; services: Service[] }[] = [];
+    for (const workload of readWorkloads(resources, verdicts)) {
+        const services = LONG_RUNNING.has(workload.kind) ? index.matching(workload.namespace, workload.podLabels) : [];
+        if (services.length > 0) {
+            out.push({ workload, services });
         }
     }
     return out;
