@@ -4,6 +4,7 @@ import { managedPolicyName, NODE_ROLE_POLICIES } from "./lib/nodeRole";
 import { isKind, objectName } from "./lib/kubernetes";
 import { isUnknownSentinel } from "./lib/unknown";
 import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
+import { inputScope } from "./lib/scope";
 import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `node-role-policies`. */
@@ -199,7 +200,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                "no node IAM role in this stack (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked",
+                `no node IAM role ${inputScope(args.stackTags)} (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked`,
             );
         }
     },

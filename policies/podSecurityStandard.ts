@@ -48,7 +48,7 @@ const configSchema: PolicyConfigSchema = {
 };
 
 /**
- * Each pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) and Pod meets
+ * Each pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets
  * the Pod Security Standard its namespace enforces — the namespace's enforce labels when the
  * Namespace is in the input, else `defaultLevel`/`defaultVersion` — with Pod Security Admission's
  * own checks at that version (policies/lib/podSecurity.ts). A template that fails is a workload

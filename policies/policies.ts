@@ -1,5 +1,6 @@
 import type { Policies } from "@pulumi/policy";
 import { accessLeastPrivilege } from "./accessLeastPrivilege";
+import { apiVersionsServed } from "./apiVersionsServed";
 import { appRoleLeastPrivilege } from "./appRoleLeastPrivilege";
 import { clusterHardening } from "./clusterHardening";
 import { drainRehearsal } from "./drainRehearsal";
@@ -18,6 +19,7 @@ import { vpcDns } from "./vpcDns";
 import { workloadPdbRequired } from "./workloadPdbRequired";
 import { workloadPrestopHook } from "./workloadPrestopHook";
 import { workloadResources } from "./workloadResources";
+import { workloadServiceReplicas } from "./workloadServiceReplicas";
 import { workloadTerminationGrace } from "./workloadTerminationGrace";
 
 /** Every policy of the pack, in the order the CLI reports them. */
@@ -26,11 +28,13 @@ export const policies: Policies = [
     workloadResources,
     workloadTerminationGrace,
     workloadPrestopHook,
+    workloadServiceReplicas,
     workloadPdbRequired,
     pdbAllowsDisruption,
     namespaceQuotaRequired,
     drainWindow,
     drainRehearsal,
+    apiVersionsServed,
     // Karpenter
     karpenterNodePool,
     karpenterNodeClass,

@@ -1,9 +1,10 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { describeWorkload } from "./lib/kubernetes";
-import { formatLabels } from "./lib/selector";
+import { describeWorkload, REPLICATED } from "./lib/kubernetes";
+import { formatLabels, SelectorIndex } from "./lib/selector";
 import {
     describeReplicas,
+    Pdb,
     pdbsByWorkload,
     readPdbs,
     readWorkloads,
@@ -12,10 +13,11 @@ import {
     withAutoscalers,
 } from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `workload-pdb-required`. */
 export interface WorkloadPdbRequiredConfig {
-    /** Deployments and StatefulSets with at least this many replicas need a PDB. Defaults to `2`. */
+    /** Replicated workloads (Deployment, StatefulSet, ReplicaSet, ReplicationController) with at least this many replicas need a PDB. Defaults to `2`. */
     minReplicas: number;
 }
 
@@ -25,20 +27,23 @@ const configSchema: PolicyConfigSchema = {
             type: "integer",
             minimum: 1,
             default: 2,
-            description: "Deployments and StatefulSets with at least this many replicas need a PodDisruptionBudget.",
+            description:
+                "Deployments, StatefulSets, ReplicaSets and ReplicationControllers with at least this many replicas need a PodDisruptionBudget.",
         },
     },
 };
 
 /**
- * Each Deployment/StatefulSet that runs `minReplicas` or more pods — by `replicas`, or at the top
- * of the range of an autoscaler (HPA, KEDA ScaledObject) that scales it — is matched by a PDB in
- * its namespace. A budget with neither `minAvailable` nor `maxUnavailable` does not count: it
- * blocks every eviction instead of bounding them (pdb-allows-disruption reports it).
+ * Each Deployment, StatefulSet, ReplicaSet or ReplicationController that runs `minReplicas` or
+ * more pods — by `replicas`, or at the top of the range of an autoscaler (HPA, KEDA ScaledObject)
+ * that scales it — is matched by a PDB in its namespace. A budget with neither `minAvailable` nor
+ * `maxUnavailable` does not count: it blocks every eviction instead of bounding them
+ * (pdb-allows-disruption reports it); nor does one on an API version no longer served.
  */
 export const workloadPdbRequired: StackValidationPolicy = {
     name: "workload-pdb-required",
-    description: "Replicated Deployments and StatefulSets are covered by a PodDisruptionBudget in their namespace.",
+    description:
+        "Replicated Deployments, StatefulSets, ReplicaSets and ReplicationControllers are covered by a PodDisruptionBudget in their namespace.",
     enforcementLevel: "mandatory",
     configSchema,
     validateStack: (args, reportViolation) => {
@@ -57,11 +62,17 @@ export const workloadPdbRequired: StackValidationPolicy = {
                 ),
             );
         }
-        const workloads = all.filter(
-            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && (replicaBounds(w)?.max ?? 0) >= config.minReplicas,
-        );
+        const workloads = all.filter((w) => REPLICATED.has(w.kind) && (replicaBounds(w)?.max ?? 0) >= config.minReplicas);
         const undecided = new UndecidedNamespaces();
-        const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
+        const pdbs = readPdbs(args.resources, verdicts, undecided);
+        const matches = pdbsByWorkload(workloads, pdbs);
+        // Budgets the API server no longer serves cover nothing, but the reader should hear why theirs does not count.
+        const refused = new SelectorIndex<Pdb>();
+        for (const pdb of pdbs) {
+            if (pdb.removedApi) {
+                refused.add(pdb.namespace, pdb.selector, pdb);
+            }
+        }
         for (const w of workloads) {
             verdicts.judge(describeWorkload(w), () => {
                 const matched = matches.get(w) ?? [];
@@ -72,9 +83,16 @@ export const workloadPdbRequired: StackValidationPolicy = {
                         verdicts.leaveUndecided(describeWorkload(w), ["PodDisruptionBudget", w.namespace, "spec"]);
                         return;
                     }
+                    const stale = refused
+                        .matching(w.namespace, w.podLabels)
+                        .map(
+                            (p) =>
+                                ` (PodDisruptionBudget ${p.name} matches it but uses apiVersion ${p.removedApi?.apiVersion}, which Kubernetes ${p.removedApi?.removedIn} and later refuse)`,
+                        )
+                        .join("");
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} (${describeReplicas(w)}) is not covered by any PodDisruptionBudget in namespace ${w.namespace}` +
+                            `${describeWorkload(w)} (${describeReplicas(w)}) is not covered by any PodDisruptionBudget in namespace ${w.namespace}${stale}` +
                                 (blocking.length > 0
                                     ? `: PodDisruptionBudget ${blocking.map((p) => p.name).join(", ")} matches it but sets neither minAvailable nor maxUnavailable, which blocks every eviction instead of bounding them`
                                     : ""),
@@ -91,7 +109,7 @@ export const workloadPdbRequired: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                `no Deployment or StatefulSet with ${config.minReplicas} or more replicas in this stack: nothing was checked`,
+                `no Deployment, StatefulSet, ReplicaSet or ReplicationController with ${config.minReplicas} or more replicas ${inputScope(args.stackTags)}: nothing was checked`,
             );
         }
     },

@@ -1,7 +1,15 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { POD_GRACE_SECONDS } from "./lib/drain";
-import { containersOf, describeWorkload, LONG_RUNNING, preStopSleep, readWorkload, workloadKind } from "./lib/kubernetes";
+import {
+    containersOf,
+    describeWorkload,
+    LONG_RUNNING,
+    LONG_RUNNING_KINDS,
+    preStopSleep,
+    readWorkload,
+    workloadKind,
+} from "./lib/kubernetes";
 import { field } from "./lib/values";
 import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
 
@@ -44,7 +52,7 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
     validateResource: (args, reportViolation) => {
         const kind = workloadKind(args.type, args.props);
         if (!kind || !LONG_RUNNING.has(kind)) {
-            args.notApplicable("not a long-running Kubernetes workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod)");
+            args.notApplicable(`not a long-running Kubernetes workload (${LONG_RUNNING_KINDS})`);
         }
         const config = readConfig<WorkloadTerminationGraceConfig>("workload-termination-grace", configSchema, args.getConfig(), (c) =>
             c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : [],

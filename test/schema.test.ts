@@ -106,6 +106,16 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
         expect((await objectProblems({ ...scaled, metadata: { name: "Web" } })).problems[0].message).to.match(/metadata\.name "Web"/);
     });
 
+    it("takes CRD groups under k8s.io for the custom resources they are (Gateway API, volume snapshots), never refused", async () => {
+        for (const [apiVersion, kind] of [
+            ["gateway.networking.k8s.io/v1", "HTTPRoute"],
+            ["snapshot.storage.k8s.io/v1", "VolumeSnapshot"],
+        ]) {
+            const result = await objectProblems({ apiVersion, kind, metadata: { name: "web", namespace: "shop" }, spec: {} });
+            expect(result, `${apiVersion} ${kind}`).to.deep.include({ status: "unvalidated", problems: [] });
+        }
+    });
+
     it("validates Karpenter objects against their CRD schemas", async () => {
         const pool = {
             apiVersion: "karpenter.sh/v1",

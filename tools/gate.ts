@@ -66,6 +66,8 @@ export interface GateOptions {
     warnings?: string[];
     /** An already started pack (the caller closes it). Defaults to starting `packDir`. */
     pack?: Promise<PolicyPackProcess>;
+    /** Stack tags for the policies' `args.stackTags` (the manifest gate marks its input as manifests). */
+    stackTags?: Readonly<Record<string, string>>;
 }
 
 const UNDETERMINABLE = /^can't run policy '.*' from policy pack '.*' during preview:/;
@@ -85,7 +87,7 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
             fileConfig,
             opts.configFile ?? "(no config file)",
         );
-        await pack.configureStack(opts.stack, opts.project);
+        await pack.configureStack(opts.stack, opts.project, opts.stackTags);
         await pack.configure(config);
 
         // `remediate` counts as mandatory: the SDK reports a violation remediation did not fix as

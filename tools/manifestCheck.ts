@@ -2,6 +2,7 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
+import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib";
 import { PolicyPackProcess } from "./analyzer";
 import { GateReport, runGate } from "./gate";
 import { collectFiles, MANIFEST_PROJECT, ManifestResource, readManifests, toResources } from "./manifests";
@@ -96,6 +97,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             project: MANIFEST_PROJECT,
             resources: resources.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource),
             pack,
+            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
         });
         const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
         const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));

@@ -8,6 +8,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import {
+    isBuiltInGroup,
     isUnknownSentinel,
     labelKeyProblem,
     labelValueProblem,
@@ -90,11 +91,6 @@ export interface SchemaProblem {
 /** `validated` (problems empty when the API server accepts the object), or `unvalidated` with why. */
 export type SchemaResult =
     { status: "validated"; problems: SchemaProblem[] } | { status: "unvalidated"; problems: SchemaProblem[]; reason: string };
-
-// The API server's own groups: a kind they do not serve is refused, not a custom resource.
-function isBuiltInGroup(group: string): boolean {
-    return ["core", "apps", "batch", "policy", "autoscaling", "extensions"].includes(group) || group.endsWith(".k8s.io");
-}
 
 // Where the schema packages are installed: their `exports` hide package.json from require.resolve.
 function packageDir(name: string): string | undefined {

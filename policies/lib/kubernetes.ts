@@ -3,6 +3,7 @@
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
 import type { ReplicaRange } from "./autoscaling";
+import { isBuiltInGroup } from "./groups";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
 import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
@@ -14,25 +15,8 @@ export interface KubernetesKind {
     kind: string;
 }
 
-// Groups served by the API server itself: their Pulumi type token is authoritative.
-const BUILT_IN_GROUPS = new Set([
-    "",
-    "apps",
-    "batch",
-    "policy",
-    "autoscaling",
-    "networking.k8s.io",
-    "rbac.authorization.k8s.io",
-    "storage.k8s.io",
-    "scheduling.k8s.io",
-    "admissionregistration.k8s.io",
-    "apiextensions.k8s.io",
-    "coordination.k8s.io",
-    "discovery.k8s.io",
-    "node.k8s.io",
-    "certificates.k8s.io",
-    "extensions",
-]);
+// Groups served by the API server itself (groups.ts): their Pulumi type token is authoritative.
+export { isBuiltInGroup } from "./groups";
 
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and
@@ -45,7 +29,7 @@ export function kubernetesKind(type: string, props: unknown): KubernetesKind | u
     }
     const match = /^kubernetes:([^/:]+)\/([^:]+):([A-Za-z0-9]+)$/.exec(type);
     const fromToken = match ? { group: match[1] === "core" ? "" : match[1], version: match[2], kind: match[3] } : undefined;
-    if (fromToken && BUILT_IN_GROUPS.has(fromToken.group)) {
+    if (fromToken && isBuiltInGroup(fromToken.group)) {
         return fromToken;
     }
     let apiVersion: string | undefined;
@@ -93,20 +77,34 @@ export function karpenterVersionViolation(subject: string, group: string, versio
     );
 }
 
-export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Pod" | "Job" | "CronJob";
+export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "ReplicationController" | "Pod" | "Job" | "CronJob";
 
 const WORKLOAD_GROUPS: Record<WorkloadKind, string[]> = {
     Deployment: ["apps", "extensions"],
     StatefulSet: ["apps"],
     DaemonSet: ["apps", "extensions"],
     ReplicaSet: ["apps", "extensions"],
+    ReplicationController: [""],
     Pod: [""],
     Job: ["batch"],
     CronJob: ["batch"],
 };
 
 /** Kinds whose pods run until replaced: the ones node drains evict and wait for. */
-export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"]);
+export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set([
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "Pod",
+]);
+
+/** Kinds that keep `spec.replicas` copies of their pods: the ones a PodDisruptionBudget is for. */
+export const REPLICATED: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"]);
+
+/** The kinds of `LONG_RUNNING`, for messages. */
+export const LONG_RUNNING_KINDS = [...LONG_RUNNING].join(", ");
 
 /** The workload kind of a resource, or `undefined` for anything else. */
 export function workloadKind(type: string, props: unknown): WorkloadKind | undefined {
@@ -138,8 +136,8 @@ export interface Workload {
     /** The pod spec (still the SDK's proxy: read through `values`). */
     podSpec: Rec | undefined;
     /**
-     * Pods it keeps running: `spec.replicas` (default 1) for Deployment/StatefulSet/ReplicaSet,
-     * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
+     * Pods it keeps running: `spec.replicas` (default 1) for Deployment, StatefulSet, ReplicaSet
+     * and ReplicationController, 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
     /** `spec.replicas` as written when the API server refuses it (not a non-negative integer); `replicas` is then `undefined`. */
@@ -183,7 +181,7 @@ export function readWorkload(type: string, resourceName: string, props: unknown,
     let replicas: number | undefined;
     if (kind === "Pod") {
         replicas = 1;
-    } else if (kind === "Deployment" || kind === "StatefulSet" || kind === "ReplicaSet") {
+    } else if (REPLICATED.has(kind)) {
         const raw = path(props, "spec", "replicas");
         replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
         if (replicas === undefined || !Number.isInteger(replicas) || replicas < 0) {
@@ -225,8 +223,22 @@ export function containersOf(podSpec: unknown): ContainerRef[] {
     return out;
 }
 
+/**
+ * The annotation that marks a deliberate singleton, with the reason as its value, e.g.
+ * `platform/singleton: "leader-elected scheduler; clients retry"`. It follows the repository's
+ * `platform/` label and tag prefix (`platform/role`, `platform/access-scope`). Such a workload's
+ * outage on a drain is accepted: workload-service-replicas and drain-rehearsal leave it alone.
+ */
+export const SINGLETON_ANNOTATION = "platform/singleton";
+
+/** The reason a workload gives for being a deliberate singleton (`SINGLETON_ANNOTATION`), or `undefined` when it gives none. */
+export function singletonReason(props: unknown): string | undefined {
+    const reason = path(props, "metadata", "annotations", SINGLETON_ANNOTATION);
+    return typeof reason === "string" && reason.trim() !== "" ? reason.trim() : undefined;
+}
+
 /** `Deployment prod/api` — how messages name a workload. */
-export function describeWorkload(w: Pick<Workload, "kind" | "namespace" | "name">): string {
+export function describeWorkload(w: { kind: string; namespace: string; name: string }): string {
     return `${w.kind} ${w.namespace}/${w.name}`;
 }
 

@@ -16,6 +16,11 @@ export function count(n: number, noun: string): string {
     return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
+/** `a, b and c` (or `a, b or c`): items in a sentence. */
+export function listOf(items: readonly string[], conjunction: "and" | "or"): string {
+    return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
+}
+
 function end(s: string): string {
     return /[.!?]$/.test(s) ? s : `${s}.`;
 }

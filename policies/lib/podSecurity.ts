@@ -8,23 +8,17 @@
 import { containersOf } from "./kubernetes";
 import { asArray, asRecord, asString, field, keysOf, path, Rec } from "./values";
 
-/** Pod Security Standards levels, least to most restrictive. */
-export const POD_SECURITY_LEVELS = ["privileged", "baseline", "restricted"] as const;
-export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
+import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "./podSecurityLevels";
 
-/** `undefined` when `value` is not a level. */
-export function podSecurityLevel(value: unknown): PodSecurityLevel | undefined {
-    return POD_SECURITY_LEVELS.find((l) => l === value);
-}
+// The levels and their labels are podSecurityLevels.ts's (free of the SDK: the stack config reads them too).
+export { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "./podSecurityLevels";
+export type { PodSecurityLevel } from "./podSecurityLevels";
 
 /**
  * The newest policy version whose checks are written here. Like Pod Security Admission, a newer
  * version label (or `latest`) is evaluated with the newest checks known.
  */
 export const NEWEST_MINOR = 34;
-
-export const ENFORCE_LABEL = "pod-security.kubernetes.io/enforce";
-export const ENFORCE_VERSION_LABEL = "pod-security.kubernetes.io/enforce-version";
 
 /** A level and policy version: what a namespace enforces. */
 export interface PodSecurityPolicy {

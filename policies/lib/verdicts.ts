@@ -88,7 +88,7 @@ export class Verdicts {
 }
 
 // The house style of messages lives in messages.ts (free of the SDK: the tools read it too).
-export { count, isUndecided, undecided, UNDECIDED_PREFIX, violation } from "./messages";
+export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } from "./messages";
 
 /**
  * Reports an undecided verdict: at advisory level whatever the policy's level, so it never blocks

@@ -18,6 +18,10 @@ export function expectClean(outcome: Outcome): void {
  */
 export function expectViolations(outcome: Outcome, ...patterns: RegExp[]): void {
     expect(outcome.cantRun, "can't run").to.equal(undefined);
+    expect(
+        outcome.undecided.map((v) => v.message),
+        "undecided",
+    ).to.deep.equal([]);
     const messages = outcome.violations.map((v) => v.message);
     expect(messages, messages.join("\n")).to.have.length(patterns.length);
     patterns.forEach((p, i) => {

@@ -93,6 +93,23 @@ export function statefulSet(name = "db", namespace = "prod", replicas = 3): Test
     return { type: "kubernetes:apps/v1:StatefulSet", name: `${namespace}-${name}-sts`, props: { ...d.props, kind: "StatefulSet" } };
 }
 
+/** A ReplicationController (core/v1) as kubernetes/examples' older guestbook ships them: `spec.selector` is a plain map. */
+export function replicationController(name = "frontend", namespace = "prod", replicas = 3): TestResource {
+    const d = deployment(name, namespace, replicas);
+    const spec = d.props.spec as Record<string, unknown>;
+    return {
+        type: "kubernetes:core/v1:ReplicationController",
+        name: `${namespace}-${name}-rc`,
+        props: { ...d.props, apiVersion: "v1", kind: "ReplicationController", spec: { ...spec, selector: { app: name } } },
+    };
+}
+
+/** A bare ReplicaSet (apps/v1), owned by no Deployment. */
+export function replicaSet(name = "worker", namespace = "prod", replicas = 2): TestResource {
+    const d = deployment(name, namespace, replicas);
+    return { type: "kubernetes:apps/v1:ReplicaSet", name: `${namespace}-${name}-rs`, props: { ...d.props, kind: "ReplicaSet" } };
+}
+
 export function daemonSet(name = "agent", namespace = "prod"): TestResource {
     const d = deployment(name, namespace);
     const spec = { ...(d.props.spec as Record<string, unknown>) };
@@ -550,4 +567,48 @@ export function appRole(name = "platform-prod-analytics-reports"): TestResource[
         },
         { ...attachment(name, "AmazonSQSReadOnlyAccess"), name: `${name}-sqs` },
     ];
+}
+
+/** kube-prometheus's Alertmanager custom resource (manifests/alertmanager-alertmanager.yaml), whose pods prometheus-operator creates. */
+/** `replicas: null` leaves `spec.replicas` unset. */
+export function alertmanager(name = "main", namespace = "monitoring", replicas: number | null = 3): TestResource {
+    const podLabels = {
+        "app.kubernetes.io/component": "alert-router",
+        "app.kubernetes.io/instance": name,
+        "app.kubernetes.io/name": "alertmanager",
+        "app.kubernetes.io/part-of": "kube-prometheus",
+    };
+    return {
+        type: "kubernetes:monitoring.coreos.com/v1:Alertmanager",
+        name: `${namespace}/${name}`,
+        props: {
+            apiVersion: "monitoring.coreos.com/v1",
+            kind: "Alertmanager",
+            metadata: { name, namespace, labels: podLabels },
+            spec: {
+                podMetadata: { labels: podLabels },
+                ...(replicas === null ? {} : { replicas }),
+                serviceAccountName: `alertmanager-${name}`,
+            },
+        },
+    };
+}
+
+/** kube-prometheus's PodDisruptionBudget for it (manifests/alertmanager-podDisruptionBudget.yaml). */
+export function alertmanagerPdb(
+    name = "main",
+    namespace = "monitoring",
+    budget: Record<string, unknown> = { maxUnavailable: 1 },
+): TestResource {
+    return pdb(`alertmanager-${name}`, namespace, {
+        ...budget,
+        selector: {
+            matchLabels: {
+                alertmanager: name,
+                "app.kubernetes.io/component": "alert-router",
+                "app.kubernetes.io/name": "alertmanager",
+                "app.kubernetes.io/part-of": "kube-prometheus",
+            },
+        },
+    });
 }

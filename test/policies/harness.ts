@@ -12,7 +12,7 @@ import type {
     StackValidationArgs,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { configDefaults, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
+import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
 import { isUndecided } from "eks-platform-policies/lib/verdicts";
 import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 
@@ -138,7 +138,12 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
 }
 
 /** Runs a stack policy on a set of resources. */
-export async function runStack(policy: StackValidationPolicy, resources: readonly TestResource[], config: object = {}): Promise<Outcome> {
+export async function runStack(
+    policy: StackValidationPolicy,
+    resources: readonly TestResource[],
+    config: object = {},
+    stackTags: ReadonlyMap<string, string> = emptyTags,
+): Promise<Outcome> {
     const outcome: Outcome = { violations: [], undecided: [] };
     try {
         const policyResources: PolicyResource[] = resources.map((r) => {
@@ -163,7 +168,7 @@ export async function runStack(policy: StackValidationPolicy, resources: readonl
         });
         const args: StackValidationArgs = {
             resources: policyResources,
-            stackTags: emptyTags,
+            stackTags,
             getConfig: getConfigFor(policy, config),
             notApplicable: (reason?: string): never => {
                 throw new NotApplicableError(reason);
@@ -175,6 +180,9 @@ export async function runStack(policy: StackValidationPolicy, resources: readonl
     }
     return outcome;
 }
+
+/** The stack tags the manifest gate sends: the input is plain manifests. */
+export const MANIFEST_TAGS: ReadonlyMap<string, string> = new Map([[INPUT_TAG, MANIFEST_INPUT]]);
 
 /** A deep copy of `obj` with the value at a dotted path (`spec.containers.0.name`) replaced; `undefined` deletes it. */
 export function withField<T extends object>(obj: T, dotted: string, value: unknown): T {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
 import { expectClean, expectViolations } from "./expect";
-import { daemonSet, deployment, hpa, pdb, scaledObject, statefulSet, withoutReplicas } from "./fixtures";
-import { changed, runStack, UNKNOWN, urnOf } from "./harness";
+import { daemonSet, deployment, hpa, pdb, replicaSet, replicationController, scaledObject, statefulSet, withoutReplicas } from "./fixtures";
+import { changed, MANIFEST_TAGS, runStack, UNKNOWN, urnOf } from "./harness";
 
 describe("policy workload-pdb-required (stack)", () => {
     it("passes replicated workloads matched by a PDB in their namespace", async () => {
@@ -101,7 +101,7 @@ describe("policy workload-pdb-required (stack)", () => {
     it("covers StatefulSets, and only workloads with at least minReplicas", async () => {
         expectViolations(await runStack(workloadPdbRequired, [statefulSet()]), /StatefulSet prod\/db \(3 replicas\)/);
         expect((await runStack(workloadPdbRequired, [deployment("api", "prod", 1), daemonSet()])).notApplicable).to.match(
-            /no Deployment or StatefulSet with 2 or more replicas/,
+            /no Deployment, StatefulSet, ReplicaSet or ReplicationController with 2 or more replicas in this stack/,
         );
         expectViolations(await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], { minReplicas: 1 }), /\(1 replica\)/);
     });
@@ -122,5 +122,33 @@ describe("policy workload-pdb-required (stack)", () => {
         const outcome = await runStack(workloadPdbRequired, [deployment(), unknown]);
         expectViolations({ ...outcome, cantRun: undefined }, /Deployment prod\/api/);
         expect(outcome.cantRun).to.match(/spec\.replicas can't be known during preview.*kubernetes:apps\/v1:Deployment prod-web/);
+    });
+});
+
+describe("policy workload-pdb-required: legacy and bare controllers", () => {
+    it("requires a PDB for a replicated ReplicationController and a bare ReplicaSet, like a Deployment", async () => {
+        const rc = replicationController();
+        const rs = replicaSet();
+        const outcome = await runStack(workloadPdbRequired, [rc, rs]);
+        expectViolations(
+            outcome,
+            /ReplicationController prod\/frontend \(3 replicas\) is not covered by any PodDisruptionBudget in namespace prod/,
+            /ReplicaSet prod\/worker \(2 replicas\) is not covered by any PodDisruptionBudget/,
+        );
+        expect(outcome.violations.map((v) => v.urn)).to.deep.equal([urnOf(rc), urnOf(rs)]);
+        expectClean(
+            await runStack(workloadPdbRequired, [
+                rc,
+                pdb("frontend", "prod", { maxUnavailable: 1, selector: { matchLabels: { app: "frontend" } } }),
+            ]),
+        );
+    });
+});
+
+describe("policy workload-pdb-required: wording for manifests", () => {
+    it('says "in these manifests" when the manifest gate runs it', async () => {
+        expect((await runStack(workloadPdbRequired, [deployment("api", "prod", 1)], {}, MANIFEST_TAGS)).notApplicable).to.match(
+            /with 2 or more replicas in these manifests: nothing was checked/,
+        );
     });
 });

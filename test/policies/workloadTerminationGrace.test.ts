@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
-import { cronJob, daemonSet, deployment, pod, statefulSet } from "./fixtures";
+import { cronJob, daemonSet, deployment, pod, replicaSet, replicationController, statefulSet } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";
 
 const T = "spec.template.spec.terminationGracePeriodSeconds";
@@ -145,5 +145,17 @@ describe("policy workload-termination-grace", () => {
             error = err;
         }
         expect(String(error)).to.match(/workload-termination-grace\.min: 200 is above max 120/);
+    });
+});
+
+describe("policy workload-termination-grace: legacy and bare controllers", () => {
+    it("judges a ReplicationController and a bare ReplicaSet like a Deployment", async () => {
+        for (const w of [replicationController(), replicaSet()]) {
+            expectClean(await runResource(workloadTerminationGrace, w));
+            expectViolations(
+                await runResource(workloadTerminationGrace, changed(w, T, undefined)),
+                /(ReplicationController prod\/frontend|ReplicaSet prod\/worker) does not set spec\.template\.spec\.terminationGracePeriodSeconds/,
+            );
+        }
     });
 });
