@@ -138,7 +138,7 @@ function nodePoolVersion(r: { type: string; props: unknown }): string | undefine
     return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
 }
 
-/** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
+/** True when NodePool requirements allow Spot capacity (`capacityTypesAllowed`). */
 function mayLaunchSpot(requirements: unknown): boolean {
     return capacityTypesAllowed(readNodeRequirements(requirements)).includes("spot");
 }

@@ -7,6 +7,9 @@
 import { namespaceOf, objectName } from "./kubernetes";
 import { asNumber, asString, field, path } from "./values";
 
+/** The kinds `readAutoscaler` reads. */
+export const AUTOSCALER_KINDS: ReadonlySet<string> = new Set(["HorizontalPodAutoscaler", "ScaledObject"]);
+
 /** A workload's replica range as an autoscaler keeps it. */
 export interface ReplicaRange {
     min: number;

@@ -3,7 +3,7 @@
  * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
  */
 import type { PolicyResource } from "@pulumi/policy";
-import { Autoscaler, combinedRange, readAutoscaler } from "./autoscaling";
+import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "./autoscaling";
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
@@ -203,7 +203,7 @@ export function withAutoscalers(
             continue;
         }
         const k = kubernetesKind(r.type, r.props);
-        if (!k || (k.kind !== "HorizontalPodAutoscaler" && k.kind !== "ScaledObject")) {
+        if (!k || !AUTOSCALER_KINDS.has(k.kind)) {
             continue;
         }
         let read = false;

@@ -5,7 +5,7 @@
  */
 import { karpenterDuration } from "../duration";
 import { readIntOrPercent, scaledValue, formatIntOrPercent, IntOrPercent } from "../intOrPercent";
-import { Autoscaler, combinedRange, readAutoscaler } from "../autoscaling";
+import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "../autoscaling";
 import {
     containersOf,
     isKind,
@@ -526,7 +526,7 @@ function readAutoscalers(resources: readonly DrainResource[], verdicts: Verdicts
             continue;
         }
         const k = kubernetesKind(r.type, r.props);
-        if (!k || (k.kind !== "HorizontalPodAutoscaler" && k.kind !== "ScaledObject")) {
+        if (!k || !AUTOSCALER_KINDS.has(k.kind)) {
             continue;
         }
         const a = readOr(
