@@ -1,7 +1,7 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
- * order data flows: config → network → cluster → access → node groups → Karpenter → add-ons that
- * need nodes → namespaces → outputs.
+ * order data flows: config → network → cluster → access (entries, Kubernetes provider) → node groups
+ * → Karpenter → add-ons that need nodes → namespaces → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
@@ -21,6 +21,10 @@ const network = new Network("network", {
     clusterName: config.clusterName,
     region: config.region,
     ...config.network,
+    // The deployer's networks reach the private API endpoint through the Transit Gateway.
+    transitGateway: config.network.transitGatewayId
+        ? { id: config.network.transitGatewayId, destinations: config.cluster.endpoint.privateAccessCidrs }
+        : undefined,
 });
 
 const cluster = new Cluster("cluster", {
@@ -39,16 +43,26 @@ const cluster = new Cluster("cluster", {
     protect: config.cluster.protect,
 });
 
+// Every access entry, the deployer's included, and the Kubernetes provider, which waits for the
+// runner's admin entry and its network path to the API server.
 const access = new Access(
     "access",
-    { clusterName: config.clusterName, access: config.access, namespaces: config.namespaces },
+    {
+        clusterName: config.clusterName,
+        access: config.access,
+        namespaces: config.namespaces,
+        cluster,
+        apiRoute: [...cluster.apiAccessRules, ...network.deployerRoute],
+    },
     { dependsOn: [cluster] },
 );
 
 const nodeGroups = new NodeGroups("nodegroups", {
     cluster,
+    provider: access.provider,
     groups: config.nodeGroups,
     region: config.region,
+    vpcCidr: config.network.vpcCidr,
     privateSubnetIds: network.privateSubnetIds,
 });
 
@@ -59,7 +73,7 @@ const karpenter = config.karpenter.enabled
           clusterName: config.clusterName,
           region: config.region,
           cluster: cluster.eks,
-          provider: cluster.provider,
+          provider: access.provider,
           config: config.karpenter,
           systemNodes: nodeGroups.systemNodeGroups,
       })
@@ -76,7 +90,7 @@ const computeAddons = new ComputeAddons(
 const namespaces = new Namespaces("namespaces", {
     namespaces: config.namespaces,
     kubernetesVersion: config.cluster.version,
-    provider: cluster.provider,
+    provider: access.provider,
 });
 
 export const vpcId = network.vpcId;

@@ -3,6 +3,8 @@
  * component tests, and whole-stack rendering through the real offline plan CLI.
  */
 import { execFile } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../tools/plan";
@@ -90,4 +92,26 @@ export function planOf(stack: string): Promise<Plan> {
         planCache.set(stack, cached);
     }
     return cached;
+}
+
+/**
+ * A temporary copy of this project (sources linked, not copied) whose `Pulumi.<stack>.yaml` is
+ * the repository's after `edit`: for running the real CLIs on a broken stack file.
+ */
+export function projectWithStackFile(stack: string, edit: (text: string) => string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-"));
+    for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
+        fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+    }
+    for (const d of ["components", "tools", "policies", "node_modules"]) {
+        fs.symlinkSync(path.join(ROOT, d), path.join(dir, d));
+    }
+    const file = `Pulumi.${stack}.yaml`;
+    const original = fs.readFileSync(path.join(ROOT, file), "utf8");
+    const edited = edit(original);
+    if (edited === original) {
+        throw new Error(`the edit changed nothing in ${file}: the test would exercise the repository's own file`);
+    }
+    fs.writeFileSync(path.join(dir, file), edited);
+    return dir;
 }

@@ -1,12 +1,11 @@
 import { expect } from "chai";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import type { Plan } from "../tools/plan";
 import { installMocks, readStackFiles, runInStack, settle, UNKNOWN } from "../tools/offline";
 import { ConfigError } from "../components/config";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
-import { planOf, ROOT, runTool } from "./mocks";
+import { planOf, projectWithStackFile, ROOT, runTool } from "./mocks";
 
 type PlanResource = Plan["resources"][number];
 
@@ -191,24 +190,48 @@ describe("offline plan CLI", function () {
     });
 
     it("exits 2 naming every bad key of a broken stack file, printing no resource", async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plan-"));
-        for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
-            fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
-        }
-        fs.symlinkSync(path.join(ROOT, "components"), path.join(dir, "components"));
-        fs.symlinkSync(path.join(ROOT, "tools"), path.join(dir, "tools"));
-        fs.symlinkSync(path.join(ROOT, "policies"), path.join(dir, "policies"));
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
-        const broken = fs
-            .readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")
-            .replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33")
-            .replace("natGateways: single", "natGateways: sometimes");
-        fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), broken);
+        const dir = projectWithStackFile("dev", (text) =>
+            text.replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33").replace("natGateways: single", "natGateways: sometimes"),
+        );
         const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
         expect(result.code).to.equal(2);
         expect(result.stdout).to.equal("");
         expect(result.stderr).to.include("eks-platform:network.vpcCidr");
         expect(result.stderr).to.include("eks-platform:network.natGateways");
+    });
+
+    it("exits 2 naming cluster.endpoint when a private-only endpoint leaves `pulumi up` no route, printing no resource", async () => {
+        const dir = projectWithStackFile("prod", (text) => text.replace(/^( +)privateAccessCidrs: .*$/m, "$1privateAccessCidrs: []"));
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(2);
+        expect(result.stdout).to.equal("");
+        expect(result.stderr).to.match(/eks-platform:cluster\.endpoint: is private-only/);
+    });
+
+    it("shows the deployer's route of every stack in the plan: a 443 rule on the control-plane group from each admitted network", async () => {
+        const stacks = fs.readdirSync(ROOT).flatMap((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1] ?? []);
+        for (const stack of stacks) {
+            const endpoint = JSON.parse(readStackFiles(ROOT, stack).config["eks-platform:cluster"]).endpoint as Record<string, unknown>;
+            const plan = await planOf(stack);
+            const rules = byType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) =>
+                r.name.startsWith("cluster-control-plane-from-"),
+            );
+            const sources = [
+                ...((endpoint.privateAccessCidrs as string[] | undefined) ?? []),
+                ...((endpoint.privateAccessSecurityGroupIds as string[] | undefined) ?? []),
+            ];
+            const admitted = rules.filter((r) => r.name !== "cluster-control-plane-from-nodes");
+            expect(
+                admitted.map((r) => r.props.cidrIpv4 ?? r.props.referencedSecurityGroupId),
+                stack,
+            ).to.have.members(sources);
+            for (const rule of admitted) {
+                expect(rule.props, `${stack} ${rule.name}`).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+            }
+            if (endpoint.publicAccess !== true) {
+                expect(admitted.length, `${stack}: a private endpoint needs an admitted network`).to.be.greaterThan(0);
+            }
+        }
     });
 
     it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { longestNthRuleName } from "../nodegroups/nth";
 import { dnsLabel, isLabelKey, isLabelValue, labels, awsTags } from "./common";
 
 /** Kubernetes minor versions from which EKS publishes no Amazon Linux 2 AMIs. */
@@ -205,6 +206,14 @@ export type NodeGroupsConfig = z.output<typeof nodeGroupsSchema>;
 export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { name: string; version: string }): [string[], string][] {
     const problems: [string[], string][] = [];
     const clusterMinor = minorOf(cluster.version);
+    const firstSelfManaged = Object.entries(groups).find(([, g]) => g.enabled && g.kind === "selfManaged")?.[0];
+    const nthRule = longestNthRuleName(cluster.name);
+    if (firstSelfManaged !== undefined && nthRule.length > 64) {
+        problems.push([
+            [firstSelfManaged],
+            `needs the Node Termination Handler, whose EventBridge rule ${nthRule} exceeds EventBridge's 64 characters; shorten the cluster name to at most ${64 - (nthRule.length - cluster.name.length)} characters`,
+        ]);
+    }
     for (const [name, g] of Object.entries(groups)) {
         const roleName = `${cluster.name}-${name}-node`;
         if (roleName.length > 64) {
