@@ -93,9 +93,11 @@ export interface NthPlacement {
  * too): it then crash-loops on DNS until its release times out. Karpenter avoids this with
  * `dnsPolicy: Default`; the NTH chart's queue-processor Deployment has no `dnsPolicy` value, only
  * `dnsConfig`, which appends the VPC's resolver after the cluster DNS. While CoreDNS has no ready
- * endpoint, kube-proxy rejects queries to its Service at once and the resolver moves on to the
- * VPC's; `ndots: 2` sends the AWS endpoint names (three dots or more) out as absolute names first.
- * Undefined for a malformed CIDR. Pure.
+ * endpoint, kube-proxy rejects queries to its Service (iptables mode, EKS's default; otherwise they
+ * time out after `timeout` seconds) and the resolver moves on to the VPC's; `ndots: 2` sends the
+ * AWS endpoint names (two dots or more) out as absolute names first. Source of the chart's values:
+ * `config/helm/aws-node-termination-handler/templates/deployment.yaml` of NTH (queue mode renders
+ * `dnsConfig`, not `dnsPolicy`). Undefined for a malformed CIDR. Pure.
  */
 export function nthDnsConfig(vpcCidr: string): Record<string, unknown> | undefined {
     const resolver = vpcResolverAddress(vpcCidr);
