@@ -1,10 +1,7 @@
 import { expect } from "chai";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import type { Plan } from "../tools/plan";
 import { UNKNOWN } from "../tools/offline";
-import { planOf, ROOT, runTool } from "./mocks";
+import { planOf, projectWithStackFile, runTool } from "./mocks";
 
 type PlanResource = Plan["resources"][number];
 
@@ -22,19 +19,8 @@ const NODE_POLICIES = [
 ];
 
 /** Plans a copy of this repository whose stack file was changed by `edit`. */
-async function planEdited(stack: string, edit: (text: string) => string): Promise<{ code: number; stdout: string; stderr: string }> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nodegroups-"));
-    for (const f of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
-        fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
-    }
-    for (const d of ["components", "tools", "policies", "node_modules"]) {
-        fs.symlinkSync(path.join(ROOT, d), path.join(dir, d));
-    }
-    const original = fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8");
-    const edited = edit(original);
-    expect(edited, "the edit changed the stack file").to.not.equal(original);
-    fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), edited);
-    return runTool("plan.ts", [stack, "--format", "json"], dir);
+function planEdited(stack: string, edit: (text: string) => string): Promise<{ code: number; stdout: string; stderr: string }> {
+    return runTool("plan.ts", [stack, "--format", "json"], projectWithStackFile(stack, edit));
 }
 
 /** Checks the parts every node group shares: static role with its policies and an IMDSv2, encrypted launch template. */
