@@ -83,35 +83,21 @@ export class Network extends pulumi.ComponentResource {
 
         const igw = new aws.ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: { Name: `${args.clusterName}-igw` } }, parent);
 
-        const publicSubnets = layout.map(
-            (s) =>
-                new aws.ec2.Subnet(
-                    `${name}-public-${s.availabilityZone}`,
-                    {
-                        vpcId: vpc.id,
-                        cidrBlock: s.publicCidr,
-                        availabilityZone: s.availabilityZone,
-                        // Only NAT gateways (Elastic IPs) and load balancers live here; nothing gets a public IP by default.
-                        mapPublicIpOnLaunch: false,
-                        tags: { Name: `${args.clusterName}-public-${s.availabilityZone}`, ...subnetTags(args.clusterName, "public") },
-                    },
-                    parent,
-                ),
-        );
-        const privateSubnets = layout.map(
-            (s) =>
-                new aws.ec2.Subnet(
-                    `${name}-private-${s.availabilityZone}`,
-                    {
-                        vpcId: vpc.id,
-                        cidrBlock: s.privateCidr,
-                        availabilityZone: s.availabilityZone,
-                        mapPublicIpOnLaunch: false,
-                        tags: { Name: `${args.clusterName}-private-${s.availabilityZone}`, ...subnetTags(args.clusterName, "private") },
-                    },
-                    parent,
-                ),
-        );
+        const subnet = (tier: "public" | "private", availabilityZone: string, cidrBlock: string) =>
+            new aws.ec2.Subnet(
+                `${name}-${tier}-${availabilityZone}`,
+                {
+                    vpcId: vpc.id,
+                    cidrBlock,
+                    availabilityZone,
+                    // Public subnets hold only NAT gateways (Elastic IPs) and load balancers: nothing gets a public IP by default.
+                    mapPublicIpOnLaunch: false,
+                    tags: { Name: `${args.clusterName}-${tier}-${availabilityZone}`, ...subnetTags(args.clusterName, tier) },
+                },
+                parent,
+            );
+        const publicSubnets = layout.map((s) => subnet("public", s.availabilityZone, s.publicCidr));
+        const privateSubnets = layout.map((s) => subnet("private", s.availabilityZone, s.privateCidr));
 
         // The deployer's networks reach the private API endpoint through the Transit Gateway. The
         // control plane's ENIs may sit in any subnet of the cluster, public ones included, so every

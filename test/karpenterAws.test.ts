@@ -199,6 +199,14 @@ describe("karpenter AWS: which pools launch Spot, and which volume keys they use
         expect(allowsSpot({ requirements: [] })).to.equal(false);
     });
 
+    const pool = (nodeClass: string, capacity: string) => ({
+        nodeClassRef: { name: nodeClass },
+        requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: [capacity] }],
+        limits: { cpu: "8", memory: "32Gi" },
+        disruption: { consolidateAfter: "1m" },
+        terminationGracePeriod: "10m",
+    });
+
     it("lists each customer key once, marked for Spot when any Spot pool's class uses it", () => {
         const config = karpenterSchema.parse({
             enabled: true,
@@ -208,22 +216,7 @@ describe("karpenter AWS: which pools launch Spot, and which volume keys they use
                 sealed: { amiAlias: "al2023@v20260512", rootVolume: { kmsKeyId: "1234abcd-12ab-34cd-56ef-1234567890ab" } },
                 sealed2: { amiAlias: "al2023@v20260512", rootVolume: { kmsKeyId: "1234abcd-12ab-34cd-56ef-1234567890ab" } },
             },
-            nodePools: {
-                od: {
-                    nodeClassRef: { name: "sealed" },
-                    requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
-                    limits: { cpu: "8", memory: "32Gi" },
-                    disruption: { consolidateAfter: "1m" },
-                    terminationGracePeriod: "10m",
-                },
-                spot: {
-                    nodeClassRef: { name: "sealed2" },
-                    requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] }],
-                    limits: { cpu: "8", memory: "32Gi" },
-                    disruption: { consolidateAfter: "1m" },
-                    terminationGracePeriod: "10m",
-                },
-            },
+            nodePools: { od: pool("sealed", "on-demand"), spot: pool("sealed2", "spot") },
         });
         expect(config.enabled).to.equal(true);
         expect(config.enabled && volumeKeys(config)).to.deep.equal([{ key: "1234abcd-12ab-34cd-56ef-1234567890ab", spot: true }]);

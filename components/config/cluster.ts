@@ -101,15 +101,6 @@ export const clusterSchema = z
         if (noRoute) {
             ctx.addIssue({ code: "custom", path: ["endpoint"], message: noRoute });
         }
-        c.endpoint.privateAccessCidrs.forEach((block, i) => {
-            if (parseCidr(block)?.prefix === 0) {
-                ctx.addIssue({
-                    code: "custom",
-                    path: ["endpoint", "privateAccessCidrs", i],
-                    message: "admits every connected network to the API server; list the deployer's networks",
-                });
-            }
-        });
         if (c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length === 0) {
             ctx.addIssue({
                 code: "custom",
@@ -117,15 +108,17 @@ export const clusterSchema = z
                 message: "is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
             });
         }
-        c.endpoint.publicAccessCidrs.forEach((block, i) => {
-            if (parseCidr(block)?.prefix === 0) {
-                ctx.addIssue({
-                    code: "custom",
-                    path: ["endpoint", "publicAccessCidrs", i],
-                    message: "opens the API server to the whole internet; list the CIDRs that need it",
-                });
-            }
-        });
+        const openToAll = {
+            publicAccessCidrs: "opens the API server to the whole internet; list the CIDRs that need it",
+            privateAccessCidrs: "admits every connected network to the API server; list the deployer's networks",
+        } as const;
+        for (const [key, message] of Object.entries(openToAll) as [keyof typeof openToAll, string][]) {
+            c.endpoint[key].forEach((block, i) => {
+                if (parseCidr(block)?.prefix === 0) {
+                    ctx.addIssue({ code: "custom", path: ["endpoint", key, i], message });
+                }
+            });
+        }
         if (!c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length > 0) {
             ctx.addIssue({
                 code: "custom",

@@ -10,6 +10,22 @@
  */
 import type { PolicyStatement } from "../iam";
 
+/** What a launch creates: the template lists them twice (creation with tags, tagging on creation). */
+const LAUNCHED_RESOURCES = [
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:fleet/*",
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:instance/*",
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:volume/*",
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:network-interface/*",
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:launch-template/*",
+    "arn:${AWS::Partition}:ec2:${AWS::Region}:*:spot-instances-request/*",
+];
+
+/** Resources of this cluster that Karpenter created for a NodePool: the template's repeated condition. */
+const TAGGED_FOR_A_NODEPOOL = {
+    StringEquals: { "aws:ResourceTag/kubernetes.io/cluster/${ClusterName}": "owned" },
+    StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" },
+};
+
 export const KARPENTER_REFERENCE_POLICY = {
     /** The Karpenter minor version these statements are from. */
     version: "1.14",
@@ -34,22 +50,12 @@ export const KARPENTER_REFERENCE_POLICY = {
             Effect: "Allow",
             Resource: "arn:${AWS::Partition}:ec2:${AWS::Region}:*:launch-template/*",
             Action: ["ec2:RunInstances", "ec2:CreateFleet"],
-            Condition: {
-                StringEquals: { "aws:ResourceTag/kubernetes.io/cluster/${ClusterName}": "owned" },
-                StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" },
-            },
+            Condition: TAGGED_FOR_A_NODEPOOL,
         },
         {
             Sid: "AllowScopedEC2InstanceActionsWithTags",
             Effect: "Allow",
-            Resource: [
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:fleet/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:instance/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:volume/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:network-interface/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:launch-template/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:spot-instances-request/*",
-            ],
+            Resource: LAUNCHED_RESOURCES,
             Action: ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
             Condition: {
                 StringEquals: {
@@ -62,14 +68,7 @@ export const KARPENTER_REFERENCE_POLICY = {
         {
             Sid: "AllowScopedResourceCreationTagging",
             Effect: "Allow",
-            Resource: [
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:fleet/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:instance/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:volume/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:network-interface/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:launch-template/*",
-                "arn:${AWS::Partition}:ec2:${AWS::Region}:*:spot-instances-request/*",
-            ],
+            Resource: LAUNCHED_RESOURCES,
             Action: "ec2:CreateTags",
             Condition: {
                 StringEquals: {
@@ -100,10 +99,7 @@ export const KARPENTER_REFERENCE_POLICY = {
                 "arn:${AWS::Partition}:ec2:${AWS::Region}:*:launch-template/*",
             ],
             Action: ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-            Condition: {
-                StringEquals: { "aws:ResourceTag/kubernetes.io/cluster/${ClusterName}": "owned" },
-                StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" },
-            },
+            Condition: TAGGED_FOR_A_NODEPOOL,
         },
         // IAMIntegrationPolicy
         {
