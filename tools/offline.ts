@@ -141,6 +141,8 @@ export type MockMode = "preview" | "up";
  */
 export class RecordingMocks implements pulumi.runtime.Mocks {
     readonly resources: RecordedResource[] = [];
+    /** The `transforms` option of each registration (`type::name`), for tests: mocks never run them. */
+    readonly transforms = new Map<string, pulumi.ResourceTransform[]>();
     private readonly options = new Map<string, RecordedResource["options"]>();
 
     constructor(
@@ -152,6 +154,9 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         const inputs = args.inputs as Record<string, unknown>;
         const props = markUnknowns(inputs) as Record<string, unknown>;
         this.resources.push({ type: args.type, name: args.name, props, options: this.options.get(`${args.type}::${args.name}`) ?? {} });
+        if (args.transforms?.length) {
+            this.transforms.set(`${args.type}::${args.name}`, args.transforms);
+        }
         if (args.type === "eks:index:Cluster") {
             return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region) };
         }

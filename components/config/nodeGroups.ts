@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
+import { longestNthRuleName } from "../nodegroups/nth";
 import { dnsLabel, isLabelKey, isLabelValue, labels, awsTags } from "./common";
 
 /**
@@ -176,6 +177,14 @@ export type NodeGroupsConfig = z.output<typeof nodeGroupsSchema>;
 export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { name: string; version: string }): [string[], string][] {
     const problems: [string[], string][] = [];
     const clusterMinor = minorOf(cluster.version);
+    const firstSelfManaged = Object.entries(groups).find(([, g]) => g.enabled && g.kind === "selfManaged")?.[0];
+    const nthRule = longestNthRuleName(cluster.name);
+    if (firstSelfManaged !== undefined && nthRule.length > 64) {
+        problems.push([
+            [firstSelfManaged],
+            `needs the Node Termination Handler, whose EventBridge rule ${nthRule} exceeds EventBridge's 64 characters; shorten the cluster name to at most ${64 - (nthRule.length - cluster.name.length)} characters`,
+        ]);
+    }
     for (const [name, g] of Object.entries(groups)) {
         const roleName = nodeRoleName(cluster.name, name);
         if (roleName.length > 64) {
