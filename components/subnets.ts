@@ -33,6 +33,15 @@ export function formatCidr(cidr: Cidr): string {
     return `${octets.join(".")}/${cidr.prefix}`;
 }
 
+/**
+ * The Amazon-provided DNS server of a VPC: the VPC range's base address plus two (Amazon VPC User
+ * Guide, "Amazon DNS server"). Undefined for a malformed CIDR. Pure.
+ */
+export function vpcResolverAddress(vpcCidr: string): string | undefined {
+    const vpc = parseCidr(vpcCidr);
+    return vpc ? formatCidr({ base: vpc.base + 2, prefix: 32 }).split("/")[0] : undefined;
+}
+
 /** Number of addresses in a block of the given prefix length. */
 export function blockSize(prefix: number): number {
     return 2 ** (32 - prefix);
