@@ -1,7 +1,8 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
- * order data flows: config → network (and its interface endpoints) → cluster → access → node groups
- * → Karpenter → add-ons that need nodes → namespaces and their service accounts' AWS roles → outputs.
+ * order data flows: config → network (its interface endpoints, the deployer's route) → cluster →
+ * access (entries, Kubernetes provider) → node groups → Karpenter → add-ons that need nodes →
+ * namespaces and their service accounts' AWS roles → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
@@ -24,6 +25,10 @@ const network = new Network("network", {
     clusterName: config.clusterName,
     region: config.region,
     ...config.network,
+    // The deployer's networks reach the private API endpoint through the Transit Gateway.
+    transitGateway: config.network.transitGatewayId
+        ? { id: config.network.transitGatewayId, destinations: config.cluster.endpoint.privateAccessCidrs }
+        : undefined,
 });
 
 const endpoints = config.network.interfaceEndpoints.enabled
@@ -53,16 +58,28 @@ const cluster = new Cluster("cluster", {
     protect: config.cluster.protect,
 });
 
+// Every access entry, the deployer's included, and the Kubernetes provider, which waits for the
+// runner's admin entry and its network path to the API server.
 const access = new Access(
     "access",
-    { clusterName: config.clusterName, access: config.access, namespaces: config.namespaces },
+    {
+        clusterName: config.clusterName,
+        access: config.access,
+        namespaces: config.namespaces,
+        cluster,
+        apiRoute: [...cluster.apiAccessRules, ...network.deployerRoute],
+        // The provider was the Cluster component's until the deploy path moved it here.
+        formerProvider: { name: "cluster-k8s", parent: cluster },
+    },
     { dependsOn: [cluster] },
 );
 
 const nodeGroups = new NodeGroups("nodegroups", {
     cluster,
+    provider: access.provider,
     groups: config.nodeGroups,
     region: config.region,
+    vpcCidr: config.network.vpcCidr,
     privateSubnetIds: network.privateSubnetIds,
 });
 
@@ -73,7 +90,7 @@ const karpenter = config.karpenter.enabled
           clusterName: config.clusterName,
           region: config.region,
           cluster: cluster.eks,
-          provider: cluster.provider,
+          provider: access.provider,
           config: config.karpenter,
           systemNodes: nodeGroups.nodesFor(controllerPlacement(config.karpenter.controller)),
       })
@@ -90,7 +107,7 @@ const computeAddons = new ComputeAddons(
         kubernetesVersion: config.cluster.version,
         coreDnsVersion: config.cluster.addons.coreDns,
         addons: config.addons,
-        provider: cluster.provider,
+        provider: access.provider,
         cluster: cluster.eks,
         hasSystemNodes: nodeGroups.nodesFor(systemPlacement(true)).length > 0,
         protect: config.cluster.protect,
@@ -101,7 +118,7 @@ const computeAddons = new ComputeAddons(
 const namespaces = new Namespaces("namespaces", {
     namespaces: config.namespaces,
     kubernetesVersion: config.cluster.version,
-    provider: cluster.provider,
+    provider: access.provider,
 });
 
 const serviceAccountRoles = new ServiceAccountRoles("service-accounts", {

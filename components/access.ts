@@ -1,5 +1,7 @@
 import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import type { Cluster } from "./cluster";
 import type { AccessConfig, NamespaceConfig } from "./config";
 
 export interface AccessArgs {
@@ -7,6 +9,19 @@ export interface AccessArgs {
     access: AccessConfig;
     /** Namespaces with their `editors` and `viewers`. */
     namespaces: Record<string, Pick<NamespaceConfig, "editors" | "viewers">>;
+    /** The control plane: its kubeconfig, and the add-ons Kubernetes resources wait for. */
+    cluster: Pick<Cluster, "kubeconfig" | "addons">;
+    /**
+     * The deployer's network path to the API server (security group rules, Transit Gateway
+     * routes): the Kubernetes provider waits for it. Defaults to `[]`.
+     */
+    apiRoute?: pulumi.Resource[];
+    /**
+     * Where the Kubernetes provider was registered before it moved to this component (the
+     * Cluster component's `cluster-k8s`): an alias, so every Kubernetes resource keeps its
+     * provider instead of being replaced. Defaults to none.
+     */
+    formerProvider?: pulumi.Alias;
 }
 
 type AccessPolicy = "AmazonEKSClusterAdminPolicy" | "AmazonEKSEditPolicy" | "AmazonEKSViewPolicy";
@@ -25,11 +40,14 @@ export interface Grant {
 }
 
 /**
- * Every access grant the config asks for, one per principal and policy: admins cluster-wide,
- * editors and viewers scoped to the namespaces that list them. Pure.
+ * Every access grant the config asks for, one per principal and policy: the deployer and admins
+ * cluster-wide, editors and viewers scoped to the namespaces that list them. Pure.
  */
 export function accessGrants(access: AccessConfig, namespaces: AccessArgs["namespaces"]): Grant[] {
-    const grants: Grant[] = access.admins.map((principalArn) => ({ principalArn, policy: "AmazonEKSClusterAdminPolicy" }));
+    const grants: Grant[] = [access.deployer, ...access.admins].map((principalArn) => ({
+        principalArn,
+        policy: "AmazonEKSClusterAdminPolicy",
+    }));
     const scoped = new Map<string, Grant>();
     for (const [ns, config] of Object.entries(namespaces)) {
         for (const [list, policy] of [
@@ -69,15 +87,19 @@ function legacyPrincipalKey(arn: string): string {
 }
 
 /**
- * Who can reach the cluster (API authentication mode, no aws-auth ConfigMap): cluster admins,
- * and namespace teams whose edit/view rights stop at their namespaces. The deployer keeps the
- * admin entry EKS created for the cluster creator; `pulumi up` refuses to run as a role that
- * would not be able to reach the cluster after the change.
+ * Who can reach the cluster (API authentication mode, no aws-auth ConfigMap), every entry in
+ * Pulumi's state: the deployer and admins cluster-wide, namespace teams whose edit/view rights stop
+ * at their namespaces, and CI's preview role, authenticated but granted nothing. `pulumi up`
+ * refuses to run as a role that would not be able to reach the cluster after the change. The
+ * Kubernetes provider this deployment talks to the cluster with waits for the cluster-admin
+ * entries, so the first `up` works whether the deployer or an admin runs it.
  */
 export class Access extends pulumi.ComponentResource {
     /** The role running this deployment, checked against `deployer` and `admins` on `up`. */
     public readonly runner: pulumi.Output<string>;
     public readonly principals: string[];
+    /** Kubernetes provider of the cluster, usable once the runner's admin entry and network path exist. */
+    public readonly provider: k8s.Provider;
 
     constructor(name: string, args: AccessArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:access:Access", name, {}, opts);
@@ -85,7 +107,7 @@ export class Access extends pulumi.ComponentResource {
         const caller = aws.getCallerIdentityOutput({}, { parent: this });
         this.runner = caller.arn.apply((arn) => {
             const role = roleOfCaller(arn);
-            // Checked on `up` only: PR previews often run under a read-only role.
+            // Checked on `up` only: PR previews run under the read-only preview role.
             if (!pulumi.runtime.isDryRun() && !allowed.has(role)) {
                 throw new Error(
                     `${role} runs this update but is neither access.deployer nor in access.admins: after it, ` +
@@ -96,36 +118,42 @@ export class Access extends pulumi.ComponentResource {
         });
         // Entries wait for the check, so a refused runner changes nothing.
         const clusterName = this.runner.apply(() => args.clusterName);
-
         const grants = accessGrants(args.access, args.namespaces);
         // Resources created under the old role-name-only keys keep their state through an alias,
-        // unless two principals shared that old key (they could not have been deployed).
-        const legacyKeys = grants.map((g) => legacyPrincipalKey(g.principalArn));
+        // unless two principals shared that old key (they could not have been deployed). The
+        // deployer's and the preview role's entries never existed under those keys (the deployer
+        // had EKS's creator entry, outside state), so they neither get nor claim an old key.
+        const legacyOwners = new Map<string, Set<string>>();
+        for (const { principalArn } of grants) {
+            if (principalArn !== args.access.deployer && principalArn !== args.access.preview) {
+                const key = legacyPrincipalKey(principalArn);
+                legacyOwners.set(key, (legacyOwners.get(key) ?? new Set()).add(principalArn));
+            }
+        }
         const legacyAlias = (arn: string, suffix = "") => {
             const key = legacyPrincipalKey(arn);
-            const owners = new Set(grants.filter((_, i) => legacyKeys[i] === key).map((g) => g.principalArn));
-            return owners.size === 1 ? { aliases: [{ name: `${name}-${key}${suffix}` }] } : {};
+            const owners = legacyOwners.get(key);
+            return owners?.size === 1 && owners.has(arn) ? { aliases: [{ name: `${name}-${key}${suffix}` }] } : {};
         };
+        const entryFor = (principalArn: string, scope: string) =>
+            new aws.eks.AccessEntry(
+                `${name}-${principalKey(principalArn)}`,
+                { clusterName, principalArn, type: "STANDARD", tags: { "platform/access-scope": scope } },
+                // AWS keys an entry by principal: a replacement must delete before it creates.
+                { parent: this, deleteBeforeReplace: true, ...legacyAlias(principalArn) },
+            );
+
         const entries = new Map<string, aws.eks.AccessEntry>();
+        const clusterAdmin: pulumi.Resource[] = [];
         for (const grant of grants) {
+            const clusterWide = grant.namespaces === undefined;
             let entry = entries.get(grant.principalArn);
             if (!entry) {
-                const clusterWide = grant.namespaces === undefined;
-                entry = new aws.eks.AccessEntry(
-                    `${name}-${principalKey(grant.principalArn)}`,
-                    {
-                        clusterName,
-                        principalArn: grant.principalArn,
-                        type: "STANDARD",
-                        tags: { "platform/access-scope": clusterWide ? "cluster" : "namespace" },
-                    },
-                    // AWS keys an entry by principal: a replacement must delete before it creates.
-                    { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn) },
-                );
+                entry = entryFor(grant.principalArn, clusterWide ? "cluster" : "namespace");
                 entries.set(grant.principalArn, entry);
             }
             const policySuffix = `-${grant.policy.replace(/^AmazonEKS|Policy$/g, "").toLowerCase()}`;
-            new aws.eks.AccessPolicyAssociation(
+            const association = new aws.eks.AccessPolicyAssociation(
                 `${name}-${principalKey(grant.principalArn)}${policySuffix}`,
                 {
                     clusterName,
@@ -138,8 +166,26 @@ export class Access extends pulumi.ComponentResource {
                 // the access it just granted. A namespace list change replaces it (no update exists).
                 { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn, policySuffix) },
             );
+            if (clusterWide) {
+                clusterAdmin.push(entry, association);
+            }
+        }
+        // Previews need authentication and API discovery only, which every authenticated identity
+        // has (the default system:discovery binding): no access policy, no group (docs/ci.md).
+        if (args.access.preview) {
+            entries.set(args.access.preview, entryFor(args.access.preview, "preview"));
         }
         this.principals = [...entries.keys()];
+
+        this.provider = new k8s.Provider(
+            `${name}-k8s`,
+            { kubeconfig: args.cluster.kubeconfig, enableServerSideApply: true, deleteUnreachable: false },
+            {
+                parent: this,
+                dependsOn: [...args.cluster.addons, ...(args.apiRoute ?? []), ...clusterAdmin],
+                ...(args.formerProvider ? { aliases: [args.formerProvider] } : {}),
+            },
+        );
         this.registerOutputs({ runner: this.runner, principals: this.principals });
     }
 }

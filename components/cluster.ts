@@ -1,6 +1,5 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { trustPolicy } from "./iam";
 
@@ -12,7 +11,8 @@ export interface ClusterArgs {
     vpcId: pulumi.Input<string>;
     privateSubnetIds: pulumi.Input<string>[];
     publicSubnetIds: pulumi.Input<string>[];
-    endpoint: { publicAccess: boolean; publicAccessCidrs: string[] };
+    /** Endpoint exposure and the deployer's route to it (`cluster.endpoint` in stack config). */
+    endpoint: { publicAccess: boolean; publicAccessCidrs: string[]; privateAccessCidrs: string[]; privateAccessSecurityGroupIds: string[] };
     logTypes: string[];
     logRetentionDays: number;
     serviceCidr: string;
@@ -22,6 +22,29 @@ export interface ClusterArgs {
     vpcCniConfiguration?: Record<string, unknown>;
     /** Protect the control plane and its KMS key from deletion. Defaults to `false`. */
     protect?: boolean;
+}
+
+/**
+ * EKS gives whoever creates a cluster an admin access entry that Pulumi's state never sees, and
+ * pulumi-eks 4.3 always asks for it (`bootstrapClusterCreatorAdminPermissions: true` on its
+ * `aws.eks.Cluster`, with no argument to turn it off). Any entry the program then creates for the
+ * same principal -- the deployer's, or an admin's when an admin runs the first `up` -- fails with
+ * `ResourceInUseException`. This transform turns the bootstrap entry off on the child cluster, so
+ * every access entry, the deployer's included, lives in state (components/access.ts). Transforms
+ * reach the children of packaged components such as eks.Cluster (Pulumi docs, "transforms").
+ * The setting is read at creation only: pulumi-eks ignores later changes to it.
+ */
+export const withoutCreatorAdminEntry: pulumi.ResourceTransform = (args) => {
+    if (args.type !== "aws:eks/cluster:Cluster") {
+        return undefined;
+    }
+    const accessConfig = (args.props.accessConfig ?? {}) as Record<string, unknown>;
+    return { props: { ...args.props, accessConfig: { ...accessConfig, bootstrapClusterCreatorAdminPermissions: false } }, opts: args.opts };
+};
+
+/** A logical-name suffix for a CIDR or security group id: its characters, never its list position. Pure. */
+export function routeKey(source: string): string {
+    return source.replace(/[./]/g, "-");
 }
 
 /**
@@ -45,7 +68,8 @@ export class Cluster extends pulumi.ComponentResource {
     /** The node security group, the only one tagged `karpenter.sh/discovery`. */
     public readonly nodeSecurityGroupId: pulumi.Output<string>;
     public readonly kubeconfig: pulumi.Output<string>;
-    public readonly provider: k8s.Provider;
+    /** The 443 ingress rules admitting the deployer's networks to the private endpoint. */
+    public readonly apiAccessRules: aws.vpc.SecurityGroupIngressRule[] = [];
     public readonly kmsKeyArn: pulumi.Output<string>;
     /** Add-ons that must be active before nodes join. */
     public readonly addons: aws.eks.Addon[];
@@ -169,6 +193,34 @@ export class Cluster extends pulumi.ComponentResource {
         for (const [rule, ruleArgs] of rules) {
             new aws.vpc.SecurityGroupIngressRule(`${name}-${rule}`, ruleArgs, parent);
         }
+        // The deployer's route to the private endpoint: `pulumi up` creates Kubernetes resources
+        // from wherever it runs, and EKS's own cluster group admits only the cluster itself.
+        const apiSources: [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>][] = [
+            ...args.endpoint.privateAccessCidrs.map((block): [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>] => [
+                block,
+                { cidrIpv4: block },
+            ]),
+            ...args.endpoint.privateAccessSecurityGroupIds.map((sg): [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>] => [
+                sg,
+                { referencedSecurityGroupId: sg },
+            ]),
+        ];
+        for (const [source, from] of apiSources) {
+            this.apiAccessRules.push(
+                new aws.vpc.SecurityGroupIngressRule(
+                    `${name}-control-plane-from-${routeKey(source)}`,
+                    {
+                        securityGroupId: controlPlaneSg.id,
+                        ipProtocol: "tcp",
+                        fromPort: 443,
+                        toPort: 443,
+                        description: `Deployer route to the private API endpoint (${source})`,
+                        ...from,
+                    },
+                    parent,
+                ),
+            );
+        }
         for (const [sgName, sg] of [
             ["control-plane", controlPlaneSg],
             ["nodes", nodeSg],
@@ -209,7 +261,7 @@ export class Cluster extends pulumi.ComponentResource {
                 deletionProtection: protect,
                 tags: { "karpenter.sh/discovery": args.clusterName },
             },
-            { parent: this, protect, dependsOn: [logGroup, rolePolicy] },
+            { parent: this, protect, dependsOn: [logGroup, rolePolicy], transforms: [withoutCreatorAdminEntry] },
         );
 
         const eksCluster = this.eks.eksCluster;
@@ -244,12 +296,6 @@ export class Cluster extends pulumi.ComponentResource {
             addon("kube-proxy", "kube-proxy", args.addons.kubeProxy),
             addon("pod-identity-agent", "eks-pod-identity-agent", args.addons.podIdentityAgent),
         ];
-
-        this.provider = new k8s.Provider(
-            `${name}-k8s`,
-            { kubeconfig: this.kubeconfig, enableServerSideApply: true, deleteUnreachable: false },
-            { parent: this, dependsOn: this.addons },
-        );
 
         this.registerOutputs({
             name: this.name,

@@ -1,7 +1,11 @@
 /**
- * IAM documents every component builds the same way: who may assume a role (its trust policy)
- * and which AWS managed policies a node role carries. Pure.
+ * IAM documents every component builds the same way: who may assume a role (its trust policy),
+ * which AWS managed policies a node role carries, the policy of a queue EventBridge rules feed,
+ * and the ARNs they name. Pure functions, except `awsContext`, which reads the account and
+ * partition of the running credentials.
  */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
 import { managedPolicyArn, NODE_ROLE_POLICIES } from "eks-platform-policies/lib";
 
 export interface PolicyStatement {
@@ -19,6 +23,43 @@ export interface PolicyDocument {
     Version: "2012-10-17";
     Id?: string;
     Statement: PolicyStatement[];
+}
+
+/** Where a policy is evaluated: partition, region, account. */
+export interface AwsContext {
+    partition: string;
+    region: string;
+    accountId: string;
+}
+
+/** The partition and account of the credentials running the program, in `region`: known at preview. */
+export function awsContext(region: string, opts: pulumi.InvokeOutputOptions): pulumi.Output<AwsContext> {
+    const identity = aws.getCallerIdentityOutput({}, opts);
+    const partition = aws.getPartitionOutput({}, opts);
+    return pulumi
+        .all([partition.partition, identity.accountId])
+        .apply(([p, accountId]): AwsContext => ({ partition: p, region, accountId }));
+}
+
+export function queueArn(ctx: AwsContext, queueName: string): string {
+    return `arn:${ctx.partition}:sqs:${ctx.region}:${ctx.accountId}:${queueName}`;
+}
+
+export function roleArn(ctx: AwsContext, roleName: string): string {
+    return `arn:${ctx.partition}:iam::${ctx.accountId}:role/${roleName}`;
+}
+
+export function clusterArn(ctx: AwsContext, clusterName: string): string {
+    return `arn:${ctx.partition}:eks:${ctx.region}:${ctx.accountId}:cluster/${clusterName}`;
+}
+
+export function eventRuleArn(ctx: AwsContext, ruleName: string): string {
+    return `arn:${ctx.partition}:events:${ctx.region}:${ctx.accountId}:rule/${ruleName}`;
+}
+
+/** The account of an ARN (`arn:partition:service:region:account:…`). Pure. */
+export function accountOf(arn: string): string {
+    return arn.split(":")[4] ?? "";
 }
 
 /**
@@ -49,19 +90,61 @@ export function trustPolicy(service: string, options: { sid?: string; condition?
 
 /**
  * Trust for EKS Pod Identity, limited to one service account of one cluster (the agent passes
- * these as session tags), so another cluster's association cannot borrow the role. Pure.
+ * these as session tags on every AssumeRole: Amazon EKS User Guide, "Grant pods access to AWS
+ * resources based on tags"), so another cluster's association cannot borrow the role. With
+ * `clusterArn` the cluster is also pinned by ARN, which names its account and region (a cluster of
+ * the same name elsewhere in the account cannot borrow the role either). Pure.
  */
-export function podIdentityTrustPolicy(clusterName: string, namespace: string, serviceAccount: string, sid?: string): PolicyDocument {
+export function podIdentityTrustPolicy(
+    clusterName: string,
+    namespace: string,
+    serviceAccount: string,
+    options: { sid?: string; clusterArn?: string } = {},
+): PolicyDocument {
     return trustPolicy("pods.eks.amazonaws.com", {
-        sid,
+        sid: options.sid,
         condition: {
             StringEquals: {
+                ...(options.clusterArn ? { "aws:RequestTag/eks-cluster-arn": options.clusterArn } : {}),
                 "aws:RequestTag/eks-cluster-name": clusterName,
                 "aws:RequestTag/kubernetes-namespace": namespace,
                 "aws:RequestTag/kubernetes-service-account": serviceAccount,
             },
         },
     });
+}
+
+/**
+ * Policy of a queue that EventBridge rules feed: only those rules of this account may send
+ * (EventBridge sets `aws:SourceArn` to the rule and `aws:SourceAccount` to its account), and
+ * nobody may use the queue without TLS. Pure.
+ */
+export function eventQueuePolicy(queueArn: string, ruleArns: string[], id?: string): PolicyDocument {
+    return {
+        Version: "2012-10-17",
+        ...(id ? { Id: id } : {}),
+        Statement: [
+            {
+                Sid: "AllowEventBridgeRulesToSend",
+                Effect: "Allow",
+                Principal: { Service: "events.amazonaws.com" },
+                Action: "sqs:SendMessage",
+                Resource: queueArn,
+                Condition: {
+                    ArnEquals: { "aws:SourceArn": ruleArns },
+                    StringEquals: { "aws:SourceAccount": accountOf(queueArn) },
+                },
+            },
+            {
+                Sid: "DenyNonTLS",
+                Effect: "Deny",
+                Principal: "*",
+                Action: "sqs:*",
+                Resource: queueArn,
+                Condition: { Bool: { "aws:SecureTransport": "false" } },
+            },
+        ],
+    };
 }
 
 /**

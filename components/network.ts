@@ -19,6 +19,19 @@ export interface NetworkArgs {
     publicSubnetsBlock?: number;
     /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: false }`. */
     flowLogs?: { enabled: boolean; retentionDays: number };
+    /**
+     * Attach the private subnets to this Transit Gateway and route `destinations` (the deployer's
+     * networks) through it from every route table. Defaults to none.
+     */
+    transitGateway?: { id: string; destinations: string[] };
+}
+
+/** Routes of the deployer's networks through a Transit Gateway, for a route table's `routes`. Pure. */
+export function transitGatewayRoutes(transitGateway: NetworkArgs["transitGateway"]): { cidrBlock: string; transitGatewayId: string }[] {
+    if (!transitGateway) {
+        return [];
+    }
+    return transitGateway.destinations.map((cidrBlock) => ({ cidrBlock, transitGatewayId: transitGateway.id }));
 }
 
 /** Tags every subnet carries for EKS, load balancers and Karpenter discovery. Pure, tested alone. */
@@ -41,6 +54,8 @@ export class Network extends pulumi.ComponentResource {
     /** Private subnet ids keyed by availability zone (stable keys for what spans the subnets). */
     public readonly privateSubnetIdsByAz: Record<string, pulumi.Output<string>>;
     public readonly natGatewayIds: pulumi.Output<string>[];
+    /** The Transit Gateway attachment and the route tables carrying the deployer's networks (empty without one). */
+    public readonly deployerRoute: pulumi.Resource[];
 
     constructor(name: string, args: NetworkArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:network:Network", name, {}, opts);
@@ -74,31 +89,56 @@ export class Network extends pulumi.ComponentResource {
 
         const igw = new aws.ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: { Name: `${args.clusterName}-igw` } }, parent);
 
-        const publicRouteTable = new aws.ec2.RouteTable(
-            `${name}-public-rt`,
-            { vpcId: vpc.id, routes: [{ cidrBlock: "0.0.0.0/0", gatewayId: igw.id }], tags: { Name: `${args.clusterName}-public` } },
-            parent,
-        );
-
-        const publicSubnets = layout.map((s) => {
-            const subnet = new aws.ec2.Subnet(
-                `${name}-public-${s.availabilityZone}`,
+        const subnet = (tier: "public" | "private", availabilityZone: string, cidrBlock: string) =>
+            new aws.ec2.Subnet(
+                `${name}-${tier}-${availabilityZone}`,
                 {
                     vpcId: vpc.id,
-                    cidrBlock: s.publicCidr,
-                    availabilityZone: s.availabilityZone,
-                    // Only NAT gateways (Elastic IPs) and load balancers live here; nothing gets a public IP by default.
+                    cidrBlock,
+                    availabilityZone,
+                    // Public subnets hold only NAT gateways (Elastic IPs) and load balancers: nothing gets a public IP by default.
                     mapPublicIpOnLaunch: false,
-                    tags: { Name: `${args.clusterName}-public-${s.availabilityZone}`, ...subnetTags(args.clusterName, "public") },
+                    tags: { Name: `${args.clusterName}-${tier}-${availabilityZone}`, ...subnetTags(args.clusterName, tier) },
                 },
                 parent,
             );
+        const publicSubnets = layout.map((s) => subnet("public", s.availabilityZone, s.publicCidr));
+        const privateSubnets = layout.map((s) => subnet("private", s.availabilityZone, s.privateCidr));
+
+        // The deployer's networks reach the private API endpoint through the Transit Gateway. The
+        // control plane's ENIs may sit in any subnet of the cluster, public ones included, so every
+        // route table carries the return routes; they wait for the attachment to exist.
+        const attachment = args.transitGateway
+            ? new aws.ec2transitgateway.VpcAttachment(
+                  `${name}-tgw`,
+                  {
+                      transitGatewayId: args.transitGateway.id,
+                      vpcId: vpc.id,
+                      subnetIds: privateSubnets.map((subnet) => subnet.id),
+                      dnsSupport: "enable",
+                      tags: { Name: `${args.clusterName}-tgw` },
+                  },
+                  parent,
+              )
+            : undefined;
+        const tgwRoutes = transitGatewayRoutes(args.transitGateway);
+        const routeTableOpts = { parent: this, dependsOn: attachment ? [attachment] : [] };
+
+        const publicRouteTable = new aws.ec2.RouteTable(
+            `${name}-public-rt`,
+            {
+                vpcId: vpc.id,
+                routes: [{ cidrBlock: "0.0.0.0/0", gatewayId: igw.id }, ...tgwRoutes],
+                tags: { Name: `${args.clusterName}-public` },
+            },
+            routeTableOpts,
+        );
+        layout.forEach((s, i) => {
             new aws.ec2.RouteTableAssociation(
                 `${name}-public-${s.availabilityZone}`,
-                { subnetId: subnet.id, routeTableId: publicRouteTable.id },
+                { subnetId: publicSubnets[i].id, routeTableId: publicRouteTable.id },
                 parent,
             );
-            return subnet;
         });
 
         // The layout is sorted by AZ slot: a single NAT gateway stays in the lowest-lettered AZ
@@ -117,37 +157,25 @@ export class Network extends pulumi.ComponentResource {
             );
         });
 
-        const privateRouteTables: aws.ec2.RouteTable[] = [];
-        const privateSubnets = layout.map((s, i) => {
+        const privateRouteTables = layout.map((s, i) => {
             const nat = natGateways[args.natGateways === "single" ? 0 : i];
             const routeTable = new aws.ec2.RouteTable(
                 `${name}-private-${s.availabilityZone}`,
                 {
                     vpcId: vpc.id,
-                    routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }],
+                    routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }, ...tgwRoutes],
                     tags: { Name: `${args.clusterName}-private-${s.availabilityZone}` },
                 },
-                parent,
-            );
-            privateRouteTables.push(routeTable);
-            const subnet = new aws.ec2.Subnet(
-                `${name}-private-${s.availabilityZone}`,
-                {
-                    vpcId: vpc.id,
-                    cidrBlock: s.privateCidr,
-                    availabilityZone: s.availabilityZone,
-                    mapPublicIpOnLaunch: false,
-                    tags: { Name: `${args.clusterName}-private-${s.availabilityZone}`, ...subnetTags(args.clusterName, "private") },
-                },
-                parent,
+                routeTableOpts,
             );
             new aws.ec2.RouteTableAssociation(
                 `${name}-private-${s.availabilityZone}`,
-                { subnetId: subnet.id, routeTableId: routeTable.id },
+                { subnetId: privateSubnets[i].id, routeTableId: routeTable.id },
                 parent,
             );
-            return subnet;
+            return routeTable;
         });
+        this.deployerRoute = attachment ? [attachment, publicRouteTable, ...privateRouteTables] : [];
 
         // Image layers from ECR are served from S3: a gateway endpoint keeps that traffic off the NAT bill.
         new aws.ec2.VpcEndpoint(

@@ -5,7 +5,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { podIdentityTrustPolicy } from "./iam";
+import { awsContext, clusterArn, podIdentityTrustPolicy, roleArn } from "./iam";
 import { PolicyDocument, policyArnKey } from "./podIdentityPolicy";
 
 export interface PodIdentityRoleArgs {
@@ -46,8 +46,7 @@ export class PodIdentityRole extends pulumi.ComponentResource {
     constructor(name: string, args: PodIdentityRoleArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:iam:PodIdentityRole", name, {}, opts);
         const parent = { parent: this };
-        const partition = aws.getPartitionOutput({}, parent).partition;
-        const accountId = aws.getCallerIdentityOutput({}, parent).accountId;
+        const ctx = awsContext(args.region, parent);
         this.roleName = args.roleName;
         this.role = new aws.iam.Role(
             `${name}-role`,
@@ -55,7 +54,13 @@ export class PodIdentityRole extends pulumi.ComponentResource {
                 name: args.roleName,
                 description: args.description,
                 // Only this service account of this cluster may assume it (session tags Pod Identity sets).
-                assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy(args.clusterName, args.namespace, args.serviceAccount)),
+                assumeRolePolicy: ctx.apply((c) =>
+                    JSON.stringify(
+                        podIdentityTrustPolicy(args.clusterName, args.namespace, args.serviceAccount, {
+                            clusterArn: clusterArn(c, args.clusterName),
+                        }),
+                    ),
+                ),
             },
             parent,
         );
@@ -72,7 +77,7 @@ export class PodIdentityRole extends pulumi.ComponentResource {
                 ),
             );
         }
-        this.arn = pulumi.all([partition, accountId]).apply(([p, a]) => `arn:${p}:iam::${a}:role/${args.roleName}`);
+        this.arn = ctx.apply((c) => roleArn(c, args.roleName));
         if (args.associate ?? true) {
             this.association = new aws.eks.PodIdentityAssociation(
                 `${name}-association`,

@@ -8,6 +8,15 @@ import { blockSize, Cidr, formatCidr, parseCidr } from "eks-platform-policies/li
 export { blockSize, formatCidr, parseCidr } from "eks-platform-policies/lib";
 export type { Cidr } from "eks-platform-policies/lib";
 
+/**
+ * The Amazon-provided DNS server of a VPC: the VPC range's base address plus two (Amazon VPC User
+ * Guide, "Amazon DNS server"). Undefined for a malformed CIDR. Pure.
+ */
+export function vpcResolverAddress(vpcCidr: string): string | undefined {
+    const vpc = parseCidr(vpcCidr);
+    return vpc ? formatCidr({ base: vpc.base + 2, prefix: 32 }).split("/")[0] : undefined;
+}
+
 /** True when the two blocks share at least one address. */
 export function overlaps(a: Cidr, b: Cidr): boolean {
     return a.base < b.base + blockSize(b.prefix) && b.base < a.base + blockSize(a.prefix);

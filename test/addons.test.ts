@@ -385,6 +385,7 @@ describe("ServiceAccountRoles component", () => {
         expect(trust.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
         expect(trust.Condition).to.deep.equal({
             StringEquals: {
+                "aws:RequestTag/eks-cluster-arn": "arn:aws:eks:us-east-1:123456789012:cluster/acme",
                 "aws:RequestTag/eks-cluster-name": "acme",
                 "aws:RequestTag/kubernetes-namespace": "analytics",
                 "aws:RequestTag/kubernetes-service-account": "reports",

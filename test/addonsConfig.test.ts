@@ -205,7 +205,8 @@ describe("stack config: service accounts", () => {
 
 describe("stack config: interface endpoints", () => {
     it("are on by default for a private API endpoint and off for a public one, for the seven services", () => {
-        const privateStack = parse(fixture((v) => (v.cluster.endpoint = { publicAccess: false })));
+        // Private-only, reached by the deployer from its own network (a private endpoint needs a route).
+        const privateStack = parse(fixture((v) => (v.cluster.endpoint = { publicAccess: false, privateAccessCidrs: ["10.99.0.0/16"] })));
         expect(privateStack.network.interfaceEndpoints).to.deep.equal({ enabled: true, services: [...INTERFACE_ENDPOINT_SERVICES] });
         expect(INTERFACE_ENDPOINT_SERVICES).to.have.members(["ecr.api", "ecr.dkr", "sts", "ec2", "sqs", "eks-auth", "logs"]);
         const publicStack = parse(fixture((v) => (v.cluster.endpoint = { publicAccess: true, publicAccessCidrs: ["203.0.113.0/24"] })));
@@ -216,7 +217,10 @@ describe("stack config: interface endpoints", () => {
         const on = parse(fixture((v) => (v.network.interfaceEndpoints = { enabled: true, services: ["sts"] })));
         expect(on.network.interfaceEndpoints).to.deep.equal({ enabled: true, services: ["sts"] });
         const off = parse(
-            fixture((v) => ((v.cluster.endpoint = { publicAccess: false }), (v.network.interfaceEndpoints = { enabled: false }))),
+            fixture((v) => {
+                v.cluster.endpoint = { publicAccess: false, privateAccessCidrs: ["10.99.0.0/16"] };
+                v.network.interfaceEndpoints = { enabled: false };
+            }),
         );
         expect(off.network.interfaceEndpoints.enabled).to.equal(false);
     });

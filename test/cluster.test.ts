@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import { expect } from "chai";
-import { Cluster } from "../components/cluster";
+import { Cluster, withoutCreatorAdminEntry } from "../components/cluster";
 import { RecordingMocks } from "../tools/offline";
 import { named, ofType, promiseOf, settled, useMocks } from "./mocks";
 
@@ -16,7 +16,12 @@ describe("Cluster component", () => {
             vpcId: "vpc-1",
             privateSubnetIds: ["subnet-p1", "subnet-p2"],
             publicSubnetIds: ["subnet-u1", "subnet-u2"],
-            endpoint: { publicAccess: false, publicAccessCidrs: [] },
+            endpoint: {
+                publicAccess: false,
+                publicAccessCidrs: [],
+                privateAccessCidrs: ["10.99.0.0/16"],
+                privateAccessSecurityGroupIds: ["sg-0123456789abcdef0"],
+            },
             logTypes: ["api", "audit", "authenticator"],
             logRetentionDays: 90,
             serviceCidr: "172.20.0.0/16",
@@ -72,6 +77,37 @@ describe("Cluster component", () => {
         const toControlPlane = rules.find((r) => r.name === "cp-control-plane-from-nodes");
         expect(toControlPlane?.props).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
         expect(rules.find((r) => r.name === "cp-nodes-from-control-plane-kubelet")?.props).to.include({ fromPort: 10250, toPort: 10250 });
+    });
+
+    it("admits the deployer's networks and security groups to the private endpoint on 443, and nothing else new", () => {
+        const fromDeployer = ofType(mocks.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter(
+            (r) => r.props.securityGroupId === "cp-control-plane-id" && r.props.referencedSecurityGroupId !== "cp-nodes-id",
+        );
+        expect(fromDeployer.map((r) => [r.name, r.props.cidrIpv4 ?? r.props.referencedSecurityGroupId])).to.have.deep.members([
+            ["cp-control-plane-from-10-99-0-0-16", "10.99.0.0/16"],
+            ["cp-control-plane-from-sg-0123456789abcdef0", "sg-0123456789abcdef0"],
+        ]);
+        for (const rule of fromDeployer) {
+            expect(rule.props, rule.name).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+        }
+        expect(cluster.apiAccessRules).to.have.length(2);
+    });
+
+    it("asks for no cluster-creator admin entry outside Pulumi's state", async () => {
+        const transforms = mocks.transforms.get("eks:index:Cluster::cp-eks") ?? [];
+        expect(transforms).to.include(withoutCreatorAdminEntry);
+        // What pulumi-eks 4.3 registers for its child cluster (cluster.ts of pulumi-eks):
+        const child = {
+            custom: true,
+            type: "aws:eks/cluster:Cluster",
+            name: "cp-eks-eksCluster",
+            props: { name: "demo", accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: true } },
+            opts: {},
+        };
+        const result = await withoutCreatorAdminEntry(child);
+        expect(result?.props.accessConfig).to.deep.equal({ authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false });
+        expect(result?.props.name).to.equal("demo");
+        expect(await withoutCreatorAdminEntry({ ...child, type: "aws:eks/addon:Addon" })).to.equal(undefined);
     });
 
     it("installs the pre-compute add-ons at pinned versions after the control plane", () => {

@@ -4,6 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError, parseRawConfig, parseStackConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../components/config";
+import { endpointRouteProblem } from "../components/config/cluster";
 import { readStackFiles, StackFileError } from "../tools/offline";
 import { ROOT, runTool } from "./mocks";
 import { editedFixture, fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "./stackFiles";
@@ -388,4 +389,107 @@ describe("stack config: errors that say what is wrong", () => {
                 "eks-platform:nodeGroups.gpu.maxSize: expected number, received .nan (not a number)",
             ]);
     });
+});
+
+describe("stack config: the deployer's route to the API server", () => {
+    it("gives `pulumi up` of every stack a route: a public endpoint limited to named CIDRs, or admitted networks", () => {
+        expect(stacks().length).to.be.greaterThan(0);
+        for (const stack of stacks()) {
+            const endpoint = stackConfig(stack).cluster.endpoint;
+            expect(endpointRouteProblem(endpoint), stack).to.equal(undefined);
+            expect(
+                endpoint.publicAccess || endpoint.privateAccessCidrs.length + endpoint.privateAccessSecurityGroupIds.length > 0,
+                stack,
+            ).to.equal(true);
+        }
+    });
+
+    it("refuses a private-only endpoint that admits nothing but the nodes, naming cluster.endpoint and the ways to fix it", () => {
+        const problems = problemsAfter((v) => {
+            const endpoint = (v[`${PROJECT}:cluster`] as Record<string, Record<string, unknown>>).endpoint;
+            endpoint.publicAccess = false;
+            endpoint.publicAccessCidrs = [];
+            endpoint.privateAccessCidrs = [];
+            endpoint.privateAccessSecurityGroupIds = [];
+        }, "prod");
+        const route = problems.find((p) => p.startsWith(`${PROJECT}:cluster.endpoint: is private-only`));
+        expect(route, problems.join("\n")).to.be.a("string");
+        for (const fix of ["privateAccessCidrs", "privateAccessSecurityGroupIds", "publicAccess: true", "publicAccessCidrs"]) {
+            expect(route).to.include(fix);
+        }
+    });
+
+    it("refuses a missing endpoint section too: the default is private-only", () => {
+        const problems = problemsAfter((v) => delete (v[`${PROJECT}:cluster`] as Record<string, unknown>).endpoint, "prod");
+        expect(
+            problems.some((p) => p.startsWith(`${PROJECT}:cluster.endpoint: is private-only`)),
+            problems.join("\n"),
+        ).to.equal(true);
+    });
+
+    const cases: [string, string, (v: Record<string, any>) => void, RegExp][] = [
+        [
+            "a private route open to every network",
+            "prod",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.privateAccessCidrs = ["0.0.0.0/0"]),
+            /^eks-platform:cluster\.endpoint\.privateAccessCidrs\[0\]: admits every connected network/,
+        ],
+        [
+            "a deployer network inside the VPC it creates",
+            "prod",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.privateAccessCidrs = ["10.20.64.0/24"]),
+            /^eks-platform:cluster\.endpoint\.privateAccessCidrs\[0\]: 10\.20\.64\.0\/24 overlaps the VPC 10\.20\.0\.0\/16/,
+        ],
+        [
+            "a security group id with a typo",
+            "prod",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.privateAccessSecurityGroupIds = ["sg-12345"]),
+            /^eks-platform:cluster\.endpoint\.privateAccessSecurityGroupIds\[0\]: must be a security group id/,
+        ],
+        [
+            "a Transit Gateway that would carry no route",
+            "dev",
+            (v) => (v[`${PROJECT}:network`].transitGatewayId = "tgw-0123456789abcdef0"),
+            /^eks-platform:network\.transitGatewayId: routes nothing/,
+        ],
+        [
+            "a Transit Gateway id with a typo",
+            "prod",
+            (v) => (v[`${PROJECT}:network`].transitGatewayId = "tgw-xyz"),
+            /^eks-platform:network\.transitGatewayId: must be a Transit Gateway id/,
+        ],
+        [
+            "the preview role as the deployer",
+            "dev",
+            (v) => (v[`${PROJECT}:access`].preview = v[`${PROJECT}:access`].deployer),
+            /^eks-platform:access\.preview: is the deployer/,
+        ],
+        [
+            "the preview role as an admin",
+            "dev",
+            (v) => (v[`${PROJECT}:access`].admins = [v[`${PROJECT}:access`].preview]),
+            /^eks-platform:access\.admins\[0\]: is the preview role/,
+        ],
+        [
+            "the preview role as a namespace team",
+            "dev",
+            (v) => (v[`${PROJECT}:namespaces`].dev.viewers = [v[`${PROJECT}:access`].preview]),
+            /^eks-platform:namespaces\.dev\.viewers\[0\]: is access\.preview/,
+        ],
+        [
+            "a KMS alias for a root volume",
+            "prod",
+            (v) => (v[`${PROJECT}:karpenter`].nodeClasses.default.rootVolume.kmsKeyId = "alias/ebs"),
+            /^eks-platform:karpenter\.nodeClasses\.default\.rootVolume\.kmsKeyId: must be a KMS key ARN .* or key id/,
+        ],
+    ];
+    for (const [label, stack, edit, expected] of cases) {
+        it(`rejects ${label}, naming the key`, () => {
+            const problems = problemsAfter(edit, stack);
+            expect(
+                problems.some((p) => expected.test(p)),
+                problems.join("\n"),
+            ).to.equal(true);
+        });
+    }
 });

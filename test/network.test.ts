@@ -1,11 +1,16 @@
 import { expect } from "chai";
-import { Network, subnetTags } from "../components/network";
+import { Network, subnetTags, transitGatewayRoutes } from "../components/network";
 import { RecordingMocks } from "../tools/offline";
 import { ofType, settled, useMocks } from "./mocks";
 
-async function build(natGateways: "single" | "perAz", azs: string[], publicSubnetsBlock?: number): Promise<RecordingMocks> {
+async function build(
+    natGateways: "single" | "perAz",
+    azs: string[],
+    { publicSubnetsBlock, transitGateway }: { publicSubnetsBlock?: number; transitGateway?: { id: string; destinations: string[] } } = {},
+): Promise<RecordingMocks> {
     const mocks = await useMocks("up");
     new Network("net", {
+        transitGateway,
         clusterName: "demo",
         region: "us-east-1",
         vpcCidr: "10.0.0.0/16",
@@ -105,7 +110,7 @@ describe("Network component", () => {
 
     it("names and addresses every subnet by its AZ: appending or reordering AZs leaves the others alone", async () => {
         const shape = async (azs: string[]) => {
-            const mocks = await build("single", azs, 2);
+            const mocks = await build("single", azs, { publicSubnetsBlock: 2 });
             await settled();
             return {
                 subnets: new Map(ofType(mocks.resources, "aws:ec2/subnet:Subnet").map((s) => [s.name, s.props.cidrBlock])),
@@ -129,6 +134,48 @@ describe("Network component", () => {
                 expect(after.subnets.get(name), `${name} with ${azs.join(",")}`).to.equal(cidr);
             }
             expect(after.nat, azs.join(",")).to.deep.equal(before.nat);
+        }
+    });
+
+    describe("attached to a Transit Gateway for the deployer's networks", () => {
+        const tgw = { id: "tgw-0123456789abcdef0", destinations: ["10.99.0.0/16", "192.168.10.0/24"] };
+        let mocks: RecordingMocks;
+        before(async () => {
+            mocks = await build("perAz", ["us-east-1a", "us-east-1b"], { transitGateway: tgw });
+            await settled();
+        });
+
+        it("attaches the private subnets, one per AZ", () => {
+            const [attachment] = ofType(mocks.resources, "aws:ec2transitgateway/vpcAttachment:VpcAttachment");
+            expect(attachment.props).to.include({ transitGatewayId: tgw.id, vpcId: "net-vpc-id", dnsSupport: "enable" });
+            expect(attachment.props.subnetIds).to.deep.equal(["net-private-us-east-1a-id", "net-private-us-east-1b-id"]);
+        });
+
+        it("routes the deployer's networks through it from every route table, public ones included, once attached", () => {
+            const tables = ofType(mocks.resources, "aws:ec2/routeTable:RouteTable");
+            expect(tables).to.have.length(3);
+            for (const table of tables) {
+                const routes = table.props.routes as { cidrBlock: string; transitGatewayId?: string }[];
+                expect(
+                    routes.filter((r) => r.transitGatewayId === tgw.id).map((r) => r.cidrBlock),
+                    table.name,
+                ).to.deep.equal(tgw.destinations);
+                expect(
+                    routes.some((r) => r.cidrBlock === "0.0.0.0/0"),
+                    table.name,
+                ).to.equal(true);
+                expect(table.options.dependsOn, table.name).to.include("net-tgw");
+            }
+        });
+    });
+
+    it("adds no Transit Gateway route or attachment without one", async () => {
+        expect(transitGatewayRoutes(undefined)).to.deep.equal([]);
+        const mocks = await build("single", ["us-east-1a", "us-east-1b"]);
+        await settled();
+        expect(ofType(mocks.resources, "aws:ec2transitgateway/vpcAttachment:VpcAttachment")).to.deep.equal([]);
+        for (const table of ofType(mocks.resources, "aws:ec2/routeTable:RouteTable")) {
+            expect(table.props.routes, table.name).to.have.length(1);
         }
     });
 });

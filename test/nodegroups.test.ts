@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Cluster } from "../components/cluster";
 import { nodeGroupsSchema } from "../components/config/nodeGroups";
@@ -43,6 +44,16 @@ async function useNodeGroupMocks(): Promise<NodeGroupMocks> {
     return mocks;
 }
 
+/** The node groups' arguments for a cluster: its own provider and the VPC they run in. */
+function around(cluster: Cluster) {
+    return {
+        cluster,
+        provider: new k8s.Provider(`${cluster.name}-k8s`, { kubeconfig: cluster.kubeconfig }),
+        region: "us-east-1",
+        vpcCidr: "10.0.0.0/16",
+    };
+}
+
 function demoCluster(): Cluster {
     return new Cluster("cp", {
         clusterName: "demo",
@@ -50,7 +61,7 @@ function demoCluster(): Cluster {
         vpcId: "vpc-1",
         privateSubnetIds: ["subnet-p1", "subnet-p2"],
         publicSubnetIds: ["subnet-u1", "subnet-u2"],
-        endpoint: { publicAccess: false, publicAccessCidrs: [] },
+        endpoint: { publicAccess: false, publicAccessCidrs: [], privateAccessCidrs: ["10.99.0.0/16"], privateAccessSecurityGroupIds: [] },
         logTypes: ["api"],
         logRetentionDays: 30,
         serviceCidr: "172.20.0.0/16",
@@ -105,7 +116,7 @@ describe("NodeGroups component", function () {
     before(async () => {
         mocks = await useNodeGroupMocks();
         const cluster = demoCluster();
-        nodeGroups = new NodeGroups("ng", { cluster, groups, region: "us-east-1", privateSubnetIds: ["subnet-p1", "subnet-p2"] });
+        nodeGroups = new NodeGroups("ng", { ...around(cluster), groups, privateSubnetIds: ["subnet-p1", "subnet-p2"] });
         await settled();
         r = mocks.resources;
     });
@@ -320,30 +331,37 @@ describe("NodeGroups component", function () {
     describe("Node Termination Handler", () => {
         const queueArn = "arn:aws:mock:us-east-1:123456789012:queue/ng-nth-queue";
 
-        it("has one encrypted queue that only EventBridge may send to, and only over TLS", () => {
+        it("has one encrypted queue that only its own EventBridge rules may send to, and only over TLS", () => {
             const queue = named(r, "aws:sqs/queue:Queue", "ng-nth-queue");
             expect(queue.props).to.deep.include({ name: "demo-nth", sqsManagedSseEnabled: true, messageRetentionSeconds: 300 });
             const policy = json(named(r, "aws:sqs/queuePolicy:QueuePolicy", "ng-nth-queue-policy").props.policy);
+            const staticArn = "arn:aws:sqs:us-east-1:123456789012:demo-nth";
             const allow = policy.Statement.filter((s: any) => s.Effect === "Allow");
             expect(allow).to.have.length(1);
-            expect([].concat(allow[0].Principal.Service)).to.include("events.amazonaws.com");
-            expect(allow[0]).to.deep.include({ Action: "sqs:SendMessage", Resource: queueArn });
+            expect(allow[0].Principal).to.deep.equal({ Service: "events.amazonaws.com" });
+            expect(allow[0]).to.deep.include({ Action: "sqs:SendMessage", Resource: staticArn });
+            // In the policy in nthEventPatterns' order (rules with an alias register later).
+            const rules = ["asg", "spot", "rebalance", "state", "health"].map((key) => `demo-nth-${key}`);
+            expect(ofType(r, "aws:cloudwatch/eventRule:EventRule").map((rule) => rule.props.name as string)).to.have.members(rules);
+            expect(allow[0].Condition).to.deep.equal({
+                ArnEquals: { "aws:SourceArn": rules.map((rule) => `arn:aws:events:us-east-1:123456789012:rule/${rule}`) },
+                StringEquals: { "aws:SourceAccount": "123456789012" },
+            });
             const deny = policy.Statement.filter((s: any) => s.Effect === "Deny");
             expect(deny).to.have.length(1);
-            expect(deny[0]).to.deep.include({ Principal: "*", Action: "sqs:*", Resource: queueArn });
+            expect(deny[0]).to.deep.include({ Principal: "*", Action: "sqs:*", Resource: staticArn });
             expect(deny[0].Condition).to.deep.equal({ Bool: { "aws:SecureTransport": "false" } });
         });
 
-        it("feeds the queue from one EventBridge rule per interruption source", () => {
-            const patterns = Object.fromEntries(
-                ofType(r, "aws:cloudwatch/eventRule:EventRule").map((rule) => [rule.name, json(rule.props.eventPattern)]),
-            );
+        it("feeds the queue from one statically named EventBridge rule per interruption source", () => {
+            const rules = ofType(r, "aws:cloudwatch/eventRule:EventRule");
+            const patterns = Object.fromEntries(rules.map((rule) => [rule.props.name, json(rule.props.eventPattern)]));
             expect(patterns).to.deep.equal({
-                "ng-nth-asg-terminate": { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
-                "ng-nth-spot-interruption": { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
-                "ng-nth-rebalance": { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
-                "ng-nth-state-change": { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
-                "ng-nth-scheduled-change": {
+                "demo-nth-asg": { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
+                "demo-nth-spot": { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
+                "demo-nth-rebalance": { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
+                "demo-nth-state": { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
+                "demo-nth-health": {
                     source: ["aws.health"],
                     "detail-type": ["AWS Health Event"],
                     detail: { service: ["EC2"], eventTypeCategory: ["scheduledChange"] },
@@ -353,8 +371,19 @@ describe("NodeGroups component", function () {
             expect(targets).to.have.length(5);
             for (const t of targets) {
                 expect(t.props.arn, t.name).to.equal(queueArn);
-                expect(t.props.rule, t.name).to.equal(`${t.name}-name`);
+                expect(t.props.rule, t.name).to.equal(named(r, "aws:cloudwatch/eventRule:EventRule", t.name).props.name);
                 expect(t.options.dependsOn, t.name).to.include("ng-nth-queue-policy");
+            }
+        });
+
+        it("keeps each rule's and target's state from before the rule keys were shortened, through an alias", () => {
+            const former = { asg: "asg-terminate", spot: "spot-interruption", state: "state-change", health: "scheduled-change" };
+            for (const type of ["aws:cloudwatch/eventRule:EventRule", "aws:cloudwatch/eventTarget:EventTarget"]) {
+                for (const [key, old] of Object.entries(former)) {
+                    const resource = named(r, type, `ng-nth-${key}`);
+                    expect(resource.aliases, resource.name).to.deep.equal([resource.urn.replace(/::ng-nth-\w+$/, `::ng-nth-${old}`)]);
+                }
+                expect(named(r, type, "ng-nth-rebalance").aliases, "rebalance kept its key").to.equal(undefined);
             }
         });
 
@@ -363,11 +392,15 @@ describe("NodeGroups component", function () {
             const trust = json(role.props.assumeRolePolicy).Statement[0];
             expect(trust.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
             expect(trust.Action).to.have.members(["sts:AssumeRole", "sts:TagSession"]);
-            expect(trust.Condition.StringEquals).to.deep.include({
-                "aws:RequestTag/kubernetes-namespace": "kube-system",
-                "aws:RequestTag/kubernetes-service-account": "aws-node-termination-handler",
+            // Only NTH's service account, in this cluster (by name and ARN): the tags Pod Identity sets on the session.
+            expect(trust.Condition).to.deep.equal({
+                StringEquals: {
+                    "aws:RequestTag/eks-cluster-arn": "arn:aws:eks:us-east-1:123456789012:cluster/demo",
+                    "aws:RequestTag/eks-cluster-name": "demo",
+                    "aws:RequestTag/kubernetes-namespace": "kube-system",
+                    "aws:RequestTag/kubernetes-service-account": "aws-node-termination-handler",
+                },
             });
-            expect(trust.Condition.StringEquals["aws:RequestTag/eks-cluster-name"]).to.equal("demo");
             const association = named(r, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "ng-nth-pod-identity");
             expect(association.props).to.deep.include({
                 clusterName: "demo",
@@ -407,9 +440,11 @@ describe("NodeGroups component", function () {
             expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
             expect(values.nodeSelector).to.deep.equal({ "platform/role": "system" });
             expect(tolerates(values.tolerations, { key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" })).to.equal(true);
+            // Resolves AWS endpoints through the VPC's resolver while CoreDNS is not up (10.0.0.0/16 + 2).
+            expect(values.dnsConfig.nameservers).to.deep.equal(["10.0.0.2"]);
             await validateKubernetesObject(
                 "kubernetes:core/v1:Pod",
-                podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations }),
+                podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations, dnsConfig: values.dnsConfig }),
             );
             expect(release.options.dependsOn).to.include.members(["ng-nth-pod-identity", "ng-system-group"]);
             expect(release.options.dependsOn).to.not.include("ng-batch-asg");
@@ -465,7 +500,7 @@ describe("NodeGroups component without self-managed or GPU groups", function () 
     it("creates neither the termination handler nor the device plugin", async () => {
         const mocks = await useNodeGroupMocks();
         const only = nodeGroupsSchema.parse({ general: { kind: "managed", ...base, instanceTypes: ["t3.large"] } });
-        new NodeGroups("solo", { cluster: demoCluster(), groups: only, region: "us-east-1", privateSubnetIds: ["subnet-p1"] });
+        new NodeGroups("solo", { ...around(demoCluster()), groups: only, privateSubnetIds: ["subnet-p1"] });
         await settled();
         expect(ofType(mocks.resources, "aws:eks/nodeGroup:NodeGroup").map((g) => g.name)).to.deep.equal(["solo-general-group"]);
         expect(ofType(mocks.resources, "aws:sqs/queue:Queue")).to.deep.equal([]);

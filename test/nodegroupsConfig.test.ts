@@ -276,5 +276,16 @@ describe("node group config", () => {
             expect(problems).to.have.length(1);
             expect(problems[0][1]).to.match(/exceeds IAM's 64 characters/);
         });
+
+        it("rejects a cluster name too long for the Node Termination Handler's EventBridge rules, only with self-managed groups", () => {
+            const name = "c".repeat(51);
+            const problems = nodeGroupClusterProblems(groups({ b: selfManaged }), { name, version: "1.34" });
+            expect(problems.map(([p]) => p.join("."))).to.include("b");
+            expect(problems.find(([p]) => p.join(".") === "b")?.[1]).to.match(
+                /EventBridge's 64 characters; shorten the cluster name to at most 50/,
+            );
+            expect(nodeGroupClusterProblems(groups({ a: managed }), { name, version: "1.34" })).to.deep.equal([]);
+            expect(nodeGroupClusterProblems(groups({ b: selfManaged }), { name: "c".repeat(50), version: "1.34" })).to.deep.equal([]);
+        });
     });
 });

@@ -102,15 +102,16 @@ for (const stack of stacks()) {
             expect(JSON.parse(String(cni?.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
         });
 
-        it("grants admins cluster-wide and namespace teams only their namespaces", () => {
+        it("grants the deployer and admins cluster-wide, namespace teams only their namespaces, and the preview role nothing", () => {
             const assoc = byType(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
             const teams = Object.values(config.namespaces).flatMap((ns) => [...ns.editors, ...ns.viewers]);
-            expect(assoc.length).to.be.at.least(config.access.admins.length + new Set(teams).size);
+            const clusterAdmins = [config.access.deployer, ...config.access.admins];
+            expect(assoc.length).to.be.at.least(clusterAdmins.length + new Set(teams).size);
             for (const a of assoc) {
                 const scope = a.props.accessScope as { type: string; namespaces?: string[] };
                 if (String(a.props.policyArn).endsWith("/AmazonEKSClusterAdminPolicy")) {
                     expect(scope.type).to.equal("cluster");
-                    expect(config.access.admins, a.name).to.include(a.props.principalArn);
+                    expect(clusterAdmins, a.name).to.include(a.props.principalArn);
                 } else {
                     expect(scope.type, a.name).to.equal("namespace");
                     for (const ns of scope.namespaces ?? []) {
@@ -119,6 +120,17 @@ for (const stack of stacks()) {
                         expect([...granted.editors, ...granted.viewers], a.name).to.include(a.props.principalArn);
                     }
                 }
+            }
+        });
+
+        it("keeps every access entry in state, the deployer's included (no hidden creator entry)", () => {
+            const entries = byType(plan, "aws:eks/accessEntry:AccessEntry").map((e) => e.props.principalArn);
+            expect(entries).to.include(config.access.deployer);
+            expect(entries).to.include.members(config.access.admins);
+            if (config.access.preview) {
+                expect(entries).to.include(config.access.preview);
+                const granted = byType(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation").map((a) => a.props.principalArn);
+                expect(granted, "the preview role holds no access policy").to.not.include(config.access.preview);
             }
         });
 
@@ -200,6 +212,36 @@ describe("offline plan CLI", function () {
         expect(result.stdout).to.equal("");
         expect(result.stderr).to.include("eks-platform:network.vpcCidr");
         expect(result.stderr).to.include("eks-platform:network.natGateways");
+    });
+
+    it("exits 2 naming cluster.endpoint when a private-only endpoint leaves `pulumi up` no route, printing no resource", async () => {
+        const dir = editedFixture("prod", (text) => text.replace(/^( +)privateAccessCidrs: .*$/m, "$1privateAccessCidrs: []"));
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(2);
+        expect(result.stdout).to.equal("");
+        expect(result.stderr).to.match(/eks-platform:cluster\.endpoint: is private-only/);
+    });
+
+    it("shows the deployer's route of every stack in the plan: a 443 rule on the control-plane group from each admitted network", async () => {
+        for (const stack of stacks()) {
+            const endpoint = stackConfig(stack).cluster.endpoint;
+            const plan = await planOf(stack);
+            const rules = byType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) =>
+                r.name.startsWith("cluster-control-plane-from-"),
+            );
+            const sources = [...endpoint.privateAccessCidrs, ...endpoint.privateAccessSecurityGroupIds];
+            const admitted = rules.filter((r) => r.name !== "cluster-control-plane-from-nodes");
+            expect(
+                admitted.map((r) => r.props.cidrIpv4 ?? r.props.referencedSecurityGroupId),
+                stack,
+            ).to.have.members(sources);
+            for (const rule of admitted) {
+                expect(rule.props, `${stack} ${rule.name}`).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+            }
+            if (!endpoint.publicAccess) {
+                expect(admitted.length, `${stack}: a private endpoint needs an admitted network`).to.be.greaterThan(0);
+            }
+        }
     });
 
     it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {

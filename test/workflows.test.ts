@@ -1,9 +1,12 @@
 import { validateWorkflow } from "@action-validator/core";
 import { expect } from "chai";
+import { execFile } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ROOT } from "./mocks";
+import { stackConfig, stacks } from "./stackFiles";
 
 const DIR = path.join(ROOT, ".github", "workflows");
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)) : [];
@@ -16,6 +19,8 @@ interface Step {
 }
 interface Job {
     if?: string;
+    "runs-on"?: string | string[];
+    strategy?: { matrix?: { include?: Record<string, string>[] } & Record<string, unknown> };
     needs?: string | string[];
     environment?: string | { name: string };
     permissions?: Record<string, string> | string;
@@ -34,6 +39,37 @@ const load = (f: string) => ({
 const all = files.map((f) => ({ file: f, ...load(f) }));
 const usesCloud = (job: Job) => (job.steps ?? []).some((s) => s.uses?.startsWith("aws-actions/configure-aws-credentials@"));
 const runs = (job: Job) => (job.steps ?? []).map((s) => s.run ?? "").join("\n");
+const environmentOf = (job: Job) => (typeof job.environment === "string" ? job.environment : job.environment?.name);
+
+/** Each (stack, runs-on expression) a job runs for: its matrix entries expanded, `matrix.*` substituted. */
+function stackRunners(job: Job): { stack: string; runsOn: string }[] {
+    const pulumiStep = (job.steps ?? []).find((s) => s.uses?.startsWith("pulumi/actions@"));
+    const named = pulumiStep?.with?.["stack-name"];
+    const stackName = typeof named === "string" ? named : "";
+    const entries = job.strategy?.matrix?.include ?? [{}];
+    const fill = (text: string, entry: Record<string, string>) =>
+        text
+            .replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_m, key: string) => entry[key] ?? "")
+            .replace(/matrix\.(\w+)/g, (_m, key: string) => entry[key] ?? "");
+    return entries.map((entry) => ({ stack: fill(stackName, entry), runsOn: fill(String(job["runs-on"] ?? ""), entry) }));
+}
+
+/** Labels of GitHub's hosted runners (the images GitHub names). */
+const GITHUB_HOSTED = /\b(ubuntu|windows|macos)-(latest|\d)/;
+
+/** Runs .ci/plan with a job summary file, the way a workflow step does. */
+function runPlanScript(stack: string): Promise<{ code: number; summary: string }> {
+    const summary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "summary-")), "summary.md");
+    fs.writeFileSync(summary, "");
+    return new Promise((resolve) => {
+        execFile(
+            path.join(ROOT, ".ci", "plan"),
+            [stack],
+            { cwd: ROOT, env: { ...process.env, GITHUB_STEP_SUMMARY: summary }, maxBuffer: 64 * 1024 * 1024 },
+            (err) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, summary: fs.readFileSync(summary, "utf8") }),
+        );
+    });
+}
 
 describe("GitHub workflows", () => {
     it("exist: one for pull requests, one for pushes to main", () => {
@@ -94,10 +130,9 @@ describe("GitHub workflows", () => {
             for (const cmd of ["npm ci", "npm test", "policy:check -- --env prod examples/"]) {
                 expect(script, `${w.file}: ${cmd}`).to.include(cmd);
             }
-            // The gate runs over every stack file found, so a new stack needs no workflow edit.
-            expect(script, `${w.file}: the gate loop`).to.match(
-                /for file in Pulumi\.\*\.yaml; do[\s\S]*npm run --silent plan -- "\$stack"[\s\S]*done/,
-            );
+            // The gate runs over every stack file found, so a new stack needs no workflow edit, and
+            // through .ci/plan, so each stack's plan and verdicts reach the job summary.
+            expect(script, `${w.file}: the gate loop`).to.match(/for file in Pulumi\.\*\.yaml; do[\s\S]*\.ci\/plan "\$stack"[\s\S]*done/);
             for (const [name, cloud] of Object.entries(w.doc.jobs).filter(([, j]) => usesCloud(j))) {
                 const needs = ([] as string[]).concat(cloud.needs ?? []);
                 expect(needs.length, `${w.file} ${name} needs`).to.be.greaterThan(0);
@@ -166,7 +201,135 @@ describe("GitHub workflows", () => {
             expect(s.with.policyPacks, s.file).to.equal("policies");
             expect(String(s.with.policyPackConfigs), s.file).to.equal(`policies/config/${String(s.with["stack-name"])}.json`);
         }
-        expect(previews.every((p) => p.with["comment-on-pr"] === true)).to.equal(true);
+        // Every operation's output lands in the job summary; pull request previews also comment.
+        expect(pulumiSteps.every((p) => p.with["comment-on-summary"] === true)).to.equal(true);
+        for (const w of all.filter((x) => "pull_request" in x.doc.on)) {
+            expect(
+                previews.filter((p) => p.file === w.file).every((p) => p.with["comment-on-pr"] === true),
+                w.file,
+            ).to.equal(true);
+        }
+    });
+
+    it("run every cloud job for a stack on that stack's runner, GitHub-hosted only where its endpoint admits GitHub's runners", () => {
+        let checked = 0;
+        for (const w of all) {
+            for (const [name, job] of Object.entries(w.doc.jobs).filter(([, j]) => usesCloud(j))) {
+                for (const { stack, runsOn } of stackRunners(job)) {
+                    expect(stacks(), `${w.file} ${name}: stack "${stack}"`).to.include(stack);
+                    expect(runsOn, `${w.file} ${name} (${stack})`).to.include(`vars.RUNNER_${stack.toUpperCase()}`);
+                    const endpoint = stackConfig(stack).cluster.endpoint;
+                    if (!endpoint.githubHostedRunners) {
+                        expect(runsOn, `${w.file} ${name} (${stack}): no GitHub-hosted fallback`).to.not.match(GITHUB_HOSTED);
+                        expect(runsOn, `${w.file} ${name} (${stack}): no fallback at all`).to.not.include("||");
+                    }
+                    checked++;
+                }
+            }
+        }
+        expect(checked).to.be.greaterThan(0);
+    });
+
+    it("the runner check sees a GitHub-hosted fallback in a matrix entry (so the check above means something)", () => {
+        const job = YAML.parse(`
+runs-on: \${{ fromJSON(matrix.runner) }}
+strategy:
+  matrix:
+    include:
+      - { stack: prod, runner: "\${{ vars.RUNNER_PROD || '\\"ubuntu-24.04\\"' }}" }
+steps:
+  - uses: pulumi/actions@x
+    with: { stack-name: "\${{ matrix.stack }}" }
+`) as Job;
+        const [{ stack, runsOn }] = stackRunners(job);
+        expect(stack).to.equal("prod");
+        expect(runsOn).to.include("vars.RUNNER_PROD");
+        expect(runsOn).to.match(GITHUB_HOSTED);
+    });
+
+    it("run Node 22 or later everywhere, within package.json's engines", () => {
+        const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines
+            .node;
+        const minimum = Number(/^>=(\d+)/.exec(engines)?.[1]);
+        expect(minimum, `engines ${engines}`).to.be.at.least(20);
+        let setups = 0;
+        for (const w of all) {
+            for (const job of Object.values(w.doc.jobs)) {
+                for (const step of (job.steps ?? []).filter((st) => st.uses?.startsWith("actions/setup-node@"))) {
+                    const version = step.with?.["node-version"];
+                    const major = Number((typeof version === "string" || typeof version === "number" ? String(version) : "").split(".")[0]);
+                    expect(major, w.file).to.be.at.least(22);
+                    expect(major, w.file).to.be.at.least(minimum);
+                    setups++;
+                }
+            }
+        }
+        expect(setups).to.be.greaterThan(0);
+    });
+
+    it("pin current majors of the actions whose older majors run on the retired Node 20 runtime", () => {
+        // The first majors on the Node 24 action runtime (each action's action.yml `runs.using`).
+        const minimumMajor: Record<string, number> = {
+            "actions/checkout": 6,
+            "actions/setup-node": 6,
+            "aws-actions/configure-aws-credentials": 6,
+            "pulumi/actions": 7,
+            "github/codeql-action/upload-sarif": 4,
+        };
+        for (const w of all) {
+            for (const line of w.text.split("\n").filter((l) => /^\s*-?\s*uses:/.test(l))) {
+                const [, action, major] = /uses: ([\w./-]+)@[0-9a-f]{40} # v(\d+)\./.exec(line) ?? [];
+                expect(minimumMajor, `${w.file}: ${line.trim()} has no known minimum`).to.have.property(action);
+                expect(Number(major), `${w.file}: ${action}`).to.be.at.least(minimumMajor[action]);
+            }
+        }
+    });
+
+    it("show reviewers a fresh prod preview with the pack, as the read-only role, before prod's approval gate", () => {
+        const deploy = all.find((w) => Object.keys(w.doc.on).includes("push"))!;
+        const jobs = deploy.doc.jobs;
+        const [upProd] = Object.entries(jobs).find(([, j]) =>
+            (j.steps ?? []).some((s) => s.with?.command === "up" && s.with?.["stack-name"] === "prod"),
+        )!;
+        const ancestors = new Set<string>();
+        const visit = (job: string) =>
+            ([] as string[]).concat(jobs[job]?.needs ?? []).forEach((n) => {
+                ancestors.add(n);
+                visit(n);
+            });
+        visit(upProd);
+        const previews = [...ancestors].filter((n) =>
+            (jobs[n].steps ?? []).some((s) => s.with?.command === "preview" && s.with?.["stack-name"] === "prod"),
+        );
+        expect(previews, "a prod preview that up-prod waits for").to.have.length(1);
+        const preview = jobs[previews[0]];
+        expect(environmentOf(preview), "the preview runs before the approval, as the preview role").to.equal("preview");
+        const step = (preview.steps ?? []).find((s) => s.uses?.startsWith("pulumi/actions@"))!;
+        expect(step.with).to.include({
+            policyPacks: "policies",
+            policyPackConfigs: "policies/config/prod.json",
+            "comment-on-summary": true,
+            diff: true,
+        });
+    });
+
+    it("never give a preview the environments, and so the roles, that deploy", () => {
+        const deployEnvironments = new Set<string>();
+        const previewEnvironments = new Set<string>();
+        for (const w of all) {
+            for (const job of Object.values(w.doc.jobs)) {
+                const commands = (job.steps ?? []).map((s) => s.with?.command).filter(Boolean);
+                const env = environmentOf(job);
+                if (commands.includes("up") && env) {
+                    deployEnvironments.add(env);
+                }
+                if (commands.includes("preview") && env) {
+                    previewEnvironments.add(env);
+                }
+            }
+        }
+        expect([...previewEnvironments]).to.deep.equal(["preview"]);
+        expect([...deployEnvironments].filter((e) => previewEnvironments.has(e))).to.deep.equal([]);
     });
 
     it("deploy prod only after dev, behind the prod environment", () => {
@@ -176,5 +339,24 @@ describe("GitHub workflows", () => {
         const dev = jobs.find(([, j]) => (j.steps ?? []).some((s) => s.with?.command === "up" && s.with?.["stack-name"] === "dev"));
         expect(prod?.[1].environment).to.equal("prod");
         expect(([] as string[]).concat(prod?.[1].needs ?? [])).to.include(dev![0]);
+    });
+
+    describe(".ci/plan, the offline gate step of both workflows", function () {
+        this.timeout(300_000);
+
+        it("prints the plan and appends it with the pack's verdict to the job summary", async () => {
+            const { code, summary } = await runPlanScript("dev");
+            expect(code).to.equal(0);
+            expect(summary).to.include("Offline plan of <code>dev</code>: no mandatory violation");
+            expect(summary).to.include('Plan for stack "dev"');
+            expect(summary).to.match(/0 mandatory, \d+ advisory/);
+        });
+
+        it("exits with the plan's code on bad input and still says why in the summary", async () => {
+            const { code, summary } = await runPlanScript("no-such-stack");
+            expect(code).to.equal(2);
+            expect(summary).to.include("bad input (exit 2)");
+            expect(summary).to.include('unknown stack "no-such-stack"');
+        });
     });
 });

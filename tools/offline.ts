@@ -175,6 +175,8 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     readonly resources: RecordedResource[] = [];
     /** URNs registered more than once; `runProgram` refuses the run when any exist. */
     readonly duplicates: { urn: string; first: string; second: string }[] = [];
+    /** The `transforms` option of each registration (`type::name`), for tests: mocks never run them. */
+    readonly transforms = new Map<string, pulumi.ResourceTransform[]>();
     private readonly options = new Map<string, RecordedResource["options"]>();
     private readonly identities = new Map<string, { urn: string; aliases?: string[] }>();
     private readonly qualifiedTypes = new WeakMap<object, string>();
@@ -191,6 +193,9 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         const key = `${args.type}::${args.name}`;
         const identity = this.identities.get(key) ?? { urn: this.urn(args.type, args.name) };
         this.resources.push({ type: args.type, name: args.name, ...identity, props, options: this.options.get(key) ?? {} });
+        if (args.transforms?.length) {
+            this.transforms.set(key, args.transforms);
+        }
         if (args.type === "eks:index:Cluster") {
             return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region) };
         }
@@ -260,15 +265,25 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             this.qualifiedTypes.set(resource, qualified);
         }
         const urn = this.urn(qualified, name);
+        // An alias naming another parent (a resource moved between components) is qualified by that parent's type.
+        const aliasUrn = (a: unknown): string | undefined => {
+            if (typeof a === "string") {
+                return a;
+            }
+            const spec = a as { name?: unknown; parent?: unknown };
+            if (typeof spec.name !== "string") {
+                return undefined;
+            }
+            if (spec.parent === undefined) {
+                return this.urn(qualified, spec.name);
+            }
+            const aliasParentType =
+                typeof spec.parent === "object" && spec.parent !== null ? this.qualifiedTypes.get(spec.parent) : undefined;
+            return aliasParentType ? this.urn(`${aliasParentType}$${type}`, spec.name) : undefined;
+        };
         const aliases = ([] as unknown[])
             .concat(opts.aliases ?? [])
-            .map((a) =>
-                typeof a === "string"
-                    ? a
-                    : typeof (a as { name?: unknown }).name === "string"
-                      ? this.urn(qualified, (a as { name: string }).name)
-                      : undefined,
-            )
+            .map(aliasUrn)
             .filter((a): a is string => a !== undefined);
         this.identities.set(`${type}::${name}`, { urn, ...(aliases.length > 0 ? { aliases } : {}) });
         const where = registrationSite();

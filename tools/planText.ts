@@ -25,6 +25,16 @@ const KEY_SETTINGS: Record<string, string[]> = {
     "aws:ec2/vpc:Vpc": ["cidrBlock", "enableDnsHostnames", "enableDnsSupport"],
     "aws:ec2/subnet:Subnet": ["cidrBlock", "availabilityZone", "mapPublicIpOnLaunch", "tags"],
     "aws:ec2/securityGroup:SecurityGroup": ["description", "tags"],
+    // The deployer's route to the API server shows as a 443 rule from its networks.
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": [
+        "description",
+        "cidrIpv4",
+        "referencedSecurityGroupId",
+        "fromPort",
+        "toPort",
+    ],
+    "aws:ec2transitgateway/vpcAttachment:VpcAttachment": ["transitGatewayId"],
+    "aws:ec2/routeTable:RouteTable": ["routes"],
     "eks:index:Cluster": [
         "name",
         "version",

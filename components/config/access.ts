@@ -10,21 +10,42 @@ export const roleArn = z.string().regex(/^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\
 export const accessSchema = z
     .strictObject({
         /**
-         * The role that runs `pulumi up` (CI's OIDC role). It created the cluster, so EKS gave it
-         * the bootstrap cluster-admin access entry; the program refuses to run as anyone who is
-         * neither this role nor listed in `admins`, so no config change can lock the runner out.
+         * The role that runs `pulumi up` (CI's OIDC role of the stack's environment). It gets a
+         * cluster-admin access entry kept in Pulumi's state; the program refuses to run `up` as
+         * anyone who is neither this role nor listed in `admins`, so no config change can lock the
+         * runner out.
          */
         deployer: roleArn,
         /** Roles granted AmazonEKSClusterAdminPolicy cluster-wide. Defaults to `[]`. */
         admins: z.array(roleArn).default([]),
+        /**
+         * The read-only role `pulumi preview` runs as in CI (environment `preview`): an access
+         * entry with no access policy and no Kubernetes group, so it authenticates and reads API
+         * discovery only (see docs/ci.md, "What a preview needs"). Defaults to none.
+         */
+        preview: roleArn.optional(),
     })
     .superRefine((a, ctx) => {
+        if (a.preview === a.deployer) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["preview"],
+                message: "is the deployer: previews run branch code and must not hold the role that changes the stack",
+            });
+        }
         a.admins.forEach((arn, i) => {
             if (arn === a.deployer) {
                 ctx.addIssue({
                     code: "custom",
                     path: ["admins", i],
-                    message: "is the deployer, which already holds the bootstrap admin entry; EKS rejects a second entry for it",
+                    message: "is the deployer, which already gets the cluster-admin entry; EKS rejects a second entry for it",
+                });
+            }
+            if (arn === a.preview) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["admins", i],
+                    message: "is the preview role: previews run branch code, so that role must stay read-only",
                 });
             }
             if (a.admins.indexOf(arn) !== i) {

@@ -3,6 +3,41 @@ import { z } from "zod";
 import { parseCidr } from "../subnets";
 import { cidr, logRetentionDays } from "./common";
 
+/** An EC2 security group id, e.g. `sg-0123456789abcdef0`. */
+const securityGroupId = z.string().regex(/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, {
+    message: "must be a security group id such as sg-0123456789abcdef0",
+});
+
+const ENDPOINT_DEFAULTS = {
+    publicAccess: false,
+    publicAccessCidrs: [],
+    privateAccessCidrs: [],
+    privateAccessSecurityGroupIds: [],
+    githubHostedRunners: false,
+};
+
+/**
+ * Why `pulumi up` could not reach the API server of this endpoint, or `undefined` if it has a
+ * route: a public endpoint limited to named CIDRs, or networks or security groups admitted to the
+ * private endpoint. Pure.
+ */
+export function endpointRouteProblem(endpoint: {
+    publicAccess: boolean;
+    privateAccessCidrs: string[];
+    privateAccessSecurityGroupIds: string[];
+}): string | undefined {
+    if (endpoint.publicAccess || endpoint.privateAccessCidrs.length > 0 || endpoint.privateAccessSecurityGroupIds.length > 0) {
+        return undefined;
+    }
+    return (
+        "is private-only and admits nothing but the cluster's own nodes: `pulumi up` creates Kubernetes resources from " +
+        "wherever it runs and would fail on every one of them after the control plane exists. Give the deployer a route: " +
+        "privateAccessCidrs (a tooling VPC peered or behind a Transit Gateway, a VPN) or privateAccessSecurityGroupIds " +
+        "(a self-hosted runner's security group), and run CI there; or set publicAccess: true with publicAccessCidrs " +
+        "that include the runner's egress addresses"
+    );
+}
+
 const LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
 
 /** An EKS add-on version as `aws eks describe-addon-versions` prints it, e.g. `v1.20.4-eksbuild.1`. */
@@ -15,15 +50,34 @@ export const clusterSchema = z
     .strictObject({
         /** Kubernetes minor version of the control plane, pinned, e.g. `1.34`. */
         version: z.string().regex(/^1\.\d{2}$/, { message: "must be a Kubernetes minor version such as 1.34" }),
-        /** API server endpoint exposure. The private endpoint is always on. */
+        /**
+         * API server endpoint exposure, and the route the identity running `pulumi up` takes to it:
+         * the Kubernetes resources of this program are created from wherever `pulumi up` runs.
+         */
         endpoint: z
             .strictObject({
                 /** Expose the API server publicly. Defaults to `false`. */
                 publicAccess: z.boolean().default(false),
                 /** CIDRs allowed to reach the public endpoint; required when `publicAccess` is true. Defaults to `[]`. */
                 publicAccessCidrs: z.array(cidr).default([]),
+                /**
+                 * Networks admitted on 443 to the private endpoint (ingress on the control-plane
+                 * security group): a tooling VPC peered or behind a Transit Gateway, a VPN. Defaults to `[]`.
+                 */
+                privateAccessCidrs: z.array(cidr).default([]),
+                /**
+                 * Security groups admitted on 443 to the private endpoint, e.g. a self-hosted runner's
+                 * group in a peered VPC of the same region. Defaults to `[]`.
+                 */
+                privateAccessSecurityGroupIds: z.array(securityGroupId).default([]),
+                /**
+                 * GitHub-hosted runners reach this endpoint (larger runners whose static egress
+                 * ranges are in `publicAccessCidrs`): only then may CI fall back to a GitHub-hosted
+                 * runner when no runner variable is set. Defaults to `false`.
+                 */
+                githubHostedRunners: z.boolean().default(false),
             })
-            .default({ publicAccess: false, publicAccessCidrs: [] }),
+            .default(ENDPOINT_DEFAULTS),
         /** Control-plane log types sent to CloudWatch. Defaults to all five. */
         logTypes: z.array(z.enum(LOG_TYPES)).default([...LOG_TYPES]),
         /** Retention of the control-plane log group, in days CloudWatch accepts. Defaults to `90`. */
@@ -44,6 +98,10 @@ export const clusterSchema = z
         protect: z.boolean().default(false),
     })
     .superRefine((c, ctx) => {
+        const noRoute = endpointRouteProblem(c.endpoint);
+        if (noRoute) {
+            ctx.addIssue({ code: "custom", path: ["endpoint"], message: noRoute });
+        }
         if (c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length === 0) {
             ctx.addIssue({
                 code: "custom",
@@ -51,15 +109,17 @@ export const clusterSchema = z
                 message: "is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
             });
         }
-        c.endpoint.publicAccessCidrs.forEach((block, i) => {
-            if (parseCidr(block)?.prefix === 0) {
-                ctx.addIssue({
-                    code: "custom",
-                    path: ["endpoint", "publicAccessCidrs", i],
-                    message: "opens the API server to the whole internet; list the CIDRs that need it",
-                });
-            }
-        });
+        const openToAll = {
+            publicAccessCidrs: "opens the API server to the whole internet; list the CIDRs that need it",
+            privateAccessCidrs: "admits every connected network to the API server; list the deployer's networks",
+        } as const;
+        for (const [key, message] of Object.entries(openToAll) as [keyof typeof openToAll, string][]) {
+            c.endpoint[key].forEach((block, i) => {
+                if (parseCidr(block)?.prefix === 0) {
+                    ctx.addIssue({ code: "custom", path: ["endpoint", key, i], message });
+                }
+            });
+        }
         // EKS offers each kube-proxy build for one Kubernetes minor only: v1.34.x for a 1.34 cluster.
         const proxyMinor = /^v(\d+\.\d+)\./.exec(c.addons.kubeProxy)?.[1];
         if (proxyMinor !== undefined && proxyMinor !== c.version) {

@@ -56,6 +56,24 @@ export const stackConfigSchema = stackConfigObject
                 message: `${c.cluster.serviceCidr} overlaps the VPC ${c.network.vpcCidr}: Services would shadow pod and node addresses`,
             });
         }
+        if (c.network.transitGatewayId && c.cluster.endpoint.privateAccessCidrs.length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["network", "transitGatewayId"],
+                message:
+                    "routes nothing: the attachment carries cluster.endpoint.privateAccessCidrs, which is empty; list the deployer's networks there or remove the Transit Gateway",
+            });
+        }
+        for (const [i, block] of c.cluster.endpoint.privateAccessCidrs.entries()) {
+            const admitted = parseCidr(block);
+            if (vpc && admitted && overlaps(vpc, admitted)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["cluster", "endpoint", "privateAccessCidrs", i],
+                    message: `${block} overlaps the VPC ${c.network.vpcCidr}: the deployer's network must be outside it (the VPC does not exist before the first up), and routes to it would shadow the VPC's own`,
+                });
+            }
+        }
         const clusterWide = new Set([c.access.deployer, ...c.access.admins]);
         for (const [ns, config] of Object.entries(c.namespaces)) {
             for (const role of ["editors", "viewers"] as const) {
@@ -65,6 +83,13 @@ export const stackConfigSchema = stackConfigObject
                             code: "custom",
                             path: ["namespaces", ns, role, i],
                             message: "already has cluster-wide admin (access.deployer or access.admins); a namespace team role must not",
+                        });
+                    }
+                    if (arn === c.access.preview) {
+                        ctx.addIssue({
+                            code: "custom",
+                            path: ["namespaces", ns, role, i],
+                            message: "is access.preview, whose entry stays read-only: a principal holds one access entry",
                         });
                     }
                 });

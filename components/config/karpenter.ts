@@ -262,6 +262,10 @@ const nodePoolSchema = z
         }
     });
 
+/** A KMS key ARN or bare key id (single- or multi-Region). */
+const KMS_KEY =
+    /^(arn:aws(-[a-z]+)*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key\/)?(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 const AMI_ALIAS = /^al2023@(latest|v\d{8})$/;
 
 const nodeClassSchema = z.strictObject({
@@ -285,8 +289,18 @@ const nodeClassSchema = z.strictObject({
             iops: z.number().int().min(3000).max(80000).default(3000),
             /** gp3 throughput in MiB/s. Defaults to `125`. */
             throughput: z.number().int().min(125).max(2000).default(125),
-            /** Customer-managed KMS key (ARN or id). Defaults to the account's EBS key. */
-            kmsKeyId: z.string().min(1).optional(),
+            /**
+             * Customer-managed KMS key of the volume: a key ARN, or a key id in the stack's
+             * account and region. The controller gets EBS-scoped use of it and the Spot
+             * service-linked role a grant (see docs/karpenter.md). Defaults to the account's EBS key.
+             */
+            kmsKeyId: z
+                .string()
+                .regex(KMS_KEY, {
+                    message:
+                        "must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>) or key id; an alias cannot scope the IAM permissions the key needs",
+                })
+                .optional(),
         })
         .default({ size: "50Gi", iops: 3000, throughput: 125 }),
     /** IMDSv2 hop limit (see `hopLimit`). Defaults to `1`. */
@@ -347,6 +361,13 @@ const enabledSchema = z
         chartVersion: z.string().regex(/^[1-9]\d*\.\d+\.\d+$/, { message: "must be a pinned Karpenter v1 chart version such as 1.14.1" }),
         /** Allow `al2023@latest` in EC2NodeClasses (nodes then churn on every AMI release). Defaults to `false`. */
         allowLatestAmi: z.boolean().default(false),
+        /**
+         * Create the account's EC2 Spot service-linked role (AWSServiceRoleForEC2Spot), without
+         * which no Spot instance launches. It is account-wide and exists once: set this in at most
+         * one stack per account, and only if the role does not exist yet (an existing role makes
+         * the create fail); otherwise create it once by hand (docs/karpenter.md). Defaults to `false`.
+         */
+        createSpotServiceLinkedRole: z.boolean().default(false),
         /** The controller Deployment. Defaults to 2 replicas on `platform/role: system` nodes. */
         controller: controllerSchema.default(DEFAULT_CONTROLLER),
         /** EC2NodeClasses keyed by name. */

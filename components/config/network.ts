@@ -39,6 +39,16 @@ export const networkSchema = z
          * highest AZ slot + 1.
          */
         publicSubnetsBlock: z.number().int().min(0).optional(),
+        /**
+         * A Transit Gateway (shared with this account) to attach the VPC to. The private subnets
+         * are attached and every route table sends `cluster.endpoint.privateAccessCidrs` through
+         * it, so the deployer's network reaches the private API endpoint during the first `up`
+         * already (docs/ci.md, "A private cluster's first up"). Defaults to none.
+         */
+        transitGatewayId: z
+            .string()
+            .regex(/^tgw-([0-9a-f]{8}|[0-9a-f]{17})$/, { message: "must be a Transit Gateway id such as tgw-0123456789abcdef0" })
+            .optional(),
         /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: true, retentionDays: 90 }`. */
         flowLogs: z
             .strictObject({

@@ -2,6 +2,7 @@ import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-policies/lib
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
+import { longestNthRuleName } from "../nodegroups/nth";
 import { dnsLabel, hopLimit, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
 
 /**
@@ -216,6 +217,14 @@ export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { na
         problems.push([
             [pinned.find(([, minor]) => minor === newest)![0], "releaseVersion"],
             `the newest node group runs 1.${newest} but cluster.version is ${cluster.version}: EKS upgrades the control plane one minor at a time; go to 1.${newest + 1}, move the node groups to it, then continue (docs/changes.md#kubernetes-upgrades)`,
+        ]);
+    }
+    const firstSelfManaged = Object.entries(groups).find(([, g]) => g.enabled && g.kind === "selfManaged")?.[0];
+    const nthRule = longestNthRuleName(cluster.name);
+    if (firstSelfManaged !== undefined && nthRule.length > 64) {
+        problems.push([
+            [firstSelfManaged],
+            `needs the Node Termination Handler, whose EventBridge rule ${nthRule} exceeds EventBridge's 64 characters; shorten the cluster name to at most ${64 - (nthRule.length - cluster.name.length)} characters`,
         ]);
     }
     for (const [name, g] of Object.entries(groups)) {

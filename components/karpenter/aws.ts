@@ -5,8 +5,23 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeRoleManagedPolicies, podIdentityTrustPolicy, PolicyDocument, trustPolicy } from "../iam";
+import { capacityTypesAllowed } from "eks-platform-policies/lib";
+import type { EnabledKarpenterConfig, NodePoolConfig } from "../config/karpenter";
+import {
+    awsContext,
+    type AwsContext,
+    clusterArn,
+    eventQueuePolicy,
+    eventRuleArn,
+    nodeRoleManagedPolicies,
+    podIdentityTrustPolicy,
+    type PolicyDocument,
+    queueArn,
+    roleArn,
+    trustPolicy,
+} from "../iam";
 import { karpenterNames } from "./names";
+import { renderReferenceStatements } from "./referencePolicy";
 
 /** Namespace and service account of the controller; the Helm values use the same pair. */
 export const CONTROLLER_NAMESPACE = "kube-system";
@@ -14,8 +29,10 @@ export const CONTROLLER_SERVICE_ACCOUNT = "karpenter";
 
 /** An EventBridge rule feeding the interruption queue. */
 export interface InterruptionEvent {
-    /** Suffix of the rule's logical name. */
+    /** Suffix of the rule's logical and physical names (at most 9 characters: see `interruptionRuleName`). */
     key: string;
+    /** The key before keys were shortened to fit EventBridge's rule names: kept as an alias, so the rule and target keep their state. */
+    formerKey?: string;
     description: string;
     pattern: { source: string[]; "detail-type": string[] };
 }
@@ -26,12 +43,14 @@ export interface InterruptionEvent {
  */
 export const INTERRUPTION_EVENTS: readonly InterruptionEvent[] = [
     {
-        key: "scheduled-change",
+        key: "health",
+        formerKey: "scheduled-change",
         description: "AWS Health scheduled changes (instance retirement, maintenance)",
         pattern: { source: ["aws.health"], "detail-type": ["AWS Health Event"] },
     },
     {
-        key: "spot-interruption",
+        key: "spot",
+        formerKey: "spot-interruption",
         description: "Spot two-minute interruption warnings",
         pattern: { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
     },
@@ -41,227 +60,133 @@ export const INTERRUPTION_EVENTS: readonly InterruptionEvent[] = [
         pattern: { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
     },
     {
-        key: "state-change",
+        key: "state",
+        formerKey: "state-change",
         description: "Instances stopping or terminating outside Karpenter",
         pattern: { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
     },
     {
-        key: "capacity-reservation-interruption",
+        key: "capacity",
+        formerKey: "capacity-reservation-interruption",
         description: "Capacity reservation (ODCR / capacity block) reclaim warnings",
         pattern: { source: ["aws.ec2"], "detail-type": ["EC2 Capacity Reservation Instance Interruption Warning"] },
     },
 ];
 
-/** Where a policy is evaluated: partition, region, account. */
-export interface AwsContext {
-    partition: string;
-    region: string;
-    accountId: string;
+/**
+ * Static name of an interruption rule, so the queue policy can name its senders at preview.
+ * EventBridge allows 64 characters; Karpenter's node role already limits cluster names to 49
+ * (config/karpenter.ts), which leaves `-karp-` and a 9-character key. Pure.
+ */
+export function interruptionRuleName(clusterName: string, key: string): string {
+    return `${clusterName}-karp-${key}`;
 }
 
-export function queueArn(ctx: AwsContext, queueName: string): string {
-    return `arn:${ctx.partition}:sqs:${ctx.region}:${ctx.accountId}:${queueName}`;
+/** A KMS key ARN from an ARN or a bare key id of this account and region. Pure. */
+export function kmsKeyArn(ctx: AwsContext, key: string): string {
+    return key.startsWith("arn:") ? key : `arn:${ctx.partition}:kms:${ctx.region}:${ctx.accountId}:key/${key}`;
 }
 
-export function roleArn(ctx: AwsContext, roleName: string): string {
-    return `arn:${ctx.partition}:iam::${ctx.accountId}:role/${roleName}`;
+/** The account's EC2 Spot service-linked role. */
+export function spotServiceLinkedRoleArn(ctx: AwsContext): string {
+    return `arn:${ctx.partition}:iam::${ctx.accountId}:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot`;
 }
 
 /**
- * The controller's permissions, the same statement set as Karpenter's reference CloudFormation:
- * every write is limited to resources tagged for this cluster (`kubernetes.io/cluster/<name>:
- * owned` plus a `karpenter.sh/nodepool` or `karpenter.k8s.aws/ec2nodeclass` tag), `iam:PassRole`
- * reaches only the node role, and the only `*` resources are read-only calls. Pure.
+ * What the controller may do with customer-managed keys of EC2NodeClass root volumes: only
+ * through EC2 in this region and for this account (what EBS does when it encrypts a launched
+ * volume), and grants only for AWS resources. Without it Karpenter's nodes terminate right after
+ * launch (Karpenter troubleshooting, "Node terminates before ready on failed encrypted EBS
+ * volume"; EC2 Auto Scaling guide, "Required AWS KMS key policy for use with encrypted volumes").
+ * The key policy must delegate to IAM, as the default key policy does. Pure.
+ */
+export function customerKeyStatements(ctx: AwsContext, keyArns: string[]): PolicyDocument["Statement"] {
+    if (keyArns.length === 0) {
+        return [];
+    }
+    const viaEc2 = { "kms:ViaService": `ec2.${ctx.region}.amazonaws.com`, "kms:CallerAccount": ctx.accountId };
+    return [
+        {
+            Sid: "AllowEbsUseOfCustomerKeys",
+            Effect: "Allow",
+            Action: ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+            Resource: keyArns,
+            Condition: { StringEquals: viaEc2 },
+        },
+        {
+            Sid: "AllowEbsGrantsOnCustomerKeys",
+            Effect: "Allow",
+            Action: "kms:CreateGrant",
+            Resource: keyArns,
+            Condition: { StringEquals: viaEc2, Bool: { "kms:GrantIsForAWSResource": "true" } },
+        },
+    ];
+}
+
+/**
+ * The controller's permissions: Karpenter's reference statements for the installed version
+ * (./referencePolicy.ts, kept as data next to its source), rendered for this cluster, plus the
+ * use of customer-managed volume keys when EC2NodeClasses name any. Every write is limited to
+ * resources tagged for this cluster, `iam:PassRole` reaches only the node role, and the only `*`
+ * resources are read-only calls. Pure.
  */
 export function controllerPolicyDocument(
-    ctx: AwsContext & { clusterName: string; nodeRoleName: string; queueName: string },
+    ctx: AwsContext & { clusterName: string; nodeRoleName: string; queueName: string; customerKeyArns?: string[] },
 ): PolicyDocument {
-    const ec2 = (type: string, account = "*") => `arn:${ctx.partition}:ec2:${ctx.region}:${account}:${type}/*`;
-    const requestOwned = {
-        [`aws:RequestTag/kubernetes.io/cluster/${ctx.clusterName}`]: "owned",
-        "aws:RequestTag/eks:eks-cluster-name": ctx.clusterName,
-    };
-    const resourceOwned = { [`aws:ResourceTag/kubernetes.io/cluster/${ctx.clusterName}`]: "owned" };
-    const launched = ["fleet", "instance", "volume", "network-interface", "launch-template", "spot-instances-request"].map((t) => ec2(t));
-    const instanceProfiles = `arn:${ctx.partition}:iam::${ctx.accountId}:instance-profile/*`;
-    const region = { "aws:RequestTag/topology.kubernetes.io/region": ctx.region };
     return {
         Version: "2012-10-17",
         Statement: [
-            {
-                Sid: "AllowScopedEC2InstanceAccessActions",
-                Effect: "Allow",
-                Action: ["ec2:RunInstances", "ec2:CreateFleet"],
-                Resource: [
-                    `arn:${ctx.partition}:ec2:${ctx.region}::image/*`,
-                    `arn:${ctx.partition}:ec2:${ctx.region}::snapshot/*`,
-                    ec2("security-group"),
-                    ec2("subnet"),
-                    ec2("capacity-reservation"),
-                ],
-            },
-            {
-                Sid: "AllowScopedEC2LaunchTemplateAccessActions",
-                Effect: "Allow",
-                Action: ["ec2:RunInstances", "ec2:CreateFleet"],
-                Resource: ec2("launch-template"),
-                Condition: { StringEquals: resourceOwned, StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" } },
-            },
-            {
-                Sid: "AllowScopedEC2InstanceActionsWithTags",
-                Effect: "Allow",
-                Action: ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-                Resource: [...launched, ec2("capacity-reservation")],
-                Condition: { StringEquals: requestOwned, StringLike: { "aws:RequestTag/karpenter.sh/nodepool": "*" } },
-            },
-            {
-                Sid: "AllowScopedResourceCreationTagging",
-                Effect: "Allow",
-                Action: "ec2:CreateTags",
-                Resource: launched,
-                Condition: {
-                    StringEquals: { ...requestOwned, "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"] },
-                    StringLike: { "aws:RequestTag/karpenter.sh/nodepool": "*" },
-                },
-            },
-            {
-                Sid: "AllowScopedResourceTagging",
-                Effect: "Allow",
-                Action: "ec2:CreateTags",
-                Resource: ec2("instance"),
-                Condition: {
-                    StringEquals: resourceOwned,
-                    StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" },
-                    StringEqualsIfExists: { "aws:RequestTag/eks:eks-cluster-name": ctx.clusterName },
-                    "ForAllValues:StringEquals": { "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"] },
-                },
-            },
-            {
-                Sid: "AllowScopedDeletion",
-                Effect: "Allow",
-                Action: ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-                Resource: [ec2("instance"), ec2("launch-template")],
-                Condition: { StringEquals: resourceOwned, StringLike: { "aws:ResourceTag/karpenter.sh/nodepool": "*" } },
-            },
-            {
-                Sid: "AllowRegionalReadActions",
-                Effect: "Allow",
-                Action: [
-                    "ec2:DescribeCapacityReservations",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstances",
-                    "ec2:DescribeInstanceTypeOfferings",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplates",
-                    "ec2:DescribeSecurityGroups",
-                    "ec2:DescribeSpotPriceHistory",
-                    "ec2:DescribeSubnets",
-                ],
-                // Describe calls support no resource-level scoping; pin them to this region instead.
-                Resource: "*",
-                Condition: { StringEquals: { "aws:RequestedRegion": ctx.region } },
-            },
-            {
-                // Resolves AMI aliases (al2023@v…) through the public SSM parameters.
-                Sid: "AllowSSMReadActions",
-                Effect: "Allow",
-                Action: "ssm:GetParameter",
-                Resource: `arn:${ctx.partition}:ssm:${ctx.region}::parameter/aws/service/*`,
-            },
-            { Sid: "AllowPricingReadActions", Effect: "Allow", Action: "pricing:GetProducts", Resource: "*" },
-            {
-                Sid: "AllowInterruptionQueueActions",
-                Effect: "Allow",
-                Action: ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
-                Resource: queueArn(ctx, ctx.queueName),
-            },
-            {
-                Sid: "AllowPassingInstanceRole",
-                Effect: "Allow",
-                Action: "iam:PassRole",
-                Resource: roleArn(ctx, ctx.nodeRoleName),
-                Condition: { StringEquals: { "iam:PassedToService": "ec2.amazonaws.com" } },
-            },
-            {
-                Sid: "AllowScopedInstanceProfileCreationActions",
-                Effect: "Allow",
-                Action: "iam:CreateInstanceProfile",
-                Resource: instanceProfiles,
-                Condition: {
-                    StringEquals: { ...requestOwned, ...region },
-                    StringLike: { "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*" },
-                },
-            },
-            {
-                Sid: "AllowScopedInstanceProfileTagActions",
-                Effect: "Allow",
-                Action: "iam:TagInstanceProfile",
-                Resource: instanceProfiles,
-                Condition: {
-                    StringEquals: {
-                        ...resourceOwned,
-                        "aws:ResourceTag/topology.kubernetes.io/region": ctx.region,
-                        ...requestOwned,
-                        ...region,
-                    },
-                    StringLike: {
-                        "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                        "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                    },
-                },
-            },
-            {
-                Sid: "AllowScopedInstanceProfileActions",
-                Effect: "Allow",
-                Action: ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
-                Resource: instanceProfiles,
-                Condition: {
-                    StringEquals: { ...resourceOwned, "aws:ResourceTag/topology.kubernetes.io/region": ctx.region },
-                    StringLike: { "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*" },
-                },
-            },
-            { Sid: "AllowInstanceProfileReadActions", Effect: "Allow", Action: "iam:GetInstanceProfile", Resource: instanceProfiles },
-            {
-                // Garbage collection of instance profiles whose EC2NodeClass is gone lists them all;
-                // the List call accepts no resource ARN.
-                Sid: "AllowUnscopedInstanceProfileListAction",
-                Effect: "Allow",
-                Action: "iam:ListInstanceProfiles",
-                Resource: "*",
-            },
-            {
-                Sid: "AllowAPIServerEndpointDiscovery",
-                Effect: "Allow",
-                Action: "eks:DescribeCluster",
-                Resource: `arn:${ctx.partition}:eks:${ctx.region}:${ctx.accountId}:cluster/${ctx.clusterName}`,
-            },
+            ...renderReferenceStatements({
+                ...ctx,
+                nodeRoleArn: roleArn(ctx, ctx.nodeRoleName),
+                queueArn: queueArn(ctx, ctx.queueName),
+            }),
+            ...customerKeyStatements(ctx, ctx.customerKeyArns ?? []),
         ],
     };
 }
 
-/** Queue policy: EventBridge (and SQS) may send; nothing may use the queue without TLS. Pure. */
-export function interruptionQueuePolicyDocument(arn: string): PolicyDocument {
-    return {
-        Version: "2012-10-17",
-        Id: "KarpenterInterruptionQueue",
-        Statement: [
-            {
-                Sid: "AllowEventBridgeToSend",
-                Effect: "Allow",
-                Principal: { Service: ["events.amazonaws.com", "sqs.amazonaws.com"] },
-                Action: "sqs:SendMessage",
-                Resource: arn,
-            },
-            {
-                Sid: "DenyNonTLS",
-                Effect: "Deny",
-                Principal: "*",
-                Action: "sqs:*",
-                Resource: arn,
-                Condition: { Bool: { "aws:SecureTransport": "false" } },
-            },
-        ],
-    };
+/** The operations of the grant that lets the Spot service-linked role launch volumes with a customer key. */
+export const SPOT_KEY_GRANT_OPERATIONS = [
+    "Decrypt",
+    "Encrypt",
+    "GenerateDataKey",
+    "GenerateDataKeyWithoutPlaintext",
+    "CreateGrant",
+    "DescribeKey",
+    "ReEncryptFrom",
+    "ReEncryptTo",
+];
+
+/**
+ * True when a NodePool may launch Spot capacity: its capacity-type requirement admits `spot`
+ * (the pack's reading of the requirement). Without any such requirement Karpenter launches
+ * on-demand only. Pure.
+ */
+export function allowsSpot(pool: Pick<NodePoolConfig, "requirements">): boolean {
+    return capacityTypesAllowed(pool.requirements).includes("spot");
+}
+
+/** A customer-managed key of EC2NodeClass root volumes, and whether Spot launches use it. */
+export interface VolumeKey {
+    /** Key ARN or id, as in `rootVolume.kmsKeyId`. */
+    key: string;
+    /** A NodePool that may launch Spot uses a class with this key. */
+    spot: boolean;
+}
+
+/** Every distinct `rootVolume.kmsKeyId` of the EC2NodeClasses, with whether a Spot pool uses it. Pure. */
+export function volumeKeys(config: Pick<EnabledKarpenterConfig, "nodeClasses" | "nodePools">): VolumeKey[] {
+    const keys = new Map<string, VolumeKey>();
+    for (const [className, nodeClass] of Object.entries(config.nodeClasses)) {
+        const key = nodeClass.rootVolume.kmsKeyId;
+        if (key === undefined) {
+            continue;
+        }
+        const spot = Object.values(config.nodePools).some((pool) => pool.nodeClassRef.name === className && allowsSpot(pool));
+        keys.set(key, { key, spot: spot || (keys.get(key)?.spot ?? false) });
+    }
+    return [...keys.values()];
 }
 
 export interface KarpenterAwsArgs {
@@ -271,6 +196,13 @@ export interface KarpenterAwsArgs {
     region: string;
     /** The EKS control plane; access entries and Pod Identity associations need it to exist. */
     cluster: pulumi.Resource;
+    /** Customer-managed keys of EC2NodeClass root volumes. Defaults to `[]`. */
+    volumeKeys?: VolumeKey[];
+    /**
+     * Create the account's EC2 Spot service-linked role (once per account; see
+     * `karpenter.createSpotServiceLinkedRole`). Defaults to `false`.
+     */
+    createSpotServiceLinkedRole?: boolean;
 }
 
 /**
@@ -297,11 +229,7 @@ export class KarpenterAws extends pulumi.ComponentResource {
         this.nodeRoleName = names.nodeRole;
         this.queueName = names.interruptionQueue;
 
-        const identity = aws.getCallerIdentityOutput({}, parent);
-        const partition = aws.getPartitionOutput({}, parent);
-        const ctx = pulumi
-            .all([partition.partition, identity.accountId])
-            .apply(([p, accountId]): AwsContext => ({ partition: p, region: args.region, accountId }));
+        const ctx = awsContext(args.region, parent);
 
         // Nodes.
         this.nodeRole = new aws.iam.Role(
@@ -322,8 +250,6 @@ export class KarpenterAws extends pulumi.ComponentResource {
             { clusterName: args.clusterName, principalArn: this.nodeRole.arn, type: "EC2_LINUX" },
             { parent: this, dependsOn: [args.cluster] },
         );
-        this.nodeReady = [...attachments, accessEntry];
-
         // Interruption queue and the rules feeding it.
         this.queue = new aws.sqs.Queue(
             `${name}-interruption`,
@@ -335,39 +261,85 @@ export class KarpenterAws extends pulumi.ComponentResource {
             },
             parent,
         );
+        const formerNames = (event: InterruptionEvent) => (event.formerKey ? [{ name: `${name}-${event.formerKey}` }] : []);
+        const rules = INTERRUPTION_EVENTS.map(
+            (event) =>
+                [
+                    event,
+                    new aws.cloudwatch.EventRule(
+                        `${name}-${event.key}`,
+                        {
+                            name: interruptionRuleName(args.clusterName, event.key),
+                            description: `Karpenter ${args.clusterName}: ${event.description}`,
+                            eventPattern: JSON.stringify(event.pattern),
+                        },
+                        { parent: this, aliases: formerNames(event) },
+                    ),
+                ] as const,
+        );
         const queuePolicy = new aws.sqs.QueuePolicy(
             `${name}-interruption`,
             {
                 queueUrl: this.queue.url,
-                policy: ctx.apply((c) => JSON.stringify(interruptionQueuePolicyDocument(queueArn(c, names.interruptionQueue)))),
+                policy: ctx.apply((c) =>
+                    JSON.stringify(
+                        eventQueuePolicy(
+                            queueArn(c, names.interruptionQueue),
+                            INTERRUPTION_EVENTS.map((event) => eventRuleArn(c, interruptionRuleName(args.clusterName, event.key))),
+                            "KarpenterInterruptionQueue",
+                        ),
+                    ),
+                ),
             },
             parent,
         );
-        for (const event of INTERRUPTION_EVENTS) {
-            const rule = new aws.cloudwatch.EventRule(
-                `${name}-${event.key}`,
-                { description: `Karpenter ${args.clusterName}: ${event.description}`, eventPattern: JSON.stringify(event.pattern) },
-                parent,
-            );
+        for (const [event, rule] of rules) {
             new aws.cloudwatch.EventTarget(
                 `${name}-${event.key}`,
                 { rule: rule.name, targetId: "KarpenterInterruptionQueue", arn: this.queue.arn },
                 // Until the policy lets EventBridge send, its deliveries are refused.
-                { parent: this, dependsOn: [queuePolicy] },
+                { parent: this, dependsOn: [queuePolicy], aliases: formerNames(event) },
             );
         }
+
+        // Spot capacity: the account's service-linked role, and the grant that lets it use the
+        // customer keys of volumes it launches (EC2 User Guide, "Service-linked role for Spot
+        // Instance requests"). The role is shared by the whole account, so it outlives the stack.
+        const spotRole = args.createSpotServiceLinkedRole
+            ? new aws.iam.ServiceLinkedRole(
+                  `${name}-spot`,
+                  { awsServiceName: "spot.amazonaws.com", description: "EC2 Spot (created by the eks-platform stack that owns it)" },
+                  { parent: this, retainOnDelete: true },
+              )
+            : undefined;
+        const volumeKeyList = args.volumeKeys ?? [];
+        const spotGrants = volumeKeyList
+            .filter((k) => k.spot)
+            .map(
+                (k) =>
+                    new aws.kms.Grant(
+                        `${name}-spot-${k.key.split("/").pop() ?? k.key}`,
+                        {
+                            keyId: ctx.apply((c) => kmsKeyArn(c, k.key)),
+                            granteePrincipal: ctx.apply(spotServiceLinkedRoleArn),
+                            operations: SPOT_KEY_GRANT_OPERATIONS,
+                        },
+                        { parent: this, dependsOn: spotRole ? [spotRole] : [] },
+                    ),
+            );
+        this.nodeReady = [...attachments, accessEntry, ...(spotRole ? [spotRole] : []), ...spotGrants];
 
         // Controller.
         this.controllerRole = new aws.iam.Role(
             `${name}-controller`,
             {
                 description: `Karpenter controller of EKS cluster ${args.clusterName} (Pod Identity ${CONTROLLER_NAMESPACE}/${CONTROLLER_SERVICE_ACCOUNT})`,
-                assumeRolePolicy: JSON.stringify(
-                    podIdentityTrustPolicy(
-                        args.clusterName,
-                        CONTROLLER_NAMESPACE,
-                        CONTROLLER_SERVICE_ACCOUNT,
-                        "AllowEksPodIdentityForKarpenter",
+                assumeRolePolicy: ctx.apply((c) =>
+                    JSON.stringify(
+                        podIdentityTrustPolicy(args.clusterName, CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, {
+                            sid: "AllowEksPodIdentityForKarpenter",
+                            clusterArn: clusterArn(c, args.clusterName),
+                        }),
                     ),
                 ),
             },
@@ -384,6 +356,7 @@ export class KarpenterAws extends pulumi.ComponentResource {
                             clusterName: args.clusterName,
                             nodeRoleName: names.nodeRole,
                             queueName: names.interruptionQueue,
+                            customerKeyArns: volumeKeyList.map((k) => kmsKeyArn(c, k.key)),
                         }),
                     ),
                 ),

@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { EnabledKarpenterConfig } from "../config/karpenter";
-import { KarpenterAws } from "./aws";
+import { KarpenterAws, volumeKeys } from "./aws";
 import { KarpenterController } from "./controller";
 import { KarpenterNodePools } from "./nodePools";
 
@@ -44,7 +44,17 @@ export class Karpenter extends pulumi.ComponentResource {
     constructor(name: string, args: KarpenterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:karpenter:Karpenter", name, {}, opts);
         const parent = { parent: this };
-        this.aws = new KarpenterAws(`${name}-aws`, { clusterName: args.clusterName, region: args.region, cluster: args.cluster }, parent);
+        this.aws = new KarpenterAws(
+            `${name}-aws`,
+            {
+                clusterName: args.clusterName,
+                region: args.region,
+                cluster: args.cluster,
+                volumeKeys: volumeKeys(args.config),
+                createSpotServiceLinkedRole: args.config.createSpotServiceLinkedRole,
+            },
+            parent,
+        );
         this.controller = new KarpenterController(
             `${name}-controller`,
             {

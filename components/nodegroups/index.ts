@@ -3,6 +3,7 @@
  * on updates), self-managed groups (instance refresh + Node Termination Handler), and the NVIDIA
  * device plugin when a GPU group exists.
  */
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster } from "../cluster";
 import type { NodeGroupsConfig } from "../config/nodeGroups";
@@ -16,15 +17,19 @@ import { SelfManagedNodeGroup } from "./selfManaged";
 /** What the node groups need from the control plane. */
 export type NodeGroupsCluster = Pick<
     Cluster,
-    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "nodeSecurityGroupId" | "provider" | "eks" | "addons"
+    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "nodeSecurityGroupId" | "eks" | "addons"
 >;
 
 export interface NodeGroupsArgs {
     cluster: NodeGroupsCluster;
+    /** Kubernetes provider of the cluster (NTH and the GPU device plugin). */
+    provider: k8s.Provider;
     /** Node groups keyed by name, as validated by the config module. */
     groups: NodeGroupsConfig;
     /** AWS region (NTH calls SQS there). */
     region: string;
+    /** The VPC's range (NTH falls back to the VPC's DNS resolver). */
+    vpcCidr: string;
     /** Private subnets; every node runs there. */
     privateSubnetIds: pulumi.Input<string>[];
 }
@@ -88,8 +93,9 @@ export class NodeGroups extends pulumi.ComponentResource {
                 `${name}-nth`,
                 {
                     clusterName: cluster.name,
+                    vpcCidr: args.vpcCidr,
                     region: args.region,
-                    provider: cluster.provider,
+                    provider: args.provider,
                     cluster: cluster.eks,
                     placement: {
                         nodeSelector: groupsFitting(SYSTEM_PLACEMENT, args.groups).length > 0 ? { ...SYSTEM_PLACEMENT.nodeSelector } : {},
@@ -133,7 +139,7 @@ export class NodeGroups extends pulumi.ComponentResource {
         if (Object.values(args.groups).some((g) => g.enabled && isGpuGroup(g))) {
             this.devicePlugin = new GpuDevicePlugin(
                 `${name}-nvidia`,
-                { provider: cluster.provider },
+                { provider: args.provider },
                 { parent: this, dependsOn: cluster.addons },
             );
         }

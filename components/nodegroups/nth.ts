@@ -1,7 +1,8 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { podIdentityTrustPolicy } from "../iam";
+import { awsContext, clusterArn, eventQueuePolicy, eventRuleArn, podIdentityTrustPolicy, queueArn } from "../iam";
+import { vpcResolverAddress } from "../subnets";
 import type { Toleration } from "./scheduling";
 
 /**
@@ -28,14 +29,17 @@ export const LIFECYCLE_HEARTBEAT_SECONDS = 300;
  */
 export const NTH_DRAIN_SECONDS = 240;
 
-/** The EventBridge patterns that feed the NTH queue, keyed by a short rule name. Pure. */
+/**
+ * The EventBridge patterns that feed the NTH queue, keyed by a short rule key (at most 9
+ * characters: see `nthRuleName`). Pure.
+ */
 export function nthEventPatterns(): Record<string, Record<string, unknown>> {
     return {
-        "asg-terminate": { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
-        "spot-interruption": { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
+        asg: { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
+        spot: { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
         rebalance: { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
-        "state-change": { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
-        "scheduled-change": {
+        state: { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
+        health: {
             source: ["aws.health"],
             "detail-type": ["AWS Health Event"],
             detail: { service: ["EC2"], eventTypeCategory: ["scheduledChange"] },
@@ -43,28 +47,27 @@ export function nthEventPatterns(): Record<string, Record<string, unknown>> {
     };
 }
 
-/** The queue policy: EventBridge may send; nobody may use the queue without TLS. Pure. */
-export function nthQueuePolicy(queueArn: string): Record<string, unknown> {
-    return {
-        Version: "2012-10-17",
-        Statement: [
-            {
-                Sid: "EventBridgeSends",
-                Effect: "Allow",
-                Principal: { Service: ["events.amazonaws.com", "sqs.amazonaws.com"] },
-                Action: "sqs:SendMessage",
-                Resource: queueArn,
-            },
-            {
-                Sid: "DenyNonTls",
-                Effect: "Deny",
-                Principal: "*",
-                Action: "sqs:*",
-                Resource: queueArn,
-                Condition: { Bool: { "aws:SecureTransport": "false" } },
-            },
-        ],
-    };
+/**
+ * The keys NTH's rules had before they were shortened to fit EventBridge's 64-character rule
+ * names: kept as aliases, so each rule and its target keep their state.
+ */
+const NTH_FORMER_RULE_KEYS: Readonly<Record<string, string>> = {
+    asg: "asg-terminate",
+    spot: "spot-interruption",
+    state: "state-change",
+    health: "scheduled-change",
+};
+
+/** Static name of an NTH rule, so the queue policy can name its senders at preview. Pure. */
+export function nthRuleName(clusterName: string, key: string): string {
+    return `${clusterName}-nth-${key}`;
+}
+
+/** The longest rule name NTH derives for a cluster (EventBridge allows 64 characters). Pure. */
+export function longestNthRuleName(clusterName: string): string {
+    return Object.keys(nthEventPatterns())
+        .map((key) => nthRuleName(clusterName, key))
+        .reduce((a, b) => (b.length > a.length ? b : a));
 }
 
 /**
@@ -95,8 +98,39 @@ export interface NthPlacement {
     tolerations?: Toleration[];
 }
 
+/**
+ * DNS of NTH pods when CoreDNS cannot answer. NTH resolves only AWS endpoints (SQS, EC2, Auto
+ * Scaling), and a first `up` may start it before CoreDNS runs (CoreDNS waits for the node groups
+ * too): it then crash-loops on DNS until its release times out. Karpenter avoids this with
+ * `dnsPolicy: Default`; the NTH chart's queue-processor Deployment has no `dnsPolicy` value, only
+ * `dnsConfig`, which appends the VPC's resolver after the cluster DNS. While CoreDNS has no ready
+ * endpoint, kube-proxy rejects queries to its Service (iptables mode, EKS's default; otherwise they
+ * time out after `timeout` seconds) and the resolver moves on to the VPC's; `ndots: 2` sends the
+ * AWS endpoint names (two dots or more) out as absolute names first. Source of the chart's values:
+ * `config/helm/aws-node-termination-handler/templates/deployment.yaml` of NTH (queue mode renders
+ * `dnsConfig`, not `dnsPolicy`). Undefined for a malformed CIDR. Pure.
+ */
+export function nthDnsConfig(vpcCidr: string): Record<string, unknown> | undefined {
+    const resolver = vpcResolverAddress(vpcCidr);
+    return resolver
+        ? {
+              nameservers: [resolver],
+              options: [
+                  { name: "ndots", value: "2" },
+                  { name: "timeout", value: "2" },
+              ],
+          }
+        : undefined;
+}
+
 /** Helm values of NTH in queue-processor mode (the queue URL may be an Output). Pure. */
-export function nthValues(queueUrl: pulumi.Input<string>, region: string, placement: NthPlacement = {}): Record<string, unknown> {
+export function nthValues(
+    queueUrl: pulumi.Input<string>,
+    region: string,
+    placement: NthPlacement = {},
+    vpcCidr?: string,
+): Record<string, unknown> {
+    const dnsConfig = vpcCidr === undefined ? undefined : nthDnsConfig(vpcCidr);
     return {
         enableSqsTerminationDraining: true,
         queueURL: queueUrl,
@@ -118,6 +152,7 @@ export function nthValues(queueUrl: pulumi.Input<string>, region: string, placem
         resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "128Mi" } },
         nodeSelector: { ...(placement.nodeSelector ?? {}) },
         tolerations: placement.tolerations ?? [{ key: "CriticalAddonsOnly", operator: "Exists" }],
+        ...(dnsConfig ? { dnsConfig } : {}),
     };
 }
 
@@ -132,6 +167,8 @@ export function nthAsgArnPattern(partition: string, region: string, accountId: s
 
 export interface NodeTerminationHandlerArgs {
     clusterName: string;
+    /** The VPC's range: NTH pods fall back to its resolver (see `nthDnsConfig`). */
+    vpcCidr: string;
     region: string;
     provider: k8s.Provider;
     /** The control plane (Pod Identity associations need it). */
@@ -166,36 +203,56 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
     constructor(name: string, args: NodeTerminationHandlerArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:nodegroups:NodeTerminationHandler", name, {}, opts);
         const parent = { parent: this };
+        const queueName = `${args.clusterName}-nth`;
+        const ctx = awsContext(args.region, parent);
 
         this.queue = new aws.sqs.Queue(
             `${name}-queue`,
             {
-                name: `${args.clusterName}-nth`,
+                name: queueName,
                 // An event older than the lifecycle heartbeat (or the 2-minute Spot notice) can no longer be acted on.
                 messageRetentionSeconds: LIFECYCLE_HEARTBEAT_SECONDS,
                 sqsManagedSseEnabled: true,
             },
             parent,
         );
+        const formerNames = (rule: string) => (NTH_FORMER_RULE_KEYS[rule] ? [{ name: `${name}-${NTH_FORMER_RULE_KEYS[rule]}` }] : []);
+        const rules = Object.entries(nthEventPatterns()).map(
+            ([rule, pattern]) =>
+                [
+                    rule,
+                    new aws.cloudwatch.EventRule(
+                        `${name}-${rule}`,
+                        {
+                            name: nthRuleName(args.clusterName, rule),
+                            description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`,
+                            eventPattern: JSON.stringify(pattern),
+                        },
+                        { parent: this, aliases: formerNames(rule) },
+                    ),
+                ] as const,
+        );
+        // Senders named by ARN from the static rule names: the policy is known at preview.
         const queuePolicy = new aws.sqs.QueuePolicy(
             `${name}-queue-policy`,
-            { queueUrl: this.queue.url, policy: this.queue.arn.apply((arn) => JSON.stringify(nthQueuePolicy(arn))) },
+            {
+                queueUrl: this.queue.url,
+                policy: ctx.apply((c) =>
+                    JSON.stringify(
+                        eventQueuePolicy(
+                            queueArn(c, queueName),
+                            rules.map(([rule]) => eventRuleArn(c, nthRuleName(args.clusterName, rule))),
+                        ),
+                    ),
+                ),
+            },
             parent,
         );
-
-        for (const [rule, pattern] of Object.entries(nthEventPatterns())) {
-            const eventRule = new aws.cloudwatch.EventRule(
-                `${name}-${rule}`,
-                {
-                    description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`,
-                    eventPattern: JSON.stringify(pattern),
-                },
-                parent,
-            );
+        for (const [rule, eventRule] of rules) {
             const target = new aws.cloudwatch.EventTarget(
                 `${name}-${rule}`,
                 { rule: eventRule.name, arn: this.queue.arn },
-                { parent: this, dependsOn: [queuePolicy] },
+                { parent: this, dependsOn: [queuePolicy], aliases: formerNames(rule) },
             );
             this.drainPath.push(target);
         }
@@ -205,7 +262,13 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
             {
                 name: `${args.clusterName}-nth`,
                 description: `AWS Node Termination Handler of EKS ${args.clusterName} (Pod Identity)`,
-                assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy(args.clusterName, NTH_NAMESPACE, NTH_SERVICE_ACCOUNT)),
+                assumeRolePolicy: ctx.apply((c) =>
+                    JSON.stringify(
+                        podIdentityTrustPolicy(args.clusterName, NTH_NAMESPACE, NTH_SERVICE_ACCOUNT, {
+                            clusterArn: clusterArn(c, args.clusterName),
+                        }),
+                    ),
+                ),
             },
             parent,
         );
@@ -214,9 +277,9 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
             {
                 role: this.role.name,
                 policy: pulumi
-                    .all([this.queue.arn, aws.getPartitionOutput({}, parent).partition, aws.getCallerIdentityOutput({}, parent).accountId])
-                    .apply(([queueArn, partition, accountId]) =>
-                        JSON.stringify(nthPolicy(queueArn, nthAsgArnPattern(partition, args.region, accountId, args.clusterName))),
+                    .all([this.queue.arn, ctx])
+                    .apply(([arn, c]) =>
+                        JSON.stringify(nthPolicy(arn, nthAsgArnPattern(c.partition, c.region, c.accountId, args.clusterName))),
                     ),
             },
             parent,
@@ -234,7 +297,7 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
                 chart: NTH_CHART.chart,
                 version: NTH_CHART.version,
                 namespace: NTH_NAMESPACE,
-                values: nthValues(this.queue.url, args.region, args.placement),
+                values: nthValues(this.queue.url, args.region, args.placement, args.vpcCidr),
                 // With no other nodes, NTH's pods can only start once the groups it serves exist,
                 // and those are created after it.
                 ...((args.releaseDependencies ?? []).length === 0 ? { skipAwait: true } : {}),
