@@ -3,8 +3,8 @@
  * a stack, with `<pack>/config/<env>.json`.
  */
 import { PolicyPackProcess } from "./analyzer";
-import { GateReport, runGate } from "./gate";
-import { collectFiles, MANIFEST_PROJECT, ManifestResource, readManifests, toResources } from "./manifests";
+import { GateReport, openGate } from "./gate";
+import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 
@@ -45,23 +45,31 @@ function locator(resources: readonly ManifestResource[], env: string): Locate {
 /** Reads, maps and gates the manifests under `paths`. */
 export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     const files = collectFiles(opts.paths);
-    // The pack boots in its own process while the YAML is parsed here.
+    // The pack boots in its own process while the YAML is parsed here, and each file's objects
+    // go to Analyze while the next file is read: the pack's work overlaps the parsing.
     const pack = PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT });
     pack.catch(() => undefined);
     let report: GateReport;
-    let resources: ManifestResource[];
+    const resources: ManifestResource[] = [];
     try {
-        resources = toResources(readManifests(files), opts.env);
         const config = opts.configFile ? { file: opts.configFile, warnings: [] } : environmentConfig(opts.packDir, opts.env);
-        report = await runGate({
+        const gate = openGate({
             packDir: opts.packDir,
             configFile: config.file,
             warnings: config.warnings,
             stack: opts.env,
             project: MANIFEST_PROJECT,
-            resources: resources.map((r) => r.resource),
             pack,
         });
+        for (const file of files) {
+            const mapped = mapObjects(readManifests([file]), opts.env, resources.length);
+            resources.push(...mapped);
+            gate.analyze(mapped.map((r) => r.resource));
+            // Let the requests just queued go out (and answers come in) before the next file.
+            await new Promise((resolve) => setImmediate(resolve));
+        }
+        assertUnique(resources);
+        report = await gate.finish();
     } finally {
         void pack.then(
             (p) => p.close(),
