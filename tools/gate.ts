@@ -12,8 +12,7 @@ import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { buildAnalyzeRequest, buildStackRequest, GateResource, propertiesStruct } from "./requests";
+import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
 
 /** One verdict of the pack. `undeterminable`: the policy read a value unknown at preview. */
 export interface GateDiagnostic {
@@ -78,7 +77,8 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
     const owned = !opts.pack;
     const packStarted = opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project });
     const resources: GateResource[] = [];
-    const structs: Struct[] = [];
+    // Each resource as AnalyzeStack will carry it, written while its Analyze goes out.
+    const encoded: Uint8Array[] = [];
     const diagnostics: GateDiagnostic[] = [];
     const notApplicable = new Map<string, number>();
 
@@ -126,8 +126,9 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
         while (next < resources.length && !failure) {
             const i = next++;
             const r = resources[i];
-            structs[i] = propertiesStruct(r);
-            const res = await pack.analyze(buildAnalyzeRequest(r, structs[i]));
+            const props = encodeProperties(r.props);
+            encoded[i] = encodeStackResource(r, props);
+            const res = await pack.analyze(buildAnalyzeRequest(r, props));
             for (const d of res.getDiagnosticsList()) {
                 diagnostics.push(toDiagnostic(d, r.urn));
             }
@@ -170,7 +171,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
                 }
                 const stackNotApplicable = new Set<string>();
                 try {
-                    const res = await pack.analyzeStack(buildStackRequest(resources, structs));
+                    const res = await pack.analyzeStack(buildStackRequest(resources, encoded));
                     for (const d of res.getDiagnosticsList()) {
                         diagnostics.push(toDiagnostic(d, undefined));
                     }
