@@ -53,8 +53,18 @@ export function roleOfCaller(callerArn: string): string {
     return match ? `arn:${match[1]}:iam::${match[2]}:role/${match[3]}` : callerArn;
 }
 
-/** Short, stable suffix for a principal's child resources: the role's name. */
-function principalKey(arn: string): string {
+/**
+ * Stable suffix for a principal's child resources: account, path and name (`111111111111-team`,
+ * `111111111111-eng/team`), so two roles named alike in other accounts or paths never share a
+ * name. Role names cannot contain `/`, so the path stays unambiguous. Pure.
+ */
+export function principalKey(arn: string): string {
+    const match = /^arn:[^:]+:iam::(\d{12}):role\/(.+)$/.exec(arn);
+    return match ? `${match[1]}-${match[2]}` : arn;
+}
+
+/** The name a principal's resources had before keys carried account and path (kept as an alias). */
+function legacyPrincipalKey(arn: string): string {
     return arn.split("/").pop() ?? arn;
 }
 
@@ -88,6 +98,14 @@ export class Access extends pulumi.ComponentResource {
         const clusterName = this.runner.apply(() => args.clusterName);
 
         const grants = accessGrants(args.access, args.namespaces);
+        // Resources created under the old role-name-only keys keep their state through an alias,
+        // unless two principals shared that old key (they could not have been deployed).
+        const legacyKeys = grants.map((g) => legacyPrincipalKey(g.principalArn));
+        const legacyAlias = (arn: string, suffix = "") => {
+            const key = legacyPrincipalKey(arn);
+            const owners = new Set(grants.filter((_, i) => legacyKeys[i] === key).map((g) => g.principalArn));
+            return owners.size === 1 ? { aliases: [{ name: `${name}-${key}${suffix}` }] } : {};
+        };
         const entries = new Map<string, aws.eks.AccessEntry>();
         for (const grant of grants) {
             let entry = entries.get(grant.principalArn);
@@ -101,19 +119,24 @@ export class Access extends pulumi.ComponentResource {
                         type: "STANDARD",
                         tags: { "platform/access-scope": clusterWide ? "cluster" : "namespace" },
                     },
-                    { parent: this },
+                    // AWS keys an entry by principal: a replacement must delete before it creates.
+                    { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn) },
                 );
                 entries.set(grant.principalArn, entry);
             }
+            const policySuffix = `-${grant.policy.replace(/^AmazonEKS|Policy$/g, "").toLowerCase()}`;
             new aws.eks.AccessPolicyAssociation(
-                `${name}-${principalKey(grant.principalArn)}-${grant.policy.replace(/^AmazonEKS|Policy$/g, "").toLowerCase()}`,
+                `${name}-${principalKey(grant.principalArn)}${policySuffix}`,
                 {
                     clusterName,
                     principalArn: entry.principalArn,
                     policyArn: accessPolicyArn(grant.policy, grant.principalArn),
                     accessScope: grant.namespaces ? { type: "namespace", namespaces: grant.namespaces } : { type: "cluster" },
                 },
-                { parent: this },
+                // AWS keys an association by principal and policy (associating again only rewrites
+                // the scope): created first, the replacement's deletion of the old one would remove
+                // the access it just granted. A namespace list change replaces it (no update exists).
+                { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn, policySuffix) },
             );
         }
         this.principals = [...entries.keys()];

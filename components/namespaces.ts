@@ -110,7 +110,8 @@ export function containerLimitRange(defaults: NamespaceConfig["containerDefaults
  * that omit requests or limits still get them, so the quota admits them and the scheduler can
  * place them), Pod Security Admission labels and default-deny NetworkPolicies. Namespaces hold
  * other teams' workloads: every one is `retainOnDelete`, so removing it from config stops
- * managing it but never deletes it or what runs in it.
+ * managing it but never deletes it or what runs in it; its guards (quota, LimitRange,
+ * NetworkPolicies) are retained with it, so those workloads never run unguarded.
  */
 export class Namespaces extends pulumi.ComponentResource {
     /** Namespace names, in config order. */
@@ -134,7 +135,9 @@ export class Namespaces extends pulumi.ComponentResource {
                 },
                 { parent: this, provider: args.provider, retainOnDelete: true },
             );
-            const child = { parent: this, provider: args.provider, dependsOn: [namespace] };
+            // The guards go (or stay) with the namespace: deleting them while its workloads keep
+            // running would lift the quota and open default-deny networking.
+            const child = { parent: this, provider: args.provider, dependsOn: [namespace], retainOnDelete: true };
             new k8s.core.v1.ResourceQuota(
                 `${name}-${ns}-quota`,
                 { metadata: { name: "compute", namespace: ns }, spec: { hard: quotaHard(config.quota) } },

@@ -9,12 +9,14 @@ export interface NetworkArgs {
     /** AWS region of the VPC (names the S3 gateway endpoint service). */
     region: string;
     vpcCidr: string;
-    /** At least two availability zones; one private and one public subnet in each. */
+    /** At least two availability zones in any order; one private and one public subnet in each. */
     availabilityZones: string[];
     /** One NAT gateway for the VPC or one per AZ. */
     natGateways: "single" | "perAz";
     privateSubnetPrefixLength: number;
     publicSubnetPrefixLength: number;
+    /** The private-sized block holding the public subnets (see `planSubnets`). Defaults to the highest AZ slot + 1. */
+    publicSubnetsBlock?: number;
     /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: false }`. */
     flowLogs?: { enabled: boolean; retentionDays: number };
 }
@@ -48,6 +50,7 @@ export class Network extends pulumi.ComponentResource {
             availabilityZones: args.availabilityZones,
             privatePrefixLength: args.privateSubnetPrefixLength,
             publicPrefixLength: args.publicSubnetPrefixLength,
+            publicSubnetsBlock: args.publicSubnetsBlock,
         });
 
         const vpc = new aws.ec2.Vpc(
@@ -98,6 +101,8 @@ export class Network extends pulumi.ComponentResource {
             return subnet;
         });
 
+        // The layout is sorted by AZ slot: a single NAT gateway stays in the lowest-lettered AZ
+        // whatever order the AZs are listed in.
         const natCount = args.natGateways === "single" ? 1 : layout.length;
         const natGateways = layout.slice(0, natCount).map((s, i) => {
             const eip = new aws.ec2.Eip(

@@ -45,41 +45,80 @@ export function overlaps(a: Cidr, b: Cidr): boolean {
 
 export interface SubnetLayoutRequest {
     vpcCidr: string;
+    /** Availability zones in any order: each one's addresses follow from its slot, not its position. */
     availabilityZones: readonly string[];
     /** Prefix length of each private (node) subnet. */
     privatePrefixLength: number;
     /** Prefix length of each public (load balancer, NAT) subnet. */
     publicPrefixLength: number;
+    /**
+     * Index of the private-sized block of the VPC that holds the public subnets. Defaults to the
+     * block after the highest slot's, where the layout has always put them; pin it before adding
+     * an AZ with a later letter, or the public subnets move.
+     */
+    publicSubnetsBlock?: number;
 }
 
 export interface SubnetPlan {
     availabilityZone: string;
+    /** The AZ's address slot (see `azSlot`). */
+    slot: number;
     privateCidr: string;
     publicCidr: string;
 }
 
 /**
- * Lays out one private and one public subnet per availability zone: the private (large) blocks
- * first from the start of the VPC, then the public blocks, each aligned to its own size.
- * Throws with a readable message when the layout does not fit; `subnetLayoutProblems` gives the
- * same reasons without throwing, for config validation.
+ * The address slot of an availability zone: its letter, `a` = 0, `b` = 1, … An AZ keeps its slot
+ * (and so its subnets' addresses) whatever other AZs are added, removed or reordered.
+ */
+export function azSlot(availabilityZone: string): number {
+    return availabilityZone.charCodeAt(availabilityZone.length - 1) - "a".charCodeAt(0);
+}
+
+interface Layout {
+    vpc: Cidr;
+    publicBlock: number;
+    /** Private-sized block index of each slot: slots count up from 0, stepping over the public block. */
+    privateBlock: (slot: number) => number;
+}
+
+function layoutOf(request: SubnetLayoutRequest, vpc: Cidr): Layout {
+    const slots = request.availabilityZones.map(azSlot);
+    const publicBlock = request.publicSubnetsBlock ?? Math.max(-1, ...slots) + 1;
+    return { vpc, publicBlock, privateBlock: (slot) => (slot < publicBlock ? slot : slot + 1) };
+}
+
+/**
+ * Lays out one private and one public subnet per availability zone, by slot: slot `s` gets the
+ * `s`-th private-sized block of the VPC (stepping over the public block) and the `s`-th public
+ * block inside the public block. For AZs `a`, `b`, `c`… listed in order this is the layout the
+ * program always produced (private blocks first, then the public ones), so no live subnet moves.
+ * The result is sorted by slot. Throws with a readable message when the layout does not fit;
+ * `subnetLayoutProblems` gives the same reasons without throwing, for config validation.
  */
 export function planSubnets(request: SubnetLayoutRequest): SubnetPlan[] {
     const problems = subnetLayoutProblems(request);
     if (problems.length > 0) {
         throw new Error(problems.join("; "));
     }
-    const vpc = parseCidr(request.vpcCidr) as Cidr;
+    const layout = layoutOf(request, parseCidr(request.vpcCidr) as Cidr);
     const privateSize = blockSize(request.privatePrefixLength);
     const publicSize = blockSize(request.publicPrefixLength);
-    const azs = request.availabilityZones;
-    const privateEnd = vpc.base + privateSize * azs.length;
-    const publicStart = Math.ceil(privateEnd / publicSize) * publicSize;
-    return azs.map((availabilityZone, i) => ({
-        availabilityZone,
-        privateCidr: formatCidr({ base: vpc.base + i * privateSize, prefix: request.privatePrefixLength }),
-        publicCidr: formatCidr({ base: publicStart + i * publicSize, prefix: request.publicPrefixLength }),
-    }));
+    const publicStart = layout.vpc.base + layout.publicBlock * privateSize;
+    return request.availabilityZones
+        .map((availabilityZone) => {
+            const slot = azSlot(availabilityZone);
+            return {
+                availabilityZone,
+                slot,
+                privateCidr: formatCidr({
+                    base: layout.vpc.base + layout.privateBlock(slot) * privateSize,
+                    prefix: request.privatePrefixLength,
+                }),
+                publicCidr: formatCidr({ base: publicStart + slot * publicSize, prefix: request.publicPrefixLength }),
+            };
+        })
+        .sort((x, y) => x.slot - y.slot);
 }
 
 /** Every reason the layout cannot be built; empty when it fits. */
@@ -104,16 +143,30 @@ export function subnetLayoutProblems(request: SubnetLayoutRequest): string[] {
     if (problems.length > 0) {
         return problems;
     }
-    const n = request.availabilityZones.length;
-    const privateSize = blockSize(request.privatePrefixLength);
-    const publicSize = blockSize(request.publicPrefixLength);
-    const publicStart = Math.ceil((vpc.base + privateSize * n) / publicSize) * publicSize;
-    const end = publicStart + publicSize * n;
-    const vpcEnd = vpc.base + blockSize(vpc.prefix);
-    if (end > vpcEnd) {
+    const slots = request.availabilityZones.map(azSlot);
+    if (slots.some((s) => s < 0 || s > 25)) {
+        return [`every availability zone must end in a letter a–z (its address slot)`];
+    }
+    const layout = layoutOf(request, vpc);
+    const blocks = blockSize(vpc.prefix) / blockSize(request.privatePrefixLength);
+    const publicPerBlock = blockSize(request.privatePrefixLength) / blockSize(request.publicPrefixLength);
+    const highest = Math.max(...slots);
+    if (!Number.isInteger(layout.publicBlock) || layout.publicBlock < 0 || layout.publicBlock >= blocks) {
         problems.push(
-            `${n} private /${request.privatePrefixLength} and ${n} public /${request.publicPrefixLength} subnets ` +
-                `need ${end - vpc.base} addresses but ${request.vpcCidr} has ${blockSize(vpc.prefix)}`,
+            `publicSubnetsBlock ${layout.publicBlock} is not one of the VPC's ${blocks} /${request.privatePrefixLength} blocks (0–${blocks - 1})`,
+        );
+    }
+    const needed = Math.max(...slots.map(layout.privateBlock), layout.publicBlock) + 1;
+    if (needed > blocks) {
+        problems.push(
+            `slots up to ${highest} (AZ letter ${String.fromCharCode(97 + highest)}) and the public block need ${needed} ` +
+                `/${request.privatePrefixLength} blocks but ${request.vpcCidr} has ${blocks}`,
+        );
+    }
+    if (highest + 1 > publicPerBlock) {
+        problems.push(
+            `public /${request.publicPrefixLength} subnets for slots up to ${highest} do not fit in one /${request.privatePrefixLength} block ` +
+                `(room for ${Math.floor(publicPerBlock)}); lengthen the public prefix`,
         );
     }
     return problems;

@@ -5,8 +5,19 @@ import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError, parseRawConfig, parseStackConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../components/config";
 import { readStackFiles, StackFileError } from "../tools/offline";
-import { ROOT } from "./mocks";
+import { ROOT, runTool } from "./mocks";
 import { editedFixture, fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "./stackFiles";
+
+/** The first node group of a stack's decoded config values. */
+function firstGroup(values: Record<string, unknown>): Record<string, unknown> {
+    const groups = values[`${PROJECT}:nodeGroups`] as Record<string, Record<string, unknown>>;
+    return groups[Object.keys(groups)[0]];
+}
+
+/** `1.34` → `1.36` for `by` = 2. */
+function bumpMinor(version: string, by: number): string {
+    return `1.${Number(version.split(".")[1]) + by}`;
+}
 
 describe("stack config", () => {
     let dev: StackConfig;
@@ -84,7 +95,7 @@ describe("stack config", () => {
         [
             "subnets that do not fit",
             (v) => (v[`${PROJECT}:network`].privateSubnetPrefixLength = 17),
-            /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ addresses/,
+            /^eks-platform:network\.vpcCidr: subnets do not fit the VPC: .*need \d+ \/17 blocks but [\d./]+ has \d+/,
         ],
         [
             "AZ outside the region",
@@ -181,6 +192,46 @@ describe("stack config", () => {
         ["an unknown Pod Security level", (v) => (v[`${PROJECT}:podSecurity`].enforce = "strict"), /^eks-platform:podSecurity\.enforce: /],
         ["a missing deployer", (v) => delete v[`${PROJECT}:access`].deployer, /^eks-platform:access\.deployer: is required/],
         ["zero pods", (v) => (v[`${PROJECT}:namespaces`].dev.quota.pods = 0), /^eks-platform:namespaces\.dev\.quota\.pods: /],
+        // What AWS would refuse at `pulumi up`, refused first.
+        [
+            "an instance type that does not exist",
+            (v) => (firstGroup(v).instanceTypes = ["m5.huge"]),
+            /^eks-platform:nodeGroups\.[\w-]+\.instanceTypes\[0\]: m5\.huge is not an EC2 instance type/,
+        ],
+        [
+            "an ARM instance type on an x86 AMI type",
+            (v) => Object.assign(firstGroup(v), { kind: "managed", amiType: "AL2023_x86_64_STANDARD", instanceTypes: ["m7g.large"] }),
+            /instanceTypes\[0\]: m7g\.large is arm64 but amiType AL2023_x86_64_STANDARD is x86_64/,
+        ],
+        [
+            "a node label kubelet may not set on itself",
+            (v) => (firstGroup(v).labels = { "kubernetes.io/role": "worker" }),
+            /^eks-platform:nodeGroups\.[\w-]+\.labels\["kubernetes\.io\/role"\]: is in a kubernetes\.io\/k8s\.io domain kubelet may not set/,
+        ],
+        [
+            "a Kubernetes upgrade two minors at once",
+            (v) => {
+                const cluster = v[`${PROJECT}:cluster`];
+                cluster.version = bumpMinor(cluster.version, 2);
+                cluster.addons.kubeProxy = cluster.addons.kubeProxy.replace(/^v\d+\.\d+/, `v${cluster.version}`);
+            },
+            /releaseVersion: the newest node group runs 1\.\d+ but cluster\.version is 1\.\d+: EKS upgrades the control plane one minor at a time/,
+        ],
+        [
+            "kube-proxy left on the old minor",
+            (v) => (v[`${PROJECT}:cluster`].version = bumpMinor(v[`${PROJECT}:cluster`].version, 1)),
+            /^eks-platform:cluster\.addons\.kubeProxy: v1\.\d+\.\d+-eksbuild\.\d+ is kube-proxy 1\.\d+ but the cluster runs 1\.\d+: EKS refuses it/,
+        ],
+        [
+            "a log retention CloudWatch does not offer",
+            (v) => (v[`${PROJECT}:cluster`].logRetentionDays = 31),
+            /^eks-platform:cluster\.logRetentionDays: must be a retention CloudWatch Logs accepts: 1, 3, 5/,
+        ],
+        [
+            "an absurd flow log retention",
+            (v) => (v[`${PROJECT}:network`].flowLogs = { enabled: true, retentionDays: 1000000000000 }),
+            /^eks-platform:network\.flowLogs\.retentionDays: must be a retention CloudWatch Logs accepts/,
+        ],
     ];
     for (const [label, edit, expected] of cases) {
         it(`rejects ${label}, naming the key`, () => {
@@ -191,6 +242,31 @@ describe("stack config", () => {
             ).to.equal(true);
         });
     }
+
+    it("the offline plan exits 2 on m5.huge, m7g.large on AL2023_x86_64_STANDARD and a two-minor version jump, registering nothing", async function () {
+        this.timeout(180_000);
+        const dir = editedFixture("dev", (text) => {
+            const stack = YAML.parse(text) as { config: Record<string, any> };
+            const groups = stack.config[`${PROJECT}:nodeGroups`];
+            const [first, second] = Object.keys(groups);
+            groups[first].instanceTypes = ["m5.huge"];
+            Object.assign(groups[second], { kind: "managed", amiType: "AL2023_x86_64_STANDARD", instanceTypes: ["m7g.large"] });
+            const cluster = stack.config[`${PROJECT}:cluster`];
+            cluster.version = bumpMinor(cluster.version, 2);
+            cluster.addons.kubeProxy = cluster.addons.kubeProxy.replace(/^v\d+\.\d+/, `v${cluster.version}`);
+            return YAML.stringify(stack);
+        });
+        try {
+            const result = await runTool("plan.ts", ["dev"], dir);
+            expect(result.code, result.stderr).to.equal(2);
+            expect(result.stdout).to.equal("");
+            expect(result.stderr).to.include("m5.huge is not an EC2 instance type");
+            expect(result.stderr).to.include("m7g.large is arm64 but amiType AL2023_x86_64_STANDARD is x86_64");
+            expect(result.stderr).to.match(/EKS upgrades the control plane one minor at a time/);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
 
     it("names the file and line of a stack file that is not YAML", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stack-"));

@@ -89,7 +89,37 @@ describe("karpenter config: the fixture stacks", () => {
 });
 
 describe("karpenter config: validation", () => {
+    /** Sets the arch requirement of the dev `general` pool and pins the given instance types. */
+    const pin = (v: Record<string, any>, arch: string, key: string, values: string[]) => {
+        const reqs = v[K].nodePools.general.requirements as { key: string; operator: string; values: string[] }[];
+        const kept = reqs.filter((r) => r.key !== "kubernetes.io/arch" && r.key !== key);
+        v[K].nodePools.general.requirements = [
+            ...kept,
+            { key: "kubernetes.io/arch", operator: "In", values: [arch] },
+            { key, operator: "In", values },
+        ];
+    };
     const cases: [string, (v: Record<string, any>) => void, RegExp][] = [
+        [
+            "a pinned instance type that does not exist",
+            (v) => pin(v, "amd64", "node.kubernetes.io/instance-type", ["m5.large", "m5.huge"]),
+            /^eks-platform:karpenter\.nodePools\.general\.requirements\[\d+\]\.values\[1\]: "m5\.huge" is not an EC2 instance type/,
+        ],
+        [
+            "an instance family that does not exist",
+            (v) => pin(v, "amd64", "karpenter.k8s.aws/instance-family", ["m99"]),
+            /values\[0\]: "m99" is not an EC2 instance family/,
+        ],
+        [
+            "an arm64 type in an amd64-only pool",
+            (v) => pin(v, "amd64", "node.kubernetes.io/instance-type", ["m7g.large"]),
+            /^eks-platform:karpenter\.nodePools\.general\.requirements\[\d+\]\.values\[0\]: m7g\.large is arm64 but the pool requires kubernetes\.io\/arch in \[amd64\]/,
+        ],
+        [
+            "an x86 family in an arm64-only pool",
+            (v) => pin(v, "arm64", "karpenter.k8s.aws/instance-family", ["m7g", "c7i"]),
+            /values\[1\]: c7i is amd64 but the pool requires kubernetes\.io\/arch in \[arm64\]/,
+        ],
         [
             "a missing cpu limit",
             (v) => delete v[K].nodePools.general.limits.cpu,
@@ -240,6 +270,13 @@ describe("karpenter config: validation", () => {
             );
         });
     }
+
+    it("accepts real types and families on the pool's architecture", () => {
+        expect(problemsAfter((v) => pin(v, "arm64", "karpenter.k8s.aws/instance-family", ["m7g", "c7g", "r8g"]))).to.deep.equal([]);
+        expect(problemsAfter((v) => pin(v, "amd64", "node.kubernetes.io/instance-type", ["m7i.large", "c7i-flex.xlarge"]))).to.deep.equal(
+            [],
+        );
+    });
 
     it("accepts @latest only where allowLatestAmi is true", () => {
         const values = fixtureValues("dev");

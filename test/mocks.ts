@@ -20,7 +20,7 @@ export async function useMocks(
 ): Promise<RecordingMocks> {
     const mocks = new RecordingMocks(mode);
     pulumi.runtime.setAllConfig(config);
-    await pulumi.runtime.setMocks(mocks, "eks-platform", "test", mode === "preview");
+    await pulumi.runtime.setMocks(mocks, "eks-platform", "test", mode !== "up");
     await runInStack(mocks, () => undefined);
     return mocks;
 }

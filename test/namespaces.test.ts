@@ -54,6 +54,25 @@ describe("Namespaces component", () => {
         }
     });
 
+    it("retains every guard with its namespace, so workloads left behind by a removal stay guarded", () => {
+        const guards = mocks.resources.filter(
+            (r) =>
+                [
+                    "kubernetes:core/v1:ResourceQuota",
+                    "kubernetes:core/v1:LimitRange",
+                    "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+                ].includes(r.type) && r.options.parent === "ns",
+        );
+        const namespaces = ofType(mocks.resources, "kubernetes:core/v1:Namespace").map((n) => (n.props.metadata as { name: string }).name);
+        for (const ns of namespaces) {
+            const kinds = new Set(guards.filter((g) => (g.props.metadata as { namespace: string }).namespace === ns).map((g) => g.type));
+            expect(kinds.size, ns).to.equal(3);
+        }
+        for (const g of guards) {
+            expect(g.options.retainOnDelete, g.name).to.equal(true);
+        }
+    });
+
     it("gives every namespace a quota and a LimitRange inside it, after it exists", () => {
         for (const ns of ["payments", "search"]) {
             const quota = named(mocks.resources, "kubernetes:core/v1:ResourceQuota", `ns-${ns}-quota`);

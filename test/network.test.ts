@@ -3,7 +3,7 @@ import { Network, subnetTags } from "../components/network";
 import { RecordingMocks } from "../tools/offline";
 import { ofType, settled, useMocks } from "./mocks";
 
-async function build(natGateways: "single" | "perAz", azs: string[]): Promise<RecordingMocks> {
+async function build(natGateways: "single" | "perAz", azs: string[], publicSubnetsBlock?: number): Promise<RecordingMocks> {
     const mocks = await useMocks("up");
     new Network("net", {
         clusterName: "demo",
@@ -13,6 +13,7 @@ async function build(natGateways: "single" | "perAz", azs: string[]): Promise<Re
         natGateways,
         privateSubnetPrefixLength: 19,
         publicSubnetPrefixLength: 24,
+        publicSubnetsBlock,
         flowLogs: { enabled: true, retentionDays: 30 },
     });
     return mocks;
@@ -100,5 +101,34 @@ describe("Network component", () => {
         expect(privateRoutes).to.have.length(2);
         const natIds = new Set(privateRoutes.map((r) => (r.props.routes as { natGatewayId: string }[])[0].natGatewayId));
         expect(natIds.size).to.equal(1);
+    });
+
+    it("names and addresses every subnet by its AZ: appending or reordering AZs leaves the others alone", async () => {
+        const shape = async (azs: string[]) => {
+            const mocks = await build("single", azs, 2);
+            await settled();
+            return {
+                subnets: new Map(ofType(mocks.resources, "aws:ec2/subnet:Subnet").map((s) => [s.name, s.props.cidrBlock])),
+                nat: ofType(mocks.resources, "aws:ec2/natGateway:NatGateway").map((n) => n.name),
+            };
+        };
+        const before = await shape(["us-east-1a", "us-east-1b"]);
+        expect([...before.subnets.keys()]).to.have.members([
+            "net-public-us-east-1a",
+            "net-public-us-east-1b",
+            "net-private-us-east-1a",
+            "net-private-us-east-1b",
+        ]);
+        for (const azs of [
+            ["us-east-1a", "us-east-1b", "us-east-1c"],
+            ["us-east-1b", "us-east-1a"],
+            ["us-east-1c", "us-east-1b", "us-east-1a"],
+        ]) {
+            const after = await shape(azs);
+            for (const [name, cidr] of before.subnets) {
+                expect(after.subnets.get(name), `${name} with ${azs.join(",")}`).to.equal(cidr);
+            }
+            expect(after.nat, azs.join(",")).to.deep.equal(before.nat);
+        }
     });
 });

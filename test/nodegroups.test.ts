@@ -377,10 +377,11 @@ describe("NodeGroups component", function () {
             });
             const statements = json(named(r, "aws:iam/rolePolicy:RolePolicy", "ng-nth-role").props.policy).Statement as any[];
             const complete = statements.find((s) => [].concat(s.Action).includes("autoscaling:CompleteLifecycleAction" as never));
-            expect(complete.Resource).to.have.members([
-                "arn:aws:mock:us-east-1:123456789012:group/ng-batch-asg",
-                "arn:aws:mock:us-east-1:123456789012:group/ng-golden-asg",
-            ]);
+            // Every group of this cluster by name, not the groups' ARNs: NTH must not depend on them.
+            expect(complete.Resource).to.equal("arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:*:autoScalingGroupName/demo-*");
+            for (const asg of ofType(r, "aws:autoscaling/group:Group")) {
+                expect(String(asg.props.namePrefix), asg.name).to.match(/^demo-/);
+            }
             const sqs = statements.find((s) => [].concat(s.Action).includes("sqs:ReceiveMessage" as never));
             expect(sqs.Resource).to.equal(queueArn);
         });
@@ -410,7 +411,26 @@ describe("NodeGroups component", function () {
                 "kubernetes:core/v1:Pod",
                 podWith({ nodeSelector: values.nodeSelector, tolerations: values.tolerations }),
             );
-            expect(release.options.dependsOn).to.include.members(["ng-nth-pod-identity", "ng-system-group", "ng-batch-asg"]);
+            expect(release.options.dependsOn).to.include.members(["ng-nth-pod-identity", "ng-system-group"]);
+            expect(release.options.dependsOn).to.not.include("ng-batch-asg");
+            expect(release.props).to.not.have.property("skipAwait");
+        });
+
+        it("is torn down after the groups it drains: each Auto Scaling group depends on NTH, and the hook is retained", () => {
+            // Pulumi deletes dependents before their dependencies: a group being removed is scaled
+            // to zero (nodes drained through the hook and NTH) before NTH, its event feed or the hook go.
+            const drainPath = ["ng-nth-release", ...ofType(r, "aws:cloudwatch/eventTarget:EventTarget").map((t) => t.name)];
+            expect(drainPath).to.have.length(6);
+            for (const asg of ofType(r, "aws:autoscaling/group:Group")) {
+                expect(asg.options.dependsOn, asg.name).to.include.members(drainPath);
+            }
+            for (const hook of ofType(r, "aws:autoscaling/lifecycleHook:LifecycleHook")) {
+                expect(hook.options.retainOnDelete, hook.name).to.equal(true);
+            }
+            const nthNames = new Set(r.filter((x) => x.options.parent === "ng-nth").map((x) => x.name));
+            for (const x of r.filter((y) => nthNames.has(y.name))) {
+                expect(x.options.dependsOn ?? [], x.name).to.not.include.members(["ng-batch-asg"]);
+            }
         });
     });
 

@@ -224,13 +224,42 @@ describe("node group config", () => {
                 version: "1.34",
             });
             expect(newer.map(([p]) => p.join("."))).to.deep.equal(["a.releaseVersion"]);
-            const older = nodeGroupClusterProblems(groups({ a: { ...managed, releaseVersion: "1.30.9-20250101" } }), {
-                name: "c",
-                version: "1.34",
-            });
+            const older = nodeGroupClusterProblems(
+                groups({ a: { ...managed, releaseVersion: "1.30.9-20250101" }, b: { ...managed, releaseVersion: "1.34.1-20260101" } }),
+                {
+                    name: "c",
+                    version: "1.34",
+                },
+            );
             expect(older.map(([p]) => p.join("."))).to.deep.equal(["a.releaseVersion"]);
+            // Three minors older is within the skew, next to a group on the cluster's minor.
             expect(
-                nodeGroupClusterProblems(groups({ a: { ...managed, releaseVersion: "1.31.9-20250101" } }), { name: "c", version: "1.34" }),
+                nodeGroupClusterProblems(
+                    groups({ a: { ...managed, releaseVersion: "1.31.9-20250101" }, b: { ...managed, releaseVersion: "1.34.1-20260101" } }),
+                    { name: "c", version: "1.34" },
+                ),
+            ).to.deep.equal([]);
+        });
+
+        it("refuses a control plane more than one minor above its newest node group (upgrades go one minor at a time)", () => {
+            const jump = nodeGroupClusterProblems(
+                groups({ a: { ...managed, releaseVersion: "1.34.7-20260512" }, b: { ...managed, releaseVersion: "1.33.1-20260101" } }),
+                { name: "c", version: "1.36" },
+            );
+            expect(jump).to.deep.equal([
+                [
+                    ["a", "releaseVersion"],
+                    "the newest node group runs 1.34 but cluster.version is 1.36: EKS upgrades the control plane one minor at a time; go to 1.35, move the node groups to it, then continue (docs/changes.md#kubernetes-upgrades)",
+                ],
+            ]);
+            const step = nodeGroupClusterProblems(groups({ a: { ...managed, releaseVersion: "1.34.7-20260512" } }), {
+                name: "c",
+                version: "1.35",
+            });
+            expect(step).to.deep.equal([]);
+            const disabled = groups({ a: { ...managed, enabled: false, releaseVersion: "1.30.1-20250101" } });
+            expect(
+                nodeGroupClusterProblems(disabled, { name: "c", version: "1.36" }).filter(([, m]) => /one minor at a time/.test(m)),
             ).to.deep.equal([]);
         });
 

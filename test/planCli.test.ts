@@ -72,16 +72,18 @@ describe("offline plan CLI: exit codes", function () {
     });
 
     it("exits 2 with the usage line for an unknown option, a bad format or two stacks", async () => {
-        for (const args of [["dev", "--formt", "json"], ["dev", "--format", "xml"], ["dev", "prod"], []]) {
+        for (const args of [["dev", "--formt", "json"], ["dev", "--format", "xml"], ["dev", "prod"], [], ["dev", "--diff"]]) {
             const r = await runTool("plan.ts", args);
             expect(r.code, args.join(" ")).to.equal(2);
             expect(r.stdout, args.join(" ")).to.equal("");
         }
         const unknown = await runTool("plan.ts", ["dev", "--formt", "json"]);
-        expect(unknown.stderr).to.equal("Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json]\n");
+        expect(unknown.stderr).to.equal(
+            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]\n",
+        );
         expect((await runTool("plan.ts", ["dev", "--format", "xml"])).stderr).to.include('--format must be text or json, not "xml"');
         const help = await runTool("plan.ts", ["--help"]);
-        expect([help.code, help.stdout]).to.deep.equal([0, "usage: npm run plan -- <stack> [--format text|json]\n"]);
+        expect([help.code, help.stdout]).to.deep.equal([0, "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]\n"]);
     });
 
     it("exits 2 naming the stack file of an alias bomb, with no stack trace", async () => {

@@ -111,6 +111,24 @@ describe("GitHub workflows", () => {
         }
     });
 
+    it("diff every stack against the pull request's base into the job summary, offline, fork PRs included", () => {
+        const pr = all.find((w) => "pull_request" in w.doc.on);
+        expect(pr, "a pull_request workflow").to.not.equal(undefined);
+        const offline = Object.values(pr!.doc.jobs).filter((j) => !usesCloud(j));
+        expect(offline).to.have.length(1);
+        const [job] = offline;
+        expect(job.if, "runs for forks too").to.equal(undefined);
+        const checkout = (job.steps ?? []).find((st) => st.uses?.startsWith("actions/checkout@"));
+        expect(checkout?.with?.["fetch-depth"], "the base commit must be fetched").to.equal(0);
+        const step = (job.steps ?? []).find((st) => st.run?.includes("--diff"));
+        expect(step, "a diff step").to.not.equal(undefined);
+        expect(step!.run).to.include('plan -- "$stack" --diff "$BASE_SHA"');
+        expect(step!.run).to.include("for file in Pulumi.*.yaml");
+        expect(step!.run).to.include("$GITHUB_STEP_SUMMARY");
+        expect((step as { env?: Record<string, string> }).env?.BASE_SHA).to.equal("${{ github.event.pull_request.base.sha }}");
+        expect(step!.if).to.equal(undefined);
+    });
+
     it("upload the manifest gate's SARIF to code scanning before the blocking check (PRs: this repository's branches only)", () => {
         for (const w of all) {
             const [, job] = Object.entries(w.doc.jobs).find(([, j]) => !usesCloud(j))!;

@@ -4,23 +4,48 @@
  * answered by an in-process mock that records it. Shared by the offline plan, the policy gate
  * and the tests (test/mocks.ts), so all three see the same resources.
  */
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "eks-platform-policies/lib";
 import * as YAML from "yaml";
-import { FileError } from "./errors";
+import { FileError, InputError } from "./errors";
 import { documentValue } from "./yamlInput";
+import { replacementRule } from "./replacements";
+import { urnOf } from "./requests";
 
 export interface RecordedResource {
     /** Pulumi type token, e.g. `aws:ec2/subnet:Subnet`. */
     type: string;
     /** Logical name. */
     name: string;
+    /** The URN the engine gives it: the ancestors' types joined by `$`, the stack excluded. */
+    urn: string;
+    /** URNs this resource had before a rename (its `aliases` option), so a diff can follow it. */
+    aliases?: string[];
     /** Inputs as the engine receives them; values unknown at preview are `UNKNOWN`. */
     props: Record<string, unknown>;
     /** Resource options that decide what a deletion does. */
-    options: { protect?: boolean; retainOnDelete?: boolean; parent?: string; dependsOn?: string[] };
+    options: { protect?: boolean; retainOnDelete?: boolean; deleteBeforeReplace?: boolean; parent?: string; dependsOn?: string[] };
+}
+
+/**
+ * Two registrations with one URN. The engine refuses such a program ("Duplicate resource URN")
+ * before it changes anything, so the offline run refuses it too, naming both registrations.
+ */
+export class DuplicateUrnError extends InputError {
+    constructor(readonly duplicates: { urn: string; first: string; second: string }[]) {
+        super(
+            duplicates
+                .map(
+                    (d) =>
+                        `duplicate resource URN ${d.urn}: registered ${d.first} and again ${d.second}. ` +
+                        "The Pulumi engine refuses the whole update; give each resource its own name (a stable key such as account+path+name).",
+                )
+                .join("\n"),
+        );
+    }
 }
 
 /** A stack file or project file that cannot be used; `line` is 1-based when known. */
@@ -132,7 +157,14 @@ function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region
     };
 }
 
-export type MockMode = "preview" | "up";
+/**
+ * `preview` and `up` as the CLI runs them; `diff` is a preview whose computed values (ids, ARNs,
+ * generated names, launch template versions) are known and deterministic: each derives from the
+ * logical name and the inputs that force a replacement (`tools/replacements.ts`), so two renders
+ * differ exactly where the engine would give a resource a new id, and that difference reaches
+ * every resource that references it.
+ */
+export type MockMode = "preview" | "up" | "diff";
 
 /**
  * The mock engine. In `preview` mode a new resource's outputs are its inputs and everything the
@@ -141,7 +173,12 @@ export type MockMode = "preview" | "up";
  */
 export class RecordingMocks implements pulumi.runtime.Mocks {
     readonly resources: RecordedResource[] = [];
+    /** URNs registered more than once; `runProgram` refuses the run when any exist. */
+    readonly duplicates: { urn: string; first: string; second: string }[] = [];
     private readonly options = new Map<string, RecordedResource["options"]>();
+    private readonly identities = new Map<string, { urn: string; aliases?: string[] }>();
+    private readonly qualifiedTypes = new WeakMap<object, string>();
+    private readonly registrations = new Map<string, { where: string; props: Record<string, unknown> }>();
 
     constructor(
         readonly mode: MockMode,
@@ -151,12 +188,17 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     newResource(args: pulumi.runtime.MockResourceArgs): { id: string | undefined; state: Record<string, unknown> } {
         const inputs = args.inputs as Record<string, unknown>;
         const props = markUnknowns(inputs) as Record<string, unknown>;
-        this.resources.push({ type: args.type, name: args.name, props, options: this.options.get(`${args.type}::${args.name}`) ?? {} });
+        const key = `${args.type}::${args.name}`;
+        const identity = this.identities.get(key) ?? { urn: this.urn(args.type, args.name) };
+        this.resources.push({ type: args.type, name: args.name, ...identity, props, options: this.options.get(key) ?? {} });
         if (args.type === "eks:index:Cluster") {
             return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region) };
         }
         if (this.mode === "preview") {
             return { id: undefined, state: inputs };
+        }
+        if (this.mode === "diff") {
+            return diffModeOutputs(args.type, args.name, inputs, this.region);
         }
         const id = `${args.name}-id`;
         const state: Record<string, unknown> = {
@@ -192,16 +234,124 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         }
     }
 
-    /** Records the options of each registration (called from a stack transformation). */
-    recordOptions(type: string, name: string, opts: pulumi.CustomResourceOptions | pulumi.ComponentResourceOptions): void {
+    private urn(qualifiedType: string, name: string): string {
+        return urnOf(pulumi.getStack(), pulumi.getProject(), qualifiedType, name);
+    }
+
+    /**
+     * Records the options and URN of each registration (called from a stack transformation, which
+     * sees every resource before it registers), and any second registration of a URN.
+     */
+    recordOptions(
+        type: string,
+        name: string,
+        opts: pulumi.CustomResourceOptions | pulumi.ComponentResourceOptions,
+        resource?: object,
+        props: Record<string, unknown> = {},
+    ): void {
+        // A resource reference the SDK rebuilds from an engine answer (`opts.urn`, e.g. a role
+        // passed to a remote component) is no registration: it must not overwrite the real one.
+        if ((opts as { urn?: unknown }).urn !== undefined) {
+            return;
+        }
+        const parentType = opts.parent ? this.qualifiedTypes.get(opts.parent) : undefined;
+        const qualified = parentType ? `${parentType}$${type}` : type;
+        if (resource) {
+            this.qualifiedTypes.set(resource, qualified);
+        }
+        const urn = this.urn(qualified, name);
+        const aliases = ([] as unknown[])
+            .concat(opts.aliases ?? [])
+            .map((a) =>
+                typeof a === "string"
+                    ? a
+                    : typeof (a as { name?: unknown }).name === "string"
+                      ? this.urn(qualified, (a as { name: string }).name)
+                      : undefined,
+            )
+            .filter((a): a is string => a !== undefined);
+        this.identities.set(`${type}::${name}`, { urn, ...(aliases.length > 0 ? { aliases } : {}) });
+        const where = registrationSite();
+        const earlier = this.registrations.get(urn);
+        if (earlier) {
+            const [first, second] = describeRegistrations(earlier, { where, props });
+            this.duplicates.push({ urn, first, second });
+        } else {
+            this.registrations.set(urn, { where, props });
+        }
         const dependsOn = ([] as unknown[]).concat(opts.dependsOn ?? []);
         this.options.set(`${type}::${name}`, {
             ...(opts.protect ? { protect: true } : {}),
             ...(opts.retainOnDelete ? { retainOnDelete: true } : {}),
+            ...((opts as pulumi.CustomResourceOptions).deleteBeforeReplace ? { deleteBeforeReplace: true } : {}),
             ...(opts.parent ? { parent: (opts.parent as unknown as { __name?: string }).__name } : {}),
             ...(dependsOn.length > 0 ? { dependsOn: dependsOn.map((d) => (d as { __name?: string }).__name ?? "?") } : {}),
         });
     }
+}
+
+/** A short stable digest of a JSON-able value. */
+function digest(value: unknown): string {
+    return createHash("sha256")
+        .update(JSON.stringify(value ?? null))
+        .digest("hex")
+        .slice(0, 10);
+}
+
+/** The value at a dot path of the inputs (`launchTemplate.id`). */
+function valueAt(inputs: Record<string, unknown>, dotPath: string): unknown {
+    return dotPath
+        .split(".")
+        .reduce<unknown>((v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), inputs);
+}
+
+/** Outputs of a resource in `diff` mode: computed values that change exactly when the resource would be replaced. */
+function diffModeOutputs(
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+    region: string,
+): { id: string; state: Record<string, unknown> } {
+    const rule = replacementRule(type);
+    const generation = digest(rule ? rule.replaceOn.map((p) => valueAt(inputs, p)) : []);
+    const id = `${name}-${generation}`;
+    const state: Record<string, unknown> = {
+        ...inputs,
+        arn: `arn:aws:mock:${region}:123456789012:${type.split(":").pop()?.toLowerCase()}/${id}`,
+    };
+    if (state.name === undefined && type.startsWith("aws:")) {
+        // A generated name (namePrefix) is new whenever the resource is.
+        state.name = id;
+    }
+    if (type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        // Every content change is a new template version.
+        state.latestVersion = parseInt(digest(inputs).slice(0, 7), 16);
+    }
+    return { id, state };
+}
+
+/** The program file and line that called `new` for the resource being registered. */
+function registrationSite(): string {
+    const frames = (new Error().stack ?? "").split("\n").slice(1);
+    const site = frames
+        .map((f) => /\(?([^()\s]+):(\d+):\d+\)?$/.exec(f.trim()))
+        .find((m) => m && !/node_modules|[\\/]tools[\\/]offline/.test(m[1]));
+    return site ? `at ${path.relative(process.cwd(), site[1])}:${site[2]}` : "at an unknown place";
+}
+
+/** The two registrations of one URN, each with the plain inputs that tell them apart. */
+function describeRegistrations(
+    a: { where: string; props: Record<string, unknown> },
+    b: { where: string; props: Record<string, unknown> },
+): [string, string] {
+    const differing = Object.keys({ ...a.props, ...b.props }).filter(
+        (k) => [a.props[k], b.props[k]].some((v) => ["string", "number", "boolean"].includes(typeof v)) && a.props[k] !== b.props[k],
+    );
+    const show = (r: typeof a) => {
+        const shown = differing.slice(0, 3).map((k) => `${k}=${String(r.props[k])}`);
+        return `${r.where}${shown.length > 0 ? ` (${shown.join(", ")})` : ""}`;
+    };
+    return [show(a), show(b)];
 }
 
 /** Replaces the mock monitor's unknown markers with the engine's sentinel string. */
@@ -222,7 +372,7 @@ function markUnknowns(value: unknown): unknown {
 export function installMocks(files: StackFiles, stack: string, mode: MockMode): RecordingMocks {
     const mocks = new RecordingMocks(mode, files.config["aws:region"] ?? "us-east-1");
     pulumi.runtime.setAllConfig(files.config);
-    void pulumi.runtime.setMocks(mocks, files.project, stack, mode === "preview");
+    void pulumi.runtime.setMocks(mocks, files.project, stack, mode !== "up");
     return mocks;
 }
 
@@ -240,7 +390,7 @@ export async function runInStack(mocks: RecordingMocks, init: () => unknown): Pr
     let failure: unknown;
     await stackModule.runInPulumiStack(() => {
         pulumi.runtime.registerStackTransformation((t) => {
-            mocks.recordOptions(t.type, t.name, t.opts);
+            mocks.recordOptions(t.type, t.name, t.opts, t.resource, t.props);
             return undefined;
         });
         try {
@@ -309,6 +459,9 @@ export async function runProgram(root: string, stack: string, programPath: strin
         await runInStack(mocks, () => require(programPath) as unknown);
     } finally {
         await settle();
+    }
+    if (mocks.duplicates.length > 0) {
+        throw new DuplicateUrnError(mocks.duplicates);
     }
     return { stack, resources: mocks.resources.filter((r) => r.type !== "pulumi:pulumi:Stack") };
 }

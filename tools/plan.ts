@@ -2,15 +2,20 @@
  * The offline plan's command: what `pulumi up` would create for a stack, rendered with no cloud,
  * no credentials and no Pulumi CLI, then judged by the policy pack.
  *
- *   npm run plan -- <stack> [--format text|json]
+ *   npm run plan -- <stack> [--format text|json] [--diff <git-ref>]
+ *
+ * With `--diff <git-ref>` it prints what changes against the stack as rendered at that ref
+ * instead (tools/diffStack.ts), skipping the policy gate.
  *
  * Exit codes: 0 ok, 1 a mandatory policy violation, 2 bad input (unknown stack, invalid config,
- * unknown option).
+ * unknown option, unknown ref, a duplicate resource URN) or, with `--diff`, a change the engine or
+ * AWS would refuse.
  */
 import * as path from "path";
 import { ConfigError } from "../components/config";
 import { PolicyPackProcess } from "./analyzer";
 import { oneOf, parseCommandLine, runMain } from "./cli";
+import { runDiffCommand } from "./diffStack";
 import { InputError } from "./errors";
 import { readStackFiles } from "./offline";
 import { formatPlanText } from "./planText";
@@ -19,10 +24,14 @@ import { gatePlan, renderPlan } from "./stackPlan";
 // What other modules and tests read as "the plan" (its JSON shape), named where the command is.
 export type { Plan } from "./stackPlan";
 
-const USAGE = "usage: npm run plan -- <stack> [--format text|json]";
+const USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]";
 
 async function main(): Promise<number> {
-    const { values, positionals } = parseCommandLine(process.argv.slice(2), { format: { type: "string", default: "text" } }, USAGE);
+    const { values, positionals } = parseCommandLine(
+        process.argv.slice(2),
+        { format: { type: "string", default: "text" }, diff: { type: "string" } },
+        USAGE,
+    );
     const format = oneOf("--format", values.format, ["text", "json"] as const);
     if (positionals.length !== 1) {
         throw new InputError(positionals.length === 0 ? USAGE : `one stack at a time, not ${positionals.join(", ")}\n${USAGE}`);
@@ -30,6 +39,12 @@ async function main(): Promise<number> {
     const [stack] = positionals;
     // npm runs scripts from the package root: the stack files and index.ts of the working directory.
     const root = process.cwd();
+    if (values.diff !== undefined) {
+        if (values.diff === "") {
+            throw new InputError(`--diff needs a git ref, e.g. --diff origin/main\n${USAGE}`);
+        }
+        return runDiffCommand(stack, values.diff, format, root);
+    }
     const project = readStackFiles(root, stack).project;
     const packDir = path.join(root, "policies");
     // The pack boots in its own process while the program renders here: the two overlap.

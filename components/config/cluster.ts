@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCidr } from "../subnets";
-import { cidr } from "./common";
+import { cidr, logRetentionDays } from "./common";
 
 const LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
 
@@ -25,8 +25,8 @@ export const clusterSchema = z
             .default({ publicAccess: false, publicAccessCidrs: [] }),
         /** Control-plane log types sent to CloudWatch. Defaults to all five. */
         logTypes: z.array(z.enum(LOG_TYPES)).default([...LOG_TYPES]),
-        /** Retention of the control-plane log group. Defaults to `90`. */
-        logRetentionDays: z.number().int().positive().default(90),
+        /** Retention of the control-plane log group, in days CloudWatch accepts. Defaults to `90`. */
+        logRetentionDays: logRetentionDays.default(90),
         /** Service (ClusterIP) CIDR; must not overlap the VPC. Defaults to `172.20.0.0/16`. */
         serviceCidr: cidr.default("172.20.0.0/16"),
         /** Pinned versions of the EKS managed add-ons. */
@@ -59,6 +59,15 @@ export const clusterSchema = z
                 });
             }
         });
+        // EKS offers each kube-proxy build for one Kubernetes minor only: v1.34.x for a 1.34 cluster.
+        const proxyMinor = /^v(\d+\.\d+)\./.exec(c.addons.kubeProxy)?.[1];
+        if (proxyMinor !== undefined && proxyMinor !== c.version) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["addons", "kubeProxy"],
+                message: `${c.addons.kubeProxy} is kube-proxy ${proxyMinor} but the cluster runs ${c.version}: EKS refuses it; pin the ${c.version} build (aws eks describe-addon-versions --addon-name kube-proxy --kubernetes-version ${c.version})`,
+            });
+        }
         if (!c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length > 0) {
             ctx.addIssue({
                 code: "custom",

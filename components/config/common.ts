@@ -80,3 +80,49 @@ export function containerResources(defaults: { requests: { cpu: string; memory: 
             }
         });
 }
+
+/**
+ * The retention periods CloudWatch Logs accepts (`PutRetentionPolicy` `retentionInDays`); any
+ * other number passes a preview and fails at `pulumi up` with InvalidParameterException.
+ */
+export const CLOUDWATCH_RETENTION_DAYS = [
+    1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+/** A CloudWatch Logs retention in days, one of `CLOUDWATCH_RETENTION_DAYS`. */
+export const logRetentionDays = z.number().refine((d) => (CLOUDWATCH_RETENTION_DAYS as readonly number[]).includes(d), {
+    message: `must be a retention CloudWatch Logs accepts: ${CLOUDWATCH_RETENTION_DAYS.join(", ")} days`,
+});
+
+/**
+ * True for a node label kubelet refuses to set on itself (`--node-labels`, NodeRestriction):
+ * a key in a `kubernetes.io` or `k8s.io` domain other than the `kubelet.kubernetes.io` and
+ * `node.kubernetes.io` namespaces and the well-known labels kubelet sets (source: Kubernetes
+ * `k8s.io/kubelet/pkg/apis` `IsKubeletLabel`, checked by kubelet's options validation). Such a
+ * node never starts its kubelet, so it never joins. Pure.
+ */
+export function kubeletRefusesLabel(key: string): boolean {
+    const namespace = key.includes("/") ? key.slice(0, key.indexOf("/")) : "";
+    const inDomain = (domain: string) => namespace === domain || namespace.endsWith(`.${domain}`);
+    if (!inDomain("kubernetes.io") && !inDomain("k8s.io")) {
+        return false;
+    }
+    if (KUBELET_LABELS.has(key) || inDomain("kubelet.kubernetes.io") || inDomain("node.kubernetes.io")) {
+        return false;
+    }
+    return true;
+}
+
+const KUBELET_LABELS = new Set([
+    "kubernetes.io/hostname",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "kubernetes.io/os",
+    "beta.kubernetes.io/os",
+    "kubernetes.io/arch",
+    "beta.kubernetes.io/arch",
+]);

@@ -4,12 +4,16 @@
  * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
  */
 import {
+    architectureFromName,
+    isAwsReservedTagKey,
+    isInstanceFamily,
+    isInstanceType,
     KARPENTER_DURATION,
     karpenterDuration,
-    isAwsReservedTagKey,
     KARPENTER_RESTRICTED_TAG_KEYS,
     KARPENTER_RESTRICTED_TAG_PREFIX,
     karpenterRestrictedTag,
+    kubernetesArch,
     POD_GRACE_SECONDS,
 } from "eks-platform-policies/lib";
 import { z } from "zod";
@@ -32,6 +36,15 @@ const WELL_KNOWN_VALUES: Record<string, readonly string[]> = {
 };
 
 const OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
+
+const INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+const INSTANCE_FAMILY_LABEL = "karpenter.k8s.aws/instance-family";
+const ARCH_LABEL = "kubernetes.io/arch";
+
+/** The Kubernetes arch label value of an instance type or family (`amd64`, `arm64`). */
+function archOf(typeOrFamily: string): string {
+    return kubernetesArch(architectureFromName(typeOrFamily.includes(".") ? typeOrFamily : `${typeOrFamily}.large`));
+}
 
 const requirementSchema = z
     .strictObject({
@@ -64,6 +77,18 @@ const requirementSchema = z
                         code: "custom",
                         path: ["values", i],
                         message: `"${v}" is not a value of ${r.key} (one of ${allowed.join(", ")})`,
+                    });
+                }
+            });
+        }
+        if ((r.operator === "In" || r.operator === "NotIn") && (r.key === INSTANCE_TYPE_LABEL || r.key === INSTANCE_FAMILY_LABEL)) {
+            r.values.forEach((v, i) => {
+                const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
+                if (!known) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["values", i],
+                        message: `"${v}" is not an EC2 instance ${r.key === INSTANCE_TYPE_LABEL ? "type" : "family"}: the requirement can never match, so the pool launches nothing it names`,
                     });
                 }
             });
@@ -207,6 +232,27 @@ const nodePoolSchema = z
                 path: ["disruption", "budgets"],
                 message:
                     'has only scheduled budgets: outside their windows disruption is unlimited; add an always-active one such as { nodes: "10%" }',
+            });
+        }
+        // Types or families pinned with In must run on an architecture the pool allows, or the
+        // pool can never launch them.
+        const archIn = p.requirements.find((r) => r.key === ARCH_LABEL && r.operator === "In")?.values;
+        if (archIn !== undefined) {
+            p.requirements.forEach((r, i) => {
+                if (r.operator !== "In" || (r.key !== INSTANCE_TYPE_LABEL && r.key !== INSTANCE_FAMILY_LABEL)) {
+                    return;
+                }
+                r.values.forEach((v, j) => {
+                    const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
+                    const arch = archOf(v);
+                    if (known && !archIn.includes(arch)) {
+                        ctx.addIssue({
+                            code: "custom",
+                            path: ["requirements", i, "values", j],
+                            message: `${v} is ${arch} but the pool requires ${ARCH_LABEL} in [${archIn.join(", ")}]: it can never launch; drop it or allow ${arch}`,
+                        });
+                    }
+                });
             });
         }
         for (const key of Object.keys(p.labels)) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCidr, subnetLayoutProblems } from "../subnets";
-import { cidr } from "./common";
+import { cidr, logRetentionDays } from "./common";
 
 /**
  * Interface endpoints a private cluster needs so image pulls and AWS calls skip NAT: ECR (API and
@@ -15,7 +15,11 @@ export const networkSchema = z
     .strictObject({
         /** The VPC's IPv4 block. */
         vpcCidr: cidr,
-        /** Availability zones, at least two; one private and one public subnet in each. */
+        /**
+         * Availability zones, at least two, in any order; one private and one public subnet in each.
+         * An AZ's addresses follow from its letter (its slot), so adding, removing or reordering
+         * AZs leaves every other subnet where it is.
+         */
         availabilityZones: z
             .array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, { message: "must be an AZ name such as us-east-1a" }))
             .min(2, {
@@ -28,13 +32,20 @@ export const networkSchema = z
         privateSubnetPrefixLength: z.number().int().optional(),
         /** Prefix length of each public (load balancer, NAT) subnet. Defaults to the VPC prefix + 8 (a /24 in a /16). */
         publicSubnetPrefixLength: z.number().int().optional(),
+        /**
+         * Which private-sized block of the VPC (0 = the first) holds the public subnets. Pin it
+         * before adding an AZ with a later letter: unset, it is the block after the highest AZ's,
+         * so such an AZ would move (replace) every public subnet and NAT gateway. Defaults to the
+         * highest AZ slot + 1.
+         */
+        publicSubnetsBlock: z.number().int().min(0).optional(),
         /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: true, retentionDays: 90 }`. */
         flowLogs: z
             .strictObject({
                 /** Defaults to `true`. */
                 enabled: z.boolean().default(true),
-                /** Defaults to `90`. */
-                retentionDays: z.number().int().positive().default(90),
+                /** Days CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, …). Defaults to `90`. */
+                retentionDays: logRetentionDays.default(90),
             })
             .default({ enabled: true, retentionDays: 90 }),
         /**
@@ -87,6 +98,7 @@ export const networkSchema = z
             availabilityZones: n.availabilityZones,
             privatePrefixLength: n.privateSubnetPrefixLength,
             publicPrefixLength: n.publicSubnetPrefixLength,
+            publicSubnetsBlock: n.publicSubnetsBlock,
         })) {
             ctx.addIssue({ code: "custom", path: ["vpcCidr"], message: `subnets do not fit the VPC: ${problem}` });
         }

@@ -1,7 +1,8 @@
+import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-policies/lib";
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
-import { dnsLabel, isLabelKey, isLabelValue, labels, awsTags } from "./common";
+import { dnsLabel, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
 
 /**
  * An EKS AMI release version as `aws eks describe-nodegroup` and the AMI changelog print it,
@@ -124,6 +125,37 @@ const nodeGroupSchema = z.discriminatedUnion("kind", [managedNodeGroupSchema, se
         }
         seen.add(id);
     });
+    // The AMI's architecture: managed groups spell it in the AMI type; a self-managed group's
+    // pinned EKS AMI follows `architecture` (a custom amiId's is unknown here).
+    const amiArchitecture =
+        g.kind === "managed" ? amiTypeArchitecture(g.amiType) : g.releaseVersion !== undefined ? g.architecture : undefined;
+    g.instanceTypes.forEach((t, i) => {
+        const info = instanceTypeInfo(t);
+        if (info === undefined) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["instanceTypes", i],
+                message: `${t} is not an EC2 instance type: the launch would fail at pulumi up (check the size, e.g. m5.large, m5.xlarge)`,
+            });
+        } else if (amiArchitecture !== undefined && info.architecture !== amiArchitecture) {
+            const ami = g.kind === "managed" ? `amiType ${g.amiType}` : `architecture ${amiArchitecture}`;
+            ctx.addIssue({
+                code: "custom",
+                path: ["instanceTypes", i],
+                message: `${t} is ${info.architecture} but ${ami} is ${amiArchitecture}: EKS refuses the group (or its nodes never boot); pick ${amiArchitecture} types or the ${info.architecture} AMI`,
+            });
+        }
+    });
+    for (const key of Object.keys(g.labels)) {
+        if (kubeletRefusesLabel(key)) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["labels", key],
+                message:
+                    "is in a kubernetes.io/k8s.io domain kubelet may not set on its own node: kubelet refuses to start and the nodes never join; use your own domain (e.g. platform/…) or node.kubernetes.io/…",
+            });
+        }
+    }
     const release = g.releaseVersion === undefined ? undefined : parseReleaseVersion(g.releaseVersion);
     const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
     if (al2 && release && minorOf(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
@@ -176,6 +208,19 @@ export type NodeGroupsConfig = z.output<typeof nodeGroupsSchema>;
 export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { name: string; version: string }): [string[], string][] {
     const problems: [string[], string][] = [];
     const clusterMinor = minorOf(cluster.version);
+    // One minor at a time: nodes are never newer than the control plane, so a control plane at
+    // most one minor above the newest pinned node group is at most one minor above where it was.
+    const pinned = Object.entries(groups)
+        .filter(([, g]) => g.enabled && g.releaseVersion !== undefined)
+        .map(([name, g]) => [name, minorOf(parseReleaseVersion(g.releaseVersion as string)?.minor ?? "")] as const)
+        .filter(([, minor]) => !Number.isNaN(minor));
+    const newest = Math.max(...pinned.map(([, minor]) => minor));
+    if (pinned.length > 0 && clusterMinor > newest + 1) {
+        problems.push([
+            [pinned.find(([, minor]) => minor === newest)![0], "releaseVersion"],
+            `the newest node group runs 1.${newest} but cluster.version is ${cluster.version}: EKS upgrades the control plane one minor at a time; go to 1.${newest + 1}, move the node groups to it, then continue (docs/changes.md#kubernetes-upgrades)`,
+        ]);
+    }
     for (const [name, g] of Object.entries(groups)) {
         const roleName = nodeRoleName(cluster.name, name);
         if (roleName.length > 64) {

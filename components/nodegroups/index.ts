@@ -64,65 +64,71 @@ export class NodeGroups extends pulumi.ComponentResource {
         // securityGroup tagged"). The node group holds every rule nodes need, as on Karpenter nodes.
         const securityGroupIds = [cluster.nodeSecurityGroupId];
         const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
-        for (const [group, config] of Object.entries(args.groups)) {
-            if (!config.enabled) {
+        const enabled = Object.entries(args.groups).filter(([, config]) => config.enabled);
+        for (const [group, config] of enabled) {
+            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
+            if (config.kind !== "managed") {
                 continue;
             }
-            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
-            if (config.kind === "managed") {
-                const managed = new ManagedNodeGroup(
-                    `${name}-${group}`,
-                    { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
-                    { parent: this },
-                );
-                this.managed[group] = managed;
-                this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
-                this.nodesByGroup[group] = [managed.nodeGroup];
-            } else {
-                const selfManaged = new SelfManagedNodeGroup(
-                    `${name}-${group}`,
-                    {
-                        clusterName: cluster.name,
-                        group,
-                        config,
-                        endpoint: cluster.endpoint,
-                        certificateAuthority: cluster.certificateAuthority,
-                        serviceCidr: cluster.serviceCidr,
-                        subnetIds: args.privateSubnetIds,
-                        securityGroupIds,
-                        cluster: cluster.eks,
-                        joinDependencies: cluster.addons,
-                    },
-                    { parent: this },
-                );
-                this.selfManaged[group] = selfManaged;
-                this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
-                this.nodesByGroup[group] = [selfManaged.autoScalingGroup, selfManaged.lifecycleHook];
-            }
+            const managed = new ManagedNodeGroup(
+                `${name}-${group}`,
+                { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
+                { parent: this },
+            );
+            this.managed[group] = managed;
+            this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
+            this.nodesByGroup[group] = [managed.nodeGroup];
         }
 
-        this.nodes.push(...Object.values(this.nodesByGroup).flat());
-
-        const selfManagedGroups = Object.values(this.selfManaged);
-        if (selfManagedGroups.length > 0) {
+        // NTH before the self-managed groups, which depend on it: Pulumi deletes dependents first,
+        // so a group being removed is scaled to zero (each node drained through the lifecycle
+        // hook and NTH) before NTH or its event feed goes. Its pods wait for the managed groups only.
+        if (enabled.some(([, config]) => config.kind === "selfManaged")) {
             this.terminationHandler = new NodeTerminationHandler(
                 `${name}-nth`,
                 {
                     clusterName: cluster.name,
                     region: args.region,
-                    asgArns: selfManagedGroups.map((g) => g.autoScalingGroup.arn),
                     provider: cluster.provider,
                     cluster: cluster.eks,
                     placement: {
                         nodeSelector: groupsFitting(SYSTEM_PLACEMENT, args.groups).length > 0 ? { ...SYSTEM_PLACEMENT.nodeSelector } : {},
                         tolerations: SYSTEM_PLACEMENT.tolerations.map((t) => ({ ...t })),
                     },
-                    releaseDependencies: this.nodes,
+                    releaseDependencies: Object.values(this.nodesByGroup).flat(),
                 },
                 { parent: this },
             );
             this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
         }
+
+        for (const [group, config] of enabled) {
+            if (config.kind === "managed") {
+                continue;
+            }
+            const selfManaged = new SelfManagedNodeGroup(
+                `${name}-${group}`,
+                {
+                    clusterName: cluster.name,
+                    group,
+                    config,
+                    endpoint: cluster.endpoint,
+                    certificateAuthority: cluster.certificateAuthority,
+                    serviceCidr: cluster.serviceCidr,
+                    subnetIds: args.privateSubnetIds,
+                    securityGroupIds,
+                    cluster: cluster.eks,
+                    joinDependencies: cluster.addons,
+                    drainDependencies: this.terminationHandler?.drainPath,
+                },
+                { parent: this },
+            );
+            this.selfManaged[group] = selfManaged;
+            this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
+            this.nodesByGroup[group] = [selfManaged.autoScalingGroup, selfManaged.lifecycleHook];
+        }
+
+        this.nodes.push(...enabled.flatMap(([group]) => this.nodesByGroup[group]));
 
         if (Object.values(args.groups).some((g) => g.enabled && isGpuGroup(g))) {
             this.devicePlugin = new GpuDevicePlugin(

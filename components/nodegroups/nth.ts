@@ -71,12 +71,12 @@ export function nthQueuePolicy(queueArn: string): Record<string, unknown> {
  * What NTH may do: read and delete queue messages, look up instances and their ASG tags, and
  * complete lifecycle actions of our self-managed groups only. Pure.
  */
-export function nthPolicy(queueArn: string, asgArns: string[]): Record<string, unknown> {
+export function nthPolicy(queueArn: string, asgArnPattern: string): Record<string, unknown> {
     return {
         Version: "2012-10-17",
         Statement: [
             { Sid: "Queue", Effect: "Allow", Action: ["sqs:ReceiveMessage", "sqs:DeleteMessage"], Resource: queueArn },
-            { Sid: "CompleteLifecycle", Effect: "Allow", Action: "autoscaling:CompleteLifecycleAction", Resource: asgArns },
+            { Sid: "CompleteLifecycle", Effect: "Allow", Action: "autoscaling:CompleteLifecycleAction", Resource: asgArnPattern },
             {
                 // These describe calls support no resource-level permissions.
                 Sid: "Describe",
@@ -121,17 +121,28 @@ export function nthValues(queueUrl: pulumi.Input<string>, region: string, placem
     };
 }
 
+/**
+ * The Auto Scaling groups whose lifecycle actions NTH may complete: every group of this cluster
+ * (their names start `<cluster>-`). A pattern rather than the groups' ARNs, so the handler does
+ * not depend on the groups and outlives them when they are deleted. Pure.
+ */
+export function nthAsgArnPattern(partition: string, region: string, accountId: string, clusterName: string): string {
+    return `arn:${partition}:autoscaling:${region}:${accountId}:autoScalingGroup:*:autoScalingGroupName/${clusterName}-*`;
+}
+
 export interface NodeTerminationHandlerArgs {
     clusterName: string;
     region: string;
-    /** ARNs of the self-managed Auto Scaling groups whose lifecycle actions NTH completes. */
-    asgArns: pulumi.Input<string>[];
     provider: k8s.Provider;
     /** The control plane (Pod Identity associations need it). */
     cluster: pulumi.Resource;
     /** Where NTH pods run. Defaults to anywhere untainted. */
     placement?: NthPlacement;
-    /** What NTH pods need to be scheduled: the node groups. Defaults to `[]`. */
+    /**
+     * What NTH pods need to be scheduled: nodes that are not drained by NTH (managed groups).
+     * Never the self-managed groups: they depend on NTH, so NTH outlives them. Defaults to `[]`;
+     * with none, the release does not wait for its pods (they start when the groups' nodes join).
+     */
     releaseDependencies?: pulumi.Resource[];
 }
 
@@ -145,6 +156,12 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
     public readonly queue: aws.sqs.Queue;
     public readonly role: aws.iam.Role;
     public readonly release: k8s.helm.v3.Release;
+    /**
+     * What must exist while a self-managed group's instances terminate (the release, and the
+     * EventBridge targets feeding its queue): each Auto Scaling group depends on these, so Pulumi,
+     * which deletes dependents first, deletes the group (draining its nodes) before any of them.
+     */
+    public readonly drainPath: pulumi.Resource[] = [];
 
     constructor(name: string, args: NodeTerminationHandlerArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:nodegroups:NodeTerminationHandler", name, {}, opts);
@@ -175,11 +192,12 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
                 },
                 parent,
             );
-            new aws.cloudwatch.EventTarget(
+            const target = new aws.cloudwatch.EventTarget(
                 `${name}-${rule}`,
                 { rule: eventRule.name, arn: this.queue.arn },
                 { parent: this, dependsOn: [queuePolicy] },
             );
+            this.drainPath.push(target);
         }
 
         this.role = new aws.iam.Role(
@@ -196,8 +214,10 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
             {
                 role: this.role.name,
                 policy: pulumi
-                    .all([this.queue.arn, pulumi.all(args.asgArns)])
-                    .apply(([queueArn, asgArns]) => JSON.stringify(nthPolicy(queueArn, asgArns))),
+                    .all([this.queue.arn, aws.getPartitionOutput({}, parent).partition, aws.getCallerIdentityOutput({}, parent).accountId])
+                    .apply(([queueArn, partition, accountId]) =>
+                        JSON.stringify(nthPolicy(queueArn, nthAsgArnPattern(partition, args.region, accountId, args.clusterName))),
+                    ),
             },
             parent,
         );
@@ -215,9 +235,13 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
                 version: NTH_CHART.version,
                 namespace: NTH_NAMESPACE,
                 values: nthValues(this.queue.url, args.region, args.placement),
+                // With no other nodes, NTH's pods can only start once the groups it serves exist,
+                // and those are created after it.
+                ...((args.releaseDependencies ?? []).length === 0 ? { skipAwait: true } : {}),
             },
             { parent: this, provider: args.provider, dependsOn: [association, rolePolicy, ...(args.releaseDependencies ?? [])] },
         );
+        this.drainPath.push(this.release);
 
         this.registerOutputs({ queueUrl: this.queue.url, roleArn: this.role.arn });
     }

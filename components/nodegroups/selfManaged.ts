@@ -27,6 +27,8 @@ export interface SelfManagedNodeGroupArgs {
     cluster: pulumi.Resource;
     /** What nodes need before they can join (the CNI add-on). Defaults to `[]`. */
     joinDependencies?: pulumi.Resource[];
+    /** What drains the nodes when they terminate (NTH's `drainPath`); it must outlive the group. Defaults to `[]`. */
+    drainDependencies?: pulumi.Resource[];
 }
 
 /**
@@ -175,13 +177,17 @@ export class SelfManagedNodeGroup extends pulumi.ComponentResource {
             },
             {
                 parent: this,
-                dependsOn: [accessEntry, ...attachments, ...(args.joinDependencies ?? [])],
+                // The drain path (NTH and its event feed) as dependencies: deleted only after this group.
+                dependsOn: [accessEntry, ...attachments, ...(args.joinDependencies ?? []), ...(args.drainDependencies ?? [])],
                 ignoreChanges: ["desiredCapacity"],
             },
         );
 
         // Holds each terminating instance (scale-in, instance refresh, rebalance) until NTH has
         // drained it or the heartbeat runs out; CONTINUE so a stuck drain never blocks scale-in for good.
+        // Retained on delete: the hook must outlive the group, whose deletion scales it to zero
+        // through this hook (Pulumi deletes the hook first, as it depends on the group); AWS
+        // deletes the hook with the group.
         this.lifecycleHook = new aws.autoscaling.LifecycleHook(
             `${name}-terminate`,
             {
@@ -191,7 +197,7 @@ export class SelfManagedNodeGroup extends pulumi.ComponentResource {
                 defaultResult: "CONTINUE",
                 heartbeatTimeout: LIFECYCLE_HEARTBEAT_SECONDS,
             },
-            { parent: this },
+            { parent: this, retainOnDelete: true },
         );
 
         this.registerOutputs({ autoScalingGroupName: this.autoScalingGroup.name, roleName: role.name });

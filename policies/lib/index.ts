@@ -10,6 +10,15 @@ export type { ConfigSchemaLike } from "./config";
 export { configDefaults, configProblems, PolicyConfigError, readConfig } from "./config";
 export { POD_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./drain";
 export { formatSeconds, KARPENTER_DURATION, karpenterDuration, parseDuration } from "./duration";
+export type { Architecture, InstanceTypeInfo } from "./instanceTypes";
+export {
+    amiTypeArchitecture,
+    architectureFromName,
+    instanceTypeInfo,
+    isInstanceFamily,
+    isInstanceType,
+    kubernetesArch,
+} from "./instanceTypes";
 export {
     isAwsReservedTagKey,
     KARPENTER_RESTRICTED_TAG_KEYS,

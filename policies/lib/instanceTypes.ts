@@ -58,6 +58,13 @@ export function isInstanceType(name: string): boolean {
     return knownNames.has(name);
 }
 
+const knownFamilies: ReadonlySet<string> = new Set([...knownNames].map((n) => n.split(".")[0]));
+
+/** True for the family of a real instance type (`m7g` of `m7g.large`), as Karpenter's `instance-family` label holds it. */
+export function isInstanceFamily(family: string): boolean {
+    return knownFamilies.has(family);
+}
+
 /**
  * The processor architecture EC2's naming convention implies: a `g` among the attribute letters
  * after the generation digit means AWS Graviton (`m7g`, `c6gn`, `x2gd`, `im4gn`, `is4gen`, `g5g`);
@@ -71,6 +78,11 @@ export function architectureFromName(name: string): Architecture {
     }
     const parts = /^([a-z]+)(\d+)([a-z]*)/.exec(family);
     return parts !== null && parts[3].includes("g") ? "arm64" : "x86_64";
+}
+
+/** The `kubernetes.io/arch` node label value of an architecture: `amd64` for x86_64, `arm64` for arm64. */
+export function kubernetesArch(architecture: Architecture): "amd64" | "arm64" {
+    return architecture === "arm64" ? "arm64" : "amd64";
 }
 
 /** Info for a real type; `undefined` for a name that is not a real instance type. */

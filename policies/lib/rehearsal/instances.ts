@@ -2,7 +2,7 @@
  * Nodes from instance types: allocatable capacity (the shared instance data) and the well-known
  * labels a node of the type carries, which Karpenter requirements and node affinity select on.
  */
-import { allocatable, instanceTypeInfo, InstanceTypeInfo, sizedInstanceTypes } from "../instanceTypes";
+import { allocatable, instanceTypeInfo, InstanceTypeInfo, kubernetesArch, sizedInstanceTypes } from "../instanceTypes";
 import { NodeRequirement, nodeRequirementMatches } from "../scheduling";
 import type { Candidate, Capacity, Requests } from "./model";
 
@@ -27,7 +27,7 @@ export const INSTANCE_LABEL_KEYS: ReadonlySet<string> = new Set([
 export function instanceLabels(info: InstanceTypeInfo): Record<string, string> {
     const labels: Record<string, string> = {
         "node.kubernetes.io/instance-type": info.name,
-        "kubernetes.io/arch": info.architecture === "arm64" ? "arm64" : "amd64",
+        "kubernetes.io/arch": kubernetesArch(info.architecture),
         "kubernetes.io/os": "linux",
     };
     const match = NAME.exec(info.name);

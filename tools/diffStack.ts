@@ -1,0 +1,87 @@
+/**
+ * `npm run plan -- <stack> --diff <git-ref>`: renders the stack at `<git-ref>` (its own program
+ * and stack file) and in the working tree, each in its own process, and prints what `pulumi up`
+ * would do to the live stack: creates, deletes, updates, replacements, the disruptive ones first.
+ *
+ * Exit codes: 0 diffed, 2 bad input (unknown ref or stack, a side that does not render) or a
+ * change the engine or AWS would refuse (a protected resource deleted or replaced, a Kubernetes
+ * version jump or downgrade).
+ */
+import { execFile } from "child_process";
+import * as path from "path";
+import { diffRenders, formatDiffText, StackDiff, summaryLine } from "./diff";
+import { InputError } from "./errors";
+import type { RecordedResource } from "./offline";
+import { checkoutRef, resolveRef } from "./refTree";
+
+/** A side that cannot be rendered; the message names the side and the reason. */
+export class RenderError extends InputError {}
+
+/** Renders `stack` of the program tree at `root` in a child process (tools/renderStack.ts). */
+export function renderInChild(root: string, stack: string, label: string): Promise<RecordedResource[]> {
+    return new Promise((resolve, reject) => {
+        execFile(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", path.join(__dirname, "renderStack.ts"), root, stack],
+            {
+                cwd: root,
+                maxBuffer: 256 * 1024 * 1024,
+                // The tree's own compiler settings; ts-node itself comes from this checkout.
+                env: { ...process.env, TS_NODE_PROJECT: path.join(root, "tsconfig.json") },
+            },
+            (err, stdout, stderr) => {
+                if (err) {
+                    reject(new RenderError(`stack "${stack}" at ${label} does not render:\n${stderr.trim() || err.message}`));
+                    return;
+                }
+                resolve(JSON.parse(stdout) as RecordedResource[]);
+            },
+        );
+    });
+}
+
+export interface DiffReport {
+    stack: string;
+    base: { ref: string; commit: string };
+    summary: string;
+    counts: StackDiff["counts"];
+    disruptions: StackDiff["disruptions"];
+    changes: StackDiff["changes"];
+}
+
+/** Diffs `stack` between `ref` and the working tree at `root`. */
+export async function diffStack(root: string, stack: string, ref: string): Promise<DiffReport> {
+    resolveRef(root, ref);
+    const tree = checkoutRef(root, ref);
+    try {
+        const label = `${ref} (${tree.commit.slice(0, 12)})`;
+        const [before, after] = await Promise.all([renderInChild(tree.dir, stack, label), renderInChild(root, stack, "the working tree")]);
+        const diff = diffRenders(before, after);
+        return {
+            stack,
+            base: { ref, commit: tree.commit },
+            summary: summaryLine(diff),
+            counts: diff.counts,
+            disruptions: diff.disruptions,
+            changes: diff.changes,
+        };
+    } finally {
+        tree.remove();
+    }
+}
+
+/** The report as text. */
+export function formatDiffReport(report: DiffReport): string {
+    const header = `Diff of stack "${report.stack}": ${report.base.ref} (${report.base.commit.slice(0, 12)}) → working tree`;
+    return formatDiffText({ changes: report.changes, disruptions: report.disruptions, counts: report.counts }, header);
+}
+
+/**
+ * Runs the diff for the CLI; returns the exit code. A ref or side that cannot be used throws an
+ * `InputError` (`RefError`, `RenderError`), which the command reports with exit 2.
+ */
+export async function runDiffCommand(stack: string, ref: string, format: "text" | "json", root: string = process.cwd()): Promise<number> {
+    const report = await diffStack(root, stack, ref);
+    process.stdout.write(format === "json" ? `${JSON.stringify(report)}\n` : `${formatDiffReport(report)}\n`);
+    return report.disruptions.some((d) => d.kind === "refused") ? 2 : 0;
+}

@@ -1,0 +1,187 @@
+/**
+ * What an input change does to a live resource, per resource type this program registers: which
+ * inputs force a replacement (delete and re-create: new id, new addresses, drained nodes), and
+ * which roll the nodes behind a resource without replacing it. Data, with its source: the bridged
+ * AWS provider replaces a resource exactly where the Terraform AWS provider's schema marks the
+ * attribute `ForceNew` (pulumi-aws maps each Terraform attribute to the camelCase input).
+ * Paths are dot-separated input paths (`launchTemplate.id`); a change anywhere under a listed
+ * path counts. Keep this list to the types the program uses; an unlisted type is diffed as
+ * update-only and the diff says so.
+ */
+
+export interface ReplacementRule {
+    /** Inputs whose change replaces the resource. */
+    replaceOn: readonly string[];
+    /** Inputs whose change rolls the resource's nodes (one by one, drained) without replacing it. */
+    rollsNodesOn?: readonly string[];
+    /** Where the rule comes from. */
+    source: string;
+}
+
+const tf = (resource: string, attributes: string) => `terraform-provider-aws ${resource} schema: ForceNew on ${attributes}`;
+
+export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
+    "aws:ec2/vpc:Vpc": { replaceOn: ["cidrBlock", "ipv4IpamPoolId"], source: tf("aws_vpc", "cidr_block, ipv4_ipam_pool_id") },
+    "aws:ec2/subnet:Subnet": {
+        replaceOn: ["cidrBlock", "availabilityZone", "availabilityZoneId", "vpcId", "outpostArn"],
+        source: tf("aws_subnet", "cidr_block, availability_zone, availability_zone_id, vpc_id, outpost_arn"),
+    },
+    "aws:ec2/natGateway:NatGateway": {
+        replaceOn: ["allocationId", "subnetId", "connectivityType", "privateIp"],
+        source: tf("aws_nat_gateway", "allocation_id, subnet_id, connectivity_type, private_ip"),
+    },
+    "aws:ec2/eip:Eip": {
+        replaceOn: ["domain", "address", "publicIpv4Pool", "networkBorderGroup", "customerOwnedIpv4Pool"],
+        source: tf("aws_eip", "domain, address, public_ipv4_pool, network_border_group, customer_owned_ipv4_pool"),
+    },
+    "aws:ec2/internetGateway:InternetGateway": { replaceOn: [], source: tf("aws_internet_gateway", "nothing (vpc_id re-attaches)") },
+    "aws:ec2/routeTable:RouteTable": { replaceOn: ["vpcId"], source: tf("aws_route_table", "vpc_id") },
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": {
+        replaceOn: ["subnetId", "gatewayId"],
+        source: tf("aws_route_table_association", "subnet_id, gateway_id"),
+    },
+    "aws:ec2/securityGroup:SecurityGroup": {
+        replaceOn: ["name", "namePrefix", "description", "vpcId"],
+        source: tf("aws_security_group", "name, name_prefix, description, vpc_id"),
+    },
+    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": { replaceOn: ["vpcId"], source: tf("aws_default_security_group", "vpc_id") },
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": {
+        replaceOn: ["securityGroupId"],
+        source: "terraform-provider-aws aws_vpc_security_group_ingress_rule schema: RequiresReplace on security_group_id",
+    },
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": {
+        replaceOn: ["securityGroupId"],
+        source: "terraform-provider-aws aws_vpc_security_group_egress_rule schema: RequiresReplace on security_group_id",
+    },
+    "aws:ec2/vpcEndpoint:VpcEndpoint": {
+        replaceOn: ["vpcId", "serviceName", "vpcEndpointType"],
+        source: tf("aws_vpc_endpoint", "vpc_id, service_name, vpc_endpoint_type"),
+    },
+    "aws:ec2/flowLog:FlowLog": {
+        replaceOn: [
+            "vpcId",
+            "subnetId",
+            "logDestination",
+            "logDestinationType",
+            "trafficType",
+            "iamRoleArn",
+            "maxAggregationInterval",
+            "logFormat",
+            "destinationOptions",
+        ],
+        source: tf("aws_flow_log", "every attribute but tags"),
+    },
+    // A template change is a new version, never a replacement; the groups that use it roll (below).
+    "aws:ec2/launchTemplate:LaunchTemplate": { replaceOn: ["name", "namePrefix"], source: tf("aws_launch_template", "name, name_prefix") },
+    "aws:eks/nodeGroup:NodeGroup": {
+        replaceOn: [
+            "amiType",
+            "capacityType",
+            "clusterName",
+            "diskSize",
+            "instanceTypes",
+            "launchTemplate.id",
+            "launchTemplate.name",
+            "nodeGroupName",
+            "nodeGroupNamePrefix",
+            "nodeRoleArn",
+            "remoteAccess",
+            "subnetIds",
+        ],
+        // UpdateNodegroupVersion: EKS replaces every node, draining each (respecting PDBs).
+        rollsNodesOn: ["launchTemplate.version", "releaseVersion", "version"],
+        source:
+            tf(
+                "aws_eks_node_group",
+                "ami_type, capacity_type, cluster_name, disk_size, instance_types, launch_template.id/name, node_group_name(_prefix), node_role_arn, remote_access, subnet_ids",
+            ) + "; launch_template.version, release_version and version go through UpdateNodegroupVersion (a rolling node update)",
+    },
+    "aws:autoscaling/group:Group": {
+        replaceOn: ["name", "namePrefix"],
+        // The instance refresh starts on launch template or mixed instances policy changes.
+        rollsNodesOn: ["launchTemplate", "mixedInstancesPolicy"],
+        source:
+            tf("aws_autoscaling_group", "name, name_prefix") +
+            "; instance_refresh triggers on launch_template and mixed_instances_policy changes (a rolling instance refresh)",
+    },
+    "aws:autoscaling/lifecycleHook:LifecycleHook": {
+        replaceOn: ["name", "autoscalingGroupName"],
+        source: tf("aws_autoscaling_lifecycle_hook", "name, autoscaling_group_name"),
+    },
+    "aws:iam/role:Role": { replaceOn: ["name", "namePrefix", "path"], source: tf("aws_iam_role", "name, name_prefix, path") },
+    "aws:iam/rolePolicy:RolePolicy": {
+        replaceOn: ["name", "namePrefix", "role"],
+        source: tf("aws_iam_role_policy", "name, name_prefix, role"),
+    },
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": {
+        replaceOn: ["role", "policyArn"],
+        source: tf("aws_iam_role_policy_attachment", "role, policy_arn"),
+    },
+    "aws:iam/instanceProfile:InstanceProfile": {
+        replaceOn: ["name", "namePrefix", "path"],
+        source: tf("aws_iam_instance_profile", "name, name_prefix, path"),
+    },
+    "aws:kms/key:Key": {
+        replaceOn: ["customerMasterKeySpec", "keyUsage", "multiRegion", "xksKeyId", "customKeyStoreId"],
+        source: tf("aws_kms_key", "customer_master_key_spec, key_usage, multi_region, xks_key_id, custom_key_store_id"),
+    },
+    "aws:kms/alias:Alias": { replaceOn: ["name", "namePrefix"], source: tf("aws_kms_alias", "name, name_prefix") },
+    "aws:cloudwatch/logGroup:LogGroup": {
+        replaceOn: ["name", "namePrefix", "logGroupClass"],
+        source: tf("aws_cloudwatch_log_group", "name, name_prefix, log_group_class"),
+    },
+    "aws:cloudwatch/eventRule:EventRule": {
+        replaceOn: ["name", "namePrefix", "eventBusName"],
+        source: tf("aws_cloudwatch_event_rule", "name, name_prefix, event_bus_name"),
+    },
+    "aws:cloudwatch/eventTarget:EventTarget": {
+        replaceOn: ["rule", "targetId", "eventBusName"],
+        source: tf("aws_cloudwatch_event_target", "rule, target_id, event_bus_name"),
+    },
+    "aws:sqs/queue:Queue": { replaceOn: ["name", "namePrefix", "fifoQueue"], source: tf("aws_sqs_queue", "name, name_prefix, fifo_queue") },
+    "aws:sqs/queuePolicy:QueuePolicy": { replaceOn: ["queueUrl"], source: tf("aws_sqs_queue_policy", "queue_url") },
+    "aws:eks/accessEntry:AccessEntry": {
+        replaceOn: ["clusterName", "principalArn", "type"],
+        source: tf("aws_eks_access_entry", "cluster_name, principal_arn, type"),
+    },
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": {
+        replaceOn: ["clusterName", "principalArn", "policyArn", "accessScope"],
+        source: tf("aws_eks_access_policy_association", "every attribute (it has no update)"),
+    },
+    "aws:eks/addon:Addon": { replaceOn: ["clusterName", "addonName"], source: tf("aws_eks_addon", "cluster_name, addon_name") },
+    "aws:eks/podIdentityAssociation:PodIdentityAssociation": {
+        replaceOn: ["clusterName", "namespace", "serviceAccount"],
+        source: tf("aws_eks_pod_identity_association", "cluster_name, namespace, service_account"),
+    },
+    // pulumi-eks's Cluster component: its aws:eks/cluster:Cluster child takes these inputs. Its
+    // subnets (vpc_config.subnet_ids) and security groups are updated in place (UpdateClusterConfig).
+    "eks:index:Cluster": {
+        replaceOn: ["name", "vpcId", "serviceRole", "kubernetesServiceIpAddressRange", "encryptionConfigKeyArn"],
+        source:
+            tf("aws_eks_cluster", "name, role_arn, kubernetes_network_config.service_ipv4_cidr, encryption_config") +
+            "; a cluster cannot move to another VPC; vpc_config.subnet_ids and security_group_ids are updated in place",
+    },
+    // The EBS CSI driver's default class (components/addons/ebsCsi.ts): a new key or volume type is a new class.
+    "kubernetes:storage.k8s.io/v1:StorageClass": {
+        replaceOn: ["metadata.name", "metadata.namespace", "parameters", "provisioner"],
+        source: "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: StorageClass .parameters and .provisioner, and every object's name and namespace",
+    },
+    "kubernetes:helm.sh/v3:Release": {
+        replaceOn: ["name", "namespace"],
+        source: "pulumi-kubernetes helm.v3.Release: a Helm release cannot be renamed or moved to another namespace",
+    },
+};
+
+/** Every Kubernetes object is replaced when its name or namespace changes (pulumi-kubernetes). */
+export const KUBERNETES_REPLACE_ON: readonly string[] = ["metadata.name", "metadata.namespace"];
+
+/** The rule for a type: its entry, the Kubernetes rule for `kubernetes:` types, or none. */
+export function replacementRule(type: string): ReplacementRule | undefined {
+    const rule = REPLACEMENT_RULES[type];
+    if (rule) {
+        return rule;
+    }
+    return type.startsWith("kubernetes:") && !type.startsWith("kubernetes:helm.sh/")
+        ? { replaceOn: KUBERNETES_REPLACE_ON, source: "pulumi-kubernetes: metadata.name and metadata.namespace are immutable" }
+        : undefined;
+}
