@@ -27,7 +27,7 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             const reference = freshSdkDeserialize().deserializeProperties;
             const mod = freshSdkDeserialize();
             expect(memoizeStructConversion(mod)).to.equal(true);
-            const struct = Struct.fromJavaScript(object as never);
+            const struct = Struct.fromJavaScript(object);
             let conversions = 0;
             const convert = struct.toJavaScript.bind(struct);
             struct.toJavaScript = () => {
@@ -37,7 +37,7 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             const reads = Array.from({ length: 5 }, () => mod.deserializeProperties(struct, false));
             expect(conversions).to.equal(1);
             for (const r of reads) {
-                expect(r).to.deep.equal(reference(Struct.fromJavaScript(object as never), false));
+                expect(r).to.deep.equal(reference(Struct.fromJavaScript(object), false));
             }
             // A policy changing what it was given does not change what the next policy reads.
             (reads[0].metadata as { name: string }).name = "changed";
