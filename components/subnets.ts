@@ -2,41 +2,11 @@
  * IPv4 CIDR arithmetic and the subnet layout of the VPC. Pure functions: no Pulumi, no AWS.
  */
 
-export interface Cidr {
-    /** Network address as an unsigned 32-bit integer. */
-    readonly base: number;
-    readonly prefix: number;
-}
+import { blockSize, Cidr, formatCidr, parseCidr } from "eks-platform-policies/lib";
 
-const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
-
-/** Parses `a.b.c.d/n`; returns `undefined` unless it is a valid CIDR whose host bits are zero. */
-export function parseCidr(text: string): Cidr | undefined {
-    const match = CIDR.exec(text.trim());
-    if (!match) {
-        return undefined;
-    }
-    const octets = match.slice(1, 5).map(Number);
-    const prefix = Number(match[5]);
-    if (octets.some((o) => o > 255) || prefix > 32) {
-        return undefined;
-    }
-    const base = octets.reduce((acc, o) => acc * 256 + o, 0);
-    if (base % blockSize(prefix) !== 0) {
-        return undefined;
-    }
-    return { base, prefix };
-}
-
-export function formatCidr(cidr: Cidr): string {
-    const octets = [24, 16, 8, 0].map((shift) => Math.floor(cidr.base / 2 ** shift) % 256);
-    return `${octets.join(".")}/${cidr.prefix}`;
-}
-
-/** Number of addresses in a block of the given prefix length. */
-export function blockSize(prefix: number): number {
-    return 2 ** (32 - prefix);
-}
+// The CIDR parser is the pack's (one parser for program, config and policies).
+export { blockSize, formatCidr, parseCidr } from "eks-platform-policies/lib";
+export type { Cidr } from "eks-platform-policies/lib";
 
 /** True when the two blocks share at least one address. */
 export function overlaps(a: Cidr, b: Cidr): boolean {

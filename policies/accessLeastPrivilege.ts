@@ -3,6 +3,7 @@ import { readConfig } from "./lib/config";
 import { isUnknownSentinel } from "./lib/unknown";
 import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `access-least-privilege`. */
 export interface AccessLeastPrivilegeConfig {
@@ -238,7 +239,7 @@ export const accessLeastPrivilege: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no EKS access entry or access policy association in this stack: nothing was checked");
+            args.notApplicable(`no EKS access entry or access policy association ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
 };

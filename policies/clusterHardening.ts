@@ -1,4 +1,5 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
+import { ALL_IPV4, blockSize, Cidr, coveredAddresses, parseCidr } from "./lib/cidr";
 import { readConfig } from "./lib/config";
 import { asArray, asRecord, asString, field, has, isFalse, peek } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
@@ -7,6 +8,8 @@ import { Verdicts, violation } from "./lib/verdicts";
 export interface ClusterHardeningConfig {
     /** Control-plane log types that must be enabled. Defaults to `["audit"]`. */
     requiredLogTypes: string[];
+    /** The public endpoint's CIDRs may cover together at most as many addresses as one `/N`. Defaults to `16`. */
+    publicAccessMinPrefix: number;
 }
 
 const configSchema: PolicyConfigSchema = {
@@ -17,6 +20,14 @@ const configSchema: PolicyConfigSchema = {
             default: ["audit"],
             description: "Control-plane log types that must be enabled.",
         },
+        publicAccessMinPrefix: {
+            type: "integer",
+            minimum: 1,
+            maximum: 32,
+            default: 16,
+            description:
+                "The public endpoint's CIDRs may cover together at most as many addresses as one /N (16: 65,536 addresses, an office or VPN range).",
+        },
     },
 };
 
@@ -26,7 +37,9 @@ const OPEN = ["0.0.0.0/0", "::/0"];
 
 /**
  * EKS clusters (the `@pulumi/eks` component's inputs and `aws.eks.Cluster`) envelope-encrypt
- * secrets with KMS, send audit logs to CloudWatch, and have no public endpoint open to the world.
+ * secrets with KMS, send audit logs to CloudWatch, and have no public endpoint open to the world:
+ * what the public CIDRs cover together is judged (`0.0.0.0/1` + `128.0.0.0/1` is everything), and
+ * may not exceed one `/publicAccessMinPrefix`.
  */
 export const clusterHardening: ResourceValidationPolicy = {
     name: "cluster-hardening",
@@ -88,16 +101,27 @@ export const clusterHardening: ResourceValidationPolicy = {
                 return;
             }
             const cidrs = field(vpc, "publicAccessCidrs");
-            const list = asArray(cidrs).map((c) => asString(c)?.trim());
-            const open =
-                cidrs === undefined || cidrs === null || list.length === 0 || list.some((c) => c !== undefined && OPEN.includes(c));
-            if (open) {
-                const key = component ? "" : "vpcConfig.";
+            const list = asArray(cidrs)
+                .map((c) => asString(c)?.trim())
+                .filter((c): c is string => c !== undefined);
+            const blocks = list.map(parseCidr).filter((b): b is Cidr => b !== undefined);
+            const covered = coveredAddresses(blocks);
+            const key = component ? "" : "vpcConfig.";
+            const why =
+                "the Kubernetes API is then reachable from anywhere: any leaked kubeconfig or token, or an API server flaw, is exploitable from the internet";
+            const fix = `set ${key}endpointPublicAccess: false (private endpoint only), or ${key}publicAccessCidrs to your office/VPN ranges`;
+            if (cidrs === undefined || cidrs === null || list.length === 0 || list.some((c) => OPEN.includes(c))) {
+                reportViolation(violation(`${subject} has a public API endpoint open to 0.0.0.0/0`, why, fix));
+            } else if (covered === ALL_IPV4) {
+                reportViolation(
+                    violation(`${subject} has a public API endpoint open to 0.0.0.0/0 (${list.join(", ")} cover every address)`, why, fix),
+                );
+            } else if (covered > blockSize(config.publicAccessMinPrefix)) {
                 reportViolation(
                     violation(
-                        `${subject} has a public API endpoint open to 0.0.0.0/0`,
-                        "the Kubernetes API is then reachable from anywhere: any leaked kubeconfig or token, or an API server flaw, is exploitable from the internet",
-                        `set ${key}endpointPublicAccess: false (private endpoint only), or ${key}publicAccessCidrs to your office/VPN ranges`,
+                        `${subject} has a public API endpoint open to ${covered.toLocaleString("en-US")} addresses (${list.join(", ")}), more than one /${config.publicAccessMinPrefix} (${blockSize(config.publicAccessMinPrefix).toLocaleString("en-US")})`,
+                        "the Kubernetes API is then reachable from a large part of the internet (an office or VPN range is far smaller): any leaked kubeconfig or token, or an API server flaw, is exploitable from there",
+                        `${fix}, or raise this policy's publicAccessMinPrefix deliberately`,
                     ),
                 );
             }

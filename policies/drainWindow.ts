@@ -3,10 +3,11 @@ import { readConfig } from "./lib/config";
 import { formatSeconds, karpenterDuration } from "./lib/duration";
 import { DEFAULT_HOOK_HEARTBEAT_SECONDS, DEFAULT_TERMINATION_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./lib/drain";
 import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
-import { capacityTypesAllowed, readNodeRequirements } from "./lib/scheduling";
+import { capacityTypesAllowed, NodeShape, nodePoolShape, podFits, readNodeRequirements } from "./lib/scheduling";
 import { readWorkloads } from "./lib/stack";
 import { asNumeric, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `drain-window`. */
 export interface DrainWindowConfig {
@@ -29,12 +30,16 @@ interface Window {
     seconds: number;
     source: string;
     how: string;
+    /** The nodes the window applies to; `undefined`: any node (a lifecycle hook's group, whose labels and taints the input does not show). */
+    nodes?: NodeShape;
 }
 
 /**
- * No workload's grace period exceeds a node drain window in the stack: a Karpenter NodePool's
- * `terminationGracePeriod` (and the Spot notice for NodePools that may launch Spot), or the
- * heartbeat of a self-managed node group's termination lifecycle hook.
+ * No workload's grace period exceeds the drain window of a node it may be scheduled on: a
+ * Karpenter NodePool's `terminationGracePeriod` (and the Spot notice for its Spot nodes), judged
+ * only where the pod's `nodeSelector`, required node affinity and tolerations let it land on the
+ * pool; or the heartbeat of a self-managed node group's termination lifecycle hook, whose nodes
+ * the input does not describe, so it applies to every pod.
  */
 export const drainWindow: StackValidationPolicy = {
     name: "drain-window",
@@ -70,11 +75,13 @@ export const drainWindow: StackValidationPolicy = {
                     const v1 = nodePoolVersion(r) === "v1";
                     // A value the CRD refuses (karpenter-nodepool reports it) never reaches a node.
                     const grace = v1 ? karpenterDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
+                    const nodes = nodePoolShape(name, field(r.props, "spec"));
                     if (grace !== undefined) {
                         windows.push({
                             seconds: grace,
                             source: `NodePool ${name} (terminationGracePeriod)`,
                             how: "Karpenter deletes remaining pods when the node's terminationGracePeriod ends",
+                            nodes,
                         });
                     }
                     if (mayLaunchSpot(field(nodeSpec, "requirements"))) {
@@ -82,6 +89,7 @@ export const drainWindow: StackValidationPolicy = {
                             seconds: config.spotNoticeSeconds,
                             source: `NodePool ${name} (Spot)`,
                             how: "EC2 reclaims a Spot instance two minutes after its interruption notice",
+                            nodes: nodePoolShape(name, field(r.props, "spec"), ["spot"]),
                         });
                     }
                 });
@@ -90,10 +98,9 @@ export const drainWindow: StackValidationPolicy = {
         if (windows.length === 0) {
             verdicts.finish();
             args.notApplicable(
-                "no drain window in this stack (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked",
+                `no drain window ${inputScope(args.stackTags)} (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked`,
             );
         }
-        const tightest = windows.reduce((a, b) => (b.seconds < a.seconds ? b : a));
         for (const w of readWorkloads(args.resources, verdicts)) {
             if (!LONG_RUNNING.has(w.kind)) {
                 continue;
@@ -101,10 +108,16 @@ export const drainWindow: StackValidationPolicy = {
             verdicts.judge(describeWorkload(w), () => {
                 const raw = field(w.podSpec, "terminationGracePeriodSeconds");
                 const grace = raw === undefined || raw === null ? DEFAULT_TERMINATION_GRACE_SECONDS : asNumeric(raw);
-                if (grace !== undefined && grace > tightest.seconds) {
+                // Only the windows of nodes the pod can be scheduled on: a pod pinned to on-demand never sees the Spot notice.
+                const applicable = windows.filter((x) => !x.nodes || podFits(w.podSpec, x.nodes));
+                if (grace === undefined || applicable.length === 0) {
+                    return;
+                }
+                const tightest = applicable.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+                if (grace > tightest.seconds) {
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} has a termination grace period of ${grace} s, longer than the ${formatSeconds(tightest.seconds)} drain window of ${tightest.source}`,
+                            `${describeWorkload(w)} has a termination grace period of ${grace} s, longer than the ${formatSeconds(tightest.seconds)} drain window of ${tightest.source}${tightest.nodes ? ", whose nodes its pods may be scheduled on" : ""}`,
                             `${tightest.how}, so the pod is killed mid-shutdown and its in-flight work is lost`,
                             `lower terminationGracePeriodSeconds to at most ${tightest.seconds}, or lengthen the node's window`,
                         ),
@@ -115,7 +128,7 @@ export const drainWindow: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no long-running workload in this stack: nothing was checked against the drain windows");
+            args.notApplicable(`no long-running workload ${inputScope(args.stackTags)}: nothing was checked against the drain windows`);
         }
     },
 };
@@ -125,7 +138,7 @@ function nodePoolVersion(r: { type: string; props: unknown }): string | undefine
     return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
 }
 
-/** True when NodePool requirements allow `karpenter.sh/capacity-type` spot. */
+/** True when NodePool requirements allow Spot capacity (`capacityTypesAllowed`). */
 function mayLaunchSpot(requirements: unknown): boolean {
     return capacityTypesAllowed(readNodeRequirements(requirements)).includes("spot");
 }

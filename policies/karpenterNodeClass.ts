@@ -3,13 +3,15 @@ import { readConfig } from "./lib/config";
 import { isAwsReservedTagKey, karpenterRestrictedTag } from "./lib/nodeClassTags";
 import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
 import { asArray, asString, field, keysOf, path } from "./lib/values";
-import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
+import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `karpenter-nodeclass`. */
 export interface KarpenterNodeClassConfig {
     /** Allow `amiSelectorTerms` aliases such as `al2023@latest`. Defaults to `false`. */
     allowLatestAmi: boolean;
+    /** Highest allowed `metadataOptions.httpPutResponseHopLimit`. Defaults to `1`. */
+    maxHopLimit: number;
 }
 
 const configSchema: PolicyConfigSchema = {
@@ -19,8 +21,18 @@ const configSchema: PolicyConfigSchema = {
             default: false,
             description: "Allow AMI aliases pinned to @latest (every node is replaced on each AMI release).",
         },
+        maxHopLimit: MAX_HOP_LIMIT,
     },
 };
+
+// AMI alias families the Karpenter v1 EC2NodeClass CRD accepts (its CEL rules on
+// amiSelectorTerms[].alias; windows2025 per @kubernetes-models/karpenter 2.0.0, generated from
+// the CRD). Windows families accept only `@latest`: Karpenter resolves them from SSM's latest
+// parameter and refuses a pinned version ("windows families may only specify version 'latest'").
+const ALIAS_FAMILIES = ["al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025"];
+const LATEST_ONLY = new Set(["windows2019", "windows2022", "windows2025"]);
+const ALIAS_FORMAT = /^[a-zA-Z0-9]+@.+$/;
+const REFUSED = "the API server refuses the EC2NodeClass (its CRD validation), so the NodePools that use it launch no node";
 
 /**
  * EC2NodeClasses pin their AMI, leave Karpenter's own tags alone, keep IMDSv2 and encrypt volumes.
@@ -28,7 +40,8 @@ const configSchema: PolicyConfigSchema = {
  */
 export const karpenterNodeClass: ResourceValidationPolicy = {
     name: "karpenter-nodeclass",
-    description: "EC2NodeClasses use the v1 API, pin their AMI, set no restricted or aws: tags, require IMDSv2 and encrypt block devices.",
+    description:
+        "EC2NodeClasses use the v1 API, pin their AMI (Windows: @latest), set no restricted or aws: tags, require IMDSv2 with a low hop limit and encrypt block devices.",
     enforcementLevel: "mandatory",
     configSchema,
     validateResource: (args, reportViolation) => {
@@ -56,17 +69,42 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
         }
         const spec = verdicts.read(subject, () => field(args.props, "spec"));
         verdicts.judge(`${subject} amiSelectorTerms`, () => {
-            if (config.allowLatestAmi) {
-                return;
-            }
             for (const term of asArray(field(spec, "amiSelectorTerms"))) {
                 const alias = asString(field(term, "alias"));
-                if (alias && /@latest$/i.test(alias)) {
+                if (alias === undefined) {
+                    continue;
+                }
+                const [family, version] = [alias.slice(0, alias.indexOf("@")), alias.slice(alias.indexOf("@") + 1)];
+                if (!ALIAS_FORMAT.test(alias)) {
+                    reportViolation(
+                        violation(
+                            `${subject} alias ${JSON.stringify(alias)} is not written family@version`,
+                            REFUSED,
+                            "write the alias as family@version, e.g. al2023@v20250115",
+                        ),
+                    );
+                } else if (!ALIAS_FAMILIES.includes(family)) {
+                    reportViolation(
+                        violation(
+                            `${subject} alias ${JSON.stringify(alias)} names family ${family}, which Karpenter does not know (${ALIAS_FAMILIES.join(", ")})`,
+                            REFUSED,
+                            `use one of those families (lower case), or select the AMI by id, name, tags or ssmParameter instead of an alias`,
+                        ),
+                    );
+                } else if (LATEST_ONLY.has(family) && version !== "latest") {
+                    reportViolation(
+                        violation(
+                            `${subject} pins Windows alias ${alias}, but Karpenter accepts only latest for the Windows families`,
+                            REFUSED,
+                            `select ${family}@latest; to hold Windows nodes on one AMI, select it by id or name instead of an alias`,
+                        ),
+                    );
+                } else if (!LATEST_ONLY.has(family) && version === "latest" && !config.allowLatestAmi) {
                     reportViolation(
                         violation(
                             `${subject} selects its AMI with alias ${alias}`,
                             "every AMI release drifts every node of this class: Karpenter replaces them all, draining the whole fleet with no code change",
-                            `pin the version, e.g. ${alias.replace(/@latest$/i, "@v20250101")}, and bump it deliberately (or set allowLatestAmi: true for this policy in a non-production stack)`,
+                            `pin the version, e.g. ${family}@v20250101, and bump it deliberately (or set allowLatestAmi: true for this policy in a non-production stack)`,
                         ),
                     );
                 }
@@ -96,6 +134,11 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
             }
         });
         verdicts.judge(`${subject} metadataOptions`, () => {
+            // Unset, Karpenter launches with a hop limit of 1 (the CRD's default).
+            const hops = path(spec, "metadataOptions", "httpPutResponseHopLimit");
+            if (hops !== undefined && hops !== null && !(typeof hops === "number" && hops <= config.maxHopLimit)) {
+                reportViolation(hopLimitViolation(subject, "metadataOptions.httpPutResponseHopLimit", hops, config.maxHopLimit));
+            }
             const tokens = path(spec, "metadataOptions", "httpTokens");
             if (tokens !== undefined && tokens !== null && tokens !== "required") {
                 reportViolation(

@@ -1,13 +1,12 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
-import { UndecidedNamespaces } from "./lib/stack";
-import { asArray, asRecord, field, path } from "./lib/values";
+import { describeWorkload, isKind, namespaceOf, objectName, Workload } from "./lib/kubernetes";
+import { ENFORCE_LABEL, POD_SECURITY_LEVELS, PodSecurityLevel, podSecurityLevel } from "./lib/podSecurity";
+import { inputScope } from "./lib/scope";
+import { formatLabels, LabelSelector, readSelector, SelectorIndex } from "./lib/selector";
+import { readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { asArray, asRecord, asString, field, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
-
-/** Pod Security Standards levels, least to most restrictive. */
-export const POD_SECURITY_LEVELS = ["privileged", "baseline", "restricted"] as const;
-export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
 
 /** Config of `namespace-isolation`. */
 export interface NamespaceIsolationConfig {
@@ -15,6 +14,12 @@ export interface NamespaceIsolationConfig {
     exemptNamespaces: string[];
     /** Lowest Pod Security level a namespace may enforce. Defaults to `baseline`. */
     minimumEnforceLevel: PodSecurityLevel;
+    /**
+     * Lowest Pod Security level per namespace, in place of `minimumEnforceLevel` (e.g.
+     * `{"monitoring": "privileged"}` for node exporters' host access); their NetworkPolicies are
+     * still judged. Defaults to `{}`.
+     */
+    namespaceEnforceLevels: Record<string, PodSecurityLevel>;
 }
 
 const configSchema: PolicyConfigSchema = {
@@ -23,7 +28,7 @@ const configSchema: PolicyConfigSchema = {
             type: "array",
             items: { type: "string" },
             default: ["kube-system", "kube-public", "kube-node-lease", "default"],
-            description: "Namespaces that need no Pod Security label or default-deny NetworkPolicy.",
+            description: "Namespaces that need no Pod Security label or NetworkPolicy.",
         },
         minimumEnforceLevel: {
             type: "string",
@@ -31,15 +36,15 @@ const configSchema: PolicyConfigSchema = {
             default: "baseline",
             description: "Lowest pod-security.kubernetes.io/enforce level a namespace may set (privileged < baseline < restricted).",
         },
+        namespaceEnforceLevels: {
+            type: "object",
+            additionalProperties: { type: "string", enum: [...POD_SECURITY_LEVELS] },
+            default: {},
+            description:
+                'Lowest enforce level per namespace in place of minimumEnforceLevel, e.g. {"monitoring": "privileged"} for a namespace whose own pods need host access (node exporters, CNI agents); its NetworkPolicies are still judged.',
+        },
     },
 };
-
-const ENFORCE_LABEL = "pod-security.kubernetes.io/enforce";
-
-/** `undefined` when `value` is not a level (the label is then ignored by Pod Security Admission). */
-export function podSecurityLevel(value: unknown): PodSecurityLevel | undefined {
-    return POD_SECURITY_LEVELS.find((l) => l === value);
-}
 
 /** True for `undefined`, `null`, an empty array, or an empty object (what a field left unset or emptied looks like). */
 function isEmpty(value: unknown): boolean {
@@ -53,41 +58,70 @@ function isEmpty(value: unknown): boolean {
     return rec !== undefined && Object.keys(rec).length === 0;
 }
 
-/**
- * True when a NetworkPolicy spec denies all ingress to every pod of its namespace: an empty
- * `podSelector` (the field is required; `{}` selects every pod), `Ingress` among its policy types,
- * and no ingress rule (one empty rule `{}` would allow everything). Unset `policyTypes` always
- * includes Ingress: the API server defaults it to `["Ingress"]`, plus `"Egress"` when there is an
- * egress section. Unknown values throw (SDK proxy).
- */
-export function deniesAllIngress(spec: unknown): boolean {
-    const selector = asRecord(field(spec, "podSelector"));
-    if (!selector || !isEmpty(field(selector, "matchLabels")) || !isEmpty(field(selector, "matchExpressions"))) {
-        return false;
+/** True for a peer that matches every pod of the cluster, or every address: `{namespaceSelector: {}}`, `ipBlock` 0.0.0.0/0 or ::/0 with no `except`. */
+function everyone(peer: unknown): boolean {
+    const ns = field(peer, "namespaceSelector");
+    if (ns !== undefined && ns !== null && isEmpty(field(ns, "matchLabels")) && isEmpty(field(ns, "matchExpressions"))) {
+        const pods = field(peer, "podSelector");
+        return pods === undefined || pods === null || (isEmpty(field(pods, "matchLabels")) && isEmpty(field(pods, "matchExpressions")));
     }
-    const types = asArray(field(spec, "policyTypes"));
-    if (types.length > 0 && !types.includes("Ingress")) {
-        return false;
-    }
-    const ingress = field(spec, "ingress");
-    return ingress === undefined || ingress === null || (Array.isArray(ingress) && ingress.length === 0);
+    const block = field(peer, "ipBlock");
+    const cidr = asString(field(block, "cidr"));
+    return (cidr === "0.0.0.0/0" || cidr === "::/0") && isEmpty(field(block, "except"));
 }
 
 /**
- * Every Namespace (except the system ones) enforces a Pod Security level of at least
- * `minimumEnforceLevel` and has a NetworkPolicy denying all ingress by default.
+ * The pods whose ingress a NetworkPolicy spec restricts: its `podSelector`, when the policy
+ * affects Ingress (`policyTypes` contains it, or is unset or empty: the API server then always
+ * includes Ingress) and none of its ingress rules admits every source on every port (a rule with
+ * no `from` and no `ports`, such as `{}`, or one whose `from` names every namespace or every
+ * address). `undefined` when it restricts nothing: a missing or malformed `podSelector` (the API
+ * requires one), egress only, or an open rule. An empty selector restricts every pod of the
+ * namespace (a default deny, when it has no rules). Unknown values throw (SDK proxy).
+ */
+export function restrictedPods(spec: unknown): LabelSelector | undefined {
+    const selector = readSelector(field(spec, "podSelector"));
+    if (!selector || selector.invalid) {
+        return undefined;
+    }
+    const types = asArray(field(spec, "policyTypes"));
+    if (types.length > 0 && !types.includes("Ingress")) {
+        return undefined;
+    }
+    for (const rule of asArray(field(spec, "ingress"))) {
+        const from = asArray(field(rule, "from"));
+        if (isEmpty(field(rule, "ports")) && (from.length === 0 || from.some(everyone))) {
+            return undefined;
+        }
+    }
+    return selector;
+}
+
+/** True for a selector that selects every pod (`{}`, or empty `matchLabels`/`matchExpressions`). */
+function selectsAll(selector: LabelSelector): boolean {
+    return Object.keys(selector.matchLabels).length === 0 && selector.matchExpressions.length === 0;
+}
+
+/**
+ * Every Namespace (except the system ones) enforces a Pod Security level of at least its minimum
+ * (`namespaceEnforceLevels`, else `minimumEnforceLevel`), and the pods there are isolated for
+ * ingress: a NetworkPolicy restricting every pod (a default deny), or, where the input shows the
+ * namespace's workloads, NetworkPolicies that between them restrict every one of those workloads'
+ * pods (per-component policies, as kube-prometheus ships). Pods no policy restricts are named.
  */
 export const namespaceIsolation: StackValidationPolicy = {
     name: "namespace-isolation",
-    description: "Every namespace enforces a Pod Security level and has a default-deny ingress NetworkPolicy.",
+    description: "Every namespace enforces a Pod Security level, and NetworkPolicies restrict ingress to every pod in it.",
     enforcementLevel: "mandatory",
     configSchema,
     validateStack: (args, reportViolation) => {
+        // The schema's enum refuses a per-namespace level that is not a Pod Security level.
         const config = readConfig<NamespaceIsolationConfig>("namespace-isolation", configSchema, args.getConfig());
         const exempt = new Set(config.exemptNamespaces);
-        const minimum = POD_SECURITY_LEVELS.indexOf(config.minimumEnforceLevel);
+        const minimumOf = (ns: string): PodSecurityLevel => config.namespaceEnforceLevels[ns] ?? config.minimumEnforceLevel;
         const verdicts = new Verdicts();
         const namespaces: { name: string; urn: string; props: unknown }[] = [];
+        const restricting = new SelectorIndex<true>();
         const denied = new Set<string>();
         const undecided = new UndecidedNamespaces();
         for (const r of args.resources) {
@@ -101,8 +135,13 @@ export const namespaceIsolation: StackValidationPolicy = {
                 }
             } else if (isKind(r.type, r.props, "networking.k8s.io", "NetworkPolicy")) {
                 const ok = verdicts.read(`NetworkPolicy ${r.name}`, () => {
-                    if (deniesAllIngress(field(r.props, "spec"))) {
-                        denied.add(namespaceOf(r.props));
+                    const selector = restrictedPods(field(r.props, "spec"));
+                    if (selector) {
+                        const ns = namespaceOf(r.props);
+                        restricting.add(ns, selector, true);
+                        if (selectsAll(selector)) {
+                            denied.add(ns);
+                        }
                     }
                     return true;
                 });
@@ -111,13 +150,19 @@ export const namespaceIsolation: StackValidationPolicy = {
                 }
             }
         }
+        const workloads = new Map<string, Workload[]>();
+        for (const w of readWorkloads(args.resources, verdicts, undecided)) {
+            workloads.set(w.namespace, [...(workloads.get(w.namespace) ?? []), w]);
+        }
         for (const ns of namespaces) {
             verdicts.judge(`Namespace ${ns.name} pod security`, () => {
                 const raw = path(ns.props, "metadata", "labels", ENFORCE_LABEL);
                 const level = podSecurityLevel(raw);
+                const minimum = minimumOf(ns.name);
                 const why =
                     "pods there may then run privileged, with host namespaces or hostPath mounts: one compromised or careless pod can take over its node and every workload scheduled on it";
-                const fix = `label the namespace ${ENFORCE_LABEL}: ${POD_SECURITY_LEVELS[Math.max(minimum, 1)]} (or restricted), pinned with ${ENFORCE_LABEL}-version`;
+                const perNamespace = `a namespace whose own pods need host access (node exporters, CNI agents) may enforce a lower level once listed in namespace-isolation's namespaceEnforceLevels, e.g. {"${ns.name}": "privileged"}`;
+                const fix = `label the namespace ${ENFORCE_LABEL}: ${minimum === "privileged" ? "privileged (or stricter)" : `${minimum} (or stricter)`}, pinned with ${ENFORCE_LABEL}-version; ${perNamespace}`;
                 if (raw === undefined || raw === null) {
                     reportViolation(violation(`Namespace ${ns.name} has no ${ENFORCE_LABEL} label`, why, fix), ns.urn);
                 } else if (level === undefined) {
@@ -129,12 +174,12 @@ export const namespaceIsolation: StackValidationPolicy = {
                         ),
                         ns.urn,
                     );
-                } else if (POD_SECURITY_LEVELS.indexOf(level) < minimum) {
+                } else if (POD_SECURITY_LEVELS.indexOf(level) < POD_SECURITY_LEVELS.indexOf(minimum)) {
                     reportViolation(
                         violation(
-                            `Namespace ${ns.name} enforces Pod Security level ${level}, below the required ${config.minimumEnforceLevel}`,
+                            `Namespace ${ns.name} enforces Pod Security level ${level}, below the required ${minimum}`,
                             why,
-                            `set ${ENFORCE_LABEL}: ${config.minimumEnforceLevel} (or stricter) and fix the pods the warn/audit labels report`,
+                            `set ${ENFORCE_LABEL}: ${minimum} (or stricter) and fix the pods the warn/audit labels report; ${perNamespace}`,
                         ),
                         ns.urn,
                     );
@@ -145,15 +190,35 @@ export const namespaceIsolation: StackValidationPolicy = {
                     return;
                 }
                 if (undecided.has(ns.name)) {
-                    // A NetworkPolicy unreadable at preview may be the default-deny one.
+                    // A NetworkPolicy or workload unreadable at preview may change the verdict.
                     verdicts.leaveUndecided(`Namespace ${ns.name} network`, ["NetworkPolicy", ns.name, "spec"]);
                     return;
                 }
+                const here = workloads.get(ns.name) ?? [];
+                const open = here.filter((w) => restricting.matching(ns.name, w.podLabels).length === 0);
+                if (here.length > 0 && open.length === 0) {
+                    return;
+                }
+                const reach =
+                    "any pod in the cluster, in any namespace, can reach them: one compromised workload anywhere can call every service there";
+                const denyAll = `a NetworkPolicy in ${ns.name} with spec.podSelector: {}, policyTypes: ["Ingress"] and no ingress rules (then allow what must reach it with further NetworkPolicies)`;
+                if (here.length === 0) {
+                    reportViolation(
+                        violation(
+                            `Namespace ${ns.name} has no NetworkPolicy restricting ingress to all its pods, and none of its workloads is ${inputScope(args.stackTags)}`,
+                            `without one ${reach}`,
+                            `add ${denyAll}`,
+                        ),
+                        ns.urn,
+                    );
+                    return;
+                }
+                const shown = open.slice(0, 5).map((w) => `${describeWorkload(w)} (${formatLabels(w.podLabels)})`);
                 reportViolation(
                     violation(
-                        `Namespace ${ns.name} has no default-deny ingress NetworkPolicy`,
-                        "without one any pod in the cluster, in any namespace, can reach these pods: one compromised workload anywhere can call every service here",
-                        `add a NetworkPolicy in ${ns.name} with spec.podSelector: {}, policyTypes: ["Ingress"] and no ingress rules, then allow what must reach it with further NetworkPolicies`,
+                        `Namespace ${ns.name}: the pods of ${shown.join(", ")}${open.length > 5 ? ` and ${open.length - 5} more workloads` : ""} are selected by no NetworkPolicy restricting ingress`,
+                        reach,
+                        `add ${denyAll}, or a NetworkPolicy selecting those pods' labels with the ingress they need`,
                     ),
                     ns.urn,
                 );
@@ -161,7 +226,7 @@ export const namespaceIsolation: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no Namespace outside the exempt ones in this stack: nothing was checked");
+            args.notApplicable(`no Namespace outside the exempt ones ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
 };

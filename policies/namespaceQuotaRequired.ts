@@ -4,6 +4,7 @@ import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
 import { UndecidedNamespaces } from "./lib/stack";
 import { asArray, asRecord, field, keysOf, path } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `namespace-quota-required`. */
 export interface NamespaceQuotaRequiredConfig {
@@ -213,7 +214,7 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no Namespace outside the exempt ones in this stack: nothing was checked");
+            args.notApplicable(`no Namespace outside the exempt ones ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
 };

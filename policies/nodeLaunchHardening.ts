@@ -1,6 +1,7 @@
-import type { ResourceValidationPolicy } from "@pulumi/policy";
+import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
+import { readConfig } from "./lib/config";
 import { asArray, asNumeric, asString, field, path } from "./lib/values";
-import { EBS_WHY, IMDS_WHY, unencryptedBlockDevices } from "./lib/nodeHardening";
+import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices } from "./lib/nodeHardening";
 import { Verdicts, violation } from "./lib/verdicts";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -13,6 +14,14 @@ const SSH_WHY =
     "SSH on every node is exposed to the whole internet: credential stuffing and any sshd flaw become a foothold inside the cluster network with the node role's permissions";
 const SSH_FIX =
     "remove the rule and reach nodes with SSM Session Manager (AmazonSSMManagedInstanceCore), or limit the source to a bastion or VPN range";
+
+/** Config of `node-launch-hardening`. */
+export interface NodeLaunchHardeningConfig {
+    /** Highest allowed `metadataOptions.httpPutResponseHopLimit`. Defaults to `1`. */
+    maxHopLimit: number;
+}
+
+const configSchema: PolicyConfigSchema = { properties: { maxHopLimit: MAX_HOP_LIMIT } };
 
 /** True when a rule for `protocol` and `from`..`to` lets in TCP port 22. */
 export function coversSsh(protocol: unknown, from: unknown, to: unknown): boolean {
@@ -42,14 +51,19 @@ function openSources(...lists: unknown[]): string[] {
 }
 
 /**
- * Node launch settings: launch templates require IMDSv2 and encrypt their EBS volumes; no
- * security group (inline rules or rule resources) opens TCP 22 to 0.0.0.0/0 or ::/0.
+ * Node launch settings: launch templates require IMDSv2, set a metadata hop limit of at most
+ * `maxHopLimit` (unset leaves it to the AMI, and AMIs registered for IMDSv2 launch with 2) and
+ * encrypt their EBS volumes; no security group (inline rules or rule resources) opens TCP 22 to
+ * 0.0.0.0/0 or ::/0.
  */
 export const nodeLaunchHardening: ResourceValidationPolicy = {
     name: "node-launch-hardening",
-    description: "Launch templates require IMDSv2 and encrypt volumes; no security group opens SSH to the internet.",
+    description:
+        "Launch templates require IMDSv2, keep the metadata hop limit low and encrypt volumes; no security group opens SSH to the internet.",
     enforcementLevel: "mandatory",
+    configSchema,
     validateResource: (args, reportViolation) => {
+        const config = readConfig<NodeLaunchHardeningConfig>("node-launch-hardening", configSchema, args.getConfig());
         const props = args.props;
         const verdicts = new Verdicts();
         switch (args.type) {
@@ -65,6 +79,21 @@ export const nodeLaunchHardening: ResourceValidationPolicy = {
                                 'set metadataOptions: { httpTokens: "required", httpEndpoint: "enabled", httpPutResponseHopLimit: 1 } (a hop limit of 2 lets every pod reach the node role\'s credentials; raise it only for pods that must read instance metadata)',
                             ),
                         );
+                    }
+                });
+                verdicts.judge(`${subject} hop limit`, () => {
+                    const key = "metadataOptions.httpPutResponseHopLimit";
+                    const hops = path(props, "metadataOptions", "httpPutResponseHopLimit");
+                    if (hops === undefined || hops === null) {
+                        reportViolation(
+                            violation(
+                                `${subject} does not set ${key}`,
+                                "the instance then gets the AMI's or the account's default, and AMIs registered for IMDSv2 (AL2023 among them) launch with a hop limit of 2, which lets every pod read the node role's credentials",
+                                `set ${key}: 1`,
+                            ),
+                        );
+                    } else if (asNumeric(hops) === undefined || (asNumeric(hops) as number) > config.maxHopLimit) {
+                        reportViolation(hopLimitViolation(subject, key, hops, config.maxHopLimit));
                     }
                 });
                 verdicts.judge(`${subject} blockDeviceMappings`, () => {

@@ -4,7 +4,8 @@ import { managedPolicyName, NODE_ROLE_POLICIES } from "./lib/nodeRole";
 import { isKind, objectName } from "./lib/kubernetes";
 import { isUnknownSentinel } from "./lib/unknown";
 import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
+import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `node-role-policies`. */
 export interface NodeRolePoliciesConfig {
@@ -55,7 +56,9 @@ export function trustsEc2(policy: unknown): boolean {
 /**
  * Roles that EC2 nodes use — trusted by `ec2.amazonaws.com`, or referenced by a managed node
  * group, an instance profile or an EC2NodeClass — carry the managed policies nodes need. Roles
- * are linked by name: names are static at preview, ARNs are not.
+ * are linked by name: names are static at preview, ARNs are not. Only roles the input defines are
+ * judged: a role it only references (Kubernetes manifests never hold IAM roles; a stack may take
+ * its node role from another stack) is reported undecided, on the resource that references it.
  */
 export const nodeRolePolicies: StackValidationPolicy = {
     name: "node-role-policies",
@@ -67,6 +70,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
         const verdicts = new Verdicts();
         const roles = new Map<string, { urn: string }>();
         const nodeRoleNames = new Map<string, string>(); // name → why it is a node role
+        const referencedBy = new Map<string, string>(); // name → URN of a resource that names it
         const attached = new Map<string, Set<string>>();
         const unlinkedAttachments: string[] = [];
         const attach = (role: string, policyArn: unknown) => {
@@ -132,6 +136,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
                         const name = roleNameFromArn(peek(r.props, "nodeRoleArn"));
                         if (name) {
                             nodeRoleNames.set(name, `managed node group ${r.name} uses it`);
+                            referencedBy.set(name, r.urn);
                         }
                     });
                     break;
@@ -140,6 +145,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
                         const name = asString(peek(r.props, "role"));
                         if (name && !isUnknownSentinel(name)) {
                             nodeRoleNames.set(name, `instance profile ${r.name} uses it`);
+                            referencedBy.set(name, r.urn);
                         }
                     });
                     break;
@@ -149,6 +155,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
                             const name = asString(field(asRecord(field(r.props, "spec")), "role"));
                             if (name) {
                                 nodeRoleNames.set(name, `EC2NodeClass ${objectName(r.props, r.name)} uses it`);
+                                referencedBy.set(name, r.urn);
                             }
                         });
                     }
@@ -157,6 +164,18 @@ export const nodeRolePolicies: StackValidationPolicy = {
         const required = NODE_ROLE_POLICIES.filter((req) => config.requireCniPolicy || req.key !== "cni");
         for (const [name, reason] of nodeRoleNames) {
             verdicts.judge(`node role ${name}`, () => {
+                if (!roles.has(name)) {
+                    reportUndecided(
+                        reportViolation,
+                        undecided(
+                            `IAM role ${name} (${reason}) is not defined in this input`,
+                            `whether it attaches ${required.map((m) => m.policy).join(", ")} can only be seen where the role is defined (another stack, the account, or not at all: Kubernetes manifests never hold IAM roles)`,
+                            "run the pack on the program that defines the role, or include its aws.iam.Role and policy attachments in this input",
+                        ),
+                        referencedBy.get(name),
+                    );
+                    return;
+                }
                 const have = attached.get(name) ?? new Set<string>();
                 const missing = required.filter((req) => !req.accepted.some((p) => have.has(p)));
                 if (missing.length === 0) {
@@ -181,7 +200,7 @@ export const nodeRolePolicies: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                "no node IAM role in this stack (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked",
+                `no node IAM role ${inputScope(args.stackTags)} (none trusted by ec2.amazonaws.com or used by a node group, instance profile or EC2NodeClass): nothing was checked`,
             );
         }
     },

@@ -1,5 +1,6 @@
 import type { Policies } from "@pulumi/policy";
 import { accessLeastPrivilege } from "./accessLeastPrivilege";
+import { apiVersionsServed } from "./apiVersionsServed";
 import { appRoleLeastPrivilege } from "./appRoleLeastPrivilege";
 import { clusterHardening } from "./clusterHardening";
 import { drainRehearsal } from "./drainRehearsal";
@@ -12,11 +13,13 @@ import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
 import { nodeLaunchHardening } from "./nodeLaunchHardening";
 import { nodeRolePolicies } from "./nodeRolePolicies";
 import { pdbAllowsDisruption } from "./pdbAllowsDisruption";
+import { podSecurityStandard } from "./podSecurityStandard";
 import { subnetEksTags } from "./subnetEksTags";
 import { vpcDns } from "./vpcDns";
 import { workloadPdbRequired } from "./workloadPdbRequired";
 import { workloadPrestopHook } from "./workloadPrestopHook";
 import { workloadResources } from "./workloadResources";
+import { workloadServiceReplicas } from "./workloadServiceReplicas";
 import { workloadTerminationGrace } from "./workloadTerminationGrace";
 
 /** Every policy of the pack, in the order the CLI reports them. */
@@ -25,11 +28,13 @@ export const policies: Policies = [
     workloadResources,
     workloadTerminationGrace,
     workloadPrestopHook,
+    workloadServiceReplicas,
     workloadPdbRequired,
     pdbAllowsDisruption,
     namespaceQuotaRequired,
     drainWindow,
     drainRehearsal,
+    apiVersionsServed,
     // Karpenter
     karpenterNodePool,
     karpenterNodeClass,
@@ -42,6 +47,7 @@ export const policies: Policies = [
     clusterHardening,
     // Tenancy and access
     namespaceIsolation,
+    podSecurityStandard,
     accessLeastPrivilege,
     appRoleLeastPrivilege,
 ];

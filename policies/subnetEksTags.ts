@@ -1,5 +1,6 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
+import { EKS_CLUSTER_TYPES } from "./lib/resourceType";
 import { asString, field, isTrue, keysOf } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
 
@@ -25,14 +26,12 @@ const configSchema: PolicyConfigSchema = {
 
 const CLUSTER_TAG = "kubernetes.io/cluster/";
 const SUBNET = "aws:ec2/subnet:Subnet";
-// The cluster as the program declares it: the pulumi-eks component's inputs, or the AWS resource.
-const CLUSTER_TYPES = new Set(["eks:index:Cluster", "aws:eks/cluster:Cluster"]);
 
 /** The clusters whose tag the subnets need: names known at preview, and whether some name is not. */
 function clustersOf(resources: readonly PolicyResource[], verdicts: Verdicts): { names: string[]; unknown: string[] } {
     const names = new Set<string>();
     const unknown: string[] = [];
-    for (const r of resources.filter((x) => CLUSTER_TYPES.has(x.type))) {
+    for (const r of resources.filter((x) => EKS_CLUSTER_TYPES.has(x.type))) {
         const read = verdicts.read(`cluster ${r.name} name`, () => ({ name: asString(field(r.props, "name")) }));
         if (read?.name) {
             names.add(read.name);

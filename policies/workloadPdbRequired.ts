@@ -1,13 +1,23 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { describeWorkload } from "./lib/kubernetes";
-import { formatLabels } from "./lib/selector";
-import { pdbsByWorkload, readPdbs, readWorkloads, UndecidedNamespaces } from "./lib/stack";
+import { describeWorkload, REPLICATED } from "./lib/kubernetes";
+import { formatLabels, SelectorIndex } from "./lib/selector";
+import {
+    describeReplicas,
+    Pdb,
+    pdbsByWorkload,
+    readPdbs,
+    readWorkloads,
+    replicaBounds,
+    UndecidedNamespaces,
+    withAutoscalers,
+} from "./lib/stack";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /** Config of `workload-pdb-required`. */
 export interface WorkloadPdbRequiredConfig {
-    /** Deployments and StatefulSets with at least this many replicas need a PDB. Defaults to `2`. */
+    /** Replicated workloads (Deployment, StatefulSet, ReplicaSet, ReplicationController) with at least this many replicas need a PDB. Defaults to `2`. */
     minReplicas: number;
 }
 
@@ -17,38 +27,79 @@ const configSchema: PolicyConfigSchema = {
             type: "integer",
             minimum: 1,
             default: 2,
-            description: "Deployments and StatefulSets with at least this many replicas need a PodDisruptionBudget.",
+            description:
+                "Deployments, StatefulSets, ReplicaSets and ReplicationControllers with at least this many replicas need a PodDisruptionBudget.",
         },
     },
 };
 
-/** Each Deployment/StatefulSet with replicas ≥ `minReplicas` is matched by a PDB in its namespace. */
+/**
+ * Each Deployment, StatefulSet, ReplicaSet or ReplicationController that runs `minReplicas` or
+ * more pods — by `replicas`, or at the top of the range of an autoscaler (HPA, KEDA ScaledObject)
+ * that scales it — is matched by a PDB in its namespace. A budget with neither `minAvailable` nor
+ * `maxUnavailable` does not count: it blocks every eviction instead of bounding them
+ * (pdb-allows-disruption reports it); nor does one on an API version no longer served.
+ */
 export const workloadPdbRequired: StackValidationPolicy = {
     name: "workload-pdb-required",
-    description: "Replicated Deployments and StatefulSets are covered by a PodDisruptionBudget in their namespace.",
+    description:
+        "Replicated Deployments, StatefulSets, ReplicaSets and ReplicationControllers are covered by a PodDisruptionBudget in their namespace.",
     enforcementLevel: "mandatory",
     configSchema,
     validateStack: (args, reportViolation) => {
         const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
         const verdicts = new Verdicts();
-        const workloads = readWorkloads(args.resources, verdicts).filter(
-            (w) => (w.kind === "Deployment" || w.kind === "StatefulSet") && w.replicas !== undefined && w.replicas >= config.minReplicas,
-        );
+        const all = withAutoscalers(readWorkloads(args.resources, verdicts), args.resources, verdicts);
+        for (const w of all.filter((x) => x.invalidReplicas !== undefined)) {
+            verdicts.judge(describeWorkload(w), () =>
+                reportViolation(
+                    violation(
+                        `${describeWorkload(w)} sets spec.replicas to ${JSON.stringify(w.invalidReplicas)}, which is not a non-negative integer`,
+                        "the API server refuses the object, so it never runs, and whether it needs a PodDisruptionBudget cannot be judged",
+                        "write spec.replicas as a whole number (or leave it out when an autoscaler owns the count)",
+                    ),
+                    w.urn,
+                ),
+            );
+        }
+        const workloads = all.filter((w) => REPLICATED.has(w.kind) && (replicaBounds(w)?.max ?? 0) >= config.minReplicas);
         const undecided = new UndecidedNamespaces();
-        const matches = pdbsByWorkload(workloads, readPdbs(args.resources, verdicts, undecided));
+        const pdbs = readPdbs(args.resources, verdicts, undecided);
+        const matches = pdbsByWorkload(workloads, pdbs);
+        // Budgets the API server no longer serves cover nothing, but the reader should hear why theirs does not count.
+        const refused = new SelectorIndex<Pdb>();
+        for (const pdb of pdbs) {
+            if (pdb.removedApi) {
+                refused.add(pdb.namespace, pdb.selector, pdb);
+            }
+        }
         for (const w of workloads) {
             verdicts.judge(describeWorkload(w), () => {
-                if ((matches.get(w) ?? []).length === 0) {
+                const matched = matches.get(w) ?? [];
+                const blocking = matched.filter((p) => p.empty);
+                if (matched.length === blocking.length) {
                     if (undecided.has(w.namespace)) {
                         // A budget in this namespace could not be read at preview: it may be the one.
                         verdicts.leaveUndecided(describeWorkload(w), ["PodDisruptionBudget", w.namespace, "spec"]);
                         return;
                     }
+                    const stale = refused
+                        .matching(w.namespace, w.podLabels)
+                        .map(
+                            (p) =>
+                                ` (PodDisruptionBudget ${p.name} matches it but uses apiVersion ${p.removedApi?.apiVersion}, which Kubernetes ${p.removedApi?.removedIn} and later refuse)`,
+                        )
+                        .join("");
                     reportViolation(
                         violation(
-                            `${describeWorkload(w)} (${w.replicas} replicas) is not covered by any PodDisruptionBudget in namespace ${w.namespace}`,
+                            `${describeWorkload(w)} (${describeReplicas(w)}) is not covered by any PodDisruptionBudget in namespace ${w.namespace}${stale}` +
+                                (blocking.length > 0
+                                    ? `: PodDisruptionBudget ${blocking.map((p) => p.name).join(", ")} matches it but sets neither minAvailable nor maxUnavailable, which blocks every eviction instead of bounding them`
+                                    : ""),
                             "a node drain, managed node group upgrade or Karpenter consolidation may evict all its pods at once, an outage of the service",
-                            `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
+                            blocking.length > 0
+                                ? `set maxUnavailable: 1 on PodDisruptionBudget ${blocking.map((p) => p.name).join(", ")}`
+                                : `add a PodDisruptionBudget in namespace ${w.namespace} whose selector matches the pod template labels ${formatLabels(w.podLabels)}, e.g. maxUnavailable: 1`,
                         ),
                         w.urn,
                     );
@@ -58,7 +109,7 @@ export const workloadPdbRequired: StackValidationPolicy = {
         verdicts.finish();
         if (verdicts.evaluated === 0) {
             args.notApplicable(
-                `no Deployment or StatefulSet with ${config.minReplicas} or more replicas in this stack: nothing was checked`,
+                `no Deployment, StatefulSet, ReplicaSet or ReplicationController with ${config.minReplicas} or more replicas ${inputScope(args.stackTags)}: nothing was checked`,
             );
         }
     },

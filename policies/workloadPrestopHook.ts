@@ -1,40 +1,35 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
-import { containersOf, describeWorkload, hasPreStop, LONG_RUNNING } from "./lib/kubernetes";
-import { SelectorIndex } from "./lib/selector";
-import { readServices, readWorkloads, Service } from "./lib/stack";
+import { ContainerRef, containersOf, describeWorkload, hasPreStop } from "./lib/kubernetes";
+import { isMetricsPort, servedWorkloads, Service } from "./lib/stack";
+import { asArray, asNumber, asString, field } from "./lib/values";
 import { Verdicts, violation } from "./lib/verdicts";
+import { inputScope } from "./lib/scope";
 
 /**
- * Containers of pods that a Service selects have a preStop hook, so a pod leaves the load
- * balancers' endpoints before it receives SIGTERM. Native sidecars (init containers with
- * `restartPolicy: Always`) count as containers: they run beside the app and a Service may route to them.
+ * Containers of pods that a Service sends traffic to have a preStop hook, so a pod leaves the
+ * load balancers' endpoints before it receives SIGTERM. The container is the one a Service port's
+ * `targetPort` reaches: a named port resolves to the container declaring that port name, a number
+ * to the container declaring that `containerPort` (to every container when none declares it and
+ * there are several, said so). Native sidecars (init containers with `restartPolicy: Always`)
+ * count as containers. Ports named for metrics (`isMetricsPort`) carry no requests, so Services
+ * that only expose metrics are skipped.
  */
 export const workloadPrestopHook: StackValidationPolicy = {
     name: "workload-prestop-hook",
-    description: "Containers of pods selected by a Service have a preStop hook, so they stop receiving traffic before SIGTERM.",
+    description: "Containers a Service sends traffic to have a preStop hook, so they stop receiving traffic before SIGTERM.",
     enforcementLevel: "advisory",
     validateStack: (args, reportViolation) => {
         const verdicts = new Verdicts();
-        const index = new SelectorIndex<Service>();
-        for (const svc of readServices(args.resources, verdicts)) {
-            index.add(svc.namespace, svc.selector, svc);
-        }
-        for (const w of readWorkloads(args.resources, verdicts)) {
-            if (!LONG_RUNNING.has(w.kind)) {
-                continue;
-            }
-            const services = index.matching(w.namespace, w.podLabels);
-            if (services.length === 0) {
-                continue;
-            }
+        for (const { workload: w, services } of servedWorkloads(args.resources, verdicts)) {
             const subject = describeWorkload(w);
             verdicts.judge(subject, () => {
-                for (const c of containersOf(w.podSpec)) {
-                    // Native sidecars (init containers with restartPolicy: Always) keep running and may serve the Service too.
-                    if ((c.role === "container" || c.sidecar) && !hasPreStop(c.spec)) {
+                // Native sidecars (init containers with restartPolicy: Always) keep running and may serve the Service too.
+                const serving = containersOf(w.podSpec).filter((c) => c.role === "container" || c.sidecar);
+                for (const [c, routes] of reachedContainers(serving, services)) {
+                    if (!hasPreStop(c.spec)) {
                         reportViolation(
                             violation(
-                                `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" has no preStop hook, yet Service ${services.map((s) => s.name).join(", ")} sends it traffic`,
+                                `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" has no preStop hook, yet ${routes.join("; ")}`,
                                 "on a drain, rollout or scale-in the pod gets SIGTERM while kube-proxy and the load balancers still route requests to it for a few seconds, and those requests fail",
                                 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
                             ),
@@ -46,7 +41,72 @@ export const workloadPrestopHook: StackValidationPolicy = {
         }
         verdicts.finish();
         if (verdicts.evaluated === 0) {
-            args.notApplicable("no long-running workload in this stack is selected by a Service: nothing was checked");
+            args.notApplicable(
+                `no long-running workload ${inputScope(args.stackTags)} is selected by a Service that serves requests: nothing was checked`,
+            );
         }
     },
 };
+
+/** The ports a container declares: names and numbers. */
+function declaredPorts(c: ContainerRef): { names: Set<string>; numbers: Set<number> } {
+    const names = new Set<string>();
+    const numbers = new Set<number>();
+    for (const p of asArray(field(c.spec, "ports"))) {
+        const name = asString(field(p, "name"));
+        const number = asNumber(field(p, "containerPort"));
+        if (name) {
+            names.add(name);
+        }
+        if (number !== undefined) {
+            numbers.add(number);
+        }
+    }
+    return { names, numbers };
+}
+
+/**
+ * Which containers the Services' ports reach, each with how (`Service api sends it traffic (port
+ * 80 → targetPort 8080)`), as the endpoints controller resolves a target port. Metrics ports are
+ * left out. A Service without ports (headless, DNS only) may reach any container.
+ */
+function reachedContainers(containers: readonly ContainerRef[], services: readonly Service[]): Map<ContainerRef, string[]> {
+    const out = new Map<ContainerRef, string[]>();
+    const add = (c: ContainerRef, route: string) => out.set(c, [...(out.get(c) ?? []), route]);
+    const declared = new Map(containers.map((c) => [c, declaredPorts(c)]));
+    for (const svc of services) {
+        if (svc.ports.length === 0) {
+            for (const c of containers) {
+                add(c, `Service ${svc.name} (no ports: clients may connect to any port) sends it traffic`);
+            }
+            continue;
+        }
+        for (const port of svc.ports) {
+            if (isMetricsPort(port)) {
+                continue;
+            }
+            const route = (note = "") =>
+                `Service ${svc.name} sends it traffic (port ${port.name || port.port} → targetPort ${port.targetPort}${note})`;
+            const target = port.targetPort;
+            if (typeof target === "string") {
+                // A named port no container declares leaves the pod out of the Service's endpoints for that port.
+                containers.filter((c) => declared.get(c)?.names.has(target)).forEach((c) => add(c, route()));
+                continue;
+            }
+            const owners = containers.filter((c) => target !== undefined && declared.get(c)?.numbers.has(target));
+            if (owners.length > 0) {
+                owners.forEach((c) => add(c, route()));
+            } else if (containers.length === 1) {
+                add(containers[0], route());
+            } else {
+                for (const c of containers) {
+                    add(
+                        c,
+                        route(", a port no container declares, so any of them may serve it: declare it in the serving container's ports"),
+                    );
+                }
+            }
+        }
+    }
+    return out;
+}

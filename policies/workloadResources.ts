@@ -1,9 +1,9 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
-import { containersOf, describeWorkload, readWorkload, workloadKind } from "./lib/kubernetes";
+import { containersOf, describeWorkload, LONG_RUNNING_KINDS, readWorkload, workloadKind } from "./lib/kubernetes";
 import { compareQuantities, parseQuantity } from "./lib/quantity";
-import { field, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asRecord, describeShape, field, path } from "./lib/values";
+import { listOf, Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `workload-resources`. */
 export interface WorkloadResourcesConfig {
@@ -51,7 +51,7 @@ export const workloadResources: ResourceValidationPolicy = {
     validateResource: (args, reportViolation) => {
         const kind = workloadKind(args.type, args.props);
         if (!kind) {
-            args.notApplicable("not a Kubernetes workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob)");
+            args.notApplicable(`not a Kubernetes workload (${LONG_RUNNING_KINDS}, Job, CronJob)`);
         }
         const config = readConfig<WorkloadResourcesConfig>("workload-resources", configSchema, args.getConfig());
         const verdicts = new Verdicts();
@@ -64,17 +64,30 @@ export const workloadResources: ResourceValidationPolicy = {
                 const where = `${subject} ${c.role} "${c.name}"`;
                 verdicts.judge(where, () => {
                     const resources = field(c.spec, "resources");
+                    // A value of the wrong type is the API server's rejection, not a missing request.
+                    for (const [at, value, what] of [
+                        ["resources", resources, "a map of requests and limits"],
+                        ["resources.requests", field(resources, "requests"), "a map of resource names to quantities"],
+                        ["resources.limits", field(resources, "limits"), "a map of resource names to quantities"],
+                    ] as const) {
+                        if (value !== undefined && value !== null && asRecord(value) === undefined) {
+                            reportViolation(
+                                violation(
+                                    `${where} has ${at} as ${describeShape(value)}, not ${what}`,
+                                    "the API server rejects the object, so the rollout fails",
+                                    `write ${at} as a map, e.g. resources: { requests: { cpu: ${EXAMPLE["requests.cpu"]}, memory: ${EXAMPLE["requests.memory"]} }, limits: { memory: ${EXAMPLE["limits.memory"]} } }`,
+                                ),
+                            );
+                            return;
+                        }
+                    }
+                    // Everything missing from one container in one message: a bare container is one fix, not four.
+                    const missing: string[] = [];
                     for (const key of required) {
                         const [section, resource] = key.split(".");
                         const value = path(resources, section, resource);
                         if (value === undefined || value === null) {
-                            reportViolation(
-                                violation(
-                                    `${where} sets no resources.${key}`,
-                                    WHY[key],
-                                    `set resources.${key} on the ${c.role} (e.g. ${EXAMPLE[key]}), sized from its observed usage`,
-                                ),
-                            );
+                            missing.push(key);
                         } else if (parseQuantity(value) === undefined || (parseQuantity(value) as number) < 0) {
                             reportViolation(
                                 violation(
@@ -84,6 +97,21 @@ export const workloadResources: ResourceValidationPolicy = {
                                 ),
                             );
                         }
+                    }
+                    if (missing.length > 0) {
+                        reportViolation(
+                            violation(
+                                `${where} sets no ${listOf(
+                                    missing.map((k) => `resources.${k}`),
+                                    "or",
+                                )}`,
+                                missing.length === 1 ? WHY[missing[0]] : missing.map((k) => `${k}: ${WHY[k]}`).join("; "),
+                                `set ${listOf(
+                                    missing.map((k) => `resources.${k} (e.g. ${EXAMPLE[k]})`),
+                                    "and",
+                                )} on the ${c.role}, sized from its observed usage`,
+                            ),
+                        );
                     }
                     for (const resource of ["cpu", "memory"]) {
                         // Exact decimal comparison: 1001m and "1.001" are equal, though not as floats.

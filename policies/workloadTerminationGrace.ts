@@ -1,9 +1,17 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import { readConfig } from "./lib/config";
 import { POD_GRACE_SECONDS } from "./lib/drain";
-import { containersOf, describeWorkload, LONG_RUNNING, preStopSleep, readWorkload, workloadKind } from "./lib/kubernetes";
+import {
+    containersOf,
+    describeWorkload,
+    LONG_RUNNING,
+    LONG_RUNNING_KINDS,
+    preStopSleep,
+    readWorkload,
+    workloadKind,
+} from "./lib/kubernetes";
 import { field } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
 
 /** Config of `workload-termination-grace`. */
 export interface WorkloadTerminationGraceConfig {
@@ -32,8 +40,9 @@ const configSchema: PolicyConfigSchema = {
 
 /**
  * Long-running workloads set `terminationGracePeriodSeconds` explicitly, within `min`..`max`,
- * and above the longest preStop sleep of their containers and native sidecars. A sleep whose
- * length cannot be read (`sleep $DELAY` with no literal env value) is reported, never taken as 0.
+ * and above the longest preStop sleep of their containers and native sidecars. A sleep that
+ * cannot run as written (`sleep 5x`, `sleep.seconds: "5"`) is reported; one whose length only
+ * exists at run time (`sleep $DELAY` with `DELAY` from `valueFrom`) is undecided. Neither is taken as 0.
  */
 export const workloadTerminationGrace: ResourceValidationPolicy = {
     name: "workload-termination-grace",
@@ -43,7 +52,7 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
     validateResource: (args, reportViolation) => {
         const kind = workloadKind(args.type, args.props);
         if (!kind || !LONG_RUNNING.has(kind)) {
-            args.notApplicable("not a long-running Kubernetes workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod)");
+            args.notApplicable(`not a long-running Kubernetes workload (${LONG_RUNNING_KINDS})`);
         }
         const config = readConfig<WorkloadTerminationGraceConfig>("workload-termination-grace", configSchema, args.getConfig(), (c) =>
             c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : [],
@@ -97,6 +106,7 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
                 let longest = 0;
                 let sleeper = "";
                 const unreadable: string[] = [];
+                const runtime: { container: string; words: string[] }[] = [];
                 for (const c of containersOf(workload.podSpec)) {
                     // Plain init containers have exited before the pod stops; native sidecars stop with it.
                     if (c.role === "init container" && !c.sidecar) {
@@ -109,6 +119,9 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
                     }
                     if (sleep.unreadable.length > 0) {
                         unreadable.push(`"${c.name}" (${sleep.unreadable.join(", ")})`);
+                    }
+                    if (sleep.runtime.length > 0) {
+                        runtime.push({ container: c.name, words: sleep.runtime });
                     }
                 }
                 if (longest > 0 && raw <= longest) {
@@ -126,9 +139,19 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
                 if (unreadable.length > 0) {
                     reportViolation(
                         violation(
-                            `${subject} has a preStop sleep whose length cannot be read in container ${unreadable.join("; ")}, so it cannot be checked against ${key} ${raw}`,
-                            "if the sleep runs as long as the grace period, the app gets SIGKILL with no time left to drain its requests after SIGTERM; if sleep refuses the operand, the hook fails and the pod gets SIGTERM while still receiving traffic",
-                            `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 / sleep 1m in the exec command, or a $VAR with a literal env value) and keep ${key} above it`,
+                            `${subject} has a preStop sleep that cannot run as written in container ${unreadable.join("; ")}`,
+                            "sleep refuses the operand or the API server refuses the value: the hook fails and the pod gets SIGTERM while still receiving traffic, or the rollout is rejected",
+                            `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 / sleep 1m in the exec command, or $VAR in a shell -c script with a literal env value) and keep ${key} above it`,
+                        ),
+                    );
+                }
+                for (const r of runtime) {
+                    reportUndecided(
+                        reportViolation,
+                        undecided(
+                            `${subject} container "${r.container}" sleeps ${r.words.join(" ")} in its preStop hook, a length only known at run time`,
+                            `the shell reads it from the container's environment (valueFrom, the image's ENV) or a command when the hook runs, so whether ${key} ${raw} outlasts it cannot be seen in the object`,
+                            `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 in the exec command), or give the variable a literal env value`,
                         ),
                     );
                 }

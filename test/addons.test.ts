@@ -12,7 +12,7 @@ import { allowsEverything, isPolicyArn, podIdentityRoleName, policyArnKey } from
 import { ServiceAccountRoles } from "../components/serviceAccountRoles";
 import { statementFindings } from "eks-platform-policies/appRoleLeastPrivilege";
 import { RecordedResource, RecordingMocks } from "../tools/offline";
-import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
+import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled, useMocks } from "./mocks";
 
 /** A fixture `addons` section with every default applied, as the config module hands it on. */

@@ -118,6 +118,11 @@ describe("stack config", () => {
             /^eks-platform:cluster\.endpoint\.publicAccessCidrs\[0\]: opens the API server to the whole internet/,
         ],
         [
+            "public endpoint CIDRs that together cover the whole internet",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = ["0.0.0.0/1", "128.0.0.0/1"]),
+            /^eks-platform:cluster\.endpoint\.publicAccessCidrs: together cover the whole internet \(0\.0\.0\.0\/0\)/,
+        ],
+        [
             "public endpoint without CIDRs",
             (v) => (v[`${PROJECT}:cluster`].endpoint.publicAccessCidrs = []),
             /^eks-platform:cluster\.endpoint\.publicAccessCidrs: is empty while publicAccess is true/,

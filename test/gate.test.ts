@@ -293,7 +293,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(d.message).to.equal(
             "Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.",
         );
-        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0 });
+        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0, undecided: 0 });
     });
 
     it("reports a stack violation on the resource the policy names", async () => {
@@ -342,6 +342,21 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         // Decided, the same policy's violation is the SDK's own mandatory one.
         const decided = await gate([deployment("web", 1)], config);
         expect(decided.diagnostics.map((d) => [d.level, d.undeterminable])).to.deep.equal([["mandatory", false]]);
+    });
+
+    it("shows an undecided verdict as undecided, with its reason: advisory, neither a violation nor a pass", async () => {
+        const report = await gate([deployment("web", undefined)]);
+        expect(report.diagnostics).to.have.length(1);
+        const [d] = report.diagnostics;
+        expect(d).to.deep.include({ policy: "deployment-min-replicas", level: "advisory", undeterminable: false });
+        expect(d.undecided).to.match(/^Deployment web sets no replicas\. Why: .+ To decide it: .+\.$/);
+        expect(summarize(report)).to.deep.equal({ mandatory: 0, advisory: 0, undeterminable: 0, undecided: 1 });
+        const text = formatGateText(report, byUrn).split("\n");
+        expect(text[0]).to.equal("0 mandatory, 0 advisory, 1 undecided, 3 policies evaluated over 1 resources");
+        const block = text.indexOf("deployment-min-replicas: 1 undecided on 1 resource");
+        expect(block, text.join("\n")).to.be.greaterThan(0);
+        expect(text[block + 2]).to.equal("  - urn:pulumi:prod::test::kubernetes:apps/v1:Deployment::web");
+        expect(text[block + 3]).to.match(/^ {6}undecided \(not a pass, not a violation\): Deployment web sets no replicas\. Why: /);
     });
 
     it("rejects config that breaks a policy's schema before analysing anything", async () => {

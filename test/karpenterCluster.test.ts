@@ -6,7 +6,7 @@ import { Karpenter } from "../components/karpenter";
 import { controllerValues } from "../components/karpenter/controller";
 import { renderEC2NodeClass, renderNodePool } from "../components/karpenter/nodePools";
 import type { RecordedResource, RecordingMocks } from "../tools/offline";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled, useMocks } from "./mocks";
 import { fixtureProject, stackConfig } from "./stackFiles";
 

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { parseDuration, UNKNOWN } from "eks-platform-policies/lib";
 import type { EnabledKarpenterConfig } from "../components/config/karpenter";
 import type { Plan } from "../tools/plan";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { planOf, runTool } from "./mocks";
 import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 

@@ -6,7 +6,7 @@ import { NodeGroups } from "../components/nodegroups";
 import { CRITICAL_ADDONS_ONLY, tolerates } from "../components/nodegroups/scheduling";
 import { amiSsmParameter } from "../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled } from "./mocks";
 
 const WORKER = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy";

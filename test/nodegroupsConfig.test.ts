@@ -182,6 +182,11 @@ describe("node group config", () => {
             /^eks-platform:nodeGroups\.a\.maxUnavailablePercentage: /,
         ],
         ["a group name that is not a DNS label", { Big_Group: managed }, /^eks-platform:nodeGroups\.Big_Group: must be a DNS-1123 label/],
+        [
+            "a metadata hop limit above 2 (no pod is further than two hops from IMDS)",
+            { a: { ...managed, metadataHopLimit: 64 } },
+            /^eks-platform:nodeGroups\.a\.metadataHopLimit: /,
+        ],
     ];
     for (const [label, groups, expected] of cases) {
         it(`rejects ${label}, naming the key`, () => {

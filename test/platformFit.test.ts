@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { needsOf, platformOf, unmetNeeds } from "../tools/platformFit";
 import { parseManifests, typeToken } from "../tools/manifests";
-import { validateKubernetesObject } from "./k8sSchema";
+import { validateKubernetesObject } from "../tools/schema";
 import { planOf, ROOT } from "./mocks";
 
 /** Every stack of the repository (`Pulumi.<stack>.yaml`). */

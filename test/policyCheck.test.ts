@@ -4,12 +4,25 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
+import { INPUT_TAG, MANIFEST_INPUT, UNKNOWN } from "eks-platform-policies/lib";
+import { policies } from "eks-platform-policies/policies";
+import { PolicyPackProcess } from "../tools/analyzer";
 import { InputError } from "../tools/errors";
-import { collectFiles, ManifestError, parseManifests, readManifests, toResources, typeToken } from "../tools/manifests";
+import { runGate, summarize } from "../tools/gate";
+import {
+    collectFiles,
+    MANIFEST_PROJECT,
+    ManifestError,
+    packProps,
+    parseManifests,
+    readManifests,
+    toResources,
+    typeToken,
+} from "../tools/manifests";
+import { validateKubernetesObject, validateObjects } from "../tools/schema";
 import { MAX_ALIAS_COUNT } from "../tools/yamlInput";
-import { validateKubernetesObject } from "./k8sSchema";
-import { UNKNOWN } from "eks-platform-policies/lib";
 import { ROOT, runTool } from "./mocks";
+import { MANIFEST_TAGS, runResource, runStack, TestResource } from "./policies/harness";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
 const BROKEN = path.join("test", "fixtures", "manifests", "broken");
@@ -254,8 +267,8 @@ describe("policy check: the CLI on the fixture pack", function () {
         const lines = r.stdout.trim().split("\n");
         expect(lines[0]).to.match(/^Policy check of 4 objects in 2 files/);
         expect(lines.slice(1)).to.deep.equal([
-            "1 mandatory, 0 advisory, 3 policies evaluated over 4 resources",
-            "not applicable to this input (1 of 3 policies evaluated 0 resources): subnet-no-public-ip",
+            "1 mandatory, 0 advisory, 4 policies evaluated over 4 resources",
+            "not applicable to this input (1 of 4 policies evaluated 0 resources): subnet-no-public-ip",
             "",
             "deployment-min-replicas [mandatory]: 1 violation on 1 resource",
             "  Deployments run enough replicas to survive a node drain.",
@@ -268,6 +281,41 @@ describe("policy check: the CLI on the fixture pack", function () {
         const r = await check("--policy-pack", FIXTURE_PACK, "--env", "dev", "--format", "json", BROKEN);
         expect(r.code, r.stderr).to.equal(0);
         expect(JSON.parse(r.stdout).violations.map((v: { level: string }) => v.level)).to.deep.equal(["advisory"]);
+    });
+
+    it("reports objects the API server would refuse, with file and line, before any policy judges them", async () => {
+        const dir = path.join("test", "fixtures", "manifests", "refused");
+        const file = path.join(dir, "app.yaml");
+        const r = await check("--policy-pack", FIXTURE_PACK, "--format", "json", dir);
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations, unvalidated } = JSON.parse(r.stdout);
+        const refused = violations.filter((v: { policy: string }) => v.policy === "api-server-validation");
+        expect(refused.map((v: { location: unknown; level: string }) => [v.location, v.level])).to.deep.equal([
+            [{ file, line: 8 }, "mandatory"],
+            [{ file, line: 21 }, "mandatory"],
+            [{ file, line: 23 }, "mandatory"],
+        ]);
+        expect(refused[0].message).to.match(
+            /^Deployment shop\/web would be refused by the API server: spec\.replicas is the string "3", not an integer/,
+        );
+        expect(refused[1].message).to.match(/sleep\.seconds is the string "5", not an integer/);
+        expect(refused[2].message).to.match(
+            /PodDisruptionBudget shop\/web would be refused .*apiVersion v1 does not serve kind PodDisruptionBudget/,
+        );
+        expect(unvalidated).to.deep.equal([
+            {
+                resource: { type: "kubernetes:keda.sh/v1alpha1:ScaledObject", name: "web", kind: "ScaledObject", namespace: "shop" },
+                location: { file, line: 33 },
+                reason: "no schema is known for keda.sh/v1alpha1 ScaledObject: its CRD's validation was not applied",
+            },
+        ]);
+        const text = await check("--policy-pack", FIXTURE_PACK, dir);
+        expect(text.code).to.equal(1);
+        expect(text.stdout).to.include("api-server-validation [mandatory]: 3 violations on 2 resources");
+        expect(text.stdout).to.include(`Deployment shop/web (${file}:8)`);
+        expect(text.stdout).to.include(`warning: ScaledObject shop/web (${file}:33) was not validated: no schema is known`);
+        // The refused Deployment never reaches the pack: no policy judges an object the cluster never holds.
+        expect(text.stdout).to.match(/^not applicable to this input \(.*\): .*deployment-min-replicas/m);
     });
 
     it("exits 2 naming file and line for invalid YAML, and for bad arguments", async () => {
@@ -349,7 +397,7 @@ describe("policy check: the CLI on the fixture pack", function () {
             "apiVersion: apps/v1",
             "kind: Deployment",
             "metadata: { name: web, namespace: shop }",
-            `spec: { replicas: ${UNKNOWN} }`,
+            `spec: { replicas: ${UNKNOWN}, selector: { matchLabels: { app: web } }, template: { metadata: { labels: { app: web } }, spec: { containers: [{ name: web, image: "nginx:1.27.5" }] } } }`,
         ];
         const r = await checkWithStdin(manifest.join("\n"), "--policy-pack", FIXTURE_PACK, "--env", "remediate", "-");
         expect(r.code, r.stdout + r.stderr).to.equal(1);
@@ -365,7 +413,19 @@ describe("policy check: the CLI on the fixture pack", function () {
                 const docs = [
                     { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
                     { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "quota", namespace: ns }, spec: { hard: { pods: "10" } } },
-                    { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "app", namespace: ns }, spec: { replicas: 2 } },
+                    {
+                        apiVersion: "apps/v1",
+                        kind: "Deployment",
+                        metadata: { name: "app", namespace: ns },
+                        spec: {
+                            replicas: 2,
+                            selector: { matchLabels: { app: "app" } },
+                            template: {
+                                metadata: { labels: { app: "app" } },
+                                spec: { containers: [{ name: "app", image: "nginx:1.27.5" }] },
+                            },
+                        },
+                    },
                 ];
                 fs.mkdirSync(path.join(dir, String(i % 10)), { recursive: true });
                 fs.writeFileSync(path.join(dir, String(i % 10), `${ns}.yaml`), docs.map((d) => YAML.stringify(d)).join("---\n"));
@@ -373,7 +433,7 @@ describe("policy check: the CLI on the fixture pack", function () {
             const r = await check("--policy-pack", path.join(ROOT, FIXTURE_PACK), dir);
             expect(r.code, r.stderr).to.equal(0);
             expect(r.stdout).to.include("Policy check of 900 objects in 300 files");
-            expect(r.stdout.split("\n")[1]).to.equal("0 mandatory, 0 advisory, 3 policies evaluated over 900 resources");
+            expect(r.stdout.split("\n")[1]).to.equal("0 mandatory, 0 advisory, 4 policies evaluated over 900 resources");
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
@@ -443,5 +503,169 @@ describe("examples/: drain-safe workloads", function () {
         expect(summary, r.stdout).to.not.equal(null);
         expect(Number(summary![3]), "policies evaluated").to.be.greaterThan(0);
         expect(Number(summary![4])).to.equal(objects.length);
+    });
+});
+
+describe("policy check: what the pack is sent", () => {
+    /** A CustomResourceDefinition with a large schema, as operators ship them. */
+    function crd(apiVersion: string): Record<string, unknown> {
+        const properties: Record<string, unknown> = {};
+        for (let i = 0; i < 2000; i++) {
+            properties[`field${i}`] = { type: "string", description: `Field ${i} of the widget, documented at length `.repeat(4) };
+        }
+        return {
+            apiVersion,
+            kind: "CustomResourceDefinition",
+            metadata: { name: "widgets.example.com", annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}" } },
+            spec: {
+                group: "example.com",
+                names: { kind: "Widget", plural: "widgets" },
+                scope: "Namespaced",
+                versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties } } }],
+            },
+        };
+    }
+    const extras = [
+        crd("apiextensions.k8s.io/v1"),
+        { ...crd("apiextensions.k8s.io/v1beta1"), metadata: { name: "gadgets.example.com" } },
+        {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "settings", namespace: "web", labels: { app: "web" } },
+            data: { "nginx.conf": "x".repeat(50_000) },
+        },
+        {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "tls", namespace: "web" },
+            type: "kubernetes.io/tls",
+            data: { "tls.key": "c2VjcmV0" },
+        },
+    ];
+
+    it("sends only the identity of CRDs, ConfigMaps and Secrets, and every other object whole", () => {
+        const sent = packProps(extras[2]);
+        expect(sent).to.deep.equal({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "settings", namespace: "web", labels: { app: "web" } },
+        });
+        expect(JSON.stringify(packProps(extras[0])).length).to.be.lessThan(200);
+        expect(JSON.stringify(extras[0]).length).to.be.greaterThan(200_000);
+        const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 2 } };
+        expect(packProps(deployment)).to.equal(deployment);
+    });
+
+    it("gives every policy of the pack the same verdicts on whole and trimmed objects", async () => {
+        const objects = [
+            ...fs
+                .readdirSync(path.join(ROOT, "examples"))
+                .filter((f) => f.endsWith(".yaml"))
+                .flatMap((f) => parseManifests(fs.readFileSync(path.join(ROOT, "examples", f), "utf8"), f).map((m) => m.object)),
+            ...extras,
+        ];
+        const as = (trim: boolean): TestResource[] =>
+            objects.map((o, i) => ({
+                type: typeToken(o.apiVersion as string, o.kind as string),
+                name: `r${i}`,
+                props: JSON.parse(JSON.stringify(trim ? packProps(o) : o)) as Record<string, unknown>,
+            }));
+        const config = JSON.parse(fs.readFileSync(path.join(ROOT, "policies", "config", "prod.json"), "utf8")) as Record<string, unknown>;
+        const verdicts = async (resources: TestResource[]) => {
+            const out: Record<string, unknown> = {};
+            for (const p of policies) {
+                const entry = config[p.name];
+                // Policies drop enforcementLevel from their config themselves (readConfig).
+                const props = typeof entry === "object" && entry ? entry : {};
+                out[p.name] =
+                    "validateStack" in p
+                        ? await runStack(p, resources, props, MANIFEST_TAGS)
+                        : await Promise.all(resources.map((r) => runResource(p, r, props)));
+            }
+            return out;
+        };
+        const whole = await verdicts(as(false));
+        expect(await verdicts(as(true))).to.deep.equal(whole);
+        // The trimmed objects were judged, not skipped: the v1beta1 CRD is refused either way.
+        expect(JSON.stringify(whole["api-versions-served"])).to.include(
+            "CustomResourceDefinition gadgets.example.com uses apiVersion apiextensions.k8s.io/v1beta1",
+        );
+    });
+});
+
+describe("policy check: real-world manifests against the real pack in prod (issue 17)", function () {
+    this.timeout(300_000);
+    const PACK = path.join(ROOT, "policies");
+    const REALWORLD = path.join("test", "fixtures", "manifests", "realworld");
+    let pack: Promise<PolicyPackProcess>;
+    before(() => {
+        pack = PolicyPackProcess.start(PACK, { stack: "prod", project: MANIFEST_PROJECT });
+    });
+    after(async () => {
+        (await pack).close();
+    });
+
+    /** The manifest gate on one fixture directory, as `npm run policy:check -- --env prod <dir>` runs it, with one pack for all cases. */
+    async function check(dir: string) {
+        const files = collectFiles([path.join(REALWORLD, dir)]);
+        const resources = toResources(
+            files.flatMap((f) => parseManifests(fs.readFileSync(f, "utf8"), f)),
+            "prod",
+        );
+        // The API server accepts every object (the manifest gate's first step), so the pack's verdicts are the whole answer.
+        const schema = await validateObjects(
+            resources.map((r) => ({ urn: r.resource.urn, object: r.manifest.object, subject: r.name, lineOf: () => r.manifest.line })),
+        );
+        expect(schema.diagnostics.map((d) => d.message)).to.deep.equal([]);
+        const report = await runGate({
+            packDir: PACK,
+            configFile: path.join(PACK, "config", "prod.json"),
+            stack: "prod",
+            project: MANIFEST_PROJECT,
+            resources: resources.map((r) => r.resource),
+            pack,
+            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
+        });
+        const blocking = report.diagnostics.filter((d) => d.level === "mandatory");
+        return { report, blocking, exit: summarize(report).mandatory > 0 ? 1 : 0 };
+    }
+
+    it("fails a 3-replica ReplicationController behind a Service with no PDB", async () => {
+        const { blocking, exit } = await check("guestbook-rc");
+        expect(exit).to.equal(1);
+        expect(blocking.map((d) => d.policy)).to.include("workload-pdb-required");
+        expect(blocking.find((d) => d.policy === "workload-pdb-required")?.message).to.match(
+            /ReplicationController guestbook\/frontend \(3 replicas\) is not covered by any PodDisruptionBudget/,
+        );
+    });
+
+    it("passes an Alertmanager custom resource with 3 replicas and its PDB; the PDB alone is undecided, not a violation", async () => {
+        const both = await check("alertmanager");
+        expect(both.exit, JSON.stringify(both.report.diagnostics)).to.equal(0);
+        expect(both.report.diagnostics).to.deep.equal([]);
+        expect(both.report.policies.find((p) => p.name === "pdb-allows-disruption")?.evaluated).to.be.greaterThan(0);
+        const alone = await check("alertmanager-pdb-alone");
+        expect(alone.exit).to.equal(0);
+        expect(alone.report.diagnostics).to.have.length(1);
+        expect(alone.report.diagnostics[0]).to.deep.include({ policy: "pdb-allows-disruption", level: "advisory", undeterminable: false });
+        expect(alone.report.diagnostics[0].undecided).to.match(/^PodDisruptionBudget monitoring\/alertmanager-main matches no workload/);
+        expect(alone.report.diagnostics[0].message).to.match(
+            /Undecided: PodDisruptionBudget monitoring\/alertmanager-main matches no workload in these manifests/,
+        );
+    });
+
+    it("fails a 1-replica Deployment selected by a Service, and passes it with the documented opt-out", async () => {
+        const single = await check("singleton");
+        expect(single.exit).to.equal(1);
+        expect(single.blocking.map((d) => d.policy)).to.deep.equal(["workload-service-replicas"]);
+        const optedOut = await check("singleton-opt-out");
+        expect(optedOut.exit, JSON.stringify(optedOut.report.diagnostics)).to.equal(0);
+        expect(optedOut.report.diagnostics).to.deep.equal([]);
+    });
+
+    it("does not judge a workload pinned to on-demand nodes against a Spot-only NodePool's window", async () => {
+        const { report, exit } = await check("on-demand-pinned");
+        expect(exit, JSON.stringify(report.diagnostics)).to.equal(0);
+        expect(report.policies.find((p) => p.name === "drain-window")?.evaluated).to.be.greaterThan(0);
     });
 });

@@ -5,7 +5,7 @@ import type { StackConfig } from "../components/config";
 import { ConfigError } from "../components/config";
 import type { Plan } from "../tools/plan";
 import { installMocks, readStackFiles, runInStack, settle } from "../tools/offline";
-import { NOT_API_OBJECTS, validateKubernetesObject } from "./k8sSchema";
+import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
 import { planOf, ROOT, runTool } from "./mocks";
 import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 

@@ -166,11 +166,15 @@ export class PolicyPackProcess {
         return { name: info.getName(), version: info.getVersion(), policies, initialConfig };
     }
 
-    async configureStack(stack: string, project: string): Promise<void> {
+    /** `tags` reach the policies as `args.stackTags` (the manifest gate marks its input as manifests). */
+    async configureStack(stack: string, project: string, tags: Readonly<Record<string, string>> = {}): Promise<void> {
         const req = new analyzerpb.AnalyzerStackConfigureRequest();
         req.setStack(stack);
         req.setProject(project);
         req.setDryRun(true);
+        for (const [k, v] of Object.entries(tags)) {
+            req.getTagsMap().set(k, v);
+        }
         await unary<analyzerpb.AnalyzerStackConfigureResponse>((cb) => this.client.configureStack(req, cb));
     }
 

@@ -9,18 +9,31 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
+import { isUndecided, UNDECIDED_PREFIX } from "eks-platform-policies/lib";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
 import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
 
-/** One verdict of the pack. `undeterminable`: the policy read a value unknown at preview. */
+/**
+ * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
+ * the policy's level). `undecided`: the input cannot decide the verdict (an advisory diagnostic
+ * built by `undecided()` in the pack's lib/verdicts.ts), with the reason: neither a pass nor a violation.
+ */
 export interface GateDiagnostic {
     policy: string;
     level: "mandatory" | "advisory";
     urn?: string;
     message: string;
     undeterminable: boolean;
+    undecided?: string;
+    /** The source line the verdict points at, when the resource came from a file and the verdict names a field of it. */
+    line?: number;
+}
+
+/** The reason of an undecided verdict: its message from the "Undecided:" prefix on, without it. */
+function undecidedReason(message: string): string {
+    return message.slice(message.indexOf(UNDECIDED_PREFIX) + UNDECIDED_PREFIX.length);
 }
 
 export interface PolicyOutcome {
@@ -53,6 +66,8 @@ export interface GateOptions {
     warnings?: string[];
     /** An already started pack (the caller closes it). Defaults to starting `packDir`. */
     pack?: Promise<PolicyPackProcess>;
+    /** Stack tags for the policies' `args.stackTags` (the manifest gate marks its input as manifests). */
+    stackTags?: Readonly<Record<string, string>>;
 }
 
 const UNDETERMINABLE = /^can't run policy '.*' from policy pack '.*' during preview:/;
@@ -92,7 +107,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
             fileConfig,
             opts.configFile ?? "(no config file)",
         );
-        await pack.configureStack(opts.stack, opts.project);
+        await pack.configureStack(opts.stack, opts.project, opts.stackTags);
         await pack.configure(config);
         // `remediate` counts as mandatory: the SDK reports a violation remediation did not fix as
         // mandatory, so an undecided remediate policy fails the gate as a mandatory one does.
@@ -111,6 +126,9 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
                 ...(d.getUrn() || urn ? { urn: d.getUrn() || urn } : {}),
                 message: d.getMessage(),
                 undeterminable,
+                ...(!undeterminable && reported === "advisory" && isUndecided(d.getMessage())
+                    ? { undecided: undecidedReason(d.getMessage()) }
+                    : {}),
             };
         };
         return { pack, info, config, warnings, toDiagnostic };
@@ -232,11 +250,15 @@ export function runGate(opts: GateOptions): Promise<GateReport> {
     return openGate(opts).finish();
 }
 
-/** Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory. */
-export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number } {
+/**
+ * Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory; undecided
+ * verdicts count apart (they never block, and are not advice either).
+ */
+export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number; undecided: number } {
     return {
         mandatory: report.diagnostics.filter((d) => d.level === "mandatory").length,
-        advisory: report.diagnostics.filter((d) => d.level === "advisory").length,
+        advisory: report.diagnostics.filter((d) => d.level === "advisory" && d.undecided === undefined).length,
         undeterminable: report.diagnostics.filter((d) => d.undeterminable).length,
+        undecided: report.diagnostics.filter((d) => d.undecided !== undefined).length,
     };
 }

@@ -2,16 +2,27 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
+import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib";
 import { PolicyPackProcess } from "./analyzer";
 import { GateReport, openGate } from "./gate";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
+import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DESCRIPTION, validateObjects } from "./schema";
+
+/** An object the API server's validation could not be applied to (no schema known for its kind). */
+export interface UnvalidatedObject {
+    resource: Violation["resource"];
+    location: { file: string; line: number };
+    reason: string;
+}
 
 export interface CheckResult {
     report: GateReport;
     resources: ManifestResource[];
     violations: Violation[];
+    /** Objects judged by the pack without the API server's validation (no schema known for their kind). */
+    unvalidated: UnvalidatedObject[];
     files: number;
     /** How the reports name each object. */
     locate: Locate;
@@ -26,23 +37,38 @@ export interface CheckOptions {
     configFile?: string;
 }
 
-/** Names a manifest object: kind, namespace/name, and where it is written. */
+/** `Deployment shop/web`: how reports name an object. */
+function subjectOf(r: ManifestResource): string {
+    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+}
+
+function resourceOf(r: ManifestResource): Violation["resource"] {
+    return { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) };
+}
+
+/** Names a manifest object: kind, namespace/name, and where it is written (the field's line when a verdict names one). */
 function locator(resources: readonly ManifestResource[], env: string): Locate {
     const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
-    return (urn) => {
+    return (urn, line) => {
         const r = urn ? byUrn.get(urn) : undefined;
         if (!r) {
             return { resource: { type: "pulumi:pulumi:Stack", name: env }, label: "(all objects)" };
         }
+        const at = line ?? r.manifest.line;
         return {
-            resource: { type: r.resource.type, name: r.name, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}) },
-            label: `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} (${displayPath(r.manifest.file)}:${r.manifest.line})`,
-            location: { file: r.manifest.file, line: r.manifest.line },
+            resource: resourceOf(r),
+            label: `${subjectOf(r)} (${displayPath(r.manifest.file)}:${at})`,
+            location: { file: r.manifest.file, line: at },
         };
     };
 }
 
-/** Reads, maps and gates the manifests under `paths`. */
+/**
+ * Reads, maps and gates the manifests under `paths`. The API server's validation comes first: an
+ * object it refuses is a mandatory verdict at the offending field and never reaches the pack (the
+ * cluster would never hold it); an object of a kind with no known schema is judged, and listed as
+ * not validated.
+ */
 export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     const files = collectFiles(opts.paths);
     // The pack boots in its own process while the YAML is parsed here, and each file's objects
@@ -51,6 +77,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     pack.catch(() => undefined);
     let report: GateReport;
     const resources: ManifestResource[] = [];
+    let unvalidated: UnvalidatedObject[];
     try {
         const config = opts.configFile ? { file: opts.configFile, warnings: [] } : environmentConfig(opts.packDir, opts.env);
         const gate = openGate({
@@ -60,16 +87,58 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             stack: opts.env,
             project: MANIFEST_PROJECT,
             pack,
+            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
         });
+        const schema: Awaited<ReturnType<typeof validateObjects>> = { diagnostics: [], unvalidated: [], validated: 0 };
         for (const file of files) {
             const mapped = mapObjects(readManifests([file]), opts.env, resources.length);
             resources.push(...mapped);
-            gate.analyze(mapped.map((r) => r.resource));
+            const checked = await validateObjects(
+                mapped.map((r) => ({
+                    urn: r.resource.urn,
+                    object: r.manifest.object,
+                    subject: subjectOf(r),
+                    lineOf: r.manifest.lineOf ?? (() => r.manifest.line),
+                })),
+            );
+            schema.diagnostics.push(...checked.diagnostics);
+            schema.unvalidated.push(...checked.unvalidated);
+            schema.validated += checked.validated;
+            const refused = new Set(checked.diagnostics.map((d) => d.urn));
+            gate.analyze(mapped.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource));
             // Let the requests just queued go out (and answers come in) before the next file.
             await new Promise((resolve) => setImmediate(resolve));
         }
         assertUnique(resources);
         report = await gate.finish();
+        const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
+        const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));
+        unvalidated = notValidated.map(({ r, reason }) => ({
+            resource: resourceOf(r),
+            location: { file: r.manifest.file, line: r.manifest.line },
+            reason,
+        }));
+        report = {
+            ...report,
+            resources: resources.length,
+            policies: [
+                {
+                    name: API_SERVER_VALIDATION,
+                    description: API_SERVER_VALIDATION_DESCRIPTION,
+                    kind: "resource",
+                    level: "mandatory",
+                    evaluated: schema.validated,
+                },
+                ...report.policies,
+            ],
+            diagnostics: [...schema.diagnostics, ...report.diagnostics],
+            warnings: [
+                ...report.warnings,
+                ...notValidated.map(
+                    ({ r, reason }) => `${subjectOf(r)} (${displayPath(r.manifest.file)}:${r.manifest.line}) was not validated: ${reason}`,
+                ),
+            ],
+        };
     } finally {
         void pack.then(
             (p) => p.close(),
@@ -77,7 +146,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         );
     }
     const locate = locator(resources, opts.env);
-    return { report, resources, violations: toViolations(report, locate), files: files.length, locate };
+    return { report, resources, violations: toViolations(report, locate), unvalidated, files: files.length, locate };
 }
 
 /** Text report: a header naming input, pack and config, then the gate's grouped report. */

@@ -5,6 +5,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { IDENTITY_ONLY_KINDS } from "eks-platform-policies/lib";
 import * as YAML from "yaml";
 import { FileError, InputError } from "./errors";
 import { GateResource, urnOf } from "./requests";
@@ -22,6 +23,8 @@ export interface ManifestObject {
     file: string;
     line: number;
     object: Record<string, unknown>;
+    /** The line of a path into the object (its nearest ancestor written in the file). */
+    lineOf?: (at: readonly (string | number)[]) => number;
 }
 
 /** The Pulumi type token of a Kubernetes object: `v1` is the `core` group. */
@@ -75,17 +78,27 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
             continue;
         }
         const listItems = (value as { items?: unknown }).items;
+        // The line of a path under `node`: its own, or its nearest ancestor's when it is not written.
+        const locator = (node: unknown) => (at: readonly (string | number)[]) => {
+            for (let n = at.length; n > 0; n--) {
+                const found = YAML.isCollection(node) ? node.getIn(at.slice(0, n), true) : undefined;
+                if (found !== undefined) {
+                    return nodeLine(found, lineCounter);
+                }
+            }
+            return nodeLine(node, lineCounter);
+        };
         if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
             const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
             listItems.forEach((item, i) => {
                 if (isKubernetesObject(item)) {
                     const node = YAML.isSeq(itemsNode) ? itemsNode.items[i] : doc.contents;
-                    out.push({ file, line: nodeLine(node, lineCounter), object: item });
+                    out.push({ file, line: nodeLine(node, lineCounter), object: item, lineOf: locator(node) });
                 }
             });
             continue;
         }
-        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value });
+        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value, lineOf: locator(doc.contents) });
     }
     return out;
 }
@@ -177,7 +190,30 @@ export function readManifests(files: readonly string[], readStdin: () => string 
     });
 }
 
-/** Where each manifest object went: resource for the gate, locator for the reports. */
+/**
+ * What the pack is sent of one manifest object. Kinds no policy reads beyond their identity
+ * (`IDENTITY_ONLY_KINDS`: CustomResourceDefinitions, ConfigMaps, Secrets) go as apiVersion, kind,
+ * name, namespace and labels: a CRD's schema can weigh hundreds of kilobytes, which the gate would
+ * otherwise serialise to the pack twice (each resource, then the whole stack) for nothing, and a
+ * Secret's data has no business leaving the process. Every other object goes whole.
+ */
+export function packProps(o: Record<string, unknown>): Record<string, unknown> {
+    const apiVersion = o.apiVersion as string;
+    const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.lastIndexOf("/")) : "";
+    if (!IDENTITY_ONLY_KINDS.has(`${group}/${o.kind as string}`)) {
+        return o;
+    }
+    const meta = (o.metadata ?? {}) as Record<string, unknown>;
+    const metadata: Record<string, unknown> = {};
+    for (const key of ["name", "generateName", "namespace", "labels"]) {
+        if (meta[key] !== undefined) {
+            metadata[key] = meta[key];
+        }
+    }
+    return { apiVersion: o.apiVersion, kind: o.kind, metadata };
+}
+
+/** Where each manifest object went: resource for the gate (`packProps` of the object), locator for the reports. */
 export interface ManifestResource {
     resource: GateResource;
     manifest: ManifestObject;
@@ -207,7 +243,13 @@ export function mapObjects(objects: readonly ManifestObject[], env: string, offs
         // the pack (which falls back to the logical name) show it twice.
         const logical = namespace && typeof meta.name === "string" ? `${namespace}/${name}` : name;
         const urn = urnOf(env, MANIFEST_PROJECT, type, logical);
-        return { resource: { urn, type, name: logical, props: o }, manifest: m, kind, name, ...(namespace ? { namespace } : {}) };
+        return {
+            resource: { urn, type, name: logical, props: packProps(o) },
+            manifest: m,
+            kind,
+            name,
+            ...(namespace ? { namespace } : {}),
+        };
     });
 }
 

@@ -44,7 +44,7 @@ async function main(): Promise<number> {
         }
     }
     if (format === "json") {
-        process.stdout.write(`${JSON.stringify({ violations: result.violations })}\n`);
+        process.stdout.write(`${JSON.stringify({ violations: result.violations, unvalidated: result.unvalidated })}\n`);
     } else if (format === "sarif") {
         process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME), null, 2)}\n`);
     } else {

@@ -5,6 +5,7 @@
  */
 import * as path from "path";
 import type * as Sarif from "sarif";
+import { UNDECIDED_PREFIX } from "eks-platform-policies/lib";
 import { GateDiagnostic, GateReport, PolicyOutcome, summarize } from "./gate";
 
 /** A verdict in the JSON outputs (the plan's `violations`, the manifest check's). */
@@ -13,8 +14,10 @@ export interface Violation {
     level: "mandatory" | "advisory";
     resource: { type: string; name: string; kind?: string; namespace?: string };
     message: string;
-    /** The policy read a value unknown at preview: undecided, counted at its configured level. */
+    /** The policy read a value unknown at preview: counted at its configured level, never a pass. */
     undeterminable?: true;
+    /** An undecided verdict (advisory, never blocking, never a pass): the reason the input cannot decide it. */
+    undecided?: string;
     location?: { file: string; line: number };
 }
 
@@ -26,17 +29,19 @@ export interface ResourceView {
     location?: { file: string; line: number };
 }
 
-export type Locate = (urn: string | undefined) => ResourceView;
+/** `line`: the line a verdict points at inside the resource's file (a field of a manifest), when it names one. */
+export type Locate = (urn: string | undefined, line?: number) => ResourceView;
 
 export function toViolations(report: GateReport, locate: Locate): Violation[] {
     return report.diagnostics.map((d): Violation => {
-        const view = locate(d.urn);
+        const view = locate(d.urn, d.line);
         return {
             policy: d.policy,
             level: d.level,
             resource: view.resource,
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
+            ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
             ...(view.location ? { location: view.location } : {}),
         };
     });
@@ -48,7 +53,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function summaryLine(report: GateReport): string {
     const s = summarize(report);
     return (
-        `${s.mandatory} mandatory, ${s.advisory} advisory, ${report.policies.length} policies evaluated over ${report.resources} resources` +
+        `${s.mandatory} mandatory, ${s.advisory} advisory, ${s.undecided > 0 ? `${s.undecided} undecided, ` : ""}${report.policies.length} policies evaluated over ${report.resources} resources` +
         (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : "")
     );
 }
@@ -74,19 +79,32 @@ function groupBy<K, T>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: readonly GateDiagnostic[], locate: Locate): string[] {
-    const byResource = groupBy(ds, (d) => d.urn);
-    const levels = [...new Set(ds.map((d) => d.level))].join("/");
-    const level = outcome?.level === "remediate" ? `remediate, counted as ${levels}` : levels;
-    const lines = [`${name} [${level}]: ${plural(ds.length, "violation")} on ${plural(byResource.size, "resource")}`];
+    // By resource, and within it by the line a verdict points at (a field of a manifest).
+    const byResource = groupBy(ds, (d) => (d.line === undefined ? d.urn : `${d.urn ?? ""}:${d.line}`));
+    const resources = new Set(ds.map((d) => d.urn)).size;
+    const decided = ds.filter((d) => d.undecided === undefined);
+    const levels = [...new Set(decided.map((d) => d.level))].join("/");
+    const level = outcome?.level === "remediate" && levels ? `remediate, counted as ${levels}` : levels;
+    const counts = [
+        ...(decided.length > 0 ? [plural(decided.length, "violation")] : []),
+        ...(decided.length < ds.length ? [`${ds.length - decided.length} undecided`] : []),
+    ];
+    const lines = [`${name}${level ? ` [${level}]` : ""}: ${counts.join(", ")} on ${plural(resources, "resource")}`];
     if (outcome?.description) {
         lines.push(`  ${outcome.description}`);
     }
-    for (const [urn, items] of byResource) {
-        lines.push(`  - ${locate(urn).label}`);
+    for (const items of byResource.values()) {
+        lines.push(`  - ${locate(items[0].urn, items[0].line).label}`);
         for (const d of items) {
-            const text = ownWords(d.message, outcome?.description ?? "");
+            const own = ownWords(d.message, outcome?.description ?? "");
+            // An undecided verdict already starts with "Undecided: "; the report says what that means.
+            const text = d.undecided !== undefined && own.startsWith(UNDECIDED_PREFIX) ? own.slice(UNDECIDED_PREFIX.length) : own;
             const [first, ...rest] = text.split("\n");
-            const mark = d.undeterminable ? `undeterminable at preview, counted as ${d.level} (not a pass): ` : "";
+            const mark = d.undeterminable
+                ? `undeterminable at preview, counted as ${d.level} (not a pass): `
+                : d.undecided !== undefined
+                  ? "undecided (not a pass, not a violation): "
+                  : "";
             lines.push(`      ${mark}${first}`, ...rest.map((l) => `        ${l}`));
         }
     }
@@ -156,7 +174,7 @@ export function toSarif(report: GateReport, violations: readonly Violation[], st
                 results: violations.map((v): Sarif.Result => ({
                     ruleId: v.policy,
                     ruleIndex: rules.indexOf(v.policy),
-                    level: v.level === "mandatory" ? "error" : "warning",
+                    level: v.level === "mandatory" ? "error" : v.undecided !== undefined ? "note" : "warning",
                     message: {
                         text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}`,
                     },

@@ -1,3 +1,4 @@
+import { POD_SECURITY_LEVELS } from "eks-platform-policies/lib";
 import { z } from "zod";
 
 /** An IAM role ARN in any partition, e.g. `arn:aws:iam::123456789012:role/platform-admin`. */
@@ -34,7 +35,7 @@ export const accessSchema = z
 
 export type AccessConfig = z.output<typeof accessSchema>;
 
-const PSA_LEVEL = z.enum(["privileged", "baseline", "restricted"]);
+const PSA_LEVEL = z.enum(POD_SECURITY_LEVELS);
 
 /** Pod Security Admission levels of a namespace. */
 export const podSecuritySchema = z.strictObject({

@@ -1,3 +1,4 @@
+import { ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-policies/lib";
 import { z } from "zod";
 import { parseCidr } from "../subnets";
 import { cidr, logRetentionDays } from "./common";
@@ -68,6 +69,10 @@ export const clusterSchema = z
                 message: `${c.addons.kubeProxy} is kube-proxy ${proxyMinor} but the cluster runs ${c.version}: EKS refuses it; pin the ${c.version} build (aws eks describe-addon-versions --addon-name kube-proxy --kubernetes-version ${c.version})`,
             });
         }
+        const problem = publicCidrsProblem(c.endpoint.publicAccessCidrs);
+        if (problem) {
+            ctx.addIssue({ code: "custom", path: ["endpoint", "publicAccessCidrs"], message: problem });
+        }
         if (!c.endpoint.publicAccess && c.endpoint.publicAccessCidrs.length > 0) {
             ctx.addIssue({
                 code: "custom",
@@ -78,3 +83,16 @@ export const clusterSchema = z
     });
 
 export type ClusterConfig = z.output<typeof clusterSchema>;
+
+/**
+ * What is wrong with the public endpoint's CIDRs taken together (each one alone is checked
+ * above): blocks that add up to every address open the API server to the internet as surely as
+ * `0.0.0.0/0` does. The pack's cluster-hardening also bounds how much they may cover.
+ */
+function publicCidrsProblem(cidrs: readonly string[]): string | undefined {
+    const blocks = cidrs.map(parseCidr).filter((b): b is Cidr => b !== undefined);
+    if (blocks.length > 1 && blocks.every((b) => b.prefix > 0) && coveredAddresses(blocks) === ALL_IPV4) {
+        return "together cover the whole internet (0.0.0.0/0); list the CIDRs that need the API server";
+    }
+    return undefined;
+}

@@ -54,6 +54,14 @@ export const awsTags = z
     .record(z.string().min(1).max(128), z.string().max(256))
     .refine((t) => Object.keys(t).length <= 50, { message: "AWS allows at most 50 tags per resource" });
 
+/**
+ * The IMDSv2 hop limit of nodes. A container on the pod network is two hops from the instance
+ * metadata service, so 1 keeps pods off the node role's credentials (they use Pod Identity) and 2
+ * lets them read instance metadata; more reaches nothing further. The policy pack refuses 2 unless
+ * its `maxHopLimit` allows it. Defaults to `1`.
+ */
+export const hopLimit = z.number().int().min(1).max(2).default(1);
+
 /** A positive whole number. */
 export const positiveInt = z.number().int().positive();
 

@@ -19,7 +19,7 @@ import {
 import { z } from "zod";
 import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
 import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
-import { awsTags, containerResources, isLabelKey, isLabelValue, labels, quantity } from "./common";
+import { awsTags, containerResources, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "./common";
 import type { NodeGroupsConfig } from "./nodeGroups";
 
 const duration = z.string().regex(KARPENTER_DURATION.plain, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
@@ -289,10 +289,8 @@ const nodeClassSchema = z.strictObject({
             kmsKeyId: z.string().min(1).optional(),
         })
         .default({ size: "50Gi", iops: 3000, throughput: 125 }),
-    /**
-     * IMDSv2 hop limit. 1 keeps pods off the node's credentials (they use Pod Identity). Defaults to `1`.
-     */
-    httpPutResponseHopLimit: z.number().int().min(1).max(2).default(1),
+    /** IMDSv2 hop limit (see `hopLimit`). Defaults to `1`. */
+    httpPutResponseHopLimit: hopLimit,
     /** EC2 detailed monitoring. Defaults to `false`. */
     detailedMonitoring: z.boolean().default(false),
     /** Extra tags on instances, volumes and launch templates. Defaults to `{}`. */

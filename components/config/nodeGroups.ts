@@ -2,7 +2,7 @@ import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-policies/lib
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
-import { dnsLabel, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
+import { dnsLabel, hopLimit, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
 
 /**
  * An EKS AMI release version as `aws eks describe-nodegroup` and the AMI changelog print it,
@@ -58,11 +58,8 @@ const commonFields = {
     taints: z.array(taintSchema).default([]),
     /** Root volume size (encrypted gp3). Defaults to `50`. */
     diskSizeGiB: z.number().int().min(20).max(16384).default(50),
-    /**
-     * IMDSv2 hop limit. `1` keeps pods off the node role's credentials (pods use EKS Pod
-     * Identity); raise to 2 only for pods that must read instance metadata. Defaults to `1`.
-     */
-    metadataHopLimit: z.number().int().min(1).max(64).default(1),
+    /** IMDSv2 hop limit (see `hopLimit`). Defaults to `1`. */
+    metadataHopLimit: hopLimit,
     /** Attach AmazonSSMManagedInstanceCore so nodes are reachable with Session Manager. Defaults to `true`. */
     ssm: z.boolean().default(true),
     /** Extra AWS tags on the group, its instances and volumes. Defaults to `{}`. */

@@ -2,9 +2,11 @@
  * Kubernetes resources as policies see them: the kind behind a Pulumi type token (and, for custom
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
+import type { ReplicaRange } from "./autoscaling";
+import { isBuiltInGroup } from "./groups";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
-import { asArray, asNumber, asNumeric, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
+import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -13,25 +15,8 @@ export interface KubernetesKind {
     kind: string;
 }
 
-// Groups served by the API server itself: their Pulumi type token is authoritative.
-const BUILT_IN_GROUPS = new Set([
-    "",
-    "apps",
-    "batch",
-    "policy",
-    "autoscaling",
-    "networking.k8s.io",
-    "rbac.authorization.k8s.io",
-    "storage.k8s.io",
-    "scheduling.k8s.io",
-    "admissionregistration.k8s.io",
-    "apiextensions.k8s.io",
-    "coordination.k8s.io",
-    "discovery.k8s.io",
-    "node.k8s.io",
-    "certificates.k8s.io",
-    "extensions",
-]);
+// Groups served by the API server itself (groups.ts): their Pulumi type token is authoritative.
+export { isBuiltInGroup } from "./groups";
 
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and
@@ -44,7 +29,7 @@ export function kubernetesKind(type: string, props: unknown): KubernetesKind | u
     }
     const match = /^kubernetes:([^/:]+)\/([^:]+):([A-Za-z0-9]+)$/.exec(type);
     const fromToken = match ? { group: match[1] === "core" ? "" : match[1], version: match[2], kind: match[3] } : undefined;
-    if (fromToken && BUILT_IN_GROUPS.has(fromToken.group)) {
+    if (fromToken && isBuiltInGroup(fromToken.group)) {
         return fromToken;
     }
     let apiVersion: string | undefined;
@@ -92,20 +77,34 @@ export function karpenterVersionViolation(subject: string, group: string, versio
     );
 }
 
-export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "Pod" | "Job" | "CronJob";
+export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" | "ReplicationController" | "Pod" | "Job" | "CronJob";
 
 const WORKLOAD_GROUPS: Record<WorkloadKind, string[]> = {
     Deployment: ["apps", "extensions"],
     StatefulSet: ["apps"],
     DaemonSet: ["apps", "extensions"],
     ReplicaSet: ["apps", "extensions"],
+    ReplicationController: [""],
     Pod: [""],
     Job: ["batch"],
     CronJob: ["batch"],
 };
 
 /** Kinds whose pods run until replaced: the ones node drains evict and wait for. */
-export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"]);
+export const LONG_RUNNING: ReadonlySet<WorkloadKind> = new Set([
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "Pod",
+]);
+
+/** Kinds that keep `spec.replicas` copies of their pods: the ones a PodDisruptionBudget is for. */
+export const REPLICATED: ReadonlySet<WorkloadKind> = new Set(["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"]);
+
+/** The kinds of `LONG_RUNNING`, for messages. */
+export const LONG_RUNNING_KINDS = [...LONG_RUNNING].join(", ");
 
 /** The workload kind of a resource, or `undefined` for anything else. */
 export function workloadKind(type: string, props: unknown): WorkloadKind | undefined {
@@ -137,27 +136,31 @@ export interface Workload {
     /** The pod spec (still the SDK's proxy: read through `values`). */
     podSpec: Rec | undefined;
     /**
-     * Pods it keeps running: `spec.replicas` (default 1) for Deployment/StatefulSet/ReplicaSet,
-     * 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
+     * Pods it keeps running: `spec.replicas` (default 1) for Deployment, StatefulSet, ReplicaSet
+     * and ReplicationController, 1 for a Pod, `undefined` when it depends on the cluster (DaemonSet) or on a schedule (Job, CronJob).
      */
     replicas: number | undefined;
+    /** `spec.replicas` as written when the API server refuses it (not a non-negative integer); `replicas` is then `undefined`. */
+    invalidReplicas?: unknown;
+    /** The range an autoscaler keeps it in, overriding `replicas` (set by `withAutoscalers` in stack.ts). */
+    autoscaled?: ReplicaRange;
     /** Pulumi URN when known (stack policies report against it). */
     urn?: string;
 }
 
-/** The pod template of a workload's properties. */
-export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; spec: unknown } {
-    switch (kind) {
-        case "Pod":
-            return { labels: path(props, "metadata", "labels"), spec: field(props, "spec") };
-        case "CronJob":
-            return {
-                labels: path(props, "spec", "jobTemplate", "spec", "template", "metadata", "labels"),
-                spec: path(props, "spec", "jobTemplate", "spec", "template", "spec"),
-            };
-        default:
-            return { labels: path(props, "spec", "template", "metadata", "labels"), spec: path(props, "spec", "template", "spec") };
-    }
+/**
+ * The pod template of a workload's properties (a Pod's own metadata and spec). `metadata` is the
+ * template's metadata for what few policies need (annotations), read only by them.
+ */
+export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; metadata: unknown; spec: unknown } {
+    const template =
+        kind === "Pod"
+            ? props
+            : kind === "CronJob"
+              ? path(props, "spec", "jobTemplate", "spec", "template")
+              : path(props, "spec", "template");
+    const metadata = field(template, "metadata");
+    return { labels: field(metadata, "labels"), metadata, spec: field(template, "spec") };
 }
 
 /** Reads a workload; `undefined` when the resource is not one. Unknown values throw (SDK proxy). */
@@ -167,22 +170,26 @@ export function readWorkload(type: string, resourceName: string, props: unknown,
         return undefined;
     }
     const template = podTemplateOf(kind, props);
-    let replicas: number | undefined;
-    if (kind === "Pod") {
-        replicas = 1;
-    } else if (kind === "Deployment" || kind === "StatefulSet" || kind === "ReplicaSet") {
-        const raw = path(props, "spec", "replicas");
-        replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
-    }
-    return {
+    const base = () => ({
         kind,
         name: objectName(props, resourceName),
         namespace: namespaceOf(props),
         podLabels: stringMap(template.labels),
         podSpec: asRecord(template.spec),
-        replicas,
         ...(urn ? { urn } : {}),
-    };
+    });
+    let replicas: number | undefined;
+    if (kind === "Pod") {
+        replicas = 1;
+    } else if (REPLICATED.has(kind)) {
+        const raw = path(props, "spec", "replicas");
+        replicas = raw === undefined || raw === null ? 1 : asNumber(raw);
+        if (replicas === undefined || !Number.isInteger(replicas) || replicas < 0) {
+            // Never a silent skip: the API server refuses such an object, and the policies say so.
+            return { ...base(), replicas: undefined, invalidReplicas: raw };
+        }
+    }
+    return { ...base(), replicas };
 }
 
 export interface ContainerRef {
@@ -216,8 +223,22 @@ export function containersOf(podSpec: unknown): ContainerRef[] {
     return out;
 }
 
+/**
+ * The annotation that marks a deliberate singleton, with the reason as its value, e.g.
+ * `platform/singleton: "leader-elected scheduler; clients retry"`. It follows the repository's
+ * `platform/` label and tag prefix (`platform/role`, `platform/access-scope`). Such a workload's
+ * outage on a drain is accepted: workload-service-replicas and drain-rehearsal leave it alone.
+ */
+export const SINGLETON_ANNOTATION = "platform/singleton";
+
+/** The reason a workload gives for being a deliberate singleton (`SINGLETON_ANNOTATION`), or `undefined` when it gives none. */
+export function singletonReason(props: unknown): string | undefined {
+    const reason = path(props, "metadata", "annotations", SINGLETON_ANNOTATION);
+    return typeof reason === "string" && reason.trim() !== "" ? reason.trim() : undefined;
+}
+
 /** `Deployment prod/api` — how messages name a workload. */
-export function describeWorkload(w: Pick<Workload, "kind" | "namespace" | "name">): string {
+export function describeWorkload(w: { kind: string; namespace: string; name: string }): string {
     return `${w.kind} ${w.namespace}/${w.name}`;
 }
 
@@ -232,11 +253,17 @@ export interface PreStopSleep {
     /** Seconds of the sleeps that could be read, summed; `Infinity` for `sleep infinity`; 0 when it does not sleep. */
     seconds: number;
     /**
-     * Durations written in a form whose value only shows at run time or that `sleep` would refuse
-     * (`$DELAY` with no literal `env` value, `$(cat /x)`, `5x`), as written. Counted as nothing in
-     * `seconds`, so callers must not take `seconds` as the whole sleep when this is not empty.
+     * Durations that `sleep` or the API server refuses, as written (`5x`; `$D` in an exec command,
+     * where no shell expands it; a `sleep.seconds` that is not an integer). Counted as nothing in
+     * `seconds`.
      */
     unreadable: string[];
+    /**
+     * Durations a shell only knows at run time, as written: a `$VAR` with no literal `env` value
+     * (`valueFrom`, the image's environment), `$(cat /x)`. Counted as nothing in `seconds` either:
+     * callers must not take `seconds` as the whole sleep unless both lists are empty.
+     */
+    runtime: string[];
 }
 
 // Shells whose `-c` script is searched for sleeps.
@@ -473,7 +500,10 @@ function commandSleeps(
             }
             const literal = expand(a, env);
             const seconds = literal === undefined ? undefined : sleepOperand(literal);
-            if (seconds === undefined) {
+            if (literal === undefined && env !== undefined) {
+                // A shell expands it when the hook runs, from values this object does not hold.
+                out.runtime.push(a);
+            } else if (seconds === undefined) {
                 out.unreadable.push(a);
             } else {
                 out.seconds += seconds;
@@ -506,25 +536,26 @@ function commandSleeps(
 }
 
 /**
- * What a container's preStop hook sleeps: the `sleep` action (a number, or a string holding
- * one), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
+ * What a container's preStop hook sleeps: the `sleep` action (a non-negative integer, as the API
+ * server requires: `"5"` is refused), or the `sleep` calls of an `exec` hook, summed (`sleep 5; nginx -s quit; sleep 2` is 7):
  * the command itself when it is `sleep` (`/bin/sleep`, `busybox sleep`), or the `sleep` calls of
  * the script of a shell run with `-c` (`sh`, `bash`, … by any path). Operands follow GNU and
  * busybox `sleep`: several are added up, each a decimal number with an optional unit `s`, `m`,
  * `h` or `d` (`sleep 1m 30s` is 90), `infinity` never ends; `$VAR` is read from the container's
- * literal `env` values. Anything else is returned as unreadable, never as a silent 0.
+ * literal `env` values. What only shows at run time is returned in `runtime`, what would be refused
+ * in `unreadable`: never a silent 0.
  */
 export function preStopSleep(container: unknown): PreStopSleep {
-    const out: PreStopSleep = { seconds: 0, unreadable: [] };
+    const out: PreStopSleep = { seconds: 0, unreadable: [], runtime: [] };
     const preStop = path(container, "lifecycle", "preStop");
     const action = field(preStop, "sleep");
     if (action !== undefined && action !== null) {
         const raw = field(action, "seconds");
-        const seconds = asNumeric(raw);
-        if (seconds !== undefined && seconds >= 0) {
-            out.seconds = seconds;
+        if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) {
+            out.seconds = raw;
         } else {
-            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}`);
+            const why = typeof raw === "string" ? " (a string: the API server requires an integer)" : "";
+            out.unreadable.push(`sleep.seconds ${JSON.stringify(raw) ?? "(unset)"}${why}`);
         }
         return out;
     }

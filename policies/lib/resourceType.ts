@@ -10,3 +10,9 @@ export type ResourceClass = new (name: string, args: Record<string, unknown>) =>
 export function resourceType(token: string): ResourceClass {
     return { __pulumiType: token } as unknown as ResourceClass;
 }
+
+/**
+ * The resource types of an EKS cluster: the `@pulumi/eks` component (judged on its inputs) and the
+ * AWS resource. Both carry the cluster's `name` and Kubernetes `version`.
+ */
+export const EKS_CLUSTER_TYPES: ReadonlySet<string> = new Set(["eks:index:Cluster", "aws:eks/cluster:Cluster"]);

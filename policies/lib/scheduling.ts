@@ -176,13 +176,16 @@ export function nodeRequirementMatches(r: NodeRequirement, labels: Readonly<Reco
 
 export type CapacityType = "spot" | "on-demand";
 
+/** Karpenter's capacity-type node label. */
+export const CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type";
+
 /**
  * The capacity types a Karpenter NodePool may launch, Spot first (the cheaper, which Karpenter
  * prefers): from its `karpenter.sh/capacity-type` requirement; on-demand only when it has none
  * (Karpenter's default).
  */
 export function capacityTypesAllowed(requirements: readonly NodeRequirement[]): CapacityType[] {
-    const r = requirements.find((q) => q.key === "karpenter.sh/capacity-type");
+    const r = requirements.find((q) => q.key === CAPACITY_TYPE_LABEL);
     if (!r) {
         return ["on-demand"];
     }
@@ -220,4 +223,117 @@ export function placementMismatch(placement: NodePlacement, labels: Readonly<Rec
         return "required node affinity";
     }
     return undefined;
+}
+
+/** The values one node label may take on the nodes of a pool. */
+export interface LabelRange {
+    /** Only these values (In, a fixed template label). */
+    in?: ReadonlySet<string>;
+    /** Never these (NotIn). */
+    notIn: ReadonlySet<string>;
+    /** Always set (Exists, In, a template label). */
+    present: boolean;
+    /** Never set (DoesNotExist). */
+    absent: boolean;
+}
+
+/**
+ * What the nodes of a pool may look like when the input does not name their instance types: the
+ * range of each label it constrains and the taints every node carries. Labels it leaves open, and
+ * requirements not modelled here (`Gt`, `Lt`), constrain nothing.
+ */
+export interface NodeShape {
+    labels: ReadonlyMap<string, LabelRange>;
+    taints: readonly Taint[];
+}
+
+function narrow(ranges: Map<string, LabelRange>, key: string, change: (r: LabelRange) => LabelRange): void {
+    ranges.set(key, change(ranges.get(key) ?? { notIn: new Set(), present: false, absent: false }));
+}
+
+function restrictTo(r: LabelRange, values: readonly string[]): LabelRange {
+    const allowed = r.in ? values.filter((v) => r.in?.has(v)) : values;
+    return { ...r, in: new Set(allowed), present: true };
+}
+
+/**
+ * The nodes a Karpenter NodePool launches: its template labels, its `karpenter.sh/nodepool` label,
+ * its requirements (Karpenter launches only nodes satisfying all of them), the capacity types it
+ * may launch (`capacityTypesAllowed`: on-demand when it leaves them open), and its template taints.
+ * `capacityTypes` narrows the capacity type further (the Spot window applies to its Spot nodes only).
+ */
+export function nodePoolShape(name: string, nodePoolSpec: unknown, capacityTypes?: readonly CapacityType[]): NodeShape {
+    const ranges = new Map<string, LabelRange>();
+    const template = field(nodePoolSpec, "template");
+    for (const [key, value] of Object.entries(stringMap(path(template, "metadata", "labels")))) {
+        narrow(ranges, key, (r) => restrictTo(r, [value]));
+    }
+    narrow(ranges, "karpenter.sh/nodepool", (r) => restrictTo(r, [name]));
+    const requirements = readNodeRequirements(path(template, "spec", "requirements"));
+    for (const { key, operator, values } of requirements) {
+        if (operator === "In") {
+            narrow(ranges, key, (r) => restrictTo(r, values));
+        } else if (operator === "NotIn") {
+            narrow(ranges, key, (r) => ({ ...r, notIn: new Set([...r.notIn, ...values]) }));
+        } else if (operator === "Exists") {
+            narrow(ranges, key, (r) => ({ ...r, present: true }));
+        } else if (operator === "DoesNotExist") {
+            narrow(ranges, key, (r) => ({ ...r, absent: true }));
+        }
+    }
+    narrow(ranges, CAPACITY_TYPE_LABEL, (r) => restrictTo(r, capacityTypesAllowed(requirements)));
+    if (capacityTypes) {
+        narrow(ranges, CAPACITY_TYPE_LABEL, (r) => restrictTo(r, capacityTypes));
+    }
+    return { labels: ranges, taints: readTaints(path(template, "spec", "taints")) };
+}
+
+/** True when a node of the range may carry `value` for the label. */
+function allows(r: LabelRange, value: string): boolean {
+    return !r.absent && (!r.in || r.in.has(value)) && !r.notIn.has(value);
+}
+
+/** True when some node of the shape satisfies one node requirement of a pod. */
+function requirementFits(shape: NodeShape, { key, operator, values }: NodeRequirement): boolean {
+    const r = shape.labels.get(key);
+    if (!r) {
+        return true;
+    }
+    switch (operator) {
+        case "In":
+            return values.some((v) => allows(r, v));
+        case "NotIn":
+            return r.absent || !r.in || [...r.in].some((v) => !values.includes(v));
+        case "Exists":
+            return !r.absent;
+        case "DoesNotExist":
+            return !r.present;
+        default:
+            // Gt and Lt: not modelled on a range, so never a reason to exclude the pool.
+            return true;
+    }
+}
+
+/**
+ * True when a pod with this spec may be scheduled on some node of the shape: every `nodeSelector`
+ * label allowed, one of the required node affinity terms satisfiable, every NoSchedule and
+ * NoExecute taint tolerated (the scheduler's rules, as `placementMismatch` and `untoleratedTaint`
+ * apply them to one node). What is not modelled counts as fitting: a pod is never spared a pool's
+ * drain window on a guess. Unknown values throw (SDK proxy).
+ */
+export function podFits(podSpec: unknown, shape: NodeShape): boolean {
+    const placement = readNodePlacement(podSpec);
+    for (const [key, value] of Object.entries(placement.nodeSelector)) {
+        if (!requirementFits(shape, { key, operator: "In", values: [value] })) {
+            return false;
+        }
+    }
+    if (
+        placement.terms !== undefined &&
+        placement.terms.length > 0 &&
+        !placement.terms.some((term) => term.every((r) => requirementFits(shape, r)))
+    ) {
+        return false;
+    }
+    return untoleratedTaint(readTolerations(podSpec), shape.taints) === undefined;
 }

@@ -29,3 +29,11 @@ export const unknownCheckingProxy: <T>(value: T) => T = (value) => runtime.unkno
 export function isUnknownValueError(err: unknown): err is UnknownValueErrorLike {
     return err instanceof runtime.UnknownValueError;
 }
+
+/**
+ * `reportViolation` as the analyzer builds it (`makeReportViolationFun` in server.js): besides a
+ * message string it takes a diagnostic object whose own `enforcementLevel` overrides the policy's.
+ * The type declarations list only the string form; the object form is how one policy reports an
+ * advisory finding beside its mandatory ones (an undecided verdict, see verdicts.ts).
+ */
+export type ReportDiagnostic = (diagnostic: { message: string; urn?: string; enforcementLevel: "advisory" }) => void;

@@ -2,7 +2,8 @@
  * Kubernetes label selectors (metav1.LabelSelector) and an index that finds the selectors that
  * may match a label set without comparing every pair. Pure; never throws.
  */
-import { asArray, asRecord } from "./values";
+import { DNS_SUBDOMAIN } from "./names";
+import { asArray, asRecord, describeShape } from "./values";
 
 export type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 
@@ -23,7 +24,6 @@ const OPERATORS = new Set<string>(["In", "NotIn", "Exists", "DoesNotExist"]);
 
 // apimachinery's label syntax: a name part of up to 63 characters, optionally prefixed by a DNS subdomain.
 const NAME_PART = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Why the API server refuses `key` as a label key, or `undefined`. */
 export function labelKeyProblem(key: string): string | undefined {
@@ -65,12 +65,12 @@ export function readSelector(value: unknown): LabelSelector | undefined {
     if (labels !== undefined && labels !== null) {
         const map = asRecord(labels);
         if (!map) {
-            problems.push(`matchLabels is ${describe(labels)}, not a map of labels`);
+            problems.push(`matchLabels is ${describeShape(labels)}, not a map of labels`);
         } else {
             for (const key of Object.keys(map)) {
                 const v = map[key];
                 if (typeof v !== "string") {
-                    problems.push(`matchLabels.${key} is ${describe(v)}, not a string`);
+                    problems.push(`matchLabels.${key} is ${describeShape(v)}, not a string`);
                     continue;
                 }
                 const problem = labelKeyProblem(key) ?? labelValueProblem(v);
@@ -83,21 +83,21 @@ export function readSelector(value: unknown): LabelSelector | undefined {
     }
     const expressions = rec.matchExpressions;
     if (expressions !== undefined && expressions !== null && !Array.isArray(expressions)) {
-        problems.push(`matchExpressions is ${describe(expressions)}, not a list`);
+        problems.push(`matchExpressions is ${describeShape(expressions)}, not a list`);
     }
     const items = asArray(expressions);
     for (let i = 0; i < items.length; i++) {
         const where = `matchExpressions[${i}]`;
         const expr = asRecord(items[i]);
         if (!expr) {
-            problems.push(`${where} is ${describe(items[i])}, not {key, operator, values}`);
+            problems.push(`${where} is ${describeShape(items[i])}, not {key, operator, values}`);
             continue;
         }
         const key = expr.key;
         const operator = expr.operator;
         const rawValues = expr.values;
         if (typeof key !== "string") {
-            problems.push(`${where}.key is ${describe(key)}, not a label key`);
+            problems.push(`${where}.key is ${describeShape(key)}, not a label key`);
             continue;
         }
         const keyProblem = labelKeyProblem(key);
@@ -105,17 +105,17 @@ export function readSelector(value: unknown): LabelSelector | undefined {
             problems.push(`${where}: ${keyProblem}`);
         }
         if (typeof operator !== "string" || !OPERATORS.has(operator)) {
-            problems.push(`${where}.operator is ${describe(operator)}, not one of In, NotIn, Exists, DoesNotExist`);
+            problems.push(`${where}.operator is ${describeShape(operator)}, not one of In, NotIn, Exists, DoesNotExist`);
             continue;
         }
         if (rawValues !== undefined && rawValues !== null && !Array.isArray(rawValues)) {
-            problems.push(`${where}.values is ${describe(rawValues)}, not a list of strings`);
+            problems.push(`${where}.values is ${describeShape(rawValues)}, not a list of strings`);
             continue;
         }
         const values: string[] = [];
         for (const v of asArray(rawValues)) {
             if (typeof v !== "string") {
-                problems.push(`${where}.values holds ${describe(v)}, not a string`);
+                problems.push(`${where}.values holds ${describeShape(v)}, not a string`);
             } else {
                 const problem = labelValueProblem(v);
                 if (problem) {
@@ -138,25 +138,6 @@ export function readSelector(value: unknown): LabelSelector | undefined {
 }
 
 /** A value for messages: `"app=api"`, `a number (3)`, `a list`. */
-function describe(value: unknown): string {
-    if (value === undefined) {
-        return "missing";
-    }
-    if (typeof value === "string") {
-        return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-    }
-    if (Array.isArray(value)) {
-        return "a list";
-    }
-    if (value === null) {
-        return "null";
-    }
-    if (typeof value === "number" || typeof value === "boolean") {
-        return `${typeof value} ${value}`;
-    }
-    return "a map";
-}
-
 /** Why a requirement is malformed (the API server's validation), or `undefined`. */
 function requirementProblem(r: Requirement): string | undefined {
     if ((r.operator === "In" || r.operator === "NotIn") && r.values.length === 0) {

@@ -11,6 +11,26 @@ export function asRecord(value: unknown): Rec | undefined {
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Rec) : undefined;
 }
 
+/** What a value is, for messages about values of the wrong type: `a list`, `the string "x"`, `number 1`, `a map`. */
+export function describeShape(value: unknown): string {
+    if (value === undefined) {
+        return "missing";
+    }
+    if (typeof value === "string") {
+        return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    }
+    if (Array.isArray(value)) {
+        return "a list";
+    }
+    if (value === null) {
+        return "null";
+    }
+    if (typeof value === "number" || typeof value === "boolean") {
+        return `${typeof value} ${value}`;
+    }
+    return "a map";
+}
+
 /** The value if it is an array, else an empty array. */
 export function asArray(value: unknown): unknown[] {
     if (!Array.isArray(value)) {

@@ -4,7 +4,8 @@
  * during preview". Judging item by item keeps the verdicts on every known item; what stays
  * undecided is handed back to the analyzer at the end, so it is reported, never a silent pass.
  */
-import { isUnknownValueError, UnknownValueError, UnknownValueErrorLike } from "./sdk";
+import type { ReportViolation } from "@pulumi/policy";
+import { isUnknownValueError, ReportDiagnostic, UnknownValueError, UnknownValueErrorLike } from "./sdk";
 import { UNKNOWN } from "./unknown";
 
 export class Verdicts {
@@ -86,11 +87,15 @@ export class Verdicts {
     }
 }
 
+// The house style of messages lives in messages.ts (free of the SDK: the tools read it too).
+export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } from "./messages";
+
 /**
- * A violation message in the house style: what is wrong (naming the resource), why it matters
- * in operation, and how to fix it.
+ * Reports an undecided verdict: at advisory level whatever the policy's level, so it never blocks
+ * a deployment, and with its own message, so it is never taken for a pass either. Distinct from a
+ * value unknown at preview (`Verdicts`), which the engine knows at apply and the gate keeps at the
+ * policy's level: this input will never tell.
  */
-export function violation(what: string, why: string, fix: string): string {
-    const end = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
-    return `${end(what)} Why: ${end(why)} Fix: ${end(fix)}`;
+export function reportUndecided(report: ReportViolation, message: string, urn?: string): void {
+    (report as unknown as ReportDiagnostic)({ message, ...(urn ? { urn } : {}), enforcementLevel: "advisory" });
 }

@@ -64,6 +64,21 @@ describe("policy cluster-hardening", () => {
         );
     });
 
+    it("judges what the public endpoint's CIDRs cover together, not their spelling", async () => {
+        const open = (cidrs: string[]) => changed(changed(eksComponent(), "endpointPublicAccess", true), "publicAccessCidrs", cidrs);
+        expectViolations(
+            await runResource(clusterHardening, open(["0.0.0.0/1", "128.0.0.0/1"])),
+            /has a public API endpoint open to 0\.0\.0\.0\/0 \(0\.0\.0\.0\/1, 128\.0\.0\.0\/1 cover every address\)/,
+        );
+        expectViolations(
+            await runResource(clusterHardening, open(["10.0.0.0/8", "203.0.113.0/24"])),
+            /public API endpoint open to 16,777,472 addresses \(10\.0\.0\.0\/8, 203\.0\.113\.0\/24\), more than one \/16 \(65,536\)/,
+        );
+        // Overlaps count once: two /17 halves and the /16 they make are one /16.
+        expectClean(await runResource(clusterHardening, open(["198.51.0.0/17", "198.51.128.0/17", "198.51.0.0/16"])));
+        expectClean(await runResource(clusterHardening, open(["10.0.0.0/8"]), { publicAccessMinPrefix: 8 }));
+    });
+
     it("decides encryption and logging when the endpoint settings are unknown", async () => {
         const outcome = await runResource(
             clusterHardening,

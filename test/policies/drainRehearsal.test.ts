@@ -241,6 +241,31 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         );
     });
 
+    it("accepts a deliberate singleton's outage (platform/singleton with a reason), as workload-service-replicas does", () => {
+        const solo = app("solo", { replicas: 1 });
+        const annotated = (reason: string) => changed(solo, "metadata.annotations", { "platform/singleton": reason });
+        expect(run([managed("apps", 3), annotated("leader-elected; clients retry")]).groups[0].zeroReady).to.deep.equal([]);
+        // Without a reason the annotation accepts nothing.
+        expect(run([managed("apps", 3), annotated(" ")]).groups[0].zeroReady).to.have.length(1);
+    });
+
+    it("counts a KEDA ScaledObject's minReplicaCount like an HPA's minReplicas (one autoscaler reader)", () => {
+        const scaled: TestResource = {
+            type: "kubernetes:keda.sh/v1alpha1:ScaledObject",
+            name: "prod-web-scaledobject",
+            props: {
+                apiVersion: "keda.sh/v1alpha1",
+                kind: "ScaledObject",
+                metadata: { name: "web", namespace: "prod" },
+                spec: { scaleTargetRef: { name: "web" }, minReplicaCount: 1, maxReplicaCount: 5 },
+            },
+        };
+        expect(run([managed("apps", 3), app("web"), scaled]).groups[0].zeroReady.map((z) => z.workload)).to.deep.equal([
+            "Deployment prod/web",
+        ]);
+        expect(run([managed("apps", 3), app("web"), changed(scaled, "spec.minReplicaCount", 3)]).groups[0].zeroReady).to.deep.equal([]);
+    });
+
     it("counts an HPA's minReplicas, not spec.replicas", () => {
         const hpa: TestResource = {
             type: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",

@@ -7,15 +7,20 @@ import type { TestResource } from "./harness";
 
 const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
 
+// What the Pod Security Standard "restricted" asks of every container.
+const restrictedContainer = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+
 function podSpec(): Record<string, unknown> {
     return {
         terminationGracePeriodSeconds: 60,
-        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources }],
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+        initContainers: [{ name: "migrate", image: "registry.example.com/api:1.4.2", resources, securityContext: restrictedContainer }],
         containers: [
             {
                 name: "app",
                 image: "registry.example.com/api:1.4.2",
                 resources,
+                securityContext: restrictedContainer,
                 lifecycle: { preStop: { sleep: { seconds: 5 } } },
             },
         ],
@@ -39,9 +44,70 @@ export function deployment(name = "api", namespace = "prod", replicas = 3): Test
     };
 }
 
+/** The workload without `spec.replicas`, as Kubernetes recommends when an autoscaler owns the count. */
+export function withoutReplicas(r: TestResource): TestResource {
+    const props = JSON.parse(JSON.stringify(r.props)) as { spec: Record<string, unknown> };
+    delete props.spec.replicas;
+    return { ...r, props };
+}
+
+export function hpa(target = "api", min = 2, max = 10, namespace = "prod", kind = "Deployment"): TestResource {
+    return {
+        type: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+        name: `${namespace}-${target}-hpa`,
+        props: {
+            apiVersion: "autoscaling/v2",
+            kind: "HorizontalPodAutoscaler",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { apiVersion: "apps/v1", kind, name: target },
+                minReplicas: min,
+                maxReplicas: max,
+                metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+            },
+        },
+    };
+}
+
+/** A KEDA ScaledObject (keda.sh/v1alpha1); `scaleTargetRef.kind` defaults to Deployment. */
+export function scaledObject(target = "api", min = 0, max = 10, namespace = "prod"): TestResource {
+    return {
+        type: "kubernetes:keda.sh/v1alpha1:ScaledObject",
+        name: `${namespace}-${target}-scaledobject`,
+        props: {
+            apiVersion: "keda.sh/v1alpha1",
+            kind: "ScaledObject",
+            metadata: { name: target, namespace },
+            spec: {
+                scaleTargetRef: { name: target },
+                minReplicaCount: min,
+                maxReplicaCount: max,
+                triggers: [{ type: "cpu", metricType: "Utilization", metadata: { value: "70" } }],
+            },
+        },
+    };
+}
+
 export function statefulSet(name = "db", namespace = "prod", replicas = 3): TestResource {
     const d = deployment(name, namespace, replicas);
     return { type: "kubernetes:apps/v1:StatefulSet", name: `${namespace}-${name}-sts`, props: { ...d.props, kind: "StatefulSet" } };
+}
+
+/** A ReplicationController (core/v1) as kubernetes/examples' older guestbook ships them: `spec.selector` is a plain map. */
+export function replicationController(name = "frontend", namespace = "prod", replicas = 3): TestResource {
+    const d = deployment(name, namespace, replicas);
+    const spec = d.props.spec as Record<string, unknown>;
+    return {
+        type: "kubernetes:core/v1:ReplicationController",
+        name: `${namespace}-${name}-rc`,
+        props: { ...d.props, apiVersion: "v1", kind: "ReplicationController", spec: { ...spec, selector: { app: name } } },
+    };
+}
+
+/** A bare ReplicaSet (apps/v1), owned by no Deployment. */
+export function replicaSet(name = "worker", namespace = "prod", replicas = 2): TestResource {
+    const d = deployment(name, namespace, replicas);
+    return { type: "kubernetes:apps/v1:ReplicaSet", name: `${namespace}-${name}-rs`, props: { ...d.props, kind: "ReplicaSet" } };
 }
 
 export function daemonSet(name = "agent", namespace = "prod"): TestResource {
@@ -116,8 +182,8 @@ export function service(name = "api", namespace = "prod", selector: Record<strin
     };
 }
 
-export function namespace(name = "prod"): TestResource {
-    const labels = { "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "v1.34" };
+export function namespace(name = "prod", level = "restricted", version = "v1.34"): TestResource {
+    const labels = { "pod-security.kubernetes.io/enforce": level, "pod-security.kubernetes.io/enforce-version": version };
     return {
         type: "kubernetes:core/v1:Namespace",
         name: `ns-${name}`,
@@ -276,7 +342,7 @@ export function launchTemplate(): TestResource {
         type: "aws:ec2/launchTemplate:LaunchTemplate",
         name: "system-lt",
         props: {
-            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 2, httpEndpoint: "enabled" },
+            metadataOptions: { httpTokens: "required", httpPutResponseHopLimit: 1, httpEndpoint: "enabled" },
             blockDeviceMappings: [
                 { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: 50, encrypted: "true", deleteOnTermination: "true" } },
             ],
@@ -501,4 +567,48 @@ export function appRole(name = "platform-prod-analytics-reports"): TestResource[
         },
         { ...attachment(name, "AmazonSQSReadOnlyAccess"), name: `${name}-sqs` },
     ];
+}
+
+/** kube-prometheus's Alertmanager custom resource (manifests/alertmanager-alertmanager.yaml), whose pods prometheus-operator creates. */
+/** `replicas: null` leaves `spec.replicas` unset. */
+export function alertmanager(name = "main", namespace = "monitoring", replicas: number | null = 3): TestResource {
+    const podLabels = {
+        "app.kubernetes.io/component": "alert-router",
+        "app.kubernetes.io/instance": name,
+        "app.kubernetes.io/name": "alertmanager",
+        "app.kubernetes.io/part-of": "kube-prometheus",
+    };
+    return {
+        type: "kubernetes:monitoring.coreos.com/v1:Alertmanager",
+        name: `${namespace}/${name}`,
+        props: {
+            apiVersion: "monitoring.coreos.com/v1",
+            kind: "Alertmanager",
+            metadata: { name, namespace, labels: podLabels },
+            spec: {
+                podMetadata: { labels: podLabels },
+                ...(replicas === null ? {} : { replicas }),
+                serviceAccountName: `alertmanager-${name}`,
+            },
+        },
+    };
+}
+
+/** kube-prometheus's PodDisruptionBudget for it (manifests/alertmanager-podDisruptionBudget.yaml). */
+export function alertmanagerPdb(
+    name = "main",
+    namespace = "monitoring",
+    budget: Record<string, unknown> = { maxUnavailable: 1 },
+): TestResource {
+    return pdb(`alertmanager-${name}`, namespace, {
+        ...budget,
+        selector: {
+            matchLabels: {
+                alertmanager: name,
+                "app.kubernetes.io/component": "alert-router",
+                "app.kubernetes.io/name": "alertmanager",
+                "app.kubernetes.io/part-of": "kube-prometheus",
+            },
+        },
+    });
 }

@@ -12,7 +12,8 @@ import type {
     StackValidationArgs,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { configDefaults, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
+import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
+import { isUndecided } from "eks-platform-policies/lib/verdicts";
 import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
@@ -26,6 +27,8 @@ export interface TestResource {
 
 export interface Outcome {
     violations: { message: string; urn?: string }[];
+    /** Undecided verdicts (advisory diagnostics built by `undecided`): neither a pass nor a violation. */
+    undecided: { message: string; urn?: string }[];
     /** The reason given to `notApplicable`, when the policy declared itself not applicable. */
     notApplicable?: string;
     /** The analyzer's advisory "can't run … during preview" message, when a value was unknown. */
@@ -64,6 +67,24 @@ function settle(policy: { name: string }, err: unknown, outcome: Outcome): void 
     }
 }
 
+/**
+ * `reportViolation` as the analyzer's `makeReportViolationFun` builds it: a message string, or a
+ * diagnostic object with its own message, URN and enforcement level. Undecided verdicts (advisory
+ * objects built by `undecided`) go to `outcome.undecided`, everything else to `violations`.
+ */
+function reporter(outcome: Outcome, defaultUrn?: string) {
+    return (message: unknown, urn?: string): void => {
+        if (message !== null && typeof message === "object") {
+            const d = message as { message: string; urn?: string; enforcementLevel?: string };
+            const entry = { message: d.message, ...(d.urn ? { urn: d.urn } : defaultUrn ? { urn: defaultUrn } : {}) };
+            (d.enforcementLevel === "advisory" && isUndecided(d.message) ? outcome.undecided : outcome.violations).push(entry);
+            return;
+        }
+        const u = urn ?? defaultUrn;
+        outcome.violations.push({ message: message as string, ...(u ? { urn: u } : {}) });
+    };
+}
+
 /** Copies props (the engine deserializes a fresh object per call). */
 function fresh(props: Record<string, unknown>): Record<string, unknown> {
     return JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
@@ -71,7 +92,7 @@ function fresh(props: Record<string, unknown>): Record<string, unknown> {
 
 /** Runs a resource policy on one resource. */
 export async function runResource(policy: ResourceValidationPolicy, resource: TestResource, config: object = {}): Promise<Outcome> {
-    const outcome: Outcome = { violations: [] };
+    const outcome: Outcome = { violations: [], undecided: [] };
     const validations = Array.isArray(policy.validateResource)
         ? policy.validateResource
         : policy.validateResource
@@ -108,7 +129,7 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
                     throw new NotApplicableError(reason);
                 },
             };
-            await Promise.resolve(validate(args, (message) => outcome.violations.push({ message, urn })));
+            await Promise.resolve(validate(args, reporter(outcome, urn)));
         } catch (err) {
             settle(policy, err, outcome);
         }
@@ -117,8 +138,13 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
 }
 
 /** Runs a stack policy on a set of resources. */
-export async function runStack(policy: StackValidationPolicy, resources: readonly TestResource[], config: object = {}): Promise<Outcome> {
-    const outcome: Outcome = { violations: [] };
+export async function runStack(
+    policy: StackValidationPolicy,
+    resources: readonly TestResource[],
+    config: object = {},
+    stackTags: ReadonlyMap<string, string> = emptyTags,
+): Promise<Outcome> {
+    const outcome: Outcome = { violations: [], undecided: [] };
     try {
         const policyResources: PolicyResource[] = resources.map((r) => {
             const props = unknownCheckingProxy(fresh(r.props));
@@ -142,18 +168,21 @@ export async function runStack(policy: StackValidationPolicy, resources: readonl
         });
         const args: StackValidationArgs = {
             resources: policyResources,
-            stackTags: emptyTags,
+            stackTags,
             getConfig: getConfigFor(policy, config),
             notApplicable: (reason?: string): never => {
                 throw new NotApplicableError(reason);
             },
         };
-        await Promise.resolve(policy.validateStack(args, (message, urn) => outcome.violations.push({ message, ...(urn ? { urn } : {}) })));
+        await Promise.resolve(policy.validateStack(args, reporter(outcome)));
     } catch (err) {
         settle(policy, err, outcome);
     }
     return outcome;
 }
+
+/** The stack tags the manifest gate sends: the input is plain manifests. */
+export const MANIFEST_TAGS: ReadonlyMap<string, string> = new Map([[INPUT_TAG, MANIFEST_INPUT]]);
 
 /** A deep copy of `obj` with the value at a dotted path (`spec.containers.0.name`) replaced; `undefined` deletes it. */
 export function withField<T extends object>(obj: T, dotted: string, value: unknown): T {

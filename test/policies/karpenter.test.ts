@@ -83,6 +83,49 @@ describe("policy karpenter-nodeclass", () => {
         expectClean(await runResource(karpenterNodeClass, latest, { allowLatestAmi: true }));
     });
 
+    it("reports a metadata hop limit above maxHopLimit; unset is Karpenter's default of 1", async () => {
+        expectViolations(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", 2)),
+            /EC2NodeClass default sets metadataOptions\.httpPutResponseHopLimit to 2, above 1\. Why: .*node role's credentials/,
+        );
+        expectClean(await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", undefined)));
+        expectClean(await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions", undefined)));
+        expectClean(
+            await runResource(karpenterNodeClass, changed(nodeClass(), "spec.metadataOptions.httpPutResponseHopLimit", 2), {
+                maxHopLimit: 2,
+            }),
+        );
+    });
+
+    it("passes Windows aliases at @latest, the only version Karpenter accepts for them, and refuses a pinned one", async () => {
+        // Karpenter v1 EC2NodeClass CEL: "windows families may only specify version 'latest'".
+        for (const family of ["windows2019", "windows2022", "windows2025"]) {
+            expectClean(
+                await runResource(karpenterNodeClass, changed(nodeClass(), "spec.amiSelectorTerms", [{ alias: `${family}@latest` }])),
+            );
+            expectViolations(
+                await runResource(karpenterNodeClass, changed(nodeClass(), "spec.amiSelectorTerms", [{ alias: `${family}@v20250101` }])),
+                new RegExp(`alias ${family}@v20250101.*Karpenter.*only.*latest.*Fix: select ${family}@latest`),
+            );
+        }
+    });
+
+    it("reports an alias Karpenter's validation refuses: malformed, or of an unknown family", async () => {
+        for (const [alias, pattern] of [
+            ["al2023", /alias "al2023" is not written family@version/],
+            [
+                "AL2023@v20250115",
+                /alias "AL2023@v20250115" names family AL2023, which Karpenter does not know \(al2, al2023, bottlerocket, windows2019, windows2022, windows2025\)/,
+            ],
+            ["ubuntu@latest", /alias "ubuntu@latest" names family ubuntu, which Karpenter does not know/],
+        ] as const) {
+            expectViolations(
+                await runResource(karpenterNodeClass, changed(nodeClass(), "spec.amiSelectorTerms", [{ alias }])),
+                new RegExp(`EC2NodeClass default ${pattern.source}.*Why: the API server refuses the EC2NodeClass`),
+            );
+        }
+    });
+
     it("reports each tag key the EC2NodeClass CRD restricts", async () => {
         for (const key of [
             "kubernetes.io/cluster/platform-prod",

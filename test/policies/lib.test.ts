@@ -254,9 +254,17 @@ describe("policy lib: Kubernetes kinds", () => {
 
     const execSleep = (command: unknown[], env?: unknown[]) => preStopSleep({ env, lifecycle: { preStop: { exec: { command } } } });
 
-    it("reads the sleep action's seconds as a number or a numeric string", () => {
-        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "5" } } } })).to.deep.equal({ seconds: 5, unreadable: [] });
-        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "soon" } } } }).unreadable).to.deep.equal(['sleep.seconds "soon"']);
+    it("reads the sleep action's seconds as the API server does: a non-negative integer, never a string", () => {
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: 5 } } } })).to.deep.equal({
+            seconds: 5,
+            unreadable: [],
+            runtime: [],
+        });
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "5" } } } }).unreadable).to.deep.equal([
+            'sleep.seconds "5" (a string: the API server requires an integer)',
+        ]);
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: "soon" } } } }).unreadable).to.have.length(1);
+        expect(preStopSleep({ lifecycle: { preStop: { sleep: { seconds: 2.5 } } } }).unreadable).to.have.length(1);
         expect(preStopSleep({ lifecycle: { preStop: { sleep: {} } } }).unreadable).to.have.length(1);
     });
 
@@ -269,7 +277,7 @@ describe("policy lib: Kubernetes kinds", () => {
         expect(execSleep(["sleep", "1d"]).seconds).to.equal(86_400);
         expect(execSleep(["busybox", "sleep", "3"]).seconds).to.equal(3);
         expect(execSleep(["sleep", "infinity"]).seconds).to.equal(Infinity);
-        expect(execSleep(["nginx", "-s", "quit"])).to.deep.equal({ seconds: 0, unreadable: [] });
+        expect(execSleep(["nginx", "-s", "quit"])).to.deep.equal({ seconds: 0, unreadable: [], runtime: [] });
     });
 
     it("finds sleep calls in shell -c scripts, by any shell and path", () => {
@@ -284,29 +292,33 @@ describe("policy lib: Kubernetes kinds", () => {
         expect(execSleep(["sh", "/drain.sh"]).seconds, "a script file cannot be read").to.equal(0);
     });
 
-    it("returns durations it cannot read instead of counting them as 0", () => {
-        expect(execSleep(["sh", "-c", "sleep $DELAY"])).to.deep.equal({ seconds: 0, unreadable: ["$DELAY"] });
-        expect(execSleep(["sh", "-c", "sleep $(cat /etc/delay)"]).unreadable).to.deep.equal(["$(cat /etc/delay)"]);
-        expect(execSleep(["sleep", "5x"]).unreadable).to.deep.equal(["5x"]);
+    it("tells operands sleep refuses (unreadable) from values only known at run time (runtime), never counting either as 0", () => {
+        expect(execSleep(["sh", "-c", "sleep $DELAY"])).to.deep.equal({ seconds: 0, unreadable: [], runtime: ["$DELAY"] });
+        expect(execSleep(["sh", "-c", "sleep $(cat /etc/delay)"]).runtime).to.deep.equal(["$(cat /etc/delay)"]);
+        expect(execSleep(["sleep", "5x"])).to.deep.equal({ seconds: 0, unreadable: ["5x"], runtime: [] });
         expect(execSleep(["sleep", "$DELAY"], [{ name: "DELAY", value: "9" }]).unreadable, "no shell: nothing expands").to.deep.equal([
             "$DELAY",
         ]);
         expect(
-            execSleep(["sh", "-c", "sleep $DELAY"], [{ name: "DELAY", valueFrom: { configMapKeyRef: { name: "x", key: "y" } } }])
-                .unreadable,
-        ).to.deep.equal(["$DELAY"]);
+            execSleep(["sh", "-c", "sleep $DELAY"], [{ name: "DELAY", valueFrom: { configMapKeyRef: { name: "x", key: "y" } } }]),
+        ).to.deep.equal({ seconds: 0, unreadable: [], runtime: ["$DELAY"] });
+        expect(execSleep(["sh", "-c", "D=5x; sleep $D"]).unreadable, "a literal sleep refuses").to.deep.equal(["$D"]);
     });
 
     it("expands variables in shell scripts from literal env values and ${VAR:-default}", () => {
-        expect(execSleep(["sh", "-c", 'sleep "$DELAY"'], [{ name: "DELAY", value: "9" }])).to.deep.equal({ seconds: 9, unreadable: [] });
+        expect(execSleep(["sh", "-c", 'sleep "$DELAY"'], [{ name: "DELAY", value: "9" }])).to.deep.equal({
+            seconds: 9,
+            unreadable: [],
+            runtime: [],
+        });
         expect(execSleep(["sh", "-c", "sleep ${DELAY:-7}"]).seconds).to.equal(7);
         expect(execSleep(["sh", "-c", "sleep ${DELAY:-7}"], [{ name: "DELAY", value: "2m" }]).seconds).to.equal(120);
     });
 
     it("reads variables the script sets itself, from the next command on", () => {
-        expect(execSleep(["sh", "-c", "D=5; sleep $D"])).to.deep.equal({ seconds: 5, unreadable: [] });
-        expect(execSleep(["sh", "-c", 'export D=2m\nsleep "$D"'])).to.deep.equal({ seconds: 120, unreadable: [] });
-        expect(execSleep(["sh", "-c", "D=$(cat /x); sleep $D"]).unreadable, "a value only known at run time").to.deep.equal(["$D"]);
+        expect(execSleep(["sh", "-c", "D=5; sleep $D"])).to.deep.equal({ seconds: 5, unreadable: [], runtime: [] });
+        expect(execSleep(["sh", "-c", 'export D=2m\nsleep "$D"'])).to.deep.equal({ seconds: 120, unreadable: [], runtime: [] });
+        expect(execSleep(["sh", "-c", "D=$(cat /x); sleep $D"]).runtime, "a value only known at run time").to.deep.equal(["$D"]);
     });
 
     it("reads operands as GNU sleep does (a leading + and an exponent)", () => {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { deniesAllIngress, namespaceIsolation } from "eks-platform-policies/namespaceIsolation";
+import { namespaceIsolation, restrictedPods } from "eks-platform-policies/namespaceIsolation";
 import { expectClean, expectViolations } from "./expect";
-import { namespace, networkPolicy } from "./fixtures";
+import { daemonSet, deployment, namespace, networkPolicy, statefulSet } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";
 
 /** `namespace()` with its enforce label set to `value` (`undefined` removes it). The label key holds dots, so no dotted path. */
@@ -66,31 +66,37 @@ describe("policy namespace-isolation (stack)", () => {
         expect(String(error)).to.match(/namespace-isolation\.minimumEnforceLevel: must be one of "privileged", "baseline", "restricted"/);
     });
 
-    it("reports a namespace without any NetworkPolicy, saying any pod can reach it", async () => {
+    it("reports a namespace without any NetworkPolicy and no workload in the input, saying any pod can reach it", async () => {
         expectViolations(
             await runStack(namespaceIsolation, [namespace()]),
-            /Namespace prod has no default-deny ingress NetworkPolicy\. Why: .*any pod in the cluster.*Fix: .*podSelector: \{\}/,
+            /Namespace prod has no NetworkPolicy restricting ingress to all its pods, and none of its workloads is in this stack\. Why: .*any pod in the cluster.*Fix: .*podSelector: \{\}/,
         );
     });
 
     it("reports both problems of one namespace", async () => {
-        expectViolations(await runStack(namespaceIsolation, [withEnforce(undefined)]), /no pod-security/, /no default-deny ingress/);
+        expectViolations(
+            await runStack(namespaceIsolation, [withEnforce(undefined)]),
+            /no pod-security/,
+            /no NetworkPolicy restricting ingress/,
+        );
     });
 
     for (const [what, path, value] of [
         ["selects only some pods (matchLabels)", "spec.podSelector", { matchLabels: { app: "api" } }],
         ["selects only some pods (matchExpressions)", "spec.podSelector", { matchExpressions: [{ key: "app", operator: "Exists" }] }],
         ["has no podSelector (a required field)", "spec.podSelector", undefined],
+        ["has a malformed podSelector", "spec.podSelector", { matchLabels: "app=api" }],
         ["is egress-only", "spec.policyTypes", ["Egress"]],
-        ["allows some ingress", "spec.ingress", [{ from: [{ podSelector: {} }] }]],
         ["has one empty ingress rule (allows everything)", "spec.ingress", [{}]],
+        ["allows every namespace on every port", "spec.ingress", [{ from: [{ namespaceSelector: {} }] }]],
+        ["allows every address on every port", "spec.ingress", [{ from: [{ ipBlock: { cidr: "0.0.0.0/0" } }] }]],
         ["is in another namespace", "metadata.namespace", "web"],
         ["has no namespace (it lands in default)", "metadata.namespace", undefined],
     ] as const) {
         it(`does not count a NetworkPolicy that ${what}`, async () => {
             expectViolations(
-                await runStack(namespaceIsolation, [namespace(), changed(networkPolicy(), path, value), allowSameNamespace]),
-                /Namespace prod has no default-deny ingress NetworkPolicy/,
+                await runStack(namespaceIsolation, [namespace(), changed(networkPolicy(), path, value)]),
+                /Namespace prod has no NetworkPolicy restricting ingress to all its pods/,
             );
         });
     }
@@ -101,24 +107,34 @@ describe("policy namespace-isolation (stack)", () => {
         ["an empty ingress list", { podSelector: {}, policyTypes: ["Ingress"], ingress: [] }],
         ["no policyTypes (Ingress is implied)", { podSelector: {} }],
         ["no policyTypes and an egress section (the API server defaults to Ingress and Egress)", { podSelector: {}, egress: [{}] }],
+        [
+            "rules admitting only the namespace's own pods",
+            { podSelector: {}, policyTypes: ["Ingress"], ingress: [{ from: [{ podSelector: {} }] }] },
+        ],
+        ["a rule admitting anyone on one port only", { podSelector: {}, ingress: [{ ports: [{ port: 443 }] }] }],
+        [
+            "a rule admitting labelled namespaces",
+            { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: "edge" } } }] }] },
+        ],
     ] as const) {
-        it(`counts a default-deny NetworkPolicy with ${what}`, async () => {
+        it(`counts a NetworkPolicy restricting every pod with ${what}`, async () => {
             expectClean(await runStack(namespaceIsolation, [namespace(), networkPolicy("prod", "deny", spec)]));
         });
     }
 
-    it("recognises the default-deny spec the program renders, and nothing looser", () => {
-        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Ingress"] })).to.equal(true);
-        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Ingress", "Egress"] })).to.equal(true);
-        expect(deniesAllIngress({ podSelector: {}, policyTypes: ["Egress"] })).to.equal(false);
-        expect(deniesAllIngress({ podSelector: "all" })).to.equal(false);
-        expect(deniesAllIngress(undefined)).to.equal(false);
+    it("recognises which pods a NetworkPolicy restricts, and nothing looser", () => {
+        expect(restrictedPods({ podSelector: {}, policyTypes: ["Ingress"] })).to.deep.equal({ matchLabels: {}, matchExpressions: [] });
+        expect(restrictedPods({ podSelector: { matchLabels: { app: "api" } } })?.matchLabels).to.deep.equal({ app: "api" });
+        expect(restrictedPods({ podSelector: {}, policyTypes: ["Egress"] })).to.equal(undefined);
+        expect(restrictedPods({ podSelector: {}, ingress: [{}] })).to.equal(undefined);
+        expect(restrictedPods({ podSelector: "all" })).to.equal(undefined);
+        expect(restrictedPods(undefined)).to.equal(undefined);
     });
 
     it("judges each namespace on its own policies", async () => {
         expectViolations(
             await runStack(namespaceIsolation, [namespace("prod"), namespace("web"), networkPolicy("prod")]),
-            /Namespace web has no default-deny ingress NetworkPolicy/,
+            /Namespace web has no NetworkPolicy restricting ingress to all its pods/,
         );
     });
 
@@ -131,15 +147,15 @@ describe("policy namespace-isolation (stack)", () => {
         expectViolations(
             await runStack(namespaceIsolation, [bare("default")], { exemptNamespaces: [] }),
             /Namespace default has no pod-security/,
-            /Namespace default has no default-deny ingress/,
+            /Namespace default has no NetworkPolicy restricting ingress/,
         );
     });
 
     it("leaves an unknown enforce label undecided, still judging the rest", async () => {
         const outcome = await runStack(namespaceIsolation, [withEnforce(UNKNOWN.string), namespace("web")]);
         expect(outcome.violations.map((v) => v.message)).to.have.length(2);
-        expect(outcome.violations[0].message).to.match(/Namespace prod has no default-deny/);
-        expect(outcome.violations[1].message).to.match(/Namespace web has no default-deny/);
+        expect(outcome.violations[0].message).to.match(/Namespace prod has no NetworkPolicy restricting ingress/);
+        expect(outcome.violations[1].message).to.match(/Namespace web has no NetworkPolicy restricting ingress/);
         expect(outcome.cantRun).to.match(
             /can't run policy 'namespace-isolation'.*pod-security\.kubernetes\.io\/enforce can't be known during preview.*Namespace prod pod security/,
         );
@@ -169,7 +185,12 @@ describe("policy namespace-isolation (stack)", () => {
     });
 
     it("is linear in the number of objects (2,500 and 10,000), with exact verdicts", async () => {
-        const allow = allowSameNamespace.props.spec as Record<string, unknown>;
+        // Restricts only the web pods: no isolation of the namespace by itself.
+        const allow = {
+            podSelector: { matchLabels: { app: "web" } },
+            policyTypes: ["Ingress"],
+            ingress: [{ from: [{ podSelector: {} }] }],
+        };
         const stack = (n: number) => {
             const resources = [];
             for (let i = 0; i < n / 4; i++) {
@@ -193,5 +214,84 @@ describe("policy namespace-isolation (stack)", () => {
             expect(outcome.violations, String(n)).to.have.length(Math.ceil(n / 4 / 100) * 3);
         }
         expect(times[1] / times[0], `${times.map((t) => t.toFixed(0)).join(" ms, ")} ms`).to.be.lessThan(10);
+    });
+});
+
+describe("policy namespace-isolation: what is actually isolated", () => {
+    // kube-prometheus's shape: no default deny, one NetworkPolicy per component selecting its pods.
+    const component = (ns: string, app: string) =>
+        networkPolicy(ns, app, {
+            podSelector: { matchLabels: { app } },
+            policyTypes: ["Egress", "Ingress"],
+            egress: [{}],
+            ingress: [{ from: [{ podSelector: { matchLabels: { app: "prometheus" } } }], ports: [{ port: 9090, protocol: "TCP" }] }],
+        });
+    const monitoring = () => withEnforce("baseline", "monitoring");
+
+    it("passes per-component NetworkPolicies that between them select every workload's pods", async () => {
+        expectClean(
+            await runStack(namespaceIsolation, [
+                monitoring(),
+                deployment("grafana", "monitoring"),
+                statefulSet("prometheus", "monitoring"),
+                component("monitoring", "grafana"),
+                component("monitoring", "prometheus"),
+            ]),
+        );
+    });
+
+    it("names the workloads whose pods no NetworkPolicy restricts, on the namespace's URN", async () => {
+        const ns = monitoring();
+        const outcome = await runStack(namespaceIsolation, [
+            ns,
+            deployment("grafana", "monitoring"),
+            statefulSet("prometheus", "monitoring"),
+            daemonSet("node-exporter", "monitoring"),
+            component("monitoring", "grafana"),
+        ]);
+        expectViolations(
+            outcome,
+            /Namespace monitoring: the pods of StatefulSet monitoring\/prometheus \(app=prometheus,tier=web\), DaemonSet monitoring\/node-exporter \(app=node-exporter,tier=web\) are selected by no NetworkPolicy restricting ingress\. Why: any pod in the cluster.*Fix: add a NetworkPolicy in monitoring with spec\.podSelector: \{\}.*or a NetworkPolicy selecting those pods' labels/,
+        );
+        expect(outcome.violations[0].urn).to.equal(urnOf(ns));
+    });
+
+    it("does not count a component policy whose rule admits everyone", async () => {
+        const open = changed(component("monitoring", "grafana"), "spec.ingress", [{}]);
+        expectViolations(
+            await runStack(namespaceIsolation, [monitoring(), deployment("grafana", "monitoring"), open]),
+            /the pods of Deployment monitoring\/grafana .* are selected by no NetworkPolicy restricting ingress/,
+        );
+    });
+
+    it("allows a per-namespace Pod Security level without dropping the NetworkPolicy check", async () => {
+        const privileged = withEnforce("privileged", "monitoring");
+        expectViolations(
+            await runStack(namespaceIsolation, [privileged, networkPolicy("monitoring")]),
+            /Namespace monitoring enforces Pod Security level privileged, below the required baseline.*Fix: .*namespaceEnforceLevels, e\.g\. \{"monitoring": "privileged"\}/,
+        );
+        const config = { namespaceEnforceLevels: { monitoring: "privileged" } };
+        expectClean(await runStack(namespaceIsolation, [privileged, networkPolicy("monitoring")], config));
+        expectViolations(
+            await runStack(namespaceIsolation, [privileged], config),
+            /Namespace monitoring has no NetworkPolicy restricting ingress/,
+        );
+        // Other namespaces keep the stack-wide minimum.
+        expectViolations(
+            await runStack(namespaceIsolation, [withEnforce("privileged", "prod"), networkPolicy("prod")], config),
+            /Namespace prod enforces Pod Security level privileged, below the required baseline/,
+        );
+    });
+
+    it("rejects a per-namespace level that is not a Pod Security level", async () => {
+        let error: unknown;
+        try {
+            await runStack(namespaceIsolation, [namespace()], { namespaceEnforceLevels: { monitoring: "open" } });
+        } catch (err) {
+            error = err;
+        }
+        expect(String(error)).to.match(
+            /namespace-isolation\.namespaceEnforceLevels\.monitoring: must be one of "privileged", "baseline", "restricted", not "open"/,
+        );
     });
 });

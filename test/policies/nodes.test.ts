@@ -3,7 +3,7 @@ import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConf
 import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
 import { managedPolicyName } from "eks-platform-policies/lib";
 import { nodeRolePolicies, roleNameFromArn, trustsEc2 } from "eks-platform-policies/nodeRolePolicies";
-import { expectClean, expectViolations } from "./expect";
+import { expectClean, expectUndecided, expectViolations } from "./expect";
 import {
     attachment,
     EC2_TRUST,
@@ -90,7 +90,37 @@ describe("policy node-role-policies (stack)", () => {
             name: "gpu-profile",
             props: { role: "platform-prod-gpu-node" },
         };
-        expectViolations(await runStack(nodeRolePolicies, [profile]), /platform-prod-gpu-node \(instance profile gpu-profile uses it\)/);
+        expectViolations(
+            await runStack(nodeRolePolicies, [profile, role("platform-prod-gpu-node", JSON.stringify({ Statement: [] }))]),
+            /platform-prod-gpu-node \(instance profile gpu-profile uses it\)/,
+        );
+    });
+
+    it("leaves a role the input only references undecided, on the referencing resource: never a violation, never a pass", async () => {
+        // IAM roles are not Kubernetes objects: a manifest set, or a stack taking its roles from another stack, only names them.
+        const nc = nodeClass();
+        const outcome = await runStack(nodeRolePolicies, [nc]);
+        expectUndecided(
+            outcome,
+            /^Undecided: IAM role platform-prod-karpenter-node \(EC2NodeClass default uses it\) is not defined in this input.*AmazonEKSWorkerNodePolicy.*To decide it: /,
+        );
+        expect(outcome.undecided[0].urn).to.equal(urnOf(nc));
+        const profile: TestResource = {
+            type: "aws:iam/instanceProfile:InstanceProfile",
+            name: "gpu-profile",
+            props: { role: "platform-prod-gpu-node" },
+        };
+        expectUndecided(
+            await runStack(nodeRolePolicies, [profile]),
+            /IAM role platform-prod-gpu-node \(instance profile gpu-profile uses it\) is not defined/,
+        );
+        const group = changed(nodeGroup(), "nodeRoleArn", "arn:aws:iam::123456789012:role/shared-node");
+        expectUndecided(
+            await runStack(nodeRolePolicies, [group]),
+            /IAM role shared-node \(managed node group nodegroups-system uses it\) is not defined/,
+        );
+        // Defined in the input, it is judged.
+        expectClean(await runStack(nodeRolePolicies, [nc, ...nodeRoleWithPolicies("platform-prod-karpenter-node")]));
     });
 
     it("ignores roles EC2 does not assume, and says so when no node role exists", async () => {
@@ -133,6 +163,24 @@ describe("policy node-launch-hardening", () => {
         expectViolations(
             await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions", undefined)),
             /does not set metadataOptions\.httpTokens/,
+            /does not set metadataOptions\.httpPutResponseHopLimit/,
+        );
+    });
+
+    it("reports a metadata hop limit above maxHopLimit, or left to the AMI's default", async () => {
+        // Two hops let every pod on the pod network reach IMDS, and the node role's credentials with it.
+        expectViolations(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", 2)),
+            /LaunchTemplate system-lt sets metadataOptions\.httpPutResponseHopLimit to 2, above 1\. Why: .*pods? .*node role's credentials/,
+        );
+        expectViolations(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", undefined)),
+            /LaunchTemplate system-lt does not set metadataOptions\.httpPutResponseHopLimit/,
+        );
+        expectClean(
+            await runResource(nodeLaunchHardening, changed(launchTemplate(), "metadataOptions.httpPutResponseHopLimit", 2), {
+                maxHopLimit: 2,
+            }),
         );
     });
 

@@ -180,3 +180,12 @@ for (const stack of stacks()) {
         });
     });
 }
+
+describe("policy pack: api-versions-served follows each stack's Kubernetes version", () => {
+    for (const stack of stacks()) {
+        it(`${stack}: kubernetesVersion (what plain manifests are judged against) is the stack's cluster.version`, () => {
+            const { config } = effectiveConfig(path.join(CONFIG_DIR, `${stack}.json`));
+            expect(config["api-versions-served"].properties.kubernetesVersion).to.equal(stackConfig(stack).cluster.version);
+        });
+    }
+});

@@ -83,6 +83,11 @@ describe("policies: values unknown at preview (the SDK's unknownCheckingProxy)",
                             outcome.violations.map((v) => v.message),
                             where,
                         ).to.deep.equal([]);
+                        // A value unknown at preview is known at apply: "can't run" now, never "undecided".
+                        expect(
+                            outcome.undecided.map((v) => v.message),
+                            where,
+                        ).to.deep.equal([]);
                         if (outcome.cantRun) {
                             undecided++;
                             expect(outcome.cantRun, where).to.match(
@@ -116,6 +121,9 @@ describe("policies: never throw on odd input (fast-check)", function () {
                         const outcome = await s.run(mutated);
                         for (const v of outcome.violations) {
                             expect(v.message).to.match(/^.+\. Why: .+\. Fix: .+\.$/s);
+                        }
+                        for (const v of outcome.undecided) {
+                            expect(v.message).to.match(/^Undecided: .+\. Why: .+\. To decide it: .+\.$/s);
                         }
                     }),
                     { numRuns: 150 },

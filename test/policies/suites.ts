@@ -4,6 +4,7 @@
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { accessLeastPrivilege } from "eks-platform-policies/accessLeastPrivilege";
+import { apiVersionsServed } from "eks-platform-policies/apiVersionsServed";
 import { clusterHardening } from "eks-platform-policies/clusterHardening";
 import { drainRehearsal } from "eks-platform-policies/drainRehearsal";
 import { drainWindow } from "eks-platform-policies/drainWindow";
@@ -15,11 +16,13 @@ import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConf
 import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
 import { nodeRolePolicies } from "eks-platform-policies/nodeRolePolicies";
 import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
+import { podSecurityStandard } from "eks-platform-policies/podSecurityStandard";
 import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
 import { vpcDns } from "eks-platform-policies/vpcDns";
 import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
 import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
 import { workloadResources } from "eks-platform-policies/workloadResources";
+import { workloadServiceReplicas } from "eks-platform-policies/workloadServiceReplicas";
 import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
 import { appRoleLeastPrivilege } from "eks-platform-policies/appRoleLeastPrivilege";
 import * as f from "./fixtures";
@@ -44,11 +47,27 @@ export const suites: Suite[] = [
     resourceSuite(workloadResources, f.deployment(), f.statefulSet(), f.daemonSet(), f.pod(), f.job(), f.cronJob()),
     resourceSuite(workloadTerminationGrace, f.deployment(), f.pod()),
     stackSuite(workloadPrestopHook, [f.deployment(), f.service()]),
-    stackSuite(workloadPdbRequired, [f.deployment(), f.pdb()]),
-    stackSuite(pdbAllowsDisruption, [f.deployment(), f.pdb()]),
+    stackSuite(
+        workloadServiceReplicas,
+        [f.deployment(), f.service()],
+        [f.withoutReplicas(f.deployment()), f.hpa("api", 2, 6), f.service()],
+    ),
+    stackSuite(
+        workloadPdbRequired,
+        [f.deployment(), f.pdb()],
+        [f.withoutReplicas(f.deployment()), f.hpa("api", 3, 6), f.pdb()],
+        [f.replicationController(), f.pdb("rc", "prod", { maxUnavailable: 1, selector: { matchLabels: { app: "frontend" } } })],
+    ),
+    stackSuite(
+        pdbAllowsDisruption,
+        [f.deployment(), f.pdb()],
+        [f.withoutReplicas(f.deployment()), f.scaledObject("api", 2, 6), f.pdb()],
+        [f.alertmanager(), f.alertmanagerPdb()],
+    ),
     stackSuite(namespaceQuotaRequired, [f.namespace(), f.resourceQuota(), f.limitRange()]),
     stackSuite(drainWindow, [f.deployment(), f.nodePool(), f.lifecycleHook()]),
     stackSuite(drainRehearsal, [f.nodeGroup(), f.deployment(), f.pdb()]),
+    stackSuite(apiVersionsServed, [f.eksComponent(), f.deployment(), f.pdb()]),
     resourceSuite(karpenterNodePool, f.nodePool()),
     resourceSuite(karpenterNodeClass, f.nodeClass()),
     stackSuite(subnetEksTags, [f.eksComponent(), f.subnet("public"), f.subnet("private")]),
@@ -66,6 +85,7 @@ export const suites: Suite[] = [
             ingress: [{ from: [{ podSelector: {} }] }],
         }),
     ]),
+    stackSuite(podSecurityStandard, [f.namespace(), f.deployment(), f.pod(), f.cronJob()], [f.deployment("api", "staging")]),
     stackSuite(accessLeastPrivilege, f.accessGrants(), [f.eksComponentWithAccess()]),
     stackSuite(appRoleLeastPrivilege, f.appRole()),
 ];

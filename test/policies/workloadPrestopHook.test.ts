@@ -55,3 +55,75 @@ describe("policy workload-prestop-hook (stack)", () => {
         expect(outcome.cantRun).to.match(/undecided until the values are known: Service prod-other-svc/);
     });
 });
+
+/**
+ * kube-prometheus's node-exporter shape: the exporter listens on localhost only, kube-rbac-proxy
+ * serves it as `https`, neither has a preStop hook; and a Prometheus-like pod whose config
+ * reloader has no ports.
+ */
+function proxied(): ReturnType<typeof deployment> {
+    return changed(deployment("exporter", "monitoring"), "spec.template.spec.containers", [
+        { name: "node-exporter", image: "quay.io/prometheus/node-exporter:v1.9.1", args: ["--web.listen-address=127.0.0.1:9101"] },
+        { name: "kube-rbac-proxy", image: "quay.io/brancz/kube-rbac-proxy:v0.19.1", ports: [{ name: "https", containerPort: 9100 }] },
+        { name: "config-reloader", image: "quay.io/prometheus-operator/prometheus-config-reloader:v0.83.0" },
+    ]);
+}
+const exporterService = (ports: unknown[]) => changed(service("exporter", "monitoring", { app: "exporter" }), "spec.ports", ports);
+
+describe("policy workload-prestop-hook: the container a Service port reaches", () => {
+    it("names the container a named targetPort resolves to, and no other", async () => {
+        expectViolations(
+            await runStack(workloadPrestopHook, [proxied(), exporterService([{ name: "https", port: 9100, targetPort: "https" }])]),
+            /Deployment monitoring\/exporter container "kube-rbac-proxy" has no preStop hook, yet Service exporter sends it traffic \(port https → targetPort https\)/,
+        );
+    });
+
+    it("names the container declaring a numbered targetPort", async () => {
+        expectViolations(
+            await runStack(workloadPrestopHook, [proxied(), exporterService([{ port: 443, targetPort: 9100 }])]),
+            /container "kube-rbac-proxy" has no preStop hook, yet Service exporter sends it traffic \(port 443 → targetPort 9100\)/,
+        );
+        // No targetPort: it is the port itself.
+        expectViolations(
+            await runStack(workloadPrestopHook, [proxied(), exporterService([{ name: "web", port: 9100 }])]),
+            /container "kube-rbac-proxy" .*\(port web → targetPort 9100\)/,
+        );
+    });
+
+    it("names every container when no container declares a numbered targetPort, and says why", async () => {
+        const outcome = await runStack(workloadPrestopHook, [proxied(), exporterService([{ port: 80, targetPort: 8080 }])]);
+        expectViolations(
+            outcome,
+            /container "node-exporter" .*8080, a port no container declares, so any of them may serve it/,
+            /container "kube-rbac-proxy" .*a port no container declares/,
+            /container "config-reloader" .*a port no container declares/,
+        );
+    });
+
+    it("reports nothing for a named targetPort no container declares: the Service sends the pod nothing", async () => {
+        expectClean(await runStack(workloadPrestopHook, [proxied(), exporterService([{ name: "web", port: 80, targetPort: "web" }])]));
+    });
+
+    it("skips Services that only expose metrics, and metrics ports beside real ones", async () => {
+        for (const ports of [
+            [{ name: "metrics", port: 8082, targetPort: 8082 }],
+            [{ name: "https-metrics", port: 9100, targetPort: "https" }],
+            [{ name: "http", port: 9100, targetPort: "http-metrics" }],
+        ]) {
+            expect(
+                (await runStack(workloadPrestopHook, [proxied(), exporterService(ports)])).notApplicable,
+                JSON.stringify(ports),
+            ).to.match(/selected by a Service that serves requests: nothing was checked/);
+        }
+        expectViolations(
+            await runStack(workloadPrestopHook, [
+                proxied(),
+                exporterService([
+                    { name: "metrics", port: 9100, targetPort: "https" },
+                    { name: "grpc", port: 443, targetPort: 9100 },
+                ]),
+            ]),
+            /container "kube-rbac-proxy" has no preStop hook, yet Service exporter sends it traffic \(port grpc → targetPort 9100\)\. Why/,
+        );
+    });
+});

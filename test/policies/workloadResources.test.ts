@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { workloadResources } from "eks-platform-policies/workloadResources";
 import { expectClean, expectViolations } from "./expect";
-import { cronJob, daemonSet, deployment, job, pod, statefulSet, vpc } from "./fixtures";
+import { cronJob, daemonSet, deployment, job, pod, replicaSet, replicationController, statefulSet, vpc } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";
 
 const C = "spec.template.spec.containers.0.resources";
@@ -78,6 +78,22 @@ describe("policy workload-resources", () => {
         );
     });
 
+    it("reports resources written as a list, or requests and limits that are not maps, as the type errors they are", async () => {
+        const C0 = "spec.template.spec.containers.0";
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources`, [{ cpu: "1" }, { memory: "1Gi" }])),
+            /container "app" has resources as a list, not a map of requests and limits\. Why: the API server rejects the object/,
+        );
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources.requests`, ["cpu=1"])),
+            /container "app" has resources\.requests as a list, not a map of resource names to quantities/,
+        );
+        expectViolations(
+            await runResource(workloadResources, changed(deployment(), `${C0}.resources.limits`, "1 CPU")),
+            /container "app" has resources\.limits as the string "1 CPU", not a map/,
+        );
+    });
+
     it("decides the known containers when one container's resources are unknown", async () => {
         const w = changed(
             changed(deployment(), `${C}`, UNKNOWN.object),
@@ -100,5 +116,32 @@ describe("policy workload-resources", () => {
             error = err;
         }
         expect(String(error)).to.match(/workload-resources\.requireCpuLimit: must be a boolean/);
+    });
+});
+
+describe("policy workload-resources: one message per container", () => {
+    it("lists every missing field of a bare container in one message, with the reason for each", async () => {
+        const outcome = await runResource(workloadResources, changed(deployment(), C, undefined));
+        expectViolations(
+            outcome,
+            /Deployment prod\/api container "app" sets no resources\.requests\.cpu, resources\.requests\.memory, resources\.limits\.memory or resources\.limits\.cpu\. Why: requests\.cpu: .*scheduler.*; requests\.memory: .*; limits\.memory: .*OOM.*; limits\.cpu: .*starve.*Fix: set resources\.requests\.cpu \(e\.g\. "100m"\), resources\.requests\.memory \(e\.g\. "128Mi"\), resources\.limits\.memory \(e\.g\. "512Mi"\) and resources\.limits\.cpu \(e\.g\. "500m"\)/,
+        );
+    });
+
+    it("keeps containers apart: two bare containers give two messages", async () => {
+        const w = changed(changed(deployment(), C, undefined), "spec.template.spec.initContainers.0.resources", undefined);
+        expectViolations(await runResource(workloadResources, w), /init container "migrate" sets no/, /container "app" sets no/);
+    });
+});
+
+describe("policy workload-resources: legacy and bare controllers", () => {
+    it("judges a ReplicationController and a bare ReplicaSet like a Deployment", async () => {
+        for (const w of [replicationController(), replicaSet()]) {
+            expectClean(await runResource(workloadResources, w));
+            expectViolations(
+                await runResource(workloadResources, changed(w, `${C}.limits.memory`, undefined)),
+                /(ReplicationController prod\/frontend|ReplicaSet prod\/worker) container "app" sets no resources\.limits\.memory/,
+            );
+        }
     });
 });

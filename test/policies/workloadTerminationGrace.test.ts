@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
-import { expectClean, expectViolations } from "./expect";
-import { cronJob, daemonSet, deployment, pod, statefulSet } from "./fixtures";
+import { expectClean, expectUndecided, expectViolations } from "./expect";
+import { cronJob, daemonSet, deployment, pod, replicaSet, replicationController, statefulSet } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";
 
 const T = "spec.template.spec.terminationGracePeriodSeconds";
@@ -63,14 +63,14 @@ describe("policy workload-termination-grace", () => {
     const P = "spec.template.spec.containers.0.lifecycle.preStop";
     const withPreStop = (preStop: unknown, grace = 60) => changed(changed(deployment(), P, preStop), T, grace);
 
-    it("reads the preStop sleep in every form: sleep by path, shell scripts, GNU units, numeric strings", async () => {
+    it("reads the preStop sleep in every form: sleep by path, shell scripts, GNU units", async () => {
         for (const preStop of [
             { exec: { command: ["/bin/sleep", "60"] } },
             { exec: { command: ["/usr/bin/sleep", "60"] } },
             { exec: { command: ["sh", "-c", "sleep 1m"] } },
             { exec: { command: ["/bin/bash", "-c", "/usr/bin/sleep 30s 30; nginx -s quit"] } },
             { exec: { command: ["sh", "-c", "sleep 59.5 && sleep 0.5"] } },
-            { sleep: { seconds: "60" } },
+            { sleep: { seconds: 60 } },
         ]) {
             expectViolations(
                 await runResource(workloadTerminationGrace, withPreStop(preStop)),
@@ -87,15 +87,29 @@ describe("policy workload-termination-grace", () => {
         );
     });
 
-    it("reports a preStop sleep it cannot read instead of taking it as 0", async () => {
-        const outcome = await runResource(workloadTerminationGrace, withPreStop({ exec: { command: ["sh", "-c", "sleep $DELAY"] } }));
+    it("reports a preStop sleep that sleep or the API server refuses instead of taking it as 0", async () => {
         expectViolations(
-            outcome,
-            /Deployment prod\/api has a preStop sleep whose length cannot be read in container "app" \(\$DELAY\), so it cannot be checked against .*terminationGracePeriodSeconds 60.*Fix: write the sleep as a literal duration/,
+            await runResource(workloadTerminationGrace, withPreStop({ exec: { command: ["sleep", "5x"] } })),
+            /Deployment prod\/api has a preStop sleep that cannot run as written in container "app" \(5x\).*Fix: write the sleep as a literal duration/,
         );
-        const fromEnv = changed(withPreStop({ exec: { command: ["sh", "-c", "sleep $DELAY"] } }), "spec.template.spec.containers.0.env", [
-            { name: "DELAY", value: "10" },
+        // The sleep action takes an integer: the API server rejects "5".
+        expectViolations(
+            await runResource(workloadTerminationGrace, withPreStop({ sleep: { seconds: "5" } })),
+            /container "app" \(sleep\.seconds "5" \(a string: the API server requires an integer\)\)/,
+        );
+    });
+
+    it("leaves a preStop sleep whose length only exists at run time undecided, not a violation, not a pass", async () => {
+        const fromRuntime = withPreStop({ exec: { command: ["sh", "-c", "sleep $DELAY"] } });
+        expectUndecided(
+            await runResource(workloadTerminationGrace, fromRuntime),
+            /^Undecided: Deployment prod\/api container "app" sleeps \$DELAY in its preStop hook, a length only known at run time.*terminationGracePeriodSeconds 60.*To decide it: /,
+        );
+        const fromConfigMap = changed(fromRuntime, "spec.template.spec.containers.0.env", [
+            { name: "DELAY", valueFrom: { configMapKeyRef: { name: "drain", key: "delay" } } },
         ]);
+        expectUndecided(await runResource(workloadTerminationGrace, fromConfigMap), /sleeps \$DELAY in its preStop hook/);
+        const fromEnv = changed(fromRuntime, "spec.template.spec.containers.0.env", [{ name: "DELAY", value: "10" }]);
         expectClean(await runResource(workloadTerminationGrace, fromEnv));
         expectViolations(
             await runResource(workloadTerminationGrace, changed(fromEnv, "spec.template.spec.containers.0.env.0.value", "90")),
@@ -131,5 +145,17 @@ describe("policy workload-termination-grace", () => {
             error = err;
         }
         expect(String(error)).to.match(/workload-termination-grace\.min: 200 is above max 120/);
+    });
+});
+
+describe("policy workload-termination-grace: legacy and bare controllers", () => {
+    it("judges a ReplicationController and a bare ReplicaSet like a Deployment", async () => {
+        for (const w of [replicationController(), replicaSet()]) {
+            expectClean(await runResource(workloadTerminationGrace, w));
+            expectViolations(
+                await runResource(workloadTerminationGrace, changed(w, T, undefined)),
+                /(ReplicationController prod\/frontend|ReplicaSet prod\/worker) does not set spec\.template\.spec\.terminationGracePeriodSeconds/,
+            );
+        }
     });
 });

@@ -9,7 +9,7 @@
  * node with the fewest pods of the same workload, then the fewest in its zone, then the least
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
-import { formatTaint, placementMismatch, Taint, untoleratedTaint } from "../scheduling";
+import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "../scheduling";
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
 import { NODE_READY_SECONDS } from "./timing";
@@ -454,7 +454,7 @@ export class Cluster {
             let lastReason = "no instance type its requirements allow";
             for (const capacityType of pool.capacityTypes) {
                 for (const zone of this.zoneOrder(pod)) {
-                    const labels = { ...pool.labels, "karpenter.sh/capacity-type": capacityType, [ZONE]: zone };
+                    const labels = { ...pool.labels, [CAPACITY_TYPE_LABEL]: capacityType, [ZONE]: zone };
                     const options = pool.candidates.filter(
                         (c) =>
                             placementMismatch(shape.placement, { ...labels, ...c.labels }) === undefined &&

@@ -73,9 +73,12 @@ export interface WorkloadModel {
     namespace: string;
     urn?: string;
     labels: Record<string, string>;
-    /** Replicas the rehearsal runs: `spec.replicas`, or the HPA's `minReplicas` when one targets it. */
+    /** Replicas the rehearsal runs: `spec.replicas`, or the minimum of the autoscalers (HPA, KEDA ScaledObject) that scale it. */
     replicas: number;
+    /** The autoscalers that scale it (`name`: as messages name them, e.g. `HorizontalPodAutoscaler prod/web`) and their range. */
     hpa?: { name: string; minReplicas: number; maxReplicas?: number };
+    /** Why it is a deliberate singleton (`platform/singleton`): reaching zero ready replicas in a rollout is accepted, not reported. */
+    singleton?: string;
     pod: PodShape;
     /** A controller recreates an evicted pod (not so for a bare Pod). */
     recreated: boolean;

@@ -5,7 +5,19 @@
  */
 import { karpenterDuration } from "../duration";
 import { readIntOrPercent, scaledValue, formatIntOrPercent, IntOrPercent } from "../intOrPercent";
-import { containersOf, isKind, karpenterVersion, LONG_RUNNING, namespaceOf, objectName, readWorkload, Workload } from "../kubernetes";
+import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "../autoscaling";
+import {
+    containersOf,
+    isKind,
+    karpenterVersion,
+    kubernetesKind,
+    LONG_RUNNING,
+    namespaceOf,
+    objectName,
+    readWorkload,
+    singletonReason,
+    Workload,
+} from "../kubernetes";
 import { parseQuantity } from "../quantity";
 import {
     capacityTypesAllowed,
@@ -506,44 +518,25 @@ function podShape(
     };
 }
 
-interface Hpa {
-    name: string;
-    namespace: string;
-    kind: string;
-    target: string;
-    minReplicas: number;
-    maxReplicas?: number;
-}
-
-function readHpas(resources: readonly DrainResource[], verdicts: Verdicts, undecided: UndecidedNamespaces): Hpa[] {
-    const out: Hpa[] = [];
+/** The autoscalers (HPA, KEDA ScaledObject) of the input, read by the pack's one autoscaler reader. */
+function readAutoscalers(resources: readonly DrainResource[], verdicts: Verdicts, undecided: UndecidedNamespaces): Autoscaler[] {
+    const out: Autoscaler[] = [];
     for (const r of resources) {
-        if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "autoscaling", "HorizontalPodAutoscaler")) {
+        if (!r.type.startsWith("kubernetes:")) {
             continue;
         }
-        const hpa = readOr(
+        const k = kubernetesKind(r.type, r.props);
+        if (!k || !AUTOSCALER_KINDS.has(k.kind)) {
+            continue;
+        }
+        const a = readOr(
             verdicts,
-            `HorizontalPodAutoscaler ${r.name}`,
-            () => {
-                const spec = field(r.props, "spec");
-                const kind = asString(path(spec, "scaleTargetRef", "kind"));
-                const target = asString(path(spec, "scaleTargetRef", "name"));
-                const max = asNumeric(field(spec, "maxReplicas"));
-                return kind && target
-                    ? {
-                          name: objectName(r.props, r.name),
-                          namespace: namespaceOf(r.props),
-                          kind,
-                          target,
-                          minReplicas: asNumeric(field(spec, "minReplicas")) ?? 1,
-                          ...(max !== undefined ? { maxReplicas: max } : {}),
-                      }
-                    : undefined;
-            },
+            `${k.kind} ${r.name}`,
+            () => readAutoscaler(k.group, k.kind, r.props, r.name),
             () => undecided.add(r.props),
         );
-        if (hpa) {
-            out.push(hpa);
+        if (a) {
+            out.push(a);
         }
     }
     return out;
@@ -648,7 +641,7 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
     }
 
     const limitRanges = readLimitRanges(resources, verdicts, undecidedNamespaces);
-    const hpas = readHpas(resources, verdicts, undecidedNamespaces);
+    const autoscalers = readAutoscalers(resources, verdicts, undecidedNamespaces);
     const workloads: WorkloadModel[] = [];
     const read: Workload[] = [];
     const daemonSets: DaemonSetModel[] = [];
@@ -675,14 +668,19 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
                     daemonSets.push({ id, pod });
                     return;
                 }
-                const hpa = hpas.find((h) => h.namespace === w.namespace && h.kind === w.kind && h.target === w.name);
-                const replicas = hpa ? hpa.minReplicas : (w.replicas ?? 1);
-                const replicaProblem = countProblem(replicas, hpa ? `HPA ${hpa.name} minReplicas` : "replicas", MAX_WORKLOAD_REPLICAS);
+                // An autoscaler owns the count: the rollout meets the workload at its minimum.
+                const scalers = autoscalers.filter(
+                    (a) => a.namespace === w.namespace && a.target.kind === w.kind && a.target.name === w.name,
+                );
+                const range = scalers.length > 0 ? combinedRange(scalers) : undefined;
+                const replicas = range ? range.min : (w.replicas ?? 1);
+                const replicaProblem = countProblem(replicas, range ? `the minimum of ${range.by}` : "replicas", MAX_WORKLOAD_REPLICAS);
                 if (replicaProblem) {
                     undecided.push(`${id}: ${replicaProblem}`);
                     return;
                 }
                 const claims = asArray(path(r.props, "spec", "volumeClaimTemplates")).length > 0;
+                const singleton = singletonReason(r.props);
                 read.push(w);
                 workloads.push({
                     id,
@@ -692,15 +690,8 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
                     ...(w.urn ? { urn: w.urn } : {}),
                     labels: w.podLabels,
                     replicas,
-                    ...(hpa
-                        ? {
-                              hpa: {
-                                  name: hpa.name,
-                                  minReplicas: hpa.minReplicas,
-                                  ...(hpa.maxReplicas !== undefined ? { maxReplicas: hpa.maxReplicas } : {}),
-                              },
-                          }
-                        : {}),
+                    ...(range ? { hpa: { name: range.by, minReplicas: range.min, maxReplicas: range.max } } : {}),
+                    ...(singleton !== undefined ? { singleton } : {}),
                     pod,
                     recreated: w.kind !== "Pod",
                     recreateAfterTermination: w.kind === "StatefulSet",

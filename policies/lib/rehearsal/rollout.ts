@@ -130,7 +130,8 @@ class Rollout {
     }
 
     private checkZero(w: WorkloadState, cause: string): void {
-        if (w.ready === 0 && w.model.replicas > 0 && !this.zero.has(w)) {
+        // A deliberate singleton (platform/singleton) has accepted its outage on a drain.
+        if (w.ready === 0 && w.model.replicas > 0 && w.model.singleton === undefined && !this.zero.has(w)) {
             this.zero.add(w);
             this.report.zeroReady.push({
                 workload: w.model.id,
