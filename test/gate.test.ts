@@ -8,7 +8,10 @@ import { GateReport, runGate, summarize } from "../tools/gate";
 import { UNKNOWN } from "eks-platform-policies/lib";
 import { PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../tools/policyConfig";
 import { formatGateText, Locate } from "../tools/report";
-import { GateResource, toStructValue, urnOf } from "../tools/requests";
+import * as fc from "fast-check";
+import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { buildAnalyzeRequest, buildStackRequest, encodeProperties, GateResource, toStructValue, urnOf } from "../tools/requests";
 import { Plan, planToGateResources } from "../tools/stackPlan";
 import { ROOT } from "./mocks";
 
@@ -153,6 +156,59 @@ describe("gate: resources as the engine sends them", () => {
             b: [1, null, null],
             c: { d: true, e: null },
         });
+    });
+
+    // Any JSON-ish value the programs and manifests produce, odd numbers, dates and holes included.
+    const values = fc.letrec((tie) => ({
+        value: fc.oneof(
+            { depthSize: "small" },
+            fc.constant(null),
+            fc.constant(undefined),
+            fc.boolean(),
+            fc.double(),
+            fc.constantFrom(Number.NaN, Infinity, -Infinity, -0),
+            fc.string(),
+            fc.date({ noInvalidDate: true }),
+            fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }),
+            fc.array(tie("value")),
+            tie("object"),
+        ),
+        object: fc.dictionary(fc.string(), tie("value"), { maxKeys: 6 }),
+    }));
+
+    it("writes the same Struct message as google-protobuf's Struct.fromJavaScript of the engine's values", () => {
+        fc.assert(
+            fc.property(values.object, (props) => {
+                const decoded = Struct.deserializeBinary(encodeProperties(props)).toJavaScript();
+                const reference = Struct.fromJavaScript(toStructValue(props) as Record<string, never>).toJavaScript();
+                expect(decoded).to.deep.equal(reference);
+            }),
+            { numRuns: 300 },
+        );
+    });
+
+    it("sends Analyze and AnalyzeStack requests the pack decodes to the same resource and properties", () => {
+        const r: GateResource = {
+            urn: urnOf("prod", "p", "kubernetes:apps/v1:Deployment", "team/web"),
+            type: "kubernetes:apps/v1:Deployment",
+            name: "team/web",
+            props: { metadata: { name: "web", labels: { a: "b" } }, spec: { replicas: 3, paused: false, x: [1, "two", null] } },
+            parent: "urn:pulumi:prod::p::pulumi:pulumi:Stack::p-prod",
+            protect: true,
+            dependencies: ["urn:a", "urn:b"],
+        };
+        const analyze = analyzerpb.AnalyzeRequest.deserializeBinary(buildAnalyzeRequest(r).serializeBinary());
+        expect([analyze.getUrn(), analyze.getType(), analyze.getName()]).to.deep.equal([r.urn, r.type, r.name]);
+        expect(analyze.getProperties()?.toJavaScript()).to.deep.equal(r.props);
+        expect(analyze.getOptions()?.getProtect()).to.equal(true);
+        const stack = analyzerpb.AnalyzeStackRequest.deserializeBinary(
+            buildStackRequest([r, { ...r, urn: "urn:second" }]).serializeBinary(),
+        );
+        const [first, second] = stack.getResourcesList();
+        expect(stack.getResourcesList()).to.have.length(2);
+        expect([first.getUrn(), first.getParent(), first.getDependenciesList()]).to.deep.equal([r.urn, r.parent, r.dependencies]);
+        expect(first.getProperties()?.toJavaScript()).to.deep.equal(r.props);
+        expect(second.getUrn()).to.equal("urn:second");
     });
 });
 

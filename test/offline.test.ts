@@ -38,3 +38,20 @@ describe("offline rendering: SDK promise stacks left unmapped", function () {
         expect(lines.some((l) => l.includes("offline.test.ts"))).to.equal(true);
     });
 });
+
+describe("offline rendering: resource source positions", function () {
+    before(function () {
+        leaveSdkPromiseStacksUnmapped();
+    });
+
+    it("still gives the SDK a file, line and column for every frame of a resource's call stack", function () {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { Resource } = require("@pulumi/pulumi/resource") as {
+            Resource: { callsites(): { file?: string; line?: number; column?: number }[] };
+        };
+        const sites = Resource.callsites();
+        expect(sites[0].file).to.match(/resource\.js$/);
+        expect(sites[0].line).to.be.a("number");
+        expect(sites.some((s) => s.file?.endsWith("offline.test.ts"))).to.equal(true);
+    });
+});

@@ -13,7 +13,7 @@ import { isUndecided, UNDECIDED_PREFIX } from "eks-platform-policies/lib";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
-import { buildAnalyzeRequest, buildStackRequest, GateResource, propertiesStruct } from "./requests";
+import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
 
 /**
  * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
@@ -74,12 +74,32 @@ const UNDETERMINABLE = /^can't run policy '.*' from policy pack '.*' during prev
 // Analyze calls in flight at once: enough to keep the pack busy while the client marshals the next.
 const IN_FLIGHT = 64;
 
-/** Runs the pack over the resources the way `pulumi preview --policy-pack` does. */
-export async function runGate(opts: GateOptions): Promise<GateReport> {
-    const fileConfig = opts.configFile ? loadPolicyPackConfig(opts.configFile) : {};
+/**
+ * A gate that takes its resources as they come: each is sent to Analyze as soon as the pack is
+ * configured (while the caller is still reading the rest), and `finish` sends all of them to
+ * AnalyzeStack and reports. The engine does the same: Analyze per resource as the program
+ * registers it, AnalyzeStack once at the end.
+ */
+export interface GateSession {
+    /** Queues resources for Analyze; they are sent while the caller goes on. */
+    analyze(resources: readonly GateResource[]): void;
+    /** Waits for every Analyze, runs AnalyzeStack over every resource given, and reports. */
+    finish(): Promise<GateReport>;
+}
+
+/** Opens a gate over resources still to come (`opts.resources` are queued at once). */
+export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: readonly GateResource[] }): GateSession {
     const owned = !opts.pack;
-    const pack = await (opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project }));
-    try {
+    const packStarted = opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project });
+    const resources: GateResource[] = [];
+    // Each resource as AnalyzeStack will carry it, written while its Analyze goes out.
+    const encoded: Uint8Array[] = [];
+    const diagnostics: GateDiagnostic[] = [];
+    const notApplicable = new Map<string, number>();
+
+    const ready = (async () => {
+        const fileConfig = opts.configFile ? loadPolicyPackConfig(opts.configFile) : {};
+        const pack = await packStarted;
         const info = await pack.info();
         const { config, warnings } = reconcilePolicyConfig(
             info.policies,
@@ -89,14 +109,12 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
         );
         await pack.configureStack(opts.stack, opts.project, opts.stackTags);
         await pack.configure(config);
-
         // `remediate` counts as mandatory: the SDK reports a violation remediation did not fix as
         // mandatory, so an undecided remediate policy fails the gate as a mandatory one does.
         const levelOfPolicy = (name: string): "mandatory" | "advisory" => {
             const l = config[name]?.enforcementLevel ?? "advisory";
             return l === "mandatory" || l === "remediate" ? "mandatory" : "advisory";
         };
-        const diagnostics: GateDiagnostic[] = [];
         const toDiagnostic = (d: analyzerpb.AnalyzeDiagnostic, urn: string | undefined): GateDiagnostic => {
             const undeterminable = UNDETERMINABLE.test(d.getMessage());
             const reported = levelOf(d.getEnforcementlevel());
@@ -113,73 +131,123 @@ export async function runGate(opts: GateOptions): Promise<GateReport> {
                     : {}),
             };
         };
-        const notApplicable = new Map<string, number>();
-        const structs = opts.resources.map(propertiesStruct);
+        return { pack, info, config, warnings, toDiagnostic };
+    })();
+    ready.catch(() => undefined);
 
-        let next = 0;
-        const worker = async () => {
-            while (next < opts.resources.length) {
-                const i = next++;
-                const r = opts.resources[i];
-                const res = await pack.analyze(buildAnalyzeRequest(r, structs[i]));
-                for (const d of res.getDiagnosticsList()) {
-                    diagnostics.push(toDiagnostic(d, r.urn));
-                }
-                for (const na of res.getNotApplicableList()) {
-                    notApplicable.set(na.getPolicyName(), (notApplicable.get(na.getPolicyName()) ?? 0) + 1);
-                }
-            }
-        };
-        await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, opts.resources.length) }, worker));
-
-        const stackNotApplicable = new Set<string>();
-        try {
-            const res = await pack.analyzeStack(buildStackRequest(opts.resources, structs));
+    // Analyze calls in flight, each worker taking the next queued resource until none is left.
+    let next = 0;
+    const workers = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+        const { pack, toDiagnostic } = await ready;
+        while (next < resources.length && !failure) {
+            const i = next++;
+            const r = resources[i];
+            const props = encodeProperties(r.props);
+            encoded[i] = encodeStackResource(r, props);
+            const res = await pack.analyze(buildAnalyzeRequest(r, props));
             for (const d of res.getDiagnosticsList()) {
-                diagnostics.push(toDiagnostic(d, undefined));
+                diagnostics.push(toDiagnostic(d, r.urn));
             }
             for (const na of res.getNotApplicableList()) {
-                stackNotApplicable.add(na.getPolicyName());
+                notApplicable.set(na.getPolicyName(), (notApplicable.get(na.getPolicyName()) ?? 0) + 1);
             }
-        } catch (err) {
-            if ((err as grpc.ServiceError).code === grpc.status.RESOURCE_EXHAUSTED) {
-                throw new GateInputError(
-                    `AnalyzeStack over ${opts.resources.length} resources exceeds the ${MAX_MESSAGE / 2 ** 20} MiB gRPC limit of the policy runtime: ${(err as Error).message}`,
-                );
-            }
-            throw err;
         }
+    };
+    const pump = () => {
+        while (workers.size < Math.min(IN_FLIGHT, resources.length - next)) {
+            const w: Promise<void> = worker().then(
+                () => {
+                    workers.delete(w);
+                },
+                (error: unknown) => {
+                    workers.delete(w);
+                    failure ??= { error };
+                },
+            );
+            workers.add(w);
+        }
+    };
 
-        const policies = info.policies
-            .filter((p) => config[p.name]?.enforcementLevel !== "disabled")
-            .map((p): PolicyOutcome => ({
-                name: p.name,
-                description: p.description,
-                kind: p.kind,
-                level: config[p.name]?.enforcementLevel ?? p.enforcementLevel,
-                evaluated:
-                    p.kind === "resource"
-                        ? opts.resources.length - (notApplicable.get(p.name) ?? 0)
-                        : stackNotApplicable.has(p.name) || opts.resources.length === 0
-                          ? 0
-                          : opts.resources.length,
-            }));
-        diagnostics.sort(
-            (a, b) => a.policy.localeCompare(b.policy) || (a.urn ?? "").localeCompare(b.urn ?? "") || a.message.localeCompare(b.message),
-        );
-        return {
-            pack: `${info.name}@${info.version}`,
-            configFile: opts.configFile,
-            resources: opts.resources.length,
-            policies,
-            diagnostics,
-            warnings: [...(opts.warnings ?? []), ...warnings],
-        };
-    } finally {
-        if (owned) {
-            pack.close();
-        }
-    }
+    const session: GateSession = {
+        analyze(more) {
+            resources.push(...more);
+            pump();
+        },
+        async finish() {
+            try {
+                const { pack, info, config, warnings, toDiagnostic } = await ready;
+                while (workers.size > 0) {
+                    await Promise.all(workers);
+                    if (!failure) {
+                        pump();
+                    }
+                }
+                if (failure) {
+                    throw failure.error;
+                }
+                const stackNotApplicable = new Set<string>();
+                try {
+                    const res = await pack.analyzeStack(buildStackRequest(resources, encoded));
+                    for (const d of res.getDiagnosticsList()) {
+                        diagnostics.push(toDiagnostic(d, undefined));
+                    }
+                    for (const na of res.getNotApplicableList()) {
+                        stackNotApplicable.add(na.getPolicyName());
+                    }
+                } catch (err) {
+                    if ((err as grpc.ServiceError).code === grpc.status.RESOURCE_EXHAUSTED) {
+                        throw new GateInputError(
+                            `AnalyzeStack over ${resources.length} resources exceeds the ${MAX_MESSAGE / 2 ** 20} MiB gRPC limit of the policy runtime: ${(err as Error).message}`,
+                        );
+                    }
+                    throw err;
+                }
+
+                const policies = info.policies
+                    .filter((p) => config[p.name]?.enforcementLevel !== "disabled")
+                    .map((p): PolicyOutcome => ({
+                        name: p.name,
+                        description: p.description,
+                        kind: p.kind,
+                        level: config[p.name]?.enforcementLevel ?? p.enforcementLevel,
+                        evaluated:
+                            p.kind === "resource"
+                                ? resources.length - (notApplicable.get(p.name) ?? 0)
+                                : stackNotApplicable.has(p.name) || resources.length === 0
+                                  ? 0
+                                  : resources.length,
+                    }));
+                diagnostics.sort(
+                    (a, b) =>
+                        a.policy.localeCompare(b.policy) || (a.urn ?? "").localeCompare(b.urn ?? "") || a.message.localeCompare(b.message),
+                );
+                return {
+                    pack: `${info.name}@${info.version}`,
+                    configFile: opts.configFile,
+                    resources: resources.length,
+                    policies,
+                    diagnostics,
+                    warnings: [...(opts.warnings ?? []), ...warnings],
+                };
+            } finally {
+                if (owned) {
+                    void packStarted.then(
+                        (p) => p.close(),
+                        () => undefined,
+                    );
+                }
+            }
+        },
+    };
+    session.analyze(opts.resources ?? []);
+    return session;
+}
+
+/** Runs the pack over the resources the way `pulumi preview --policy-pack` does. */
+export function runGate(opts: GateOptions): Promise<GateReport> {
+    return openGate(opts).finish();
 }
 
 /**

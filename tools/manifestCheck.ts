@@ -4,8 +4,8 @@
  */
 import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib";
 import { PolicyPackProcess } from "./analyzer";
-import { GateReport, runGate } from "./gate";
-import { collectFiles, MANIFEST_PROJECT, ManifestResource, readManifests, toResources } from "./manifests";
+import { GateReport, openGate } from "./gate";
+import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DESCRIPTION, validateObjects } from "./schema";
@@ -71,34 +71,46 @@ function locator(resources: readonly ManifestResource[], env: string): Locate {
  */
 export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     const files = collectFiles(opts.paths);
-    // The pack boots in its own process while the YAML is parsed here.
+    // The pack boots in its own process while the YAML is parsed here, and each file's objects
+    // go to Analyze while the next file is read: the pack's work overlaps the parsing.
     const pack = PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT });
     pack.catch(() => undefined);
     let report: GateReport;
-    let resources: ManifestResource[];
+    const resources: ManifestResource[] = [];
     let unvalidated: UnvalidatedObject[];
     try {
-        resources = toResources(readManifests(files), opts.env);
         const config = opts.configFile ? { file: opts.configFile, warnings: [] } : environmentConfig(opts.packDir, opts.env);
-        const schema = await validateObjects(
-            resources.map((r) => ({
-                urn: r.resource.urn,
-                object: r.manifest.object,
-                subject: subjectOf(r),
-                lineOf: r.manifest.lineOf ?? (() => r.manifest.line),
-            })),
-        );
-        const refused = new Set(schema.diagnostics.map((d) => d.urn));
-        report = await runGate({
+        const gate = openGate({
             packDir: opts.packDir,
             configFile: config.file,
             warnings: config.warnings,
             stack: opts.env,
             project: MANIFEST_PROJECT,
-            resources: resources.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource),
             pack,
             stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
         });
+        const schema: Awaited<ReturnType<typeof validateObjects>> = { diagnostics: [], unvalidated: [], validated: 0 };
+        for (const file of files) {
+            const mapped = mapObjects(readManifests([file]), opts.env, resources.length);
+            resources.push(...mapped);
+            const checked = await validateObjects(
+                mapped.map((r) => ({
+                    urn: r.resource.urn,
+                    object: r.manifest.object,
+                    subject: subjectOf(r),
+                    lineOf: r.manifest.lineOf ?? (() => r.manifest.line),
+                })),
+            );
+            schema.diagnostics.push(...checked.diagnostics);
+            schema.unvalidated.push(...checked.unvalidated);
+            schema.validated += checked.validated;
+            const refused = new Set(checked.diagnostics.map((d) => d.urn));
+            gate.analyze(mapped.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource));
+            // Let the requests just queued go out (and answers come in) before the next file.
+            await new Promise((resolve) => setImmediate(resolve));
+        }
+        assertUnique(resources);
+        report = await gate.finish();
         const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
         const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));
         unvalidated = notValidated.map(({ r, reason }) => ({

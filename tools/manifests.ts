@@ -225,13 +225,13 @@ export interface ManifestResource {
 export const MANIFEST_PROJECT = "k8s-manifests";
 
 /**
- * Maps objects to the resources Pulumi would register. Objects with one kind, namespace and name
- * are an error listing every such pair: applied, one would silently replace the other.
+ * Maps objects to the resources Pulumi would register, without the duplicate check (see
+ * `toResources`). `offset`: how many objects came before these (unnamed objects are numbered
+ * across the whole input).
  */
-export function toResources(objects: readonly ManifestObject[], env: string): ManifestResource[] {
-    const seen = new Map<string, ManifestObject>();
-    const duplicates: string[] = [];
-    const resources = objects.map((m, i): ManifestResource => {
+export function mapObjects(objects: readonly ManifestObject[], env: string, offset = 0): ManifestResource[] {
+    return objects.map((m, j): ManifestResource => {
+        const i = offset + j;
         const o = m.object;
         const kind = o.kind as string;
         const meta = (o.metadata ?? {}) as { name?: unknown; generateName?: unknown; namespace?: unknown };
@@ -243,12 +243,6 @@ export function toResources(objects: readonly ManifestObject[], env: string): Ma
         // the pack (which falls back to the logical name) show it twice.
         const logical = namespace && typeof meta.name === "string" ? `${namespace}/${name}` : name;
         const urn = urnOf(env, MANIFEST_PROJECT, type, logical);
-        const first = seen.get(urn);
-        if (first) {
-            duplicates.push(`${m.file}:${m.line}: ${kind} ${logical} is also defined at ${first.file}:${first.line}`);
-        } else {
-            seen.set(urn, m);
-        }
         return {
             resource: { urn, type, name: logical, props: packProps(o) },
             manifest: m,
@@ -257,10 +251,35 @@ export function toResources(objects: readonly ManifestObject[], env: string): Ma
             ...(namespace ? { namespace } : {}),
         };
     });
+}
+
+/**
+ * Objects with one kind, namespace and name are an error listing every such pair: applied, one
+ * would silently replace the other.
+ */
+export function assertUnique(resources: readonly ManifestResource[]): void {
+    const seen = new Map<string, ManifestObject>();
+    const duplicates: string[] = [];
+    for (const r of resources) {
+        const first = seen.get(r.resource.urn);
+        if (first) {
+            duplicates.push(
+                `${r.manifest.file}:${r.manifest.line}: ${r.kind} ${r.resource.name} is also defined at ${first.file}:${first.line}`,
+            );
+        } else {
+            seen.set(r.resource.urn, r.manifest);
+        }
+    }
     if (duplicates.length > 0) {
         throw new InputError(
             `${duplicates.length} object${duplicates.length > 1 ? "s repeat" : " repeats"} the kind, namespace and name of another (applied, one would silently replace the other):\n${duplicates.map((d) => `  - ${d}`).join("\n")}`,
         );
     }
+}
+
+/** Maps objects to the resources Pulumi would register; duplicates are an error (`assertUnique`). */
+export function toResources(objects: readonly ManifestObject[], env: string): ManifestResource[] {
+    const resources = mapObjects(objects, env);
+    assertUnique(resources);
     return resources;
 }

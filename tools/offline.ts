@@ -436,9 +436,11 @@ let sdkStacksUnmapped = false;
 
 /**
  * The SDK records `new Error().stack` for every promise it tracks (`runtime/debuggable.js`, a few
- * thousand per render), and under ts-node every frame of every such stack goes through
- * source-map-support: a third of a render. Those stacks are printed only by the SDK's
- * promise-leak report, so they are left unmapped; any other error keeps its mapped stack.
+ * thousand per render) and for every resource it registers (`Resource.callsites` in
+ * `resource.js`, with no frame limit, for the source position the CLI shows), and under ts-node
+ * every frame of every such stack goes through source-map-support: a third of a render. The first
+ * are printed only by the SDK's promise-leak report and the second go to the resource monitor,
+ * which offline is the mock; so both are left unmapped. Any other error keeps its mapped stack.
  */
 export function leaveSdkPromiseStacksUnmapped(): void {
     const mapped = Error.prepareStackTrace?.bind(Error) as ((error: Error, frames: NodeJS.CallSite[]) => unknown) | undefined;
@@ -446,7 +448,7 @@ export function leaveSdkPromiseStacksUnmapped(): void {
         return;
     }
     sdkStacksUnmapped = true;
-    const debuggable = require.resolve("@pulumi/pulumi/runtime/debuggable");
+    const sdkFiles = new Set([require.resolve("@pulumi/pulumi/runtime/debuggable"), require.resolve("@pulumi/pulumi/resource")]);
     const plain = (error: Error, frames: NodeJS.CallSite[]) =>
         [
             String(error),
@@ -455,7 +457,8 @@ export function leaveSdkPromiseStacksUnmapped(): void {
                     `    at ${f.getFunctionName() ?? "<anonymous>"} (${f.getFileName() ?? "?"}:${f.getLineNumber() ?? 0}:${f.getColumnNumber() ?? 0})`,
             ),
         ].join("\n");
-    Error.prepareStackTrace = (error, frames) => (frames[0]?.getFileName() === debuggable ? plain(error, frames) : mapped(error, frames));
+    Error.prepareStackTrace = (error, frames) =>
+        sdkFiles.has(frames[0]?.getFileName() ?? "") ? plain(error, frames) : mapped(error, frames);
 }
 
 /**

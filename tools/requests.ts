@@ -3,7 +3,7 @@
  * marshalled into protobuf Structs, and the Analyze / AnalyzeStack request messages.
  */
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { BinaryWriter, Message } from "google-protobuf";
 
 /** One resource as the engine sends it to the analyzer. */
 export interface GateResource {
@@ -50,9 +50,84 @@ export function toStructValue(value: unknown): unknown {
     return typeof value === "bigint" ? Number(value) : null;
 }
 
-/** A resource's properties as the Struct both requests carry (built once per resource). */
-export function propertiesStruct(r: GateResource): Struct {
-    return Struct.fromJavaScript(toStructValue(r.props) as Record<string, never>);
+type Writer = BinaryWriter & { writeMessage<T>(field: number, value: T, write: (value: T, writer: BinaryWriter) => void): void };
+
+// google.protobuf.Value's fields (struct.proto): one of null_value = 1, number_value = 2,
+// string_value = 3, bool_value = 4, struct_value = 5, list_value = 6. Struct: map<string, Value>
+// fields = 1 (entries: key = 1, value = 2). ListValue: repeated Value values = 1.
+function writeValue(value: unknown, w: Writer): void {
+    if (typeof value === "string") {
+        w.writeString(3, value);
+    } else if (typeof value === "number") {
+        if (Number.isFinite(value)) {
+            w.writeDouble(2, value);
+        } else {
+            w.writeEnum(1, 0);
+        }
+    } else if (typeof value === "boolean") {
+        w.writeBool(4, value);
+    } else if (Array.isArray(value)) {
+        w.writeMessage(6, value, writeList);
+    } else if (value instanceof Date) {
+        w.writeString(3, value.toISOString());
+    } else if (typeof value === "bigint") {
+        w.writeDouble(2, Number(value));
+    } else if (value !== null && typeof value === "object") {
+        w.writeMessage(5, value as Record<string, unknown>, writeStruct);
+    } else {
+        w.writeEnum(1, 0);
+    }
+}
+
+// The writer skips a null message, so a Value travels boxed (a null Value is a message too).
+function writeBoxedValue(box: [unknown], w: BinaryWriter): void {
+    writeValue(box[0], w as Writer);
+}
+
+function writeList(values: unknown[], w: BinaryWriter): void {
+    for (const v of values) {
+        (w as Writer).writeMessage(1, [v === undefined ? null : v] as [unknown], writeBoxedValue);
+    }
+}
+
+function writeEntry(entry: [string, unknown], w: BinaryWriter): void {
+    w.writeString(1, entry[0]);
+    (w as Writer).writeMessage(2, [entry[1]] as [unknown], writeBoxedValue);
+}
+
+function writeStruct(object: Record<string, unknown>, w: BinaryWriter): void {
+    for (const key of Object.keys(object)) {
+        const v = object[key];
+        if (v !== undefined) {
+            (w as Writer).writeMessage(1, [key, v] as [string, unknown], writeEntry);
+        }
+    }
+}
+
+/**
+ * A resource's properties as the bytes of the `google.protobuf.Struct` both requests carry,
+ * written once per resource straight from the JavaScript value with google-protobuf's own
+ * writer. Same message as `Struct.fromJavaScript(toStructValue(props))` (the tests decode both),
+ * without building a protobuf object per value.
+ */
+export function encodeProperties(props: Record<string, unknown>): Uint8Array {
+    const w = new BinaryWriter();
+    writeStruct(props, w);
+    return w.getResultBuffer();
+}
+
+/** A message as `serialize` writes it, plus one length-delimited field (protobuf merges concatenated fields). */
+function withField(serialize: (w: BinaryWriter) => void, field: number, bytes: Uint8Array): Uint8Array {
+    const w = new BinaryWriter();
+    serialize(w);
+    w.writeBytes(field, bytes);
+    return w.getResultBuffer();
+}
+
+/** A request that sends bytes already written (the generated client calls `serializeBinary`). */
+function preEncoded<T extends Message>(message: T, bytes: Uint8Array): T {
+    message.serializeBinary = () => bytes;
+    return message;
 }
 
 function buildOptions(r: GateResource): analyzerpb.AnalyzerResourceOptions {
@@ -65,34 +140,44 @@ function buildOptions(r: GateResource): analyzerpb.AnalyzerResourceOptions {
     return opts;
 }
 
-/** The Analyze request for one resource. */
-export function buildAnalyzeRequest(r: GateResource, props: Struct): analyzerpb.AnalyzeRequest {
+// Field number of `properties` in both AnalyzeRequest and AnalyzerResource (analyzer.proto).
+const PROPERTIES = 2;
+// Field number of `resources` in AnalyzeStackRequest.
+const RESOURCES = 1;
+
+/** The Analyze request for one resource, its properties given as `encodeProperties` bytes. */
+export function buildAnalyzeRequest(r: GateResource, props: Uint8Array = encodeProperties(r.props)): analyzerpb.AnalyzeRequest {
     const req = new analyzerpb.AnalyzeRequest();
     req.setUrn(r.urn);
     req.setType(r.type);
     req.setName(r.name);
-    req.setProperties(props);
     req.setOptions(buildOptions(r));
-    return req;
+    return preEncoded(
+        req,
+        withField((w) => analyzerpb.AnalyzeRequest.serializeBinaryToWriter(req, w), PROPERTIES, props),
+    );
 }
 
-/** The AnalyzeStack request for these resources (exported so the bench can size it). */
-export function buildStackRequest(resources: readonly GateResource[], structs?: readonly Struct[]): analyzerpb.AnalyzeStackRequest {
-    const req = new analyzerpb.AnalyzeStackRequest();
-    req.setResourcesList(
-        resources.map((r, i) => {
-            const a = new analyzerpb.AnalyzerResource();
-            a.setUrn(r.urn);
-            a.setType(r.type);
-            a.setName(r.name);
-            a.setProperties(structs?.[i] ?? propertiesStruct(r));
-            a.setOptions(buildOptions(r));
-            if (r.parent) {
-                a.setParent(r.parent);
-            }
-            a.setDependenciesList(r.dependencies ?? []);
-            return a;
-        }),
-    );
-    return req;
+/** One resource of the AnalyzeStack request, as bytes. */
+export function encodeStackResource(r: GateResource, props: Uint8Array = encodeProperties(r.props)): Uint8Array {
+    const a = new analyzerpb.AnalyzerResource();
+    a.setUrn(r.urn);
+    a.setType(r.type);
+    a.setName(r.name);
+    a.setOptions(buildOptions(r));
+    if (r.parent) {
+        a.setParent(r.parent);
+    }
+    a.setDependenciesList(r.dependencies ?? []);
+    return withField((w) => analyzerpb.AnalyzerResource.serializeBinaryToWriter(a, w), PROPERTIES, props);
+}
+
+/**
+ * The AnalyzeStack request for these resources (exported so the bench can size it); `encoded`:
+ * each resource's `encodeStackResource` bytes, when already written.
+ */
+export function buildStackRequest(resources: readonly GateResource[], encoded?: readonly Uint8Array[]): analyzerpb.AnalyzeStackRequest {
+    const w = new BinaryWriter();
+    resources.forEach((r, i) => w.writeBytes(RESOURCES, encoded?.[i] ?? encodeStackResource(r)));
+    return preEncoded(new analyzerpb.AnalyzeStackRequest(), w.getResultBuffer());
 }
