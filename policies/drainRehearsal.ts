@@ -1,5 +1,6 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { hasNodeCapacity, rehearse } from "./lib/rehearsal";
+import { INPUT_TAG, MANIFEST_INPUT } from "./lib/scope";
 import { Verdicts } from "./lib/verdicts";
 
 const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
@@ -23,7 +24,8 @@ export const drainRehearsal: StackValidationPolicy = {
             args.notApplicable(NO_CAPACITY);
         }
         const verdicts = new Verdicts();
-        const rehearsal = rehearse(args.resources, {}, verdicts);
+        // Manifests bring NodePools at most: the managed groups they may also run on are elsewhere.
+        const rehearsal = rehearse(args.resources, { capacityElsewhere: args.stackTags.get(INPUT_TAG) === MANIFEST_INPUT }, verdicts);
         if (rehearsal.groups.length === 0) {
             verdicts.finish();
             args.notApplicable(NO_CAPACITY);

@@ -15,6 +15,7 @@ import {
     readNodeTemplateTags,
     untoleratedTaint,
 } from "eks-platform-policies/lib/scheduling";
+import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib/scope";
 import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
 import { expectViolations } from "./expect";
 import * as f from "./fixtures";
@@ -473,6 +474,18 @@ describe("policy drain-rehearsal (stack)", () => {
     it("leaves a workload with more replicas than it replays undecided, without exhausting memory", async () => {
         const outcome = await runStack(drainRehearsal, [managed("apps", 3), changed(app("web"), "spec.replicas", 1e9)]);
         expect(outcome.cantRun).to.match(/Deployment prod\/web: replicas 1000000000 is above the 5000 the rehearsal replays one by one/);
+    });
+
+    it("in plain manifests, leaves a pod that fits none of the input's NodePools undecided: the cluster's node groups are not in them", async () => {
+        // One m6i.large (2 vCPU) uses the whole limit; the second 1500m replica fits on no node of the input.
+        const input = [changed(nodePool("general"), "spec.limits", { cpu: "2" }), app("big", { cpu: "1500m" })];
+        const asStack = await runStack(drainRehearsal, input);
+        expect(asStack.violations.map((v) => v.message).join("\n")).to.match(/fits on no node of the stack/);
+        const asManifests = await runStack(drainRehearsal, input, {}, new Map([[INPUT_TAG, MANIFEST_INPUT]]));
+        expect(asManifests.violations.map((v) => v.message).join("\n")).not.to.match(/fits on no node|nowhere to run/);
+        expect(`${asManifests.cantRun ?? ""}${asManifests.undecided.map((u) => u.message).join("\n")}`).to.match(
+            /fits on no node of the stack.*unless the cluster's nodes outside this input take it/s,
+        );
     });
 
     it("never crashes on odd shapes", async () => {

@@ -29,6 +29,12 @@ export class UnknownGroupError extends Error {
 export interface RehearsalOptions {
     /** Only the rollout of this group (its name, or the logical name of its resource). */
     group?: string;
+    /**
+     * The input may hold only part of the cluster's nodes (plain manifests: the node groups live in
+     * the platform's stack): a pod with nowhere to run on what the input holds is undecided, since
+     * the cluster's other nodes may take it; every other verdict stands.
+     */
+    capacityElsewhere?: boolean;
 }
 
 /**
@@ -70,7 +76,12 @@ export function rehearse(
     const problems: Problem[] = [];
     const withheld: Problem[] = [];
     for (const p of problemsOf(groups, judged, (id) => namespaces.get(id))) {
-        if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
+        if (p.capacity && options.capacityElsewhere) {
+            withheld.push(p);
+            undecided.push(
+                `${p.message.slice(0, p.message.indexOf(" Why: "))} — unless the cluster's nodes outside this input take it (they are not in it)`,
+            );
+        } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
             undecided.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
         } else {

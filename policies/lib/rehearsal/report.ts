@@ -112,6 +112,8 @@ export interface Problem {
     urn?: string;
     /** The namespace of the workload it is about, when it is about one. */
     namespace?: string;
+    /** A pod with nowhere to run: true only of the capacity the rehearsal saw. */
+    capacity?: true;
     message: string;
 }
 
@@ -132,6 +134,7 @@ export function problemsOf(
         push(
             {
                 urn: p.workloadUrn,
+                capacity: true,
                 message: violation(
                     `Pod ${p.pod} of ${p.workload} fits on no node of the stack, before any rollout: ${p.reasons}`,
                     "it stays Pending, so the workload runs short of replicas, and every drain has less room",
@@ -180,6 +183,7 @@ export function problemsOf(
                     group: g.name,
                     groupUrn: g.urn,
                     urn: u.workloadUrn,
+                    capacity: true,
                     message: violation(
                         `Evicted pod ${u.pod} of ${u.workload} has nowhere to run during the rollout of ${subject} (wave ${u.wave}): ${u.reasons}${u.placedAfterSeconds !== undefined ? `; it waits ${formatSeconds(Math.round(u.placedAfterSeconds))} for a node launched later` : "; no later step makes room"}`,
                         "the workload runs short of replicas while it is Pending, and a budget that counts it blocks the next evictions",
