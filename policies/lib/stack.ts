@@ -186,18 +186,12 @@ function intOrPercentField(spec: unknown, key: "minAvailable" | "maxUnavailable"
 }
 
 /**
- * Sets `autoscaled` on each workload that a HorizontalPodAutoscaler or KEDA ScaledObject of the
- * stack scales (same namespace, target kind and name). An autoscaler unreadable at preview is
- * recorded as undecided in `verdicts`, and its namespace in `undecided`: the replica count of its
- * target, any workload of that namespace, cannot be known.
+ * The autoscalers (HorizontalPodAutoscaler, KEDA ScaledObject) of the stack, read by the pack's one
+ * autoscaler reader. One unreadable at preview is recorded as undecided in `verdicts`, and its
+ * namespace in `undecided`: any workload of that namespace may be the one it scales.
  */
-export function withAutoscalers(
-    workloads: Workload[],
-    resources: readonly StackResource[],
-    verdicts: Verdicts,
-    undecided?: UndecidedNamespaces,
-): Workload[] {
-    const byTarget = new Map<string, Autoscaler[]>();
+export function readAutoscalers(resources: readonly StackResource[], verdicts: Verdicts, undecided?: UndecidedNamespaces): Autoscaler[] {
+    const out: Autoscaler[] = [];
     for (const r of resources) {
         if (!r.type.startsWith("kubernetes:")) {
             continue;
@@ -213,13 +207,29 @@ export function withAutoscalers(
             return autoscaler;
         });
         if (!read) {
-            // Any workload of its namespace may be the one it scales.
             undecided?.add(r.props);
         }
         if (a) {
-            const key = `${a.namespace}/${a.target.kind}/${a.target.name}`;
-            byTarget.set(key, [...(byTarget.get(key) ?? []), a]);
+            out.push(a);
         }
+    }
+    return out;
+}
+
+/**
+ * Sets `autoscaled` on each workload that a HorizontalPodAutoscaler or KEDA ScaledObject of the
+ * stack scales (same namespace, target kind and name); see `readAutoscalers` for what cannot be read.
+ */
+export function withAutoscalers(
+    workloads: Workload[],
+    resources: readonly StackResource[],
+    verdicts: Verdicts,
+    undecided?: UndecidedNamespaces,
+): Workload[] {
+    const byTarget = new Map<string, Autoscaler[]>();
+    for (const a of readAutoscalers(resources, verdicts, undecided)) {
+        const key = `${a.namespace}/${a.target.kind}/${a.target.name}`;
+        byTarget.set(key, [...(byTarget.get(key) ?? []), a]);
     }
     for (const w of workloads) {
         const autoscalers = byTarget.get(`${w.namespace}/${w.kind}/${w.name}`);

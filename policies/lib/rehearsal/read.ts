@@ -5,12 +5,11 @@
  */
 import { karpenterDuration } from "../duration";
 import { readIntOrPercent, scaledValue, formatIntOrPercent, IntOrPercent } from "../intOrPercent";
-import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "../autoscaling";
+import { combinedRange } from "../autoscaling";
 import {
     containersOf,
     isKind,
     karpenterVersion,
-    kubernetesKind,
     LONG_RUNNING,
     namespaceOf,
     objectName,
@@ -31,7 +30,7 @@ import {
     Taint,
 } from "../scheduling";
 import { readSelector, selectorMatches } from "../selector";
-import { pdbsByWorkload, readPdbs, UndecidedNamespaces } from "../stack";
+import { pdbsByWorkload, readAutoscalers, readPdbs, UndecidedNamespaces } from "../stack";
 import { isUnknownSentinel } from "../unknown";
 import { asArray, asNumber, asNumeric, asRecord, asString, field, path, peek, Rec, stringMap } from "../values";
 import { Verdicts } from "../verdicts";
@@ -516,30 +515,6 @@ function podShape(
         graceSeconds: grace ?? DEFAULT_TERMINATION_GRACE_SECONDS,
         readySeconds: readySeconds(podSpec),
     };
-}
-
-/** The autoscalers (HPA, KEDA ScaledObject) of the input, read by the pack's one autoscaler reader. */
-function readAutoscalers(resources: readonly DrainResource[], verdicts: Verdicts, undecided: UndecidedNamespaces): Autoscaler[] {
-    const out: Autoscaler[] = [];
-    for (const r of resources) {
-        if (!r.type.startsWith("kubernetes:")) {
-            continue;
-        }
-        const k = kubernetesKind(r.type, r.props);
-        if (!k || !AUTOSCALER_KINDS.has(k.kind)) {
-            continue;
-        }
-        const a = readOr(
-            verdicts,
-            `${k.kind} ${r.name}`,
-            () => readAutoscaler(k.group, k.kind, r.props, r.name),
-            () => undecided.add(r.props),
-        );
-        if (a) {
-            out.push(a);
-        }
-    }
-    return out;
 }
 
 function pdbModel(pdb: ReturnType<typeof readPdbs>[number], workloads: readonly WorkloadModel[]): PdbModel {
