@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import * as fs from "fs";
 import { ConfigError, parseStackConfig, PROJECT, StackConfig } from "../components/config";
 import { INTERFACE_ENDPOINT_SERVICES } from "../components/config/network";
 import { readStackFiles } from "../tools/offline";
+import { stacks } from "./stackFiles";
 import { ROOT } from "./mocks";
 
 /** A stack's config values (keys without the project prefix), decoded. */
@@ -43,10 +43,7 @@ function problems(values: Record<string, any>): string[] {
     return [];
 }
 
-const STACKS = fs
-    .readdirSync(ROOT)
-    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-    .filter((s): s is string => !!s);
+const STACKS = stacks();
 
 describe("stack config: add-ons", () => {
     it("fills every default of the add-on sections", () => {

@@ -1,17 +1,14 @@
 import { expect } from "chai";
-import * as fs from "fs";
 import { EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
 import { parseRawConfig, StackConfig } from "../components/config";
 import { readStackFiles } from "../tools/offline";
 import type { Plan } from "../tools/plan";
 import { planOf, ROOT } from "./mocks";
+import { stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
 
-const STACKS = fs
-    .readdirSync(ROOT)
-    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-    .filter((s): s is string => !!s);
+const STACKS = stacks();
 
 const ofType = (plan: Plan, type: string) => plan.resources.filter((r) => r.type === type);
 const json = (value: unknown) => JSON.parse(String(value)) as Record<string, any>;

@@ -5,17 +5,13 @@
  * exits 2. Exact outcomes of small scenarios are in test/policies/drainRehearsal.test.ts.
  */
 import { expect } from "chai";
-import * as fs from "fs";
 import * as path from "path";
 import type { Rehearsal } from "eks-platform-policies/lib/rehearsal";
 import { kindName } from "eks-platform-policies/lib/rehearsal";
-import { CliResult, ROOT, runTool } from "./mocks";
+import { CliResult, runTool } from "./mocks";
+import { stacks } from "./stackFiles";
 
-const STACKS = fs
-    .readdirSync(ROOT)
-    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-    .filter((s): s is string => s !== undefined)
-    .sort();
+const STACKS = stacks();
 const BLOCKERS = path.join("test", "fixtures", "drain");
 
 describe("npm run drain", function () {

@@ -5,13 +5,10 @@ import * as path from "path";
 import { readStackFiles, StackFileError } from "../tools/offline";
 import { formatPlanText, SETTINGS_SHOWN } from "../tools/planText";
 import type { Plan } from "../tools/stackPlan";
+import { stacks } from "./stackFiles";
 import { ROOT, runTool } from "./mocks";
 
-const STACKS = fs
-    .readdirSync(ROOT)
-    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-    .filter((s): s is string => !!s)
-    .sort();
+const STACKS = stacks();
 
 /** A project directory sharing this repository's code, with its own stack and policy config files. */
 function project(files: Record<string, string>, policyConfig?: Record<string, string>): string {

@@ -5,12 +5,10 @@ import { needsOf, platformOf, unmetNeeds } from "../tools/platformFit";
 import { parseManifests, typeToken } from "../tools/manifests";
 import { validateKubernetesObject } from "../tools/schema";
 import { planOf, ROOT } from "./mocks";
+import { stacks } from "./stackFiles";
 
 /** Every stack of the repository (`Pulumi.<stack>.yaml`). */
-const STACKS = fs
-    .readdirSync(ROOT)
-    .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-    .filter((s): s is string => !!s);
+const STACKS = stacks();
 
 function manifests(dir: string) {
     return fs

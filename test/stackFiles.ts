@@ -12,7 +12,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ConfigError, parseRawConfig, PROJECT, StackConfig } from "../components/config";
-import { readStackFiles } from "../tools/offline";
+import { readStackFiles, stackNames } from "../tools/offline";
 import { ROOT } from "./mocks";
 
 /** The frozen stack files (and their policy config in `policies/`) that exact tests render. */
@@ -20,11 +20,7 @@ export const FIXTURE_STACKS = path.join(ROOT, "test", "fixtures", "stacks");
 
 /** The stack names of `root`: one per `Pulumi.<stack>.yaml`, sorted. */
 export function stacks(root: string = ROOT): string[] {
-    return fs
-        .readdirSync(root)
-        .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-        .filter((s): s is string => s !== undefined)
-        .sort();
+    return stackNames(root);
 }
 
 /** A stack's validated config, defaults applied. */

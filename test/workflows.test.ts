@@ -6,7 +6,8 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ROOT } from "./mocks";
-import { stackConfig, stacks } from "./stackFiles";
+import { GITHUB_HOSTED_RUNNER, runnerMatrix, runnerVariable } from "../tools/runners";
+import { FIXTURE_STACKS, projectCopy, stackConfig, stacks } from "./stackFiles";
 
 const DIR = path.join(ROOT, ".github", "workflows");
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)) : [];
@@ -20,7 +21,7 @@ interface Step {
 interface Job {
     if?: string;
     "runs-on"?: string | string[];
-    strategy?: { matrix?: { include?: Record<string, string>[] } & Record<string, unknown> };
+    strategy?: { matrix?: { include?: Record<string, string>[] | string } & Record<string, unknown> };
     needs?: string | string[];
     environment?: string | { name: string };
     permissions?: Record<string, string> | string;
@@ -46,7 +47,8 @@ function stackRunners(job: Job): { stack: string; runsOn: string }[] {
     const pulumiStep = (job.steps ?? []).find((s) => s.uses?.startsWith("pulumi/actions@"));
     const named = pulumiStep?.with?.["stack-name"];
     const stackName = typeof named === "string" ? named : "";
-    const entries = job.strategy?.matrix?.include ?? [{}];
+    const include = job.strategy?.matrix?.include;
+    const entries = Array.isArray(include) ? include : [{}];
     const fill = (text: string, entry: Record<string, string>) =>
         text
             .replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_m, key: string) => entry[key] ?? "")
@@ -196,7 +198,13 @@ describe("GitHub workflows", () => {
         const previews = pulumiSteps.filter((s) => s.with.command === "preview");
         const ups = pulumiSteps.filter((s) => s.with.command === "up");
         expect(previews.length).to.be.greaterThan(0);
-        expect(ups.map((s) => s.with["stack-name"])).to.deep.equal(["dev", "prod"]);
+        // Deploys are promotions in an order the workflow states; each names a stack file, once.
+        const upStacks = ups.map((s) => String(s.with["stack-name"]));
+        expect(upStacks.length).to.be.greaterThan(0);
+        expect(new Set(upStacks).size).to.equal(upStacks.length);
+        for (const stack of upStacks) {
+            expect(stacks()).to.include(stack);
+        }
         for (const s of pulumiSteps) {
             expect(s.with.policyPacks, s.file).to.equal("policies");
             expect(String(s.with.policyPackConfigs), s.file).to.equal(`policies/config/${String(s.with["stack-name"])}.json`);
@@ -215,6 +223,27 @@ describe("GitHub workflows", () => {
         let checked = 0;
         for (const w of all) {
             for (const [name, job] of Object.entries(w.doc.jobs).filter(([, j]) => usesCloud(j))) {
+                const include = job.strategy?.matrix?.include;
+                if (typeof include === "string") {
+                    // A matrix computed by tools/runners.ts in a job this one needs (tested below).
+                    const source = /^\$\{\{\s*fromJSON\(needs\.([\w-]+)\.outputs\.([\w-]+)\)\s*\}\}$/.exec(include);
+                    expect(source, `${w.file} ${name}: matrix from another job's output`).to.not.equal(null);
+                    const [, from, output] = source as RegExpExecArray;
+                    expect([job.needs ?? []].flat(), `${w.file} ${name}`).to.include(from);
+                    const producer = w.doc.jobs[from] as Job & { outputs?: Record<string, string> };
+                    const stepId = /steps\.([\w-]+)\.outputs\.matrix/.exec(producer.outputs?.[output] ?? "")?.[1];
+                    const steps = (producer.steps ?? []) as (Step & { id?: string; env?: Record<string, string> })[];
+                    const step = steps.find((st) => st.id === stepId);
+                    expect(step?.run, `${w.file} ${from}: the step behind ${output}`).to.match(
+                        /npm run --silent runners >> "\$GITHUB_OUTPUT"/,
+                    );
+                    expect(step?.env?.VARS).to.match(/^\$\{\{\s*toJSON\(vars\)\s*\}\}$/);
+                    expect(job["runs-on"]).to.match(/^\$\{\{\s*fromJSON\(matrix\.runner\)\s*\}\}$/);
+                    const pulumiStep = (job.steps ?? []).find((st) => st.uses?.startsWith("pulumi/actions@"));
+                    expect(pulumiStep?.with?.["stack-name"]).to.match(/^\$\{\{\s*matrix\.stack\s*\}\}$/);
+                    checked++;
+                    continue;
+                }
                 for (const { stack, runsOn } of stackRunners(job)) {
                     expect(stacks(), `${w.file} ${name}: stack "${stack}"`).to.include(stack);
                     expect(runsOn, `${w.file} ${name} (${stack})`).to.include(`vars.RUNNER_${stack.toUpperCase()}`);
@@ -358,5 +387,59 @@ steps:
             expect(summary).to.include("bad input (exit 2)");
             expect(summary).to.include('unknown stack "no-such-stack"');
         });
+    });
+});
+
+describe("tools/runners.ts: the runner of every stack's cloud jobs", () => {
+    const labels = (stack: string) => ["self-hosted", `deployer-${stack}`];
+    const allSet = Object.fromEntries(stacks().map((s) => [runnerVariable(s), JSON.stringify(labels(s))]));
+
+    it("gives every stack file an entry on the labels of its RUNNER_<STACK> variable", () => {
+        const matrix = runnerMatrix(ROOT, allSet);
+        expect(matrix.map((m) => m.stack)).to.deep.equal(stacks());
+        for (const m of matrix) {
+            expect(JSON.parse(m.runner), m.stack).to.deep.equal(labels(m.stack));
+        }
+        // One bare label is taken as it is.
+        expect(runnerMatrix(ROOT, { ...allSet, [runnerVariable(stacks()[0])]: "my-runner" })[0].runner).to.equal('"my-runner"');
+    });
+
+    it("without the variable, a GitHub-hosted runner only where the stack's endpoint admits it; otherwise an error naming the variable", () => {
+        for (const stack of stacks()) {
+            const vars = { ...allSet };
+            delete vars[runnerVariable(stack)];
+            if (stackConfig(stack).cluster.endpoint.githubHostedRunners) {
+                const entry = runnerMatrix(ROOT, vars).find((m) => m.stack === stack);
+                expect(entry?.runner).to.equal(JSON.stringify(GITHUB_HOSTED_RUNNER));
+            } else {
+                expect(() => runnerMatrix(ROOT, vars)).to.throw(
+                    new RegExp(`stack ${stack}: repository variable ${runnerVariable(stack)} is not set`),
+                );
+            }
+        }
+    });
+
+    it("falls back to GitHub's hosted runner for a stack whose endpoint says GitHub's runners reach it (fixture)", () => {
+        const project = projectCopy(FIXTURE_STACKS, (file, text) =>
+            file === "Pulumi.dev.yaml" ? text.replace("githubHostedRunners: false", "githubHostedRunners: true") : text,
+        );
+        const matrix = runnerMatrix(project, { RUNNER_PROD: '["self-hosted"]' });
+        expect(matrix).to.deep.equal([
+            { stack: "dev", runner: JSON.stringify(GITHUB_HOSTED_RUNNER) },
+            { stack: "prod", runner: '["self-hosted"]' },
+        ]);
+    });
+
+    it("names every stack with a malformed variable, and exits 2 from the command line", async () => {
+        expect(() => runnerMatrix(ROOT, { ...allSet, [runnerVariable(stacks()[0])]: "[1]" })).to.throw(/must name runner labels/);
+        const code = await new Promise<number>((resolve) =>
+            execFile(
+                process.execPath,
+                ["-r", "ts-node/register/transpile-only", path.join(ROOT, "tools", "runners.ts")],
+                { cwd: ROOT, env: { ...process.env, VARS: "{}" } },
+                (err) => resolve(err ? Number(err.code) : 0),
+            ),
+        );
+        expect(code).to.equal(stacks().some((s) => !stackConfig(s).cluster.endpoint.githubHostedRunners) ? 2 : 0);
     });
 });

@@ -23,6 +23,7 @@ import { checkManifests } from "./manifestCheck";
 import { PolicyPackProcess } from "./analyzer";
 import { runGate } from "./gate";
 import { collectFiles, MANIFEST_PROJECT, readManifests, toResources } from "./manifests";
+import { stackNames } from "./offline";
 import { buildStackRequest, GateResource } from "./requests";
 import { manifestResources, stackResources } from "./drainInput";
 import { rehearse } from "eks-platform-policies/lib/rehearsal";
@@ -94,10 +95,7 @@ async function main(): Promise<number> {
         runs,
     );
     process.stdout.write(`| offline plan (gate included) | wall time | × SDK-load floor (${fmt(floor)}) |\n|---|---|---|\n`);
-    for (const stack of fs
-        .readdirSync(ROOT)
-        .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-        .filter((s): s is string => !!s)) {
+    for (const stack of stackNames(ROOT)) {
         const t = timeProcess(["-r", TS_NODE, path.join(ROOT, "tools", "plan.ts"), stack, "--format", "json"], runs);
         // The same rendering without the policy pack: how much of the plan is the gate.
         const render = timeProcess(

@@ -70,6 +70,15 @@ export interface StackFiles {
     config: Record<string, string>;
 }
 
+/** The stack names of `root`: one per `Pulumi.<stack>.yaml`, sorted. */
+export function stackNames(root: string): string[] {
+    return fs
+        .readdirSync(root)
+        .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
+        .filter((s): s is string => s !== undefined)
+        .sort();
+}
+
 /** Reads `Pulumi.yaml` and `Pulumi.<stack>.yaml` from `root` and merges project defaults. */
 export function readStackFiles(root: string, stack: string): StackFiles {
     if (!/^[A-Za-z0-9_.-]+$/.test(stack)) {
@@ -82,10 +91,7 @@ export function readStackFiles(root: string, stack: string): StackFiles {
     }
     const stackFile = path.join(root, `Pulumi.${stack}.yaml`);
     if (!fs.existsSync(stackFile)) {
-        const known = fs
-            .readdirSync(root)
-            .map((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1])
-            .filter((s): s is string => !!s);
+        const known = stackNames(root);
         throw new StackFileError(stackFile, undefined, `unknown stack "${stack}" (stacks here: ${known.join(", ") || "none"})`);
     }
     const stackConfig = (readYaml(stackFile).config ?? {}) as Record<string, unknown>;
