@@ -10,7 +10,6 @@ import { ComputeAddons } from "./components/addons";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
 import { InterfaceEndpoints } from "./components/endpoints";
-import { systemPlacement } from "./components/addons/placement";
 import { controllerPlacement, Karpenter } from "./components/karpenter";
 import { Namespaces } from "./components/namespaces";
 import { Network } from "./components/network";
@@ -109,7 +108,7 @@ const computeAddons = new ComputeAddons(
         addons: config.addons,
         provider: access.provider,
         cluster: cluster.eks,
-        hasSystemNodes: nodeGroups.nodesFor(systemPlacement(true)).length > 0,
+        hasSystemNodes: nodeGroups.hasSystemNodes,
         protect: config.cluster.protect,
     },
     { dependsOn: [cluster, ...nodeGroups.nodes] },

@@ -5,7 +5,7 @@ import { ComputeAddons } from "../components/addons";
 import { EbsCsiDriver, gp3StorageClass, legacyGp2IsDefault, volumeKeyStatements } from "../components/addons/ebsCsi";
 import { loadBalancerControllerValues } from "../components/addons/loadBalancerController";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../components/addons/loadBalancerControllerReleases";
-import { systemPlacement } from "../components/addons/placement";
+import { systemPlacement } from "../components/nodegroups/scheduling";
 import { addonsSchema } from "../components/config/addons";
 import { InterfaceEndpoints } from "../components/endpoints";
 import { allowsEverything, isPolicyArn, podIdentityRoleName, policyArnKey } from "../components/podIdentityPolicy";

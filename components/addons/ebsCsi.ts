@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { AddonsConfig } from "../config";
 import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
-import type { Placement } from "./placement";
+import type { Placement } from "../nodegroups/scheduling";
 
 type EbsCsiConfig = AddonsConfig["ebsCsiDriver"];
 

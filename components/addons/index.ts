@@ -19,7 +19,7 @@ import { coreDnsAddon } from "./coreDns";
 import { EbsCsiDriver } from "./ebsCsi";
 import { LoadBalancerController } from "./loadBalancerController";
 import { metricsServerAddon } from "./metricsServer";
-import { systemPlacement } from "./placement";
+import { systemPlacement } from "../nodegroups/scheduling";
 
 export { EBS_CSI, DEFAULT_STORAGE_CLASS, DEFAULT_CLASS_ANNOTATION } from "./ebsCsi";
 export { LOAD_BALANCER_CONTROLLER } from "./loadBalancerController";

@@ -9,7 +9,7 @@ import type { AddonsConfig } from "../config";
 import { PodIdentityRole } from "../podIdentity";
 import { podIdentityRoleName } from "../podIdentityPolicy";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
-import type { Placement } from "./placement";
+import type { Placement } from "../nodegroups/scheduling";
 
 type LoadBalancerControllerConfig = AddonsConfig["loadBalancerController"];
 

@@ -5,7 +5,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { AddonsConfig } from "../config";
-import type { Placement } from "./placement";
+import type { Placement } from "../nodegroups/scheduling";
 
 type MetricsServerConfig = AddonsConfig["metricsServer"];
 

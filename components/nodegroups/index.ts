@@ -11,7 +11,7 @@ import { GpuDevicePlugin } from "./gpu";
 import { nodeRoleName } from "./iam";
 import { ManagedNodeGroup } from "./managed";
 import { NodeTerminationHandler } from "./nth";
-import { CRITICAL_ADDONS_ONLY, groupsFitting, isGpuGroup, Placement, SYSTEM_NODE_LABELS } from "./scheduling";
+import { CRITICAL_ADDONS_ONLY, groupsFitting, isGpuGroup, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./scheduling";
 import { SelfManagedNodeGroup } from "./selfManaged";
 
 /** What the node groups need from the control plane. */
@@ -158,5 +158,10 @@ export class NodeGroups extends pulumi.ComponentResource {
      */
     nodesFor(placement: Placement): pulumi.Resource[] {
         return groupsFitting(placement, this.groups).flatMap((group) => this.nodesByGroup[group] ?? []);
+    }
+
+    /** Whether a group's nodes carry the system label and admit platform controllers. */
+    get hasSystemNodes(): boolean {
+        return this.nodesFor(systemPlacement(true)).length > 0;
     }
 }

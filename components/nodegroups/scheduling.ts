@@ -32,6 +32,17 @@ export const SYSTEM_NODE_LABELS: Readonly<Record<string, string>> = { "platform/
 /** The taint system nodes may carry to keep workloads off; platform components tolerate it. */
 export const CRITICAL_ADDONS_ONLY: Toleration = { key: "CriticalAddonsOnly", operator: "Exists" };
 
+/**
+ * Where platform controllers run: the nodes labelled for platform components, whose taint (prod:
+ * `CriticalAddonsOnly`) they tolerate. Without a system group they run anywhere. Pure.
+ */
+export function systemPlacement(hasSystemNodes: boolean): Placement {
+    return {
+        nodeSelector: hasSystemNodes ? { ...SYSTEM_NODE_LABELS } : {},
+        tolerations: [CRITICAL_ADDONS_ONLY],
+    };
+}
+
 /** The part of a node group's config that decides its nodes' labels and taints. */
 export interface SchedulingConfig {
     kind: string;
