@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import * as fs from "fs";
-import { leaveSdkPromiseStacksUnmapped } from "../tools/offline";
+import { leaveSdkStacksUnmapped } from "../tools/offline";
 
 describe("offline rendering: SDK promise stacks left unmapped", function () {
     before(function () {
-        leaveSdkPromiseStacksUnmapped();
+        leaveSdkStacksUnmapped();
     });
 
     it("keeps source-mapped stacks (TypeScript lines) for errors the program throws", function () {
@@ -41,7 +41,7 @@ describe("offline rendering: SDK promise stacks left unmapped", function () {
 
 describe("offline rendering: resource source positions", function () {
     before(function () {
-        leaveSdkPromiseStacksUnmapped();
+        leaveSdkStacksUnmapped();
     });
 
     it("still gives the SDK a file, line and column for every frame of a resource's call stack", function () {

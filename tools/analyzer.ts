@@ -16,7 +16,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { GateInputError } from "./errors";
 import { EffectivePolicyConfig, EnforcementLevel, PackPolicy, PolicyConfigEntry } from "./policyConfig";
-import { toStructValue } from "./requests";
+import { encodeProperties } from "./requests";
 
 export function levelOf(el: analyzerpb.EnforcementLevel): EnforcementLevel {
     switch (el) {
@@ -184,7 +184,7 @@ export class PolicyPackProcess {
         for (const [name, c] of Object.entries(config)) {
             const pc = new analyzerpb.PolicyConfig();
             pc.setEnforcementlevel(levelToProto(c.enforcementLevel));
-            pc.setProperties(Struct.fromJavaScript(toStructValue(c.properties) as Record<string, never>));
+            pc.setProperties(Struct.deserializeBinary(encodeProperties(c.properties)));
             map.set(name, pc);
         }
         await unary<Empty>((cb) => this.client.configure(req, cb));

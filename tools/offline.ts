@@ -448,7 +448,7 @@ let sdkStacksUnmapped = false;
  * are printed only by the SDK's promise-leak report and the second go to the resource monitor,
  * which offline is the mock; so both are left unmapped. Any other error keeps its mapped stack.
  */
-export function leaveSdkPromiseStacksUnmapped(): void {
+export function leaveSdkStacksUnmapped(): void {
     const mapped = Error.prepareStackTrace?.bind(Error) as ((error: Error, frames: NodeJS.CallSite[]) => unknown) | undefined;
     if (sdkStacksUnmapped || !mapped) {
         return;
@@ -473,7 +473,7 @@ export function leaveSdkPromiseStacksUnmapped(): void {
  */
 export async function runProgram(root: string, stack: string, programPath: string, mode: MockMode = "preview"): Promise<OfflineRun> {
     const files = readStackFiles(root, stack);
-    leaveSdkPromiseStacksUnmapped();
+    leaveSdkStacksUnmapped();
     const mocks = installMocks(files, stack, mode);
     try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -21,35 +21,6 @@ export function urnOf(stack: string, project: string, qualifiedType: string, nam
     return `urn:pulumi:${stack}::${project}::${qualifiedType}::${name}`;
 }
 
-/**
- * Converts a value into something `Struct.fromJavaScript` accepts, as the engine's marshalling
- * would: `undefined` members are dropped, non-finite numbers and other exotic values become null.
- */
-export function toStructValue(value: unknown): unknown {
-    if (value === null || typeof value === "string" || typeof value === "boolean") {
-        return value;
-    }
-    if (typeof value === "number") {
-        return Number.isFinite(value) ? value : null;
-    }
-    if (Array.isArray(value)) {
-        return value.map((v) => (v === undefined ? null : toStructValue(v)));
-    }
-    if (value instanceof Date) {
-        return value.toISOString();
-    }
-    if (typeof value === "object") {
-        const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-            if (v !== undefined) {
-                out[k] = toStructValue(v);
-            }
-        }
-        return out;
-    }
-    return typeof value === "bigint" ? Number(value) : null;
-}
-
 type Writer = BinaryWriter & { writeMessage<T>(field: number, value: T, write: (value: T, writer: BinaryWriter) => void): void };
 
 // google.protobuf.Value's fields (struct.proto): one of null_value = 1, number_value = 2,
@@ -105,10 +76,10 @@ function writeStruct(object: Record<string, unknown>, w: BinaryWriter): void {
 }
 
 /**
- * A resource's properties as the bytes of the `google.protobuf.Struct` both requests carry,
- * written once per resource straight from the JavaScript value with google-protobuf's own
- * writer. Same message as `Struct.fromJavaScript(toStructValue(props))` (the tests decode both),
- * without building a protobuf object per value.
+ * Properties as the bytes of a `google.protobuf.Struct`, marshalled as the engine would:
+ * `undefined` members are dropped (`null` in a list), non-finite numbers and other exotic values
+ * become null, dates their ISO text, bigints numbers. Written once per resource straight from the
+ * JavaScript value with google-protobuf's own writer, without a protobuf object per value.
  */
 export function encodeProperties(props: Record<string, unknown>): Uint8Array {
     const w = new BinaryWriter();
