@@ -3,9 +3,10 @@
 import js from "@eslint/js";
 import pulumi from "@pulumi/eslint-plugin";
 import tseslint from "typescript-eslint";
+import { boundaries } from "./eslint.boundaries.mjs";
 
 export default tseslint.config(
-    { ignores: ["node_modules/", "**/node_modules/", "bin/", "test/reporter.js", "tools/registerSwc.js", "eslint.config.mjs"] },
+    { ignores: ["node_modules/", "**/node_modules/", "bin/", "test/reporter.js", "tools/registerSwc.js", "eslint.config.mjs", "eslint.boundaries.mjs"] },
     js.configs.recommended,
     ...tseslint.configs.recommendedTypeChecked,
     {
@@ -33,4 +34,5 @@ export default tseslint.config(
             "@typescript-eslint/no-explicit-any": "off",
         },
     },
+    ...boundaries,
 );

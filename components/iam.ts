@@ -6,7 +6,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { managedPolicyArn, NODE_ROLE_POLICIES } from "eks-platform-policies/lib";
+import { managedPolicyArn, NODE_ROLE_POLICIES } from "eks-platform-kernel";
 
 export interface PolicyStatement {
     Sid?: string;

@@ -2,11 +2,11 @@
  * IPv4 CIDR arithmetic and the subnet layout of the VPC. Pure functions: no Pulumi, no AWS.
  */
 
-import { blockSize, Cidr, formatCidr, parseCidr } from "eks-platform-policies/lib";
+import { blockSize, Cidr, formatCidr, parseCidr } from "eks-platform-kernel";
 
 // The CIDR parser is the pack's (one parser for program, config and policies).
-export { blockSize, formatCidr, parseCidr } from "eks-platform-policies/lib";
-export type { Cidr } from "eks-platform-policies/lib";
+export { blockSize, formatCidr, parseCidr } from "eks-platform-kernel";
+export type { Cidr } from "eks-platform-kernel";
 
 /**
  * The Amazon-provided DNS server of a VPC: the VPC range's base address plus two (Amazon VPC User

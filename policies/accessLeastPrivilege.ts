@@ -1,9 +1,6 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { isUnknownSentinel } from "./lib/unknown";
-import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
-import { inputScope } from "./lib/scope";
+import { asArray, asRecord, asString, field, inputScope, isUnknownSentinel, path, peek, readConfig } from "eks-platform-kernel";
+import { Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `access-least-privilege`. */
 export interface AccessLeastPrivilegeConfig {

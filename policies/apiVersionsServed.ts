@@ -1,11 +1,19 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { KubernetesRelease, parseRelease, removedApi, removedBy } from "./lib/apiVersions";
-import { readConfig } from "./lib/config";
-import { EKS_CLUSTER_TYPES } from "./lib/resourceType";
-import { kubernetesKind, namespaceOf, objectName } from "./lib/kubernetes";
-import { inputScope } from "./lib/scope";
-import { field, path } from "./lib/values";
-import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
+import {
+    EKS_CLUSTER_TYPES,
+    kubernetesKind,
+    KubernetesRelease,
+    namespaceOf,
+    objectName,
+    parseRelease,
+    removedApi,
+    removedBy,
+    reportUndecided,
+    undecided,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
+import { field, inputScope, path, readConfig } from "eks-platform-kernel";
 
 /** Config of `api-versions-served`. */
 export interface ApiVersionsServedConfig {

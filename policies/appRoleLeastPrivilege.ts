@@ -1,9 +1,6 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { isUnknownValueError } from "./lib/sdk";
-import { asArray, asString, field, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
-import { managedPolicyName } from "./lib/nodeRole";
+import { asArray, asString, field, managedPolicyName, path, readConfig } from "eks-platform-kernel";
+import { isUnknownValueError, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `app-role-least-privilege`. */
 export interface AppRoleLeastPrivilegeConfig {

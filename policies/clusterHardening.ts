@@ -1,8 +1,20 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { ALL_IPV4, blockSize, Cidr, coveredAddresses, parseCidr } from "./lib/cidr";
-import { readConfig } from "./lib/config";
-import { asArray, asRecord, asString, field, has, isFalse, peek } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import {
+    ALL_IPV4,
+    asArray,
+    asRecord,
+    asString,
+    blockSize,
+    Cidr,
+    coveredAddresses,
+    field,
+    has,
+    isFalse,
+    parseCidr,
+    peek,
+    readConfig,
+} from "eks-platform-kernel";
+import { Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `cluster-hardening`. */
 export interface ClusterHardeningConfig {

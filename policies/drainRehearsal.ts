@@ -1,13 +1,13 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
-import { hasNodeCapacity, rehearse } from "./lib/rehearsal";
-import { INPUT_TAG, MANIFEST_INPUT } from "./lib/scope";
-import { Verdicts } from "./lib/verdicts";
+import { hasNodeCapacity, rehearse } from "eks-platform-rehearsal";
+import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
+import { Verdicts } from "eks-platform-kernel/policy";
 
 const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
 
 /**
  * Rehearses the rollout of every node group and NodePool of the stack against the workloads the
- * stack deploys (the engine behind `npm run drain`, policies/lib/rehearsal): a rollout that would
+ * stack deploys (the engine behind `npm run drain`, rehearsal/): a rollout that would
  * stall (a PodDisruptionBudget that never lets go, EKS's 15-minute eviction limit, budgets or
  * limits that stop drift), an evicted pod with nowhere to run, a pod cut short by its node's
  * window, or a workload reaching zero ready replicas is a violation. What the rehearsal cannot

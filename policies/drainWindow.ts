@@ -1,13 +1,31 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { formatSeconds, karpenterDuration } from "./lib/duration";
-import { DEFAULT_HOOK_HEARTBEAT_SECONDS, DEFAULT_TERMINATION_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "./lib/drain";
-import { describeWorkload, karpenterVersion, LONG_RUNNING, objectName } from "./lib/kubernetes";
-import { capacityTypesAllowed, NodeShape, nodePoolShape, podFits, readNodeRequirements } from "./lib/scheduling";
-import { readWorkloads } from "./lib/stack";
-import { asNumeric, asString, field, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
-import { inputScope } from "./lib/scope";
+import {
+    asNumeric,
+    asString,
+    capacityTypesAllowed,
+    DEFAULT_HOOK_HEARTBEAT_SECONDS,
+    DEFAULT_TERMINATION_GRACE_SECONDS,
+    field,
+    formatSeconds,
+    inputScope,
+    karpenterDuration,
+    nodePoolShape,
+    NodeShape,
+    path,
+    podFits,
+    readConfig,
+    readNodeRequirements,
+    SPOT_NOTICE_SECONDS,
+} from "eks-platform-kernel";
+import {
+    describeWorkload,
+    karpenterVersion,
+    LONG_RUNNING,
+    objectName,
+    readWorkloads,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
 
 /** Config of `drain-window`. */
 export interface DrainWindowConfig {

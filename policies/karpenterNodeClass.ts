@@ -1,10 +1,17 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { isAwsReservedTagKey, karpenterRestrictedTag } from "./lib/nodeClassTags";
-import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
-import { asArray, asString, field, keysOf, path } from "./lib/values";
-import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices } from "./lib/nodeHardening";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asArray, asString, field, isAwsReservedTagKey, karpenterRestrictedTag, keysOf, path, readConfig } from "eks-platform-kernel";
+import {
+    EBS_WHY,
+    hopLimitViolation,
+    IMDS_WHY,
+    karpenterVersion,
+    karpenterVersionViolation,
+    MAX_HOP_LIMIT,
+    objectName,
+    unencryptedBlockDevices,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
 
 /** Config of `karpenter-nodeclass`. */
 export interface KarpenterNodeClassConfig {

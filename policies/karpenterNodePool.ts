@@ -1,9 +1,6 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { karpenterDuration } from "./lib/duration";
-import { karpenterVersion, karpenterVersionViolation, objectName } from "./lib/kubernetes";
-import { parseQuantity } from "./lib/quantity";
-import { asString, field, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asString, field, karpenterDuration, parseQuantity, path } from "eks-platform-kernel";
+import { karpenterVersion, karpenterVersionViolation, objectName, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /**
  * Karpenter v1 NodePools reference their node class completely, cap what they may launch, and

@@ -1,12 +1,32 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { describeWorkload, isKind, namespaceOf, objectName, Workload } from "./lib/kubernetes";
-import { ENFORCE_LABEL, POD_SECURITY_LEVELS, PodSecurityLevel, podSecurityLevel } from "./lib/podSecurity";
-import { inputScope } from "./lib/scope";
-import { formatLabels, LabelSelector, readSelector, SelectorIndex } from "./lib/selector";
-import { readWorkloads, UndecidedNamespaces } from "./lib/stack";
-import { asArray, asRecord, asString, field, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import {
+    asArray,
+    asRecord,
+    asString,
+    field,
+    formatLabels,
+    inputScope,
+    LabelSelector,
+    path,
+    readConfig,
+    readSelector,
+    SelectorIndex,
+} from "eks-platform-kernel";
+import {
+    describeWorkload,
+    ENFORCE_LABEL,
+    isKind,
+    namespaceOf,
+    objectName,
+    POD_SECURITY_LEVELS,
+    PodSecurityLevel,
+    podSecurityLevel,
+    readWorkloads,
+    UndecidedNamespaces,
+    Verdicts,
+    violation,
+    Workload,
+} from "eks-platform-kernel/policy";
 
 /** Config of `namespace-isolation`. */
 export interface NamespaceIsolationConfig {

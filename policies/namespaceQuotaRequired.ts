@@ -1,10 +1,6 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { isKind, namespaceOf, objectName } from "./lib/kubernetes";
-import { UndecidedNamespaces } from "./lib/stack";
-import { asArray, asRecord, field, keysOf, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
-import { inputScope } from "./lib/scope";
+import { asArray, asRecord, field, inputScope, keysOf, path, readConfig } from "eks-platform-kernel";
+import { isKind, namespaceOf, objectName, UndecidedNamespaces, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `namespace-quota-required`. */
 export interface NamespaceQuotaRequiredConfig {

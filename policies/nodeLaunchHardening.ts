@@ -1,8 +1,14 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { asArray, asNumeric, asString, field, path } from "./lib/values";
-import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices } from "./lib/nodeHardening";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asArray, asNumeric, asString, field, path, readConfig } from "eks-platform-kernel";
+import {
+    EBS_WHY,
+    hopLimitViolation,
+    IMDS_WHY,
+    MAX_HOP_LIMIT,
+    unencryptedBlockDevices,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 const SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup";

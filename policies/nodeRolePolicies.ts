@@ -1,11 +1,18 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { managedPolicyName, NODE_ROLE_POLICIES } from "./lib/nodeRole";
-import { isKind, objectName } from "./lib/kubernetes";
-import { isUnknownSentinel } from "./lib/unknown";
-import { asArray, asRecord, asString, field, path, peek } from "./lib/values";
-import { inputScope } from "./lib/scope";
-import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
+import {
+    asArray,
+    asRecord,
+    asString,
+    field,
+    inputScope,
+    isUnknownSentinel,
+    managedPolicyName,
+    NODE_ROLE_POLICIES,
+    path,
+    peek,
+    readConfig,
+} from "eks-platform-kernel";
+import { isKind, objectName, reportUndecided, undecided, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `node-role-policies`. */
 export interface NodeRolePoliciesConfig {

@@ -1,7 +1,6 @@
 import { ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
-import { resourceType } from "./lib/resourceType";
-import { asNumeric, asRecord, field, path } from "./lib/values";
-import { violation } from "./lib/verdicts";
+import { resourceType, violation } from "eks-platform-kernel/policy";
+import { asNumeric, asRecord, field, path } from "eks-platform-kernel";
 
 const ALL_AT_ONCE =
     "an upgrade may drain every node of the group at once: all its pods are evicted together, and those without a PodDisruptionBudget go down until they are rescheduled";

@@ -1,12 +1,11 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { CustomWorkloadKind, customWorkloadKinds } from "./lib/customWorkloads";
-import { formatIntOrPercent, scaledValue } from "./lib/intOrPercent";
-import { describeWorkload } from "./lib/kubernetes";
-import { inputScope } from "./lib/scope";
-import { formatLabels, formatSelector } from "./lib/selector";
+import { formatIntOrPercent, formatLabels, formatSelector, inputScope, readConfig, scaledValue } from "eks-platform-kernel";
 import {
+    count,
     customResourcesByNamespace,
+    CustomWorkloadKind,
+    customWorkloadKinds,
+    describeWorkload,
     Pdb,
     pdbRejected,
     pdbsByWorkload,
@@ -15,10 +14,13 @@ import {
     readPdbs,
     readWorkloads,
     replicaBounds,
+    reportUndecided,
+    undecided,
     UndecidedNamespaces,
+    Verdicts,
+    violation,
     withAutoscalers,
-} from "./lib/stack";
-import { count, reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
+} from "eks-platform-kernel/policy";
 
 const BLOCKS =
     "node drains and managed node group upgrades block (PodEvictionFailure), and Karpenter cannot consolidate or replace the node until its terminationGracePeriod forces it";

@@ -1,16 +1,21 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { describeWorkload, isKind, objectName, podTemplateOf, readWorkload, workloadKind } from "./lib/kubernetes";
+import { field, path, readConfig, stringMap } from "eks-platform-kernel";
 import {
+    describeWorkload,
     ENFORCE_LABEL,
     enforcedPolicy,
+    isKind,
+    objectName,
     POD_SECURITY_LEVELS,
-    PodSecurityLevel,
     podSecurityFindings,
+    PodSecurityLevel,
     PodSecurityPolicy,
-} from "./lib/podSecurity";
-import { field, path, stringMap } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+    podTemplateOf,
+    readWorkload,
+    Verdicts,
+    violation,
+    workloadKind,
+} from "eks-platform-kernel/policy";
 
 /** Config of `pod-security-standard`. */
 export interface PodSecurityStandardConfig {
@@ -51,7 +56,7 @@ const configSchema: PolicyConfigSchema = {
  * Each pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets
  * the Pod Security Standard its namespace enforces — the namespace's enforce labels when the
  * Namespace is in the input, else `defaultLevel`/`defaultVersion` — with Pod Security Admission's
- * own checks at that version (policies/lib/podSecurity.ts). A template that fails is a workload
+ * own checks at that version (kernel/podSecurity.ts). A template that fails is a workload
  * whose pods the API server refuses: it passes every other check and never runs.
  */
 export const podSecurityStandard: StackValidationPolicy = {

@@ -22,6 +22,30 @@ import { workloadResources } from "./workloadResources";
 import { workloadServiceReplicas } from "./workloadServiceReplicas";
 import { workloadTerminationGrace } from "./workloadTerminationGrace";
 
+// Each policy and the helpers its tests and the tools read, by the package's one entry point.
+export * from "./accessLeastPrivilege";
+export * from "./apiVersionsServed";
+export * from "./appRoleLeastPrivilege";
+export * from "./clusterHardening";
+export * from "./drainRehearsal";
+export * from "./drainWindow";
+export * from "./karpenterNodeClass";
+export * from "./karpenterNodePool";
+export * from "./namespaceIsolation";
+export * from "./namespaceQuotaRequired";
+export * from "./nodegroupUpdateConfig";
+export * from "./nodeLaunchHardening";
+export * from "./nodeRolePolicies";
+export * from "./pdbAllowsDisruption";
+export * from "./podSecurityStandard";
+export * from "./subnetEksTags";
+export * from "./vpcDns";
+export * from "./workloadPdbRequired";
+export * from "./workloadPrestopHook";
+export * from "./workloadResources";
+export * from "./workloadServiceReplicas";
+export * from "./workloadTerminationGrace";
+
 /** Every policy of the pack, in the order the CLI reports them. */
 export const policies: Policies = [
     // Workloads and safe drains

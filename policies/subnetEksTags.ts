@@ -1,8 +1,6 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { EKS_CLUSTER_TYPES } from "./lib/resourceType";
-import { asString, field, isTrue, keysOf } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asString, field, isTrue, keysOf, readConfig } from "eks-platform-kernel";
+import { EKS_CLUSTER_TYPES, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `subnet-eks-tags`. */
 export interface SubnetEksTagsConfig {

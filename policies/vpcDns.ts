@@ -1,7 +1,6 @@
 import { ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
-import { resourceType } from "./lib/resourceType";
-import { field, isFalse, isTrue } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { resourceType, Verdicts, violation } from "eks-platform-kernel/policy";
+import { field, isFalse, isTrue } from "eks-platform-kernel";
 
 const WHY =
     "nodes resolve the EKS API endpoint (private endpoint included) and AWS service endpoints through VPC DNS: without it they never join the cluster, and private endpoints do not resolve";

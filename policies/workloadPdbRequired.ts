@@ -1,19 +1,19 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { describeWorkload, REPLICATED } from "./lib/kubernetes";
-import { formatLabels, SelectorIndex } from "./lib/selector";
+import { formatLabels, inputScope, readConfig, SelectorIndex } from "eks-platform-kernel";
 import {
     describeReplicas,
+    describeWorkload,
     Pdb,
     pdbsByWorkload,
     readPdbs,
     readWorkloads,
     replicaBounds,
+    REPLICATED,
     UndecidedNamespaces,
+    Verdicts,
+    violation,
     withAutoscalers,
-} from "./lib/stack";
-import { Verdicts, violation } from "./lib/verdicts";
-import { inputScope } from "./lib/scope";
+} from "eks-platform-kernel/policy";
 
 /** Config of `workload-pdb-required`. */
 export interface WorkloadPdbRequiredConfig {

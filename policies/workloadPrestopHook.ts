@@ -1,9 +1,16 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
-import { ContainerRef, containersOf, describeWorkload, hasPreStop } from "./lib/kubernetes";
-import { isMetricsPort, servedWorkloads, Service } from "./lib/stack";
-import { asArray, asNumber, asString, field } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
-import { inputScope } from "./lib/scope";
+import {
+    ContainerRef,
+    containersOf,
+    describeWorkload,
+    hasPreStop,
+    isMetricsPort,
+    servedWorkloads,
+    Service,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
+import { asArray, asNumber, asString, field, inputScope } from "eks-platform-kernel";
 
 /**
  * Containers of pods that a Service sends traffic to have a preStop hook, so a pod leaves the

@@ -1,9 +1,15 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { containersOf, describeWorkload, LONG_RUNNING_KINDS, readWorkload, workloadKind } from "./lib/kubernetes";
-import { compareQuantities, parseQuantity } from "./lib/quantity";
-import { asRecord, describeShape, field, path } from "./lib/values";
-import { listOf, Verdicts, violation } from "./lib/verdicts";
+import { asRecord, compareQuantities, describeShape, field, parseQuantity, path, readConfig } from "eks-platform-kernel";
+import {
+    containersOf,
+    describeWorkload,
+    listOf,
+    LONG_RUNNING_KINDS,
+    readWorkload,
+    Verdicts,
+    violation,
+    workloadKind,
+} from "eks-platform-kernel/policy";
 
 /** Config of `workload-resources`. */
 export interface WorkloadResourcesConfig {

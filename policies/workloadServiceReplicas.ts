@@ -1,10 +1,17 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { describeWorkload, SINGLETON_ANNOTATION, singletonReason } from "./lib/kubernetes";
-import { inputScope } from "./lib/scope";
-import { describeReplicas, replicaBounds, servedWorkloads, UndecidedNamespaces, withAutoscalers } from "./lib/stack";
-import { asString, path } from "./lib/values";
-import { Verdicts, violation } from "./lib/verdicts";
+import { asString, inputScope, path, readConfig } from "eks-platform-kernel";
+import {
+    describeReplicas,
+    describeWorkload,
+    replicaBounds,
+    servedWorkloads,
+    SINGLETON_ANNOTATION,
+    singletonReason,
+    UndecidedNamespaces,
+    Verdicts,
+    violation,
+    withAutoscalers,
+} from "eks-platform-kernel/policy";
 
 // The opt-out annotation is the pack's (drain-rehearsal honours it too).
 export { SINGLETON_ANNOTATION };

@@ -1,6 +1,5 @@
 import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { readConfig } from "./lib/config";
-import { POD_GRACE_SECONDS } from "./lib/drain";
+import { field, POD_GRACE_SECONDS, readConfig } from "eks-platform-kernel";
 import {
     containersOf,
     describeWorkload,
@@ -8,10 +7,12 @@ import {
     LONG_RUNNING_KINDS,
     preStopSleep,
     readWorkload,
+    reportUndecided,
+    undecided,
+    Verdicts,
+    violation,
     workloadKind,
-} from "./lib/kubernetes";
-import { field } from "./lib/values";
-import { reportUndecided, undecided, Verdicts, violation } from "./lib/verdicts";
+} from "eks-platform-kernel/policy";
 
 /** Config of `workload-termination-grace`. */
 export interface WorkloadTerminationGraceConfig {

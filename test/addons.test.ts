@@ -10,7 +10,7 @@ import { addonsSchema } from "../components/config/addons";
 import { InterfaceEndpoints } from "../components/endpoints";
 import { allowsEverything, isPolicyArn, podIdentityRoleName, policyArnKey } from "../components/podIdentityPolicy";
 import { ServiceAccountRoles } from "../components/serviceAccountRoles";
-import { statementFindings } from "eks-platform-policies/appRoleLeastPrivilege";
+import { statementFindings } from "eks-platform-policies";
 import { RecordedResource, RecordingMocks } from "../tools/offline";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled, useMocks } from "./mocks";

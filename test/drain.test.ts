@@ -6,8 +6,8 @@
  */
 import { expect } from "chai";
 import * as path from "path";
-import type { Rehearsal } from "eks-platform-policies/lib/rehearsal";
-import { kindName } from "eks-platform-policies/lib/rehearsal";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import { kindName } from "eks-platform-rehearsal";
 import { CliResult, runTool } from "./mocks";
 import { stacks } from "./stackFiles";
 

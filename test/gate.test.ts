@@ -5,7 +5,7 @@ import * as path from "path";
 import { PolicyPackProcess } from "../tools/analyzer";
 import { GateInputError } from "../tools/errors";
 import { GateReport, runGate, summarize } from "../tools/gate";
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import { PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../tools/policyConfig";
 import { formatGateText, Locate } from "../tools/report";
 import * as fc from "fast-check";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { parseDuration, UNKNOWN } from "eks-platform-policies/lib";
+import { parseDuration, UNKNOWN } from "eks-platform-kernel";
 import type { EnabledKarpenterConfig } from "../components/config/karpenter";
 import type { Plan } from "../tools/plan";
 import { validateKubernetesObject } from "../tools/schema";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
 import type { Plan } from "../tools/plan";
 import { planOf, runTool } from "./mocks";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { isQuantity, parseQuantity } from "eks-platform-policies/lib";
+import { isQuantity, parseQuantity } from "eks-platform-kernel";
 
 describe("Kubernetes quantities", () => {
     it("parses decimal, binary and exponent suffixes", () => {

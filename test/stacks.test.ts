@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as path from "path";
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
 import { ConfigError } from "../components/config";
 import type { Plan } from "../tools/plan";

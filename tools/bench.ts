@@ -26,8 +26,8 @@ import { collectFiles, MANIFEST_PROJECT, readManifests, toResources } from "./ma
 import { stackNames } from "./offline";
 import { buildStackRequest, GateResource } from "./requests";
 import { manifestResources, stackResources } from "./drainInput";
-import { rehearse } from "eks-platform-policies/lib/rehearsal";
-import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
+import { rehearse } from "eks-platform-rehearsal";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 
 const ROOT = path.resolve(__dirname, "..");
 const TS_NODE = require.resolve("ts-node/register/transpile-only");
@@ -190,7 +190,7 @@ async function gateBreakdown(resources: readonly GateResource[]): Promise<string
 }
 
 /**
- * The drain rehearsal (policies/lib/rehearsal) on the prod stack plus the generated corpora: reading
+ * The drain rehearsal (rehearsal/) on the prod stack plus the generated corpora: reading
  * the manifests, then rehearsing every group's rollout. A NodePool without limits is added so
  * every pod is placed (prod's pools would leave most of 10 000 workloads Pending, a shorter path).
  * The stack is rendered once (the program runs once per process).

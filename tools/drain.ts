@@ -5,11 +5,11 @@
  *
  * Renders the stack offline (tools/offline.ts), adds the Kubernetes objects of the manifests given
  * (files or directories of YAML, `-` for stdin, read as the manifest gate reads them), and runs the
- * pack's rehearsal engine (policies/lib/rehearsal). Exit codes: 0 no rollout blocks (undecided
+ * pack's rehearsal engine (rehearsal/). Exit codes: 0 no rollout blocks (undecided
  * items are listed, never passed), 1 a rollout would stall, leave a pod nowhere to run, cut a pod
  * short or take a workload to zero ready replicas, 2 bad input.
  */
-import { formatRehearsal, rehearse, UnknownGroupError } from "eks-platform-policies/lib/rehearsal";
+import { formatRehearsal, rehearse, UnknownGroupError } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
 import { oneOf, parseCommandLine, runMain } from "./cli";
 import { manifestResources, stackResources } from "./drainInput";

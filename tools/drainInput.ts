@@ -1,12 +1,12 @@
 /**
  * What the drain rehearsal reads: a stack rendered offline and the Kubernetes objects of
- * manifests, as resources the pack's engine (policies/lib/rehearsal) reads, with values unknown
+ * manifests, as resources the pack's engine (rehearsal/) reads, with values unknown
  * at preview behind the SDK's proxy as under `pulumi preview`. Shared by `npm run drain` and the
  * benchmark.
  */
 import * as path from "path";
-import type { DrainResource } from "eks-platform-policies/lib/rehearsal";
-import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
+import type { DrainResource } from "eks-platform-rehearsal";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { collectFiles, readManifests, toResources } from "./manifests";
 import { readStackFiles, runProgram } from "./offline";
 import { urnOf } from "./requests";

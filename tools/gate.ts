@@ -9,7 +9,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
-import { isUndecided, UNDECIDED_PREFIX } from "eks-platform-policies/lib";
+import { isUndecided, UNDECIDED_PREFIX } from "eks-platform-kernel";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
@@ -18,7 +18,7 @@ import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackRe
 /**
  * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
  * the policy's level). `undecided`: the input cannot decide the verdict (an advisory diagnostic
- * built by `undecided()` in the pack's lib/verdicts.ts), with the reason: neither a pass nor a violation.
+ * built by `undecided()` in the kernel's verdicts.ts), with the reason: neither a pass nor a violation.
  */
 export interface GateDiagnostic {
     policy: string;

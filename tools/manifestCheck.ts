@@ -2,7 +2,7 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
-import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib";
+import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
 import { PolicyPackProcess } from "./analyzer";
 import { GateReport, openGate } from "./gate";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";

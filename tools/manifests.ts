@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { IDENTITY_ONLY_KINDS } from "eks-platform-policies/lib";
+import { IDENTITY_ONLY_KINDS } from "eks-platform-kernel";
 import * as YAML from "yaml";
 import { FileError, InputError } from "./errors";
 import { GateResource, urnOf } from "./requests";

@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import * as YAML from "yaml";
 import { FileError, InputError } from "./errors";
 import { documentValue } from "./yamlInput";

@@ -2,8 +2,7 @@
  * The offline plan as an operator reads it: each resource nested under the component that owns it,
  * with the few settings worth checking before `pulumi up`.
  */
-import { UNKNOWN } from "eks-platform-policies/lib";
-import { asRecord } from "eks-platform-policies/lib/values";
+import { asRecord, UNKNOWN } from "eks-platform-kernel";
 import type { Plan } from "./stackPlan";
 
 function show(value: unknown): string {

@@ -6,7 +6,7 @@
  * would never get a load balancer). Pure.
  */
 import { DEFAULT_CLASS_ANNOTATION, EBS_CSI, LOAD_BALANCER_CONTROLLER, METRICS_SERVER_ADDON } from "../components/addons";
-import { asArray, asRecord, asString, stringMap } from "eks-platform-policies/lib/values";
+import { asArray, asRecord, asString, stringMap } from "eks-platform-kernel";
 import type { ManifestObject } from "./manifests";
 
 /** What a rendered stack offers workloads. */

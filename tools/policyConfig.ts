@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { configProblems } from "eks-platform-policies/lib";
+import { configProblems } from "eks-platform-kernel";
 import * as YAML from "yaml";
 import { GateInputError } from "./errors";
 

@@ -5,7 +5,7 @@
  */
 import * as path from "path";
 import type * as Sarif from "sarif";
-import { UNDECIDED_PREFIX } from "eks-platform-policies/lib";
+import { UNDECIDED_PREFIX } from "eks-platform-kernel";
 import { GateDiagnostic, GateReport, PolicyOutcome, summarize } from "./gate";
 
 /** A verdict in the JSON outputs (the plan's `violations`, the manifest check's). */

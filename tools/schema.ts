@@ -8,6 +8,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import {
+    asRecord,
+    describeShape,
     isBuiltInGroup,
     isUnknownSentinel,
     labelKeyProblem,
@@ -15,8 +17,7 @@ import {
     namespaceNameProblem,
     objectNameProblem,
     violation,
-} from "eks-platform-policies/lib";
-import { asRecord, describeShape } from "eks-platform-policies/lib/values";
+} from "eks-platform-kernel";
 import type { GateDiagnostic } from "./gate";
 
 /** Pulumi Kubernetes types that are not API objects and carry no schema of their own. */

@@ -5,7 +5,7 @@
 import * as path from "path";
 import { PolicyPackProcess } from "./analyzer";
 import { GateReport, runGate } from "./gate";
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import { RecordedResource, runProgram } from "./offline";
 import { environmentConfig } from "./policyConfig";
 import { formatGateText, Locate, toViolations, Violation } from "./report";

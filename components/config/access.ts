@@ -1,4 +1,4 @@
-import { POD_SECURITY_LEVELS } from "eks-platform-policies/lib";
+import { POD_SECURITY_LEVELS } from "eks-platform-kernel";
 import { z } from "zod";
 
 /** An IAM role ARN in any partition, e.g. `arn:aws:iam::123456789012:role/platform-admin`. */

@@ -1,4 +1,4 @@
-import { ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-policies/lib";
+import { ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-kernel";
 import { z } from "zod";
 import { parseCidr } from "../subnets";
 import { cidr, logRetentionDays } from "./common";

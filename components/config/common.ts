@@ -2,7 +2,7 @@
  * Schema building blocks shared by every config section. Each refinement reports the rule it
  * enforces so the aggregated error tells the operator how to fix the key.
  */
-import { labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-policies/lib";
+import { labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-kernel";
 import { z } from "zod";
 import { parseCidr } from "../subnets";
 

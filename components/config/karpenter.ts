@@ -15,7 +15,7 @@ import {
     karpenterRestrictedTag,
     kubernetesArch,
     POD_GRACE_SECONDS,
-} from "eks-platform-policies/lib";
+} from "eks-platform-kernel";
 import { z } from "zod";
 import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
 import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";

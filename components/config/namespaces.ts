@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseQuantity } from "eks-platform-policies/lib";
+import { parseQuantity } from "eks-platform-kernel";
 import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
 import { podSecuritySchema, roleArn } from "./access";
 import { cpuMemory, dnsLabel, labels, quantity } from "./common";

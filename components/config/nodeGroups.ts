@@ -1,4 +1,4 @@
-import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-policies/lib";
+import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-kernel";
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";

@@ -5,7 +5,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { capacityTypesAllowed } from "eks-platform-policies/lib";
+import { capacityTypesAllowed } from "eks-platform-kernel";
 import type { EnabledKarpenterConfig, NodePoolConfig } from "../config/karpenter";
 import {
     awsContext,

@@ -4,7 +4,7 @@
  * labels and taints with it, the stack config checks placements against it, and the program
  * makes a release wait for exactly the groups its pods need.
  */
-import { tolerates, type Toleration } from "eks-platform-policies/lib";
+import { tolerates, type Toleration } from "eks-platform-kernel";
 import type { Taint } from "../config/nodeGroups";
 import { GPU_AMI_TYPES } from "./ami";
 

@@ -1,6 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeTemplateTags } from "eks-platform-policies/lib";
+import { nodeTemplateTags } from "eks-platform-kernel";
 import type { SelfManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
 import { parseReleaseVersion } from "./ami";
 import { createNodeRole } from "./iam";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { accessLeastPrivilege, accessPolicyName, arnPattern } from "eks-platform-policies/accessLeastPrivilege";
+import { accessLeastPrivilege, accessPolicyName, arnPattern } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import {
     accessEntry,

@@ -1,8 +1,6 @@
 import { expect } from "chai";
-import { apiVersionsServed } from "eks-platform-policies/apiVersionsServed";
-import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
-import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
-import { parseRelease, removedApi, REMOVED_APIS } from "eks-platform-policies/lib/apiVersions";
+import { apiVersionsServed, pdbAllowsDisruption, workloadPdbRequired } from "eks-platform-policies";
+import { parseRelease, removedApi, REMOVED_APIS } from "eks-platform-kernel/policy";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
 import { deployment, eksComponent, pdb } from "./fixtures";
 import { changed, MANIFEST_TAGS, runStack, TestResource, UNKNOWN, urnOf } from "./harness";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { appRoleLeastPrivilege, statementFindings, trustNamespaces } from "eks-platform-policies/appRoleLeastPrivilege";
+import { appRoleLeastPrivilege, statementFindings, trustNamespaces } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { appRole, attachment, nodeRoleWithPolicies, podIdentityTrust, role } from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";

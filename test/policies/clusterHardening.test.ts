@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { clusterHardening } from "eks-platform-policies/clusterHardening";
+import { clusterHardening } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { awsCluster, eksComponent, vpc } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

@@ -6,17 +6,18 @@
  * 29 pods; a pod requesting 1500m leaves 430m, so two never share a node.
  */
 import { expect } from "chai";
-import { drainRehearsal } from "eks-platform-policies/drainRehearsal";
-import { rehearse, Rehearsal } from "eks-platform-policies/lib/rehearsal";
+import { drainRehearsal } from "eks-platform-policies";
+import { rehearse, Rehearsal } from "eks-platform-rehearsal";
 import {
     capacityTypesAllowed,
+    INPUT_TAG,
+    MANIFEST_INPUT,
     nodeRequirementMatches,
     nodeTemplateTags,
     readNodeTemplateTags,
     untoleratedTaint,
-} from "eks-platform-policies/lib/scheduling";
-import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-policies/lib/scope";
-import { unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
+} from "eks-platform-kernel";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { expectViolations } from "./expect";
 import * as f from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";
@@ -500,7 +501,7 @@ describe("policy drain-rehearsal (stack)", () => {
     });
 });
 
-describe("scheduling rules (policies/lib/scheduling)", () => {
+describe("scheduling rules (kernel/scheduling)", () => {
     it("matches Gt/Lt node requirements as integers and never on a missing or non-numeric label", () => {
         const gt = { key: "karpenter.k8s.aws/instance-generation", operator: "Gt" as const, values: ["5"] };
         expect(nodeRequirementMatches(gt, { "karpenter.k8s.aws/instance-generation": "6" })).to.equal(true);

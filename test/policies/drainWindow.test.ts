@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { drainWindow } from "eks-platform-policies/drainWindow";
+import { drainWindow } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { cronJob, deployment, lifecycleHook, nodePool } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";

@@ -2,7 +2,7 @@
  * Compliant resources, one factory per type, as the program and the AWS/Kubernetes providers
  * shape their inputs. Failing cases change one field of these with `changed()`.
  */
-import { UNKNOWN } from "eks-platform-policies/lib";
+import { UNKNOWN } from "eks-platform-kernel";
 import type { TestResource } from "./harness";
 
 const resources = { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };

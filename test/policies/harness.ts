@@ -12,9 +12,8 @@ import type {
     StackValidationArgs,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-policies/lib";
-import { isUndecided } from "eks-platform-policies/lib/verdicts";
-import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-policies/lib/sdk";
+import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-kernel";
+import { isUndecided, isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
 export const UNKNOWN = UNKNOWN_SENTINELS;

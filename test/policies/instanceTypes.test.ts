@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import eniMaxPods from "eks-platform-policies/lib/data/eniMaxPods.json";
-import instanceSpecs from "eks-platform-policies/lib/data/instanceSpecs.json";
+import eniMaxPods from "eks-platform-kernel/data/eniMaxPods.json";
+import instanceSpecs from "eks-platform-kernel/data/instanceSpecs.json";
 import {
     allocatable,
     amiTypeArchitecture,
@@ -9,7 +9,7 @@ import {
     isInstanceType,
     kubeReservedCpuMillis,
     kubeReservedMemoryMiB,
-} from "eks-platform-policies/lib/instanceTypes";
+} from "eks-platform-kernel";
 
 describe("policy lib: EC2 instance types", () => {
     it("knows real type names and refuses made-up ones", () => {

@@ -1,6 +1,5 @@
 import { expect } from "chai";
-import { karpenterNodeClass } from "eks-platform-policies/karpenterNodeClass";
-import { karpenterNodePool } from "eks-platform-policies/karpenterNodePool";
+import { karpenterNodeClass, karpenterNodePool } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { deployment, nodeClass, nodePool } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

@@ -6,14 +6,16 @@ import {
     karpenterDuration,
     LabelSelector,
     parseDuration,
+    parseIntOrPercent,
     PolicyConfigError,
     readConfig,
+    readIntOrPercent,
     readSelector,
+    scaledValue,
+    SelectorIndex,
     selectorMatches,
-} from "eks-platform-policies/lib";
-import { parseIntOrPercent, readIntOrPercent, scaledValue } from "eks-platform-policies/lib/intOrPercent";
-import { kubernetesKind, preStopSleep, workloadKind } from "eks-platform-policies/lib/kubernetes";
-import { SelectorIndex } from "eks-platform-policies/lib/selector";
+} from "eks-platform-kernel";
+import { kubernetesKind, preStopSleep, workloadKind } from "eks-platform-kernel/policy";
 
 const labels = { app: "api", tier: "web" };
 const sel = (s: unknown) => readSelector(s) as LabelSelector;

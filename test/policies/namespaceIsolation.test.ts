@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { namespaceIsolation, restrictedPods } from "eks-platform-policies/namespaceIsolation";
+import { namespaceIsolation, restrictedPods } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { daemonSet, deployment, namespace, networkPolicy, statefulSet } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { namespaceQuotaRequired } from "eks-platform-policies/namespaceQuotaRequired";
+import { namespaceQuotaRequired } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { limitRange, namespace, resourceQuota } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";

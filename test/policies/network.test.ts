@@ -1,6 +1,5 @@
 import { expect } from "chai";
-import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
-import { vpcDns } from "eks-platform-policies/vpcDns";
+import { subnetEksTags, vpcDns } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { awsCluster, eksComponent, subnet, vpc } from "./fixtures";
 import { changed, runResource, runStack, UNKNOWN } from "./harness";

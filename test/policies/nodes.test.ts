@@ -1,8 +1,6 @@
 import { expect } from "chai";
-import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConfig";
-import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
-import { managedPolicyName } from "eks-platform-policies/lib";
-import { nodeRolePolicies, roleNameFromArn, trustsEc2 } from "eks-platform-policies/nodeRolePolicies";
+import { nodegroupUpdateConfig, nodeLaunchHardening, nodeRolePolicies, roleNameFromArn, trustsEc2 } from "eks-platform-policies";
+import { managedPolicyName } from "eks-platform-kernel";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
 import {
     attachment,

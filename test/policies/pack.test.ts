@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
-import { policies } from "eks-platform-policies/policies";
+import { policies } from "eks-platform-policies";
 import { EffectivePolicyConfig, PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../../tools/policyConfig";
 import type { Plan } from "../../tools/stackPlan";
 import { planOf, ROOT } from "../mocks";

@@ -4,7 +4,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import type { Policies, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
-import { DeserializeModule, memoizeStructConversion, withStacklessNotApplicable } from "eks-platform-policies/lib/packRuntime";
+import { DeserializeModule, memoizeStructConversion, withStacklessNotApplicable } from "eks-platform-policies/runtime";
 
 // The SDK's own deserializer, loaded fresh (not the pack process's copy) so patching it here is local.
 function freshSdkDeserialize(): DeserializeModule {
@@ -141,14 +141,14 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
 
         it("compiles the pack's TypeScript and maps stack traces to .ts lines", () => {
             const seen = probe(`
-                const { memoizeStructConversion } = require("./lib/packRuntime.ts");
+                const { memoizeStructConversion } = require("./runtime/packRuntime.ts");
                 let line;
                 try { memoizeStructConversion({ deserializeProperties: undefined }); } catch (err) { line = parseInt(err.stack.split("packRuntime.ts:")[1], 10); }
                 console.log(JSON.stringify({ installed: typeof memoizeStructConversion, line: Number(line) }));
             `);
             expect(seen.installed).to.equal("function");
             // The line of the TypeScript source that reads the undefined member, not of swc's output.
-            const source = fs.readFileSync(path.join(__dirname, "..", "..", "policies", "lib", "packRuntime.ts"), "utf8").split("\n");
+            const source = fs.readFileSync(path.join(__dirname, "..", "..", "policies", "runtime", "packRuntime.ts"), "utf8").split("\n");
             expect(seen.line).to.equal(source.findIndex((l) => l.includes("if (deserialize[MEMOIZED])")) + 1);
         });
     });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
+import { pdbAllowsDisruption } from "eks-platform-policies";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
 import { alertmanager, alertmanagerPdb, daemonSet, deployment, hpa, pdb, scaledObject, withoutReplicas } from "./fixtures";
 import { MANIFEST_TAGS, runStack, UNKNOWN, urnOf } from "./harness";

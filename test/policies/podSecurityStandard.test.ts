@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { podSecurityStandard } from "eks-platform-policies/podSecurityStandard";
+import { podSecurityStandard } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { cronJob, deployment, job, namespace, pod } from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";

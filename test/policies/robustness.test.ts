@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { isUnknownSentinel } from "eks-platform-policies/lib";
-import { policies } from "eks-platform-policies/policies";
+import { isUnknownSentinel } from "eks-platform-kernel";
+import { policies } from "eks-platform-policies";
 import { expectClean } from "./expect";
 import { TestResource, UNKNOWN } from "./harness";
 import { suites } from "./suites";

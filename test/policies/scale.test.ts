@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
-import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
-import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
+import { pdbAllowsDisruption, workloadPdbRequired, workloadPrestopHook } from "eks-platform-policies";
 import { deployment, pdb, service } from "./fixtures";
 import { changed, runStack, TestResource } from "./harness";
 

@@ -3,28 +3,30 @@
  * the property-based test.
  */
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { accessLeastPrivilege } from "eks-platform-policies/accessLeastPrivilege";
-import { apiVersionsServed } from "eks-platform-policies/apiVersionsServed";
-import { clusterHardening } from "eks-platform-policies/clusterHardening";
-import { drainRehearsal } from "eks-platform-policies/drainRehearsal";
-import { drainWindow } from "eks-platform-policies/drainWindow";
-import { karpenterNodeClass } from "eks-platform-policies/karpenterNodeClass";
-import { karpenterNodePool } from "eks-platform-policies/karpenterNodePool";
-import { namespaceIsolation } from "eks-platform-policies/namespaceIsolation";
-import { namespaceQuotaRequired } from "eks-platform-policies/namespaceQuotaRequired";
-import { nodegroupUpdateConfig } from "eks-platform-policies/nodegroupUpdateConfig";
-import { nodeLaunchHardening } from "eks-platform-policies/nodeLaunchHardening";
-import { nodeRolePolicies } from "eks-platform-policies/nodeRolePolicies";
-import { pdbAllowsDisruption } from "eks-platform-policies/pdbAllowsDisruption";
-import { podSecurityStandard } from "eks-platform-policies/podSecurityStandard";
-import { subnetEksTags } from "eks-platform-policies/subnetEksTags";
-import { vpcDns } from "eks-platform-policies/vpcDns";
-import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
-import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
-import { workloadResources } from "eks-platform-policies/workloadResources";
-import { workloadServiceReplicas } from "eks-platform-policies/workloadServiceReplicas";
-import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
-import { appRoleLeastPrivilege } from "eks-platform-policies/appRoleLeastPrivilege";
+import {
+    accessLeastPrivilege,
+    apiVersionsServed,
+    appRoleLeastPrivilege,
+    clusterHardening,
+    drainRehearsal,
+    drainWindow,
+    karpenterNodeClass,
+    karpenterNodePool,
+    namespaceIsolation,
+    namespaceQuotaRequired,
+    nodegroupUpdateConfig,
+    nodeLaunchHardening,
+    nodeRolePolicies,
+    pdbAllowsDisruption,
+    podSecurityStandard,
+    subnetEksTags,
+    vpcDns,
+    workloadPdbRequired,
+    workloadPrestopHook,
+    workloadResources,
+    workloadServiceReplicas,
+    workloadTerminationGrace,
+} from "eks-platform-policies";
 import * as f from "./fixtures";
 import { Outcome, runResource, runStack, TestResource } from "./harness";
 

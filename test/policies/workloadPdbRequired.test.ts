@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadPdbRequired } from "eks-platform-policies/workloadPdbRequired";
+import { workloadPdbRequired } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { daemonSet, deployment, hpa, pdb, replicaSet, replicationController, scaledObject, statefulSet, withoutReplicas } from "./fixtures";
 import { changed, MANIFEST_TAGS, runStack, UNKNOWN, urnOf } from "./harness";

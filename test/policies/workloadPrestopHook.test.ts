@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadPrestopHook } from "eks-platform-policies/workloadPrestopHook";
+import { workloadPrestopHook } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { deployment, service } from "./fixtures";
 import { changed, runStack, UNKNOWN, urnOf } from "./harness";

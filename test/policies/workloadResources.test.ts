@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadResources } from "eks-platform-policies/workloadResources";
+import { workloadResources } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { cronJob, daemonSet, deployment, job, pod, replicaSet, replicationController, statefulSet, vpc } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { SINGLETON_ANNOTATION, workloadServiceReplicas } from "eks-platform-policies/workloadServiceReplicas";
+import { SINGLETON_ANNOTATION, workloadServiceReplicas } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { daemonSet, deployment, hpa, pod, replicationController, scaledObject, service, statefulSet, withoutReplicas } from "./fixtures";
 import { changed, MANIFEST_TAGS, runStack, UNKNOWN, urnOf } from "./harness";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { workloadTerminationGrace } from "eks-platform-policies/workloadTerminationGrace";
+import { workloadTerminationGrace } from "eks-platform-policies";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
 import { cronJob, daemonSet, deployment, pod, replicaSet, replicationController, statefulSet } from "./fixtures";
 import { changed, runResource, UNKNOWN } from "./harness";

@@ -3,7 +3,7 @@
  * define are quoted with their source; the rest are estimates, named as such in every report
  * (docs/drain.md "Timing"). The drain time budget every policy shares lives in ../drain.
  */
-export { DEFAULT_HOOK_HEARTBEAT_SECONDS, DEFAULT_TERMINATION_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "../drain";
+export { DEFAULT_HOOK_HEARTBEAT_SECONDS, DEFAULT_TERMINATION_GRACE_SECONDS, SPOT_NOTICE_SECONDS } from "eks-platform-kernel";
 
 /**
  * An EKS managed node group update fails with `PodEvictionFailure` when a node's pods do not

@@ -17,8 +17,7 @@
  *   then taint and drain; `terminationGracePeriod` deletes pods a budget still holds so they get
  *   their grace period; without it, a node whose pods a budget never lets go is never disrupted.
  */
-import { formatSeconds } from "../duration";
-import { scaledValue } from "../intOrPercent";
+import { formatSeconds, scaledValue } from "eks-platform-kernel";
 import { Cluster, formatReasons, SimNode, SimPod, WorkloadState } from "./cluster";
 import type { GroupModel, ManagedGroupModel, NodePoolModel, PdbModel, SelfManagedGroupModel } from "./model";
 import type { GroupReport, WaveReport } from "./report";

@@ -2,11 +2,8 @@
  * The drain rehearsal's view of a stack: node capacity (groups and NodePools) and the workloads
  * that run on it, read once from resource properties into plain data.
  */
-import type { IntOrPercent } from "../intOrPercent";
-import type { WorkloadKind } from "../kubernetes";
-import type { NodePlacement, NodeRequirement, Taint, Toleration } from "../scheduling";
-import type { LabelSelector } from "../selector";
-import type { StackResource, UndecidedNamespaces } from "../stack";
+import type { IntOrPercent, LabelSelector, NodePlacement, NodeRequirement, Taint, Toleration } from "eks-platform-kernel";
+import type { StackResource, UndecidedNamespaces, WorkloadKind } from "eks-platform-kernel/policy";
 
 /** A resource as the rehearsal reads it: what a stack policy gets, and what the CLI builds from a plan. */
 export interface DrainResource extends StackResource {

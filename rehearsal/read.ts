@@ -3,37 +3,53 @@
  * with their termination hooks, Karpenter NodePools, and the workloads, budgets, autoscalers and
  * DaemonSets that run on them. Values unknown at preview leave their item undecided in `verdicts`.
  */
-import { karpenterDuration } from "../duration";
-import { readIntOrPercent, scaledValue, formatIntOrPercent, IntOrPercent } from "../intOrPercent";
-import { combinedRange } from "../autoscaling";
 import {
+    asArray,
+    asNumber,
+    asNumeric,
+    asRecord,
+    asString,
+    capacityTypesAllowed,
+    field,
+    formatIntOrPercent,
+    IntOrPercent,
+    isUnknownSentinel,
+    karpenterDuration,
+    NODE_TEMPLATE_LABEL_TAG,
+    NODE_TEMPLATE_TAINT_TAG,
+    parseQuantity,
+    path,
+    peek,
+    readIntOrPercent,
+    readNodePlacement,
+    readNodeRequirements,
+    readNodeTemplateTags,
+    readSelector,
+    readTaints,
+    readTolerations,
+    Rec,
+    scaledValue,
+    selectorMatches,
+    stringMap,
+    Taint,
+} from "eks-platform-kernel";
+import {
+    combinedRange,
     containersOf,
     isKind,
     karpenterVersion,
     LONG_RUNNING,
     namespaceOf,
     objectName,
+    pdbsByWorkload,
+    readAutoscalers,
+    readPdbs,
     readWorkload,
     singletonReason,
+    UndecidedNamespaces,
+    Verdicts,
     Workload,
-} from "../kubernetes";
-import { parseQuantity } from "../quantity";
-import {
-    capacityTypesAllowed,
-    NODE_TEMPLATE_LABEL_TAG,
-    NODE_TEMPLATE_TAINT_TAG,
-    readNodePlacement,
-    readNodeRequirements,
-    readNodeTemplateTags,
-    readTaints,
-    readTolerations,
-    Taint,
-} from "../scheduling";
-import { readSelector, selectorMatches } from "../selector";
-import { pdbsByWorkload, readAutoscalers, readPdbs, UndecidedNamespaces } from "../stack";
-import { isUnknownSentinel } from "../unknown";
-import { asArray, asNumber, asNumeric, asRecord, asString, field, path, peek, Rec, stringMap } from "../values";
-import { Verdicts } from "../verdicts";
+} from "eks-platform-kernel/policy";
 import { instanceLabels, nodeSize, poolCandidates } from "./instances";
 import type {
     BudgetModel,

@@ -2,8 +2,15 @@
  * Nodes from instance types: allocatable capacity (the shared instance data) and the well-known
  * labels a node of the type carries, which Karpenter requirements and node affinity select on.
  */
-import { allocatable, instanceTypeInfo, InstanceTypeInfo, kubernetesArch, sizedInstanceTypes } from "../instanceTypes";
-import { NodeRequirement, nodeRequirementMatches } from "../scheduling";
+import {
+    allocatable,
+    instanceTypeInfo,
+    InstanceTypeInfo,
+    kubernetesArch,
+    NodeRequirement,
+    nodeRequirementMatches,
+    sizedInstanceTypes,
+} from "eks-platform-kernel";
 import type { Candidate, Capacity, Requests } from "./model";
 
 // `m6i.large` → category m, generation 6, family m6i, size large (Karpenter's label values).

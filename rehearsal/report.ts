@@ -3,8 +3,8 @@
  * nowhere to go, workloads reaching zero ready replicas, drains against their windows, and the
  * problems behind a non-zero exit, each as a message in the house style.
  */
-import { formatSeconds } from "../duration";
-import { violation } from "../verdicts";
+import { formatSeconds } from "eks-platform-kernel";
+import { violation } from "eks-platform-kernel/policy";
 
 export type Verdict = "ok" | "blocked" | "undecided";
 

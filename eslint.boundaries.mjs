@@ -1,0 +1,60 @@
+// The layering of the repository, enforced (test/boundaries.test.ts proves each rule fires):
+//
+//   kernel/      the rules everyone shares            imports nothing of ours
+//   rehearsal/   the drain simulator                  the kernel, by package name
+//   policies/    the pack and its runtime             the kernel and the rehearsal, by package name
+//   components/  the program (and index.ts)          the kernel, by package name
+//   tools/, test/                                     anything, packages by name
+//
+// Packages are reached only through their exports maps: `eks-platform-kernel` (and `/policy`,
+// `/data/*.json`), `eks-platform-rehearsal`, `eks-platform-policies` (and `/runtime`). tsc refuses
+// any other subpath too; this says why, and also catches a relative path into another package.
+
+/** A deep import of a package: any subpath its exports map does not list. */
+const DEEP = {
+    regex: "^eks-platform-(kernel/(?!policy$|data/[\\w.-]+\\.json$)|rehearsal/|policies/(?!runtime$))",
+    message: "reach a package through its exports map: eks-platform-kernel, eks-platform-kernel/policy, eks-platform-rehearsal, eks-platform-policies, eks-platform-policies/runtime",
+};
+
+/** A relative path out of the file's own package into one of `dirs`. */
+function relativeInto(dirs, why) {
+    return { regex: `^(\\.\\./)+(${dirs.join("|")})(/|$)`, message: why };
+}
+
+const rule = (...patterns) => ({ "no-restricted-imports": ["error", { patterns: [DEEP, ...patterns] }] });
+
+const BY_NAME = "import another package by package name (eks-platform-kernel, eks-platform-rehearsal, eks-platform-policies), never by relative path";
+
+export const boundaries = [
+    { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "rehearsal", "policies"], BY_NAME)) },
+    {
+        files: ["kernel/**/*.ts"],
+        rules: rule(
+            { regex: "^eks-platform-", message: "the kernel depends on nothing of this repository: it is what everything else shares" },
+            { regex: "^\\.\\./", message: "the kernel depends on nothing outside kernel/" },
+        ),
+    },
+    {
+        files: ["rehearsal/**/*.ts"],
+        rules: rule(
+            { regex: "^eks-platform-(policies|rehearsal)", message: "the rehearsal depends only on the kernel (eks-platform-kernel)" },
+            { regex: "^\\.\\./", message: "the rehearsal depends only on the kernel, by package name" },
+        ),
+    },
+    {
+        files: ["policies/**/*.ts"],
+        rules: rule(
+            relativeInto(
+                ["components", "tools", "test", "kernel", "rehearsal"],
+                "the pack judges any program: it never imports components/ or tools/, and reaches the kernel and the rehearsal by package name",
+            ),
+        ),
+    },
+    {
+        files: ["components/**/*.ts", "index.ts"],
+        rules: rule(
+            { regex: "^eks-platform-(policies|rehearsal)", message: "the program reaches shared rules only through the kernel (eks-platform-kernel)" },
+            relativeInto(["policies", "kernel", "rehearsal", "tools", "test"], "the program reaches shared rules only through the kernel, by package name"),
+        ),
+    },
+];

@@ -1,0 +1,28 @@
+/**
+ * The rules the program, the policy pack, the drain rehearsal and the tools share, in one place:
+ * quantities, durations, CIDRs, label syntax and selectors, scheduling, Karpenter's restricted
+ * tags, node-role policies, EC2 instance data, the unknown marker, the policy-config reader.
+ * Everything outside `kernel/` imports them by package name, `import { parseQuantity } from
+ * "eks-platform-kernel"`; the exports map admits only this entry point, `eks-platform-kernel/policy`
+ * (the rules that need the policy SDK) and the data files.
+ *
+ * Only modules free of the policy SDK belong here: the program loads this index too.
+ */
+export * from "./cidr";
+export * from "./config";
+export * from "./drain";
+export * from "./duration";
+export * from "./groups";
+export * from "./instanceTypes";
+export * from "./intOrPercent";
+export * from "./messages";
+export * from "./names";
+export * from "./nodeClassTags";
+export * from "./nodeRole";
+export * from "./podSecurityLevels";
+export * from "./quantity";
+export * from "./scheduling";
+export * from "./scope";
+export * from "./selector";
+export * from "./unknown";
+export * from "./values";
