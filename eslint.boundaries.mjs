@@ -13,7 +13,8 @@
 /** A deep import of a package: any subpath its exports map does not list. */
 const DEEP = {
     regex: "^eks-platform-(kernel/(?!policy$|data/[\\w.-]+\\.json$)|rehearsal/|policies/(?!runtime$))",
-    message: "reach a package through its exports map: eks-platform-kernel, eks-platform-kernel/policy, eks-platform-rehearsal, eks-platform-policies, eks-platform-policies/runtime",
+    message:
+        "reach a package through its exports map: eks-platform-kernel, eks-platform-kernel/policy, eks-platform-rehearsal, eks-platform-policies, eks-platform-policies/runtime",
 };
 
 /** A relative path out of the file's own package into one of `dirs`. */
@@ -23,7 +24,8 @@ function relativeInto(dirs, why) {
 
 const rule = (...patterns) => ({ "no-restricted-imports": ["error", { patterns: [DEEP, ...patterns] }] });
 
-const BY_NAME = "import another package by package name (eks-platform-kernel, eks-platform-rehearsal, eks-platform-policies), never by relative path";
+const BY_NAME =
+    "import another package by package name (eks-platform-kernel, eks-platform-rehearsal, eks-platform-policies), never by relative path";
 
 export const boundaries = [
     { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "rehearsal", "policies"], BY_NAME)) },
@@ -53,8 +55,14 @@ export const boundaries = [
     {
         files: ["components/**/*.ts", "index.ts"],
         rules: rule(
-            { regex: "^eks-platform-(policies|rehearsal)", message: "the program reaches shared rules only through the kernel (eks-platform-kernel)" },
-            relativeInto(["policies", "kernel", "rehearsal", "tools", "test"], "the program reaches shared rules only through the kernel, by package name"),
+            {
+                regex: "^eks-platform-(policies|rehearsal)",
+                message: "the program reaches shared rules only through the kernel (eks-platform-kernel)",
+            },
+            relativeInto(
+                ["policies", "kernel", "rehearsal", "tools", "test"],
+                "the program reaches shared rules only through the kernel, by package name",
+            ),
         ),
     },
 ];

@@ -6,7 +6,17 @@ import tseslint from "typescript-eslint";
 import { boundaries } from "./eslint.boundaries.mjs";
 
 export default tseslint.config(
-    { ignores: ["node_modules/", "**/node_modules/", "bin/", "test/reporter.js", "tools/registerSwc.js", "eslint.config.mjs", "eslint.boundaries.mjs"] },
+    {
+        ignores: [
+            "node_modules/",
+            "**/node_modules/",
+            "bin/",
+            "test/reporter.js",
+            "tools/registerSwc.js",
+            "eslint.config.mjs",
+            "eslint.boundaries.mjs",
+        ],
+    },
     js.configs.recommended,
     ...tseslint.configs.recommendedTypeChecked,
     {

@@ -51,10 +51,19 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
     const allowed: [string, string][] = [
         ["components/network.ts", 'import { parseCidr } from "eks-platform-kernel";'],
         ["rehearsal/read.ts", 'import { Verdicts } from "eks-platform-kernel/policy";\nimport { place } from "./placement";'],
-        ["policies/drainRehearsal.ts", 'import { rehearse } from "eks-platform-rehearsal";\nimport { Verdicts } from "eks-platform-kernel/policy";'],
+        [
+            "policies/drainRehearsal.ts",
+            'import { rehearse } from "eks-platform-rehearsal";\nimport { Verdicts } from "eks-platform-kernel/policy";',
+        ],
         ["policies/index.ts", 'import { memoizeStructConversion } from "./runtime/packRuntime";'],
-        ["test/x.test.ts", 'import eniMaxPods from "eks-platform-kernel/data/eniMaxPods.json";\nimport { policies } from "eks-platform-policies";'],
-        ["tools/bench.ts", 'import { memoizeStructConversion } from "eks-platform-policies/runtime";\nimport { ConfigError } from "../components/config";'],
+        [
+            "test/x.test.ts",
+            'import eniMaxPods from "eks-platform-kernel/data/eniMaxPods.json";\nimport { policies } from "eks-platform-policies";',
+        ],
+        [
+            "tools/bench.ts",
+            'import { memoizeStructConversion } from "eks-platform-policies/runtime";\nimport { ConfigError } from "../components/config";',
+        ],
         ["kernel/stack.ts", 'import { Verdicts } from "./verdicts";'],
     ];
     for (const [file, code] of allowed) {
