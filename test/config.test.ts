@@ -151,6 +151,11 @@ describe("stack config", () => {
             /^eks-platform:namespaces\.dev\.quota\.requestsCpu: 16 exceeds limitsCpu 8/,
         ],
         [
+            "quota requests above limits by less than a float tells apart",
+            (v) => (v[`${PROJECT}:namespaces`].dev.quota.requestsCpu = "8.0000000000000001"),
+            /^eks-platform:namespaces\.dev\.quota\.requestsCpu: 8\.0000000000000001 exceeds limitsCpu 8/,
+        ],
+        [
             "default limit above the quota",
             (v) => (v[`${PROJECT}:namespaces`].dev.containerDefaults.limit.memory = "32Gi"),
             /^eks-platform:namespaces\.dev\.containerDefaults\.limit\.memory: 32Gi exceeds the namespace quota limitsMemory 16Gi/,

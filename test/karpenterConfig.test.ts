@@ -239,6 +239,14 @@ describe("karpenter config: validation", () => {
             /^eks-platform:karpenter\.controller\.resources\.requests\.memory: 2Gi exceeds the limit 1Gi$/,
         ],
         [
+            "controller requests above limits by less than a float tells apart",
+            (v) => {
+                v[K].controller.resources.requests.cpu = "1.00000000000000001";
+                v[K].controller.resources.limits.cpu = "1";
+            },
+            /^eks-platform:karpenter\.controller\.resources\.requests\.cpu: 1\.00000000000000001 exceeds the limit 1$/,
+        ],
+        [
             "an empty controller nodeSelector",
             (v) => (v[K].controller.nodeSelector = {}),
             /^eks-platform:karpenter\.controller\.nodeSelector: is empty/,

@@ -2,7 +2,7 @@
  * Schema building blocks shared by every config section. Each refinement reports the rule it
  * enforces so the aggregated error tells the operator how to fix the key.
  */
-import { labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-kernel";
+import { compareQuantities, labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-kernel";
 import { z } from "zod";
 import { parseCidr } from "../subnets";
 
@@ -78,7 +78,8 @@ export function containerResources(defaults: { requests: { cpu: string; memory: 
         .default(defaults)
         .superRefine((r, ctx) => {
             for (const key of ["cpu", "memory"] as const) {
-                if ((parseQuantity(r.requests[key]) ?? 0) > (parseQuantity(r.limits[key]) ?? 0)) {
+                // Exactly, as the API server compares them (not as floats).
+                if (compareQuantities(r.requests[key], r.limits[key]) === 1) {
                     ctx.addIssue({
                         code: "custom",
                         path: ["requests", key],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseQuantity } from "eks-platform-kernel";
+import { compareQuantities } from "eks-platform-kernel";
 import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
 import { podSecuritySchema, roleArn } from "./access";
 import { cpuMemory, dnsLabel, labels, quantity } from "./common";
@@ -117,7 +117,8 @@ export const namespaceSchema = z
             .default({ allowFrom: [], egress: "open" }),
     })
     .superRefine((ns, ctx) => {
-        const le = (a: string, b: string) => (parseQuantity(a) ?? 0) <= (parseQuantity(b) ?? 0);
+        // Exactly, as the API server compares quantities: "1.0000000000000001" exceeds "1" though the floats are equal.
+        const le = (a: string, b: string) => compareQuantities(a, b) !== 1;
         for (const r of ["cpu", "memory"] as const) {
             if (!le(ns.containerDefaults.request[r], ns.containerDefaults.limit[r])) {
                 ctx.addIssue({
