@@ -47,6 +47,132 @@ export function routeKey(source: string): string {
     return source.replace(/[./]/g, "-");
 }
 
+/** Security groups, by role: their ids as the ingress rules reference them. */
+export interface ClusterSecurityGroups<T> {
+    controlPlane: T;
+    nodes: T;
+}
+
+/**
+ * The ingress rules between nodes and the control plane, keyed by a stable name (the logical name
+ * of each rule). Pure: tests read them without mocks.
+ */
+export function nodeIngressRules(sg: ClusterSecurityGroups<pulumi.Input<string>>): [string, aws.vpc.SecurityGroupIngressRuleArgs][] {
+    const tcp = (fromPort: number, toPort: number) => ({ ipProtocol: "tcp", fromPort, toPort });
+    return [
+        [
+            "nodes-from-nodes",
+            { securityGroupId: sg.nodes, referencedSecurityGroupId: sg.nodes, ipProtocol: "-1", description: "Node to node (pods, DNS)" },
+        ],
+        [
+            "nodes-from-control-plane-443",
+            { securityGroupId: sg.nodes, referencedSecurityGroupId: sg.controlPlane, ...tcp(443, 443), description: "Admission webhooks" },
+        ],
+        [
+            "nodes-from-control-plane-kubelet",
+            {
+                securityGroupId: sg.nodes,
+                referencedSecurityGroupId: sg.controlPlane,
+                ...tcp(10250, 10250),
+                description: "Kubelet API (logs, exec)",
+            },
+        ],
+        [
+            "nodes-from-control-plane-ephemeral",
+            {
+                securityGroupId: sg.nodes,
+                referencedSecurityGroupId: sg.controlPlane,
+                ...tcp(1025, 65535),
+                description: "Webhooks and aggregated APIs on high ports",
+            },
+        ],
+        [
+            "control-plane-from-nodes",
+            {
+                securityGroupId: sg.controlPlane,
+                referencedSecurityGroupId: sg.nodes,
+                ...tcp(443, 443),
+                description: "Nodes to the API server",
+            },
+        ],
+    ];
+}
+
+/**
+ * The deployer's route to the private endpoint, as 443 ingress sources of the control plane's
+ * group: each CIDR and security group of `cluster.endpoint`, keyed by the source itself (never
+ * its list position, so removing one rule replaces no other). Pure.
+ */
+export function apiAccessSources(
+    endpoint: ClusterArgs["endpoint"],
+): { key: string; source: string; from: Partial<aws.vpc.SecurityGroupIngressRuleArgs> }[] {
+    return [
+        ...endpoint.privateAccessCidrs.map((block) => ({ key: routeKey(block), source: block, from: { cidrIpv4: block } })),
+        ...endpoint.privateAccessSecurityGroupIds.map((sg) => ({ key: routeKey(sg), source: sg, from: { referencedSecurityGroupId: sg } })),
+    ];
+}
+
+/** Tags of the node security group: the only group tagged for the cluster on a node's ENI, and Karpenter's discovery tag. Pure. */
+export function nodeSecurityGroupTags(clusterName: string): Record<string, string> {
+    return {
+        Name: `${clusterName}-nodes`,
+        [`kubernetes.io/cluster/${clusterName}`]: "owned",
+        "karpenter.sh/discovery": clusterName,
+    };
+}
+
+/**
+ * The `eks.Cluster` arguments: private endpoint always on, API authentication mode, no default
+ * node group or security groups, pinned add-ons managed by the program (none of EKS's unmanaged
+ * defaults). Pure: `deps` carries the resources it references.
+ */
+export function controlPlaneArgs(
+    args: ClusterArgs,
+    deps: { controlPlaneSecurityGroup: aws.ec2.SecurityGroup; serviceRole: aws.iam.Role; kmsKeyArn: pulumi.Input<string> },
+): eks.ClusterOptions {
+    return {
+        name: args.clusterName,
+        version: args.version,
+        vpcId: args.vpcId,
+        privateSubnetIds: args.privateSubnetIds,
+        publicSubnetIds: args.publicSubnetIds,
+        nodeAssociatePublicIpAddress: false,
+        endpointPrivateAccess: true,
+        endpointPublicAccess: args.endpoint.publicAccess,
+        publicAccessCidrs: args.endpoint.publicAccess ? args.endpoint.publicAccessCidrs : undefined,
+        authenticationMode: eks.AuthenticationMode.Api,
+        skipDefaultNodeGroup: true,
+        skipDefaultSecurityGroups: true,
+        clusterSecurityGroup: deps.controlPlaneSecurityGroup,
+        serviceRole: deps.serviceRole,
+        createOidcProvider: true,
+        encryptionConfigKeyArn: deps.kmsKeyArn,
+        enabledClusterLogTypes: args.logTypes,
+        kubernetesServiceIpAddressRange: args.serviceCidr,
+        // Add-ons are managed by the Cluster component with pinned versions instead of EKS's unmanaged defaults.
+        bootstrapSelfManagedAddons: false,
+        useDefaultVpcCni: true,
+        corednsAddonOptions: { enabled: false },
+        kubeProxyAddonOptions: { enabled: false },
+        deletionProtection: args.protect ?? false,
+        tags: { "karpenter.sh/discovery": args.clusterName },
+    };
+}
+
+/** The add-ons every node needs before it can become Ready, keyed by logical name. Pure. */
+export function preComputeAddons(args: Pick<ClusterArgs, "addons" | "vpcCniConfiguration">): {
+    key: string;
+    addonName: string;
+    addonVersion: string;
+    configurationValues?: Record<string, unknown>;
+}[] {
+    return [
+        { key: "vpc-cni", addonName: "vpc-cni", addonVersion: args.addons.vpcCni, configurationValues: args.vpcCniConfiguration },
+        { key: "kube-proxy", addonName: "kube-proxy", addonVersion: args.addons.kubeProxy },
+        { key: "pod-identity-agent", addonName: "eks-pod-identity-agent", addonVersion: args.addons.podIdentityAgent },
+    ];
+}
+
 /**
  * The EKS control plane: `eks.Cluster` (OIDC, kubeconfig) with a KMS key for secrets envelope
  * encryption, its log group, IAM role and security groups built from `@pulumi/aws`, and the
@@ -124,91 +250,18 @@ export class Cluster extends pulumi.ComponentResource {
         // carry that one.
         const nodeSg = new aws.ec2.SecurityGroup(
             `${name}-nodes`,
-            {
-                vpcId: args.vpcId,
-                description: `EKS ${args.clusterName} nodes`,
-                tags: {
-                    Name: `${args.clusterName}-nodes`,
-                    [`kubernetes.io/cluster/${args.clusterName}`]: "owned",
-                    "karpenter.sh/discovery": args.clusterName,
-                },
-            },
+            { vpcId: args.vpcId, description: `EKS ${args.clusterName} nodes`, tags: nodeSecurityGroupTags(args.clusterName) },
             parent,
         );
-        const rules: [string, aws.vpc.SecurityGroupIngressRuleArgs][] = [
-            [
-                "nodes-from-nodes",
-                {
-                    securityGroupId: nodeSg.id,
-                    referencedSecurityGroupId: nodeSg.id,
-                    ipProtocol: "-1",
-                    description: "Node to node (pods, DNS)",
-                },
-            ],
-            [
-                "nodes-from-control-plane-443",
-                {
-                    securityGroupId: nodeSg.id,
-                    referencedSecurityGroupId: controlPlaneSg.id,
-                    ipProtocol: "tcp",
-                    fromPort: 443,
-                    toPort: 443,
-                    description: "Admission webhooks",
-                },
-            ],
-            [
-                "nodes-from-control-plane-kubelet",
-                {
-                    securityGroupId: nodeSg.id,
-                    referencedSecurityGroupId: controlPlaneSg.id,
-                    ipProtocol: "tcp",
-                    fromPort: 10250,
-                    toPort: 10250,
-                    description: "Kubelet API (logs, exec)",
-                },
-            ],
-            [
-                "nodes-from-control-plane-ephemeral",
-                {
-                    securityGroupId: nodeSg.id,
-                    referencedSecurityGroupId: controlPlaneSg.id,
-                    ipProtocol: "tcp",
-                    fromPort: 1025,
-                    toPort: 65535,
-                    description: "Webhooks and aggregated APIs on high ports",
-                },
-            ],
-            [
-                "control-plane-from-nodes",
-                {
-                    securityGroupId: controlPlaneSg.id,
-                    referencedSecurityGroupId: nodeSg.id,
-                    ipProtocol: "tcp",
-                    fromPort: 443,
-                    toPort: 443,
-                    description: "Nodes to the API server",
-                },
-            ],
-        ];
-        for (const [rule, ruleArgs] of rules) {
+        for (const [rule, ruleArgs] of nodeIngressRules({ controlPlane: controlPlaneSg.id, nodes: nodeSg.id })) {
             new aws.vpc.SecurityGroupIngressRule(`${name}-${rule}`, ruleArgs, parent);
         }
         // The deployer's route to the private endpoint: `pulumi up` creates Kubernetes resources
         // from wherever it runs, and EKS's own cluster group admits only the cluster itself.
-        const apiSources: [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>][] = [
-            ...args.endpoint.privateAccessCidrs.map((block): [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>] => [
-                block,
-                { cidrIpv4: block },
-            ]),
-            ...args.endpoint.privateAccessSecurityGroupIds.map((sg): [string, Partial<aws.vpc.SecurityGroupIngressRuleArgs>] => [
-                sg,
-                { referencedSecurityGroupId: sg },
-            ]),
-        ];
-        for (const [source, from] of apiSources) {
+        for (const { key, source, from } of apiAccessSources(args.endpoint)) {
             this.apiAccessRules.push(
                 new aws.vpc.SecurityGroupIngressRule(
-                    `${name}-control-plane-from-${routeKey(source)}`,
+                    `${name}-control-plane-from-${key}`,
                     {
                         securityGroupId: controlPlaneSg.id,
                         ipProtocol: "tcp",
@@ -234,33 +287,7 @@ export class Cluster extends pulumi.ComponentResource {
 
         this.eks = new eks.Cluster(
             `${name}-eks`,
-            {
-                name: args.clusterName,
-                version: args.version,
-                vpcId: args.vpcId,
-                privateSubnetIds: args.privateSubnetIds,
-                publicSubnetIds: args.publicSubnetIds,
-                nodeAssociatePublicIpAddress: false,
-                endpointPrivateAccess: true,
-                endpointPublicAccess: args.endpoint.publicAccess,
-                publicAccessCidrs: args.endpoint.publicAccess ? args.endpoint.publicAccessCidrs : undefined,
-                authenticationMode: eks.AuthenticationMode.Api,
-                skipDefaultNodeGroup: true,
-                skipDefaultSecurityGroups: true,
-                clusterSecurityGroup: controlPlaneSg,
-                serviceRole: role,
-                createOidcProvider: true,
-                encryptionConfigKeyArn: kmsKey.arn,
-                enabledClusterLogTypes: args.logTypes,
-                kubernetesServiceIpAddressRange: args.serviceCidr,
-                // Add-ons are managed below with pinned versions instead of EKS's unmanaged defaults.
-                bootstrapSelfManagedAddons: false,
-                useDefaultVpcCni: true,
-                corednsAddonOptions: { enabled: false },
-                kubeProxyAddonOptions: { enabled: false },
-                deletionProtection: protect,
-                tags: { "karpenter.sh/discovery": args.clusterName },
-            },
+            controlPlaneArgs(args, { controlPlaneSecurityGroup: controlPlaneSg, serviceRole: role, kmsKeyArn: kmsKey.arn }),
             { parent: this, protect, dependsOn: [logGroup, rolePolicy], transforms: [withoutCreatorAdminEntry] },
         );
 
@@ -277,25 +304,22 @@ export class Cluster extends pulumi.ComponentResource {
         this.kmsKeyArn = kmsKey.arn;
         this.kubeconfig = pulumi.secret(this.eks.kubeconfigJson);
 
-        const addon = (key: string, addonName: string, addonVersion: string, configurationValues?: Record<string, unknown>) =>
-            new aws.eks.Addon(
-                `${name}-${key}`,
-                {
-                    clusterName: args.clusterName,
-                    addonName,
-                    addonVersion,
-                    resolveConflictsOnCreate: "OVERWRITE",
-                    // Keep settings someone changed in the cluster rather than silently reverting them.
-                    resolveConflictsOnUpdate: "PRESERVE",
-                    configurationValues: configurationValues ? JSON.stringify(configurationValues) : undefined,
-                },
-                { parent: this, dependsOn: [this.eks] },
-            );
-        this.addons = [
-            addon("vpc-cni", "vpc-cni", args.addons.vpcCni, args.vpcCniConfiguration),
-            addon("kube-proxy", "kube-proxy", args.addons.kubeProxy),
-            addon("pod-identity-agent", "eks-pod-identity-agent", args.addons.podIdentityAgent),
-        ];
+        this.addons = preComputeAddons(args).map(
+            ({ key, addonName, addonVersion, configurationValues }) =>
+                new aws.eks.Addon(
+                    `${name}-${key}`,
+                    {
+                        clusterName: args.clusterName,
+                        addonName,
+                        addonVersion,
+                        resolveConflictsOnCreate: "OVERWRITE",
+                        // Keep settings someone changed in the cluster rather than silently reverting them.
+                        resolveConflictsOnUpdate: "PRESERVE",
+                        configurationValues: configurationValues ? JSON.stringify(configurationValues) : undefined,
+                    },
+                    { parent: this, dependsOn: [this.eks] },
+                ),
+        );
 
         this.registerOutputs({
             name: this.name,

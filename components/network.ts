@@ -43,6 +43,19 @@ export function subnetTags(clusterName: string, tier: "public" | "private"): Rec
 }
 
 /**
+ * Where the NAT gateways go and which one each AZ's private route table uses, keyed by AZ.
+ * `zones` are in AZ-slot order (the subnet layout's): a single NAT gateway stays in the
+ * lowest-lettered AZ whatever order the AZs are listed in. Pure.
+ */
+export function natLayout(
+    zones: readonly string[],
+    natGateways: NetworkArgs["natGateways"],
+): { natZones: string[]; natFor: Record<string, string> } {
+    const natZones = natGateways === "single" ? zones.slice(0, 1) : [...zones];
+    return { natZones, natFor: Object.fromEntries(zones.map((z) => [z, natGateways === "single" ? zones[0] : z])) };
+}
+
+/**
  * The VPC of one cluster: public subnets (load balancers, NAT) and private subnets (nodes, pods),
  * one of each per AZ, with NAT egress, an S3 gateway endpoint and locked-down defaults.
  */
@@ -102,8 +115,8 @@ export class Network extends pulumi.ComponentResource {
                 },
                 parent,
             );
-        const publicSubnets = layout.map((s) => subnet("public", s.availabilityZone, s.publicCidr));
-        const privateSubnets = layout.map((s) => subnet("private", s.availabilityZone, s.privateCidr));
+        const publicSubnets = new Map(layout.map((s) => [s.availabilityZone, subnet("public", s.availabilityZone, s.publicCidr)]));
+        const privateSubnets = new Map(layout.map((s) => [s.availabilityZone, subnet("private", s.availabilityZone, s.privateCidr)]));
 
         // The deployer's networks reach the private API endpoint through the Transit Gateway. The
         // control plane's ENIs may sit in any subnet of the cluster, public ones included, so every
@@ -114,7 +127,7 @@ export class Network extends pulumi.ComponentResource {
                   {
                       transitGatewayId: args.transitGateway.id,
                       vpcId: vpc.id,
-                      subnetIds: privateSubnets.map((subnet) => subnet.id),
+                      subnetIds: [...privateSubnets.values()].map((subnet) => subnet.id),
                       dnsSupport: "enable",
                       tags: { Name: `${args.clusterName}-tgw` },
                   },
@@ -133,49 +146,19 @@ export class Network extends pulumi.ComponentResource {
             },
             routeTableOpts,
         );
-        layout.forEach((s, i) => {
+        for (const [zone, publicSubnet] of publicSubnets) {
             new aws.ec2.RouteTableAssociation(
-                `${name}-public-${s.availabilityZone}`,
-                { subnetId: publicSubnets[i].id, routeTableId: publicRouteTable.id },
+                `${name}-public-${zone}`,
+                { subnetId: publicSubnet.id, routeTableId: publicRouteTable.id },
                 parent,
             );
-        });
+        }
 
-        // The layout is sorted by AZ slot: a single NAT gateway stays in the lowest-lettered AZ
-        // whatever order the AZs are listed in.
-        const natCount = args.natGateways === "single" ? 1 : layout.length;
-        const natGateways = layout.slice(0, natCount).map((s, i) => {
-            const eip = new aws.ec2.Eip(
-                `${name}-nat-${s.availabilityZone}`,
-                { domain: "vpc", tags: { Name: `${args.clusterName}-nat-${s.availabilityZone}` } },
-                { parent: this, dependsOn: [igw] },
-            );
-            return new aws.ec2.NatGateway(
-                `${name}-nat-${s.availabilityZone}`,
-                { allocationId: eip.id, subnetId: publicSubnets[i].id, tags: { Name: `${args.clusterName}-nat-${s.availabilityZone}` } },
-                parent,
-            );
+        const privateRouteTables = this.privateEgress(name, args, vpc, igw, publicSubnets, privateSubnets, {
+            parent: this,
+            dependsOn: routeTableOpts.dependsOn,
         });
-
-        const privateRouteTables = layout.map((s, i) => {
-            const nat = natGateways[args.natGateways === "single" ? 0 : i];
-            const routeTable = new aws.ec2.RouteTable(
-                `${name}-private-${s.availabilityZone}`,
-                {
-                    vpcId: vpc.id,
-                    routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }, ...tgwRoutes],
-                    tags: { Name: `${args.clusterName}-private-${s.availabilityZone}` },
-                },
-                routeTableOpts,
-            );
-            new aws.ec2.RouteTableAssociation(
-                `${name}-private-${s.availabilityZone}`,
-                { subnetId: privateSubnets[i].id, routeTableId: routeTable.id },
-                parent,
-            );
-            return routeTable;
-        });
-        this.deployerRoute = attachment ? [attachment, publicRouteTable, ...privateRouteTables] : [];
+        this.deployerRoute = attachment ? [attachment, publicRouteTable, ...privateRouteTables.routeTables] : [];
 
         // Image layers from ECR are served from S3: a gateway endpoint keeps that traffic off the NAT bill.
         new aws.ec2.VpcEndpoint(
@@ -184,7 +167,7 @@ export class Network extends pulumi.ComponentResource {
                 vpcId: vpc.id,
                 serviceName: `com.amazonaws.${args.region}.s3`,
                 vpcEndpointType: "Gateway",
-                routeTableIds: privateRouteTables.map((rt) => rt.id),
+                routeTableIds: privateRouteTables.routeTables.map((rt) => rt.id),
                 tags: { Name: `${args.clusterName}-s3` },
             },
             parent,
@@ -196,16 +179,64 @@ export class Network extends pulumi.ComponentResource {
 
         this.vpcId = vpc.id;
         this.vpcCidr = args.vpcCidr;
-        this.publicSubnetIds = publicSubnets.map((s) => s.id);
-        this.privateSubnetIds = privateSubnets.map((s) => s.id);
-        this.privateSubnetIdsByAz = Object.fromEntries(layout.map((s, i) => [s.availabilityZone, privateSubnets[i].id]));
-        this.natGatewayIds = natGateways.map((n) => n.id);
+        this.publicSubnetIds = [...publicSubnets.values()].map((s) => s.id);
+        this.privateSubnetIds = [...privateSubnets.values()].map((s) => s.id);
+        this.privateSubnetIdsByAz = Object.fromEntries([...privateSubnets].map(([zone, s]) => [zone, s.id]));
+        this.natGatewayIds = privateRouteTables.natGateways.map((n) => n.id);
         this.registerOutputs({
             vpcId: this.vpcId,
             publicSubnetIds: this.publicSubnetIds,
             privateSubnetIds: this.privateSubnetIds,
             natGatewayIds: this.natGatewayIds,
         });
+    }
+
+    /** NAT gateways (with their Elastic IPs) in the public subnets, and each AZ's private route table through one. */
+    private privateEgress(
+        name: string,
+        args: NetworkArgs,
+        vpc: aws.ec2.Vpc,
+        igw: aws.ec2.InternetGateway,
+        publicSubnets: ReadonlyMap<string, aws.ec2.Subnet>,
+        privateSubnets: ReadonlyMap<string, aws.ec2.Subnet>,
+        routeTableOpts: pulumi.CustomResourceOptions,
+    ): { natGateways: aws.ec2.NatGateway[]; routeTables: aws.ec2.RouteTable[] } {
+        const parent = { parent: this };
+        const { natZones, natFor } = natLayout([...privateSubnets.keys()], args.natGateways);
+        const tgwRoutes = transitGatewayRoutes(args.transitGateway);
+        const natGateways = new Map(
+            natZones.map((zone) => {
+                const eip = new aws.ec2.Eip(
+                    `${name}-nat-${zone}`,
+                    { domain: "vpc", tags: { Name: `${args.clusterName}-nat-${zone}` } },
+                    { parent: this, dependsOn: [igw] },
+                );
+                const nat = new aws.ec2.NatGateway(
+                    `${name}-nat-${zone}`,
+                    { allocationId: eip.id, subnetId: publicSubnets.get(zone)!.id, tags: { Name: `${args.clusterName}-nat-${zone}` } },
+                    parent,
+                );
+                return [zone, nat] as const;
+            }),
+        );
+        const routeTables = [...privateSubnets].map(([zone, privateSubnet]) => {
+            const routeTable = new aws.ec2.RouteTable(
+                `${name}-private-${zone}`,
+                {
+                    vpcId: vpc.id,
+                    routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: natGateways.get(natFor[zone])!.id }, ...tgwRoutes],
+                    tags: { Name: `${args.clusterName}-private-${zone}` },
+                },
+                routeTableOpts,
+            );
+            new aws.ec2.RouteTableAssociation(
+                `${name}-private-${zone}`,
+                { subnetId: privateSubnet.id, routeTableId: routeTable.id },
+                parent,
+            );
+            return routeTable;
+        });
+        return { natGateways: [...natGateways.values()], routeTables };
     }
 
     private createFlowLogs(name: string, clusterName: string, vpc: aws.ec2.Vpc, retentionDays: number): void {

@@ -1,7 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import { expect } from "chai";
-import { Cluster, withoutCreatorAdminEntry } from "../components/cluster";
+import {
+    apiAccessSources,
+    Cluster,
+    controlPlaneArgs,
+    nodeIngressRules,
+    nodeSecurityGroupTags,
+    preComputeAddons,
+    withoutCreatorAdminEntry,
+} from "../components/cluster";
 import { RecordingMocks } from "../tools/offline";
 import { named, ofType, promiseOf, settled, useMocks } from "./mocks";
 
@@ -132,5 +140,102 @@ describe("Cluster component", () => {
         expect(await pulumi.isSecret(cluster.kubeconfig)).to.equal(true);
         expect(await promiseOf(cluster.endpoint)).to.match(/^https:\/\/.*\.eks\.amazonaws\.com$/);
         expect(await promiseOf(cluster.eksSecurityGroupId)).to.match(/^sg-/);
+    });
+});
+
+describe("Cluster builders (pure)", () => {
+    const endpoint = {
+        publicAccess: true,
+        publicAccessCidrs: ["203.0.113.0/24"],
+        privateAccessCidrs: ["10.99.0.0/16", "10.98.0.0/16"],
+        privateAccessSecurityGroupIds: ["sg-0123456789abcdef0"],
+    };
+    const args = {
+        clusterName: "demo",
+        version: "1.34",
+        vpcId: "vpc-1",
+        privateSubnetIds: ["subnet-p1"],
+        publicSubnetIds: ["subnet-u1"],
+        endpoint,
+        logTypes: ["audit"],
+        logRetentionDays: 30,
+        serviceCidr: "172.20.0.0/16",
+        addons: { vpcCni: "v1.20.4-eksbuild.1", kubeProxy: "v1.34.0-eksbuild.2", podIdentityAgent: "v1.3.8-eksbuild.2" },
+    };
+
+    it("nodeIngressRules: nodes talk to each other, the control plane reaches kubelets and webhooks, nodes reach the API on 443 only", () => {
+        const rules = Object.fromEntries(nodeIngressRules({ controlPlane: "sg-cp", nodes: "sg-nodes" }));
+        expect(Object.keys(rules)).to.have.members([
+            "nodes-from-nodes",
+            "nodes-from-control-plane-443",
+            "nodes-from-control-plane-kubelet",
+            "nodes-from-control-plane-ephemeral",
+            "control-plane-from-nodes",
+        ]);
+        expect(rules["control-plane-from-nodes"]).to.include({
+            securityGroupId: "sg-cp",
+            referencedSecurityGroupId: "sg-nodes",
+            fromPort: 443,
+            toPort: 443,
+        });
+        expect(rules["nodes-from-control-plane-kubelet"]).to.include({
+            securityGroupId: "sg-nodes",
+            referencedSecurityGroupId: "sg-cp",
+            fromPort: 10250,
+            toPort: 10250,
+        });
+        expect(rules["nodes-from-nodes"]).to.include({
+            securityGroupId: "sg-nodes",
+            referencedSecurityGroupId: "sg-nodes",
+            ipProtocol: "-1",
+        });
+        // No rule admits an address range: every source is one of the two groups.
+        for (const rule of Object.values(rules)) {
+            expect(rule).to.not.have.property("cidrIpv4");
+        }
+    });
+
+    it("apiAccessSources: one 443 source per CIDR and group, keyed by the source, so removing one renames no other", () => {
+        const all = apiAccessSources(endpoint);
+        expect(all.map((s) => s.key)).to.deep.equal(["10-99-0-0-16", "10-98-0-0-16", "sg-0123456789abcdef0"]);
+        expect(all[2].from).to.deep.equal({ referencedSecurityGroupId: "sg-0123456789abcdef0" });
+        const fewer = apiAccessSources({ ...endpoint, privateAccessCidrs: ["10.98.0.0/16"] });
+        expect(fewer.map((s) => s.key)).to.deep.equal(["10-98-0-0-16", "sg-0123456789abcdef0"]);
+        expect(fewer[0].from).to.deep.equal({ cidrIpv4: "10.98.0.0/16" });
+    });
+
+    it("controlPlaneArgs: private endpoint always on, public CIDRs only with a public endpoint, deletion protection follows protect", () => {
+        const deps = {
+            controlPlaneSecurityGroup: {} as aws.ec2.SecurityGroup,
+            serviceRole: {} as aws.iam.Role,
+            kmsKeyArn: "arn:aws:kms:us-east-1:111122223333:key/k",
+        };
+        const open = controlPlaneArgs(args, deps);
+        expect(open).to.include({ name: "demo", endpointPrivateAccess: true, endpointPublicAccess: true, deletionProtection: false });
+        expect(open.publicAccessCidrs).to.deep.equal(["203.0.113.0/24"]);
+        expect(open).to.include({ authenticationMode: "API", bootstrapSelfManagedAddons: false, skipDefaultNodeGroup: true });
+        expect(open.encryptionConfigKeyArn).to.equal(deps.kmsKeyArn);
+        const closed = controlPlaneArgs({ ...args, endpoint: { ...endpoint, publicAccess: false }, protect: true }, deps);
+        expect(closed).to.include({ endpointPublicAccess: false, deletionProtection: true });
+        expect(closed.publicAccessCidrs).to.equal(undefined);
+    });
+
+    it("preComputeAddons: the CNI (with its configuration), kube-proxy and the Pod Identity agent, at their pinned versions", () => {
+        const addons = preComputeAddons({ ...args, vpcCniConfiguration: { enableNetworkPolicy: "true" } });
+        expect(addons.map((a) => [a.key, a.addonName, a.addonVersion])).to.deep.equal([
+            ["vpc-cni", "vpc-cni", "v1.20.4-eksbuild.1"],
+            ["kube-proxy", "kube-proxy", "v1.34.0-eksbuild.2"],
+            ["pod-identity-agent", "eks-pod-identity-agent", "v1.3.8-eksbuild.2"],
+        ]);
+        expect(addons[0].configurationValues).to.deep.equal({ enableNetworkPolicy: "true" });
+        expect(addons[1].configurationValues).to.equal(undefined);
+    });
+
+    it("nodeSecurityGroupTags: the cluster tag and Karpenter's discovery tag", () => {
+        expect(nodeSecurityGroupTags("demo")).to.deep.equal({
+            Name: "demo-nodes",
+            "kubernetes.io/cluster/demo": "owned",
+            "karpenter.sh/discovery": "demo",
+        });
     });
 });

@@ -5,9 +5,12 @@ import { eventQueuePolicy, podIdentityTrustPolicy, PolicyDocument } from "../com
 import {
     allowsSpot,
     controllerPolicyDocument,
+    controllerTrustPolicy,
     INTERRUPTION_EVENTS,
+    interruptionQueuePolicy,
     interruptionRuleName,
     KarpenterAws,
+    spotKeyGrants,
     volumeKeys,
 } from "../components/karpenter/aws";
 import { karpenterNames } from "../components/karpenter/names";
@@ -450,6 +453,43 @@ describe("karpenter AWS: Spot and customer volume keys", () => {
         expect(bySid(doc, "AllowEbsUseOfCustomerKeys").Resource).to.deep.equal([
             "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
             "arn:aws:kms:us-east-1:123456789012:key/mrk-0123456789abcdef0123456789abcdef",
+        ]);
+    });
+});
+
+describe("KarpenterAws builders (pure)", () => {
+    it("interruptionQueuePolicy: only this cluster's interruption rules may send, over TLS", () => {
+        const doc = interruptionQueuePolicy(CTX, "demo", "demo-karpenter");
+        const send = bySid(doc, "AllowEventBridgeRulesToSend");
+        expect(send.Resource).to.equal("arn:aws:sqs:eu-west-1:111122223333:demo-karpenter");
+        const senders = (send.Condition as { ArnEquals: { "aws:SourceArn": string[] } }).ArnEquals["aws:SourceArn"];
+        expect(senders).to.have.members(
+            INTERRUPTION_EVENTS.map((e) => `arn:aws:events:eu-west-1:111122223333:rule/${interruptionRuleName("demo", e.key)}`),
+        );
+        expect(bySid(doc, "DenyNonTLS").Effect).to.equal("Deny");
+    });
+
+    it("controllerTrustPolicy: EKS Pod Identity for kube-system/karpenter of this cluster only", () => {
+        const trust = controllerTrustPolicy(CTX, "demo");
+        const statement = trust.Statement[0];
+        expect(statement.Principal).to.deep.equal({ Service: "pods.eks.amazonaws.com" });
+        expect((statement.Condition as { StringEquals: Record<string, string> }).StringEquals).to.deep.equal({
+            "aws:RequestTag/eks-cluster-arn": "arn:aws:eks:eu-west-1:111122223333:cluster/demo",
+            "aws:RequestTag/eks-cluster-name": "demo",
+            "aws:RequestTag/kubernetes-namespace": "kube-system",
+            "aws:RequestTag/kubernetes-service-account": "karpenter",
+        });
+    });
+
+    it("spotKeyGrants: one grant per key a Spot pool uses, named by the key id", () => {
+        const grants = spotKeyGrants([
+            { key: "arn:aws:kms:eu-west-1:111122223333:key/1234abcd", spot: true },
+            { key: "5678efgh", spot: false },
+            { key: "9999aaaa", spot: true },
+        ]);
+        expect(grants).to.deep.equal([
+            { key: "arn:aws:kms:eu-west-1:111122223333:key/1234abcd", suffix: "1234abcd" },
+            { key: "9999aaaa", suffix: "9999aaaa" },
         ]);
     });
 });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Network, subnetTags, transitGatewayRoutes } from "../components/network";
+import { natLayout, Network, subnetTags, transitGatewayRoutes } from "../components/network";
 import { RecordingMocks } from "../tools/offline";
 import { ofType, settled, useMocks } from "./mocks";
 
@@ -176,6 +176,25 @@ describe("Network component", () => {
         expect(ofType(mocks.resources, "aws:ec2transitgateway/vpcAttachment:VpcAttachment")).to.deep.equal([]);
         for (const table of ofType(mocks.resources, "aws:ec2/routeTable:RouteTable")) {
             expect(table.props.routes, table.name).to.have.length(1);
+        }
+    });
+});
+
+describe("natLayout (pure)", () => {
+    const zones = ["us-east-1a", "us-east-1b", "us-east-1c"];
+
+    it("single: one NAT gateway in the first AZ of the layout, used by every private route table", () => {
+        expect(natLayout(zones, "single")).to.deep.equal({
+            natZones: ["us-east-1a"],
+            natFor: { "us-east-1a": "us-east-1a", "us-east-1b": "us-east-1a", "us-east-1c": "us-east-1a" },
+        });
+    });
+
+    it("perAz: a NAT gateway in every AZ, each private route table through its own AZ's", () => {
+        const { natZones, natFor } = natLayout(zones, "perAz");
+        expect(natZones).to.deep.equal(zones);
+        for (const zone of zones) {
+            expect(natFor[zone]).to.equal(zone);
         }
     });
 });

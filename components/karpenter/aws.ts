@@ -20,7 +20,7 @@ import {
     roleArn,
     trustPolicy,
 } from "../iam";
-import { karpenterNames } from "./names";
+import { karpenterNames, type KarpenterNames } from "./names";
 import { renderReferenceStatements } from "./referencePolicy";
 
 /** Namespace and service account of the controller; the Helm values use the same pair. */
@@ -189,6 +189,34 @@ export function volumeKeys(config: Pick<EnabledKarpenterConfig, "nodeClasses" | 
     return [...keys.values()];
 }
 
+/** The target id of the queue in every interruption rule. */
+const INTERRUPTION_TARGET_ID = "KarpenterInterruptionQueue";
+
+/** The interruption queue's policy: only the interruption rules of this cluster may send, over TLS. Pure. */
+export function interruptionQueuePolicy(ctx: AwsContext, clusterName: string, queueName: string): PolicyDocument {
+    return eventQueuePolicy(
+        queueArn(ctx, queueName),
+        INTERRUPTION_EVENTS.map((event) => eventRuleArn(ctx, interruptionRuleName(clusterName, event.key))),
+        "KarpenterInterruptionQueue",
+    );
+}
+
+/** The controller role's trust: EKS Pod Identity for the controller's service account of this cluster only. Pure. */
+export function controllerTrustPolicy(ctx: AwsContext, clusterName: string): PolicyDocument {
+    return podIdentityTrustPolicy(clusterName, CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, {
+        sid: "AllowEksPodIdentityForKarpenter",
+        clusterArn: clusterArn(ctx, clusterName),
+    });
+}
+
+/**
+ * The KMS grants the Spot service-linked role needs: one per customer key a Spot pool's volumes
+ * use, named by the key's id (the last part of its ARN), never by list position. Pure.
+ */
+export function spotKeyGrants(keys: readonly VolumeKey[]): { key: string; suffix: string }[] {
+    return keys.filter((k) => k.spot).map((k) => ({ key: k.key, suffix: k.key.split("/").pop() ?? k.key }));
+}
+
 export interface KarpenterAwsArgs {
     /** Static cluster name: scopes every policy condition and names the node role and queue. */
     clusterName: string;
@@ -224,15 +252,30 @@ export class KarpenterAws extends pulumi.ComponentResource {
 
     constructor(name: string, args: KarpenterAwsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:karpenter:KarpenterAws", name, {}, opts);
-        const parent = { parent: this };
         const names = karpenterNames(args.clusterName);
         this.nodeRoleName = names.nodeRole;
         this.queueName = names.interruptionQueue;
+        const ctx = awsContext(args.region, { parent: this });
 
-        const ctx = awsContext(args.region, parent);
+        const nodes = this.nodeAccess(name, args, names);
+        this.nodeRole = nodes.role;
+        this.queue = this.interruptionQueue(name, args, names, ctx);
+        this.nodeReady = [...nodes.ready, ...this.spotAccess(name, args, ctx)];
+        const controller = this.controller(name, args, names, ctx);
+        this.controllerRole = controller.role;
+        this.controllerReady = controller.ready;
 
-        // Nodes.
-        this.nodeRole = new aws.iam.Role(
+        this.registerOutputs({
+            nodeRoleName: this.nodeRoleName,
+            queueName: this.queueName,
+            controllerRoleArn: this.controllerRole.arn,
+        });
+    }
+
+    /** The role Karpenter's nodes run as, its managed policies, and its access entry. */
+    private nodeAccess(name: string, args: KarpenterAwsArgs, names: KarpenterNames): { role: aws.iam.Role; ready: pulumi.Resource[] } {
+        const parent = { parent: this };
+        const role = new aws.iam.Role(
             `${name}-node`,
             {
                 name: names.nodeRole,
@@ -242,16 +285,21 @@ export class KarpenterAws extends pulumi.ComponentResource {
             parent,
         );
         const attachments = Object.entries(nodeRoleManagedPolicies(true)).map(
-            ([key, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: this.nodeRole.name, policyArn }, parent),
+            ([key, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: role.name, policyArn }, parent),
         );
         // Without an access entry the instances boot but never register as nodes.
         const accessEntry = new aws.eks.AccessEntry(
             `${name}-node`,
-            { clusterName: args.clusterName, principalArn: this.nodeRole.arn, type: "EC2_LINUX" },
+            { clusterName: args.clusterName, principalArn: role.arn, type: "EC2_LINUX" },
             { parent: this, dependsOn: [args.cluster] },
         );
-        // Interruption queue and the rules feeding it.
-        this.queue = new aws.sqs.Queue(
+        return { role, ready: [...attachments, accessEntry] };
+    }
+
+    /** The interruption queue and the EventBridge rules feeding it. */
+    private interruptionQueue(name: string, args: KarpenterAwsArgs, names: KarpenterNames, ctx: pulumi.Output<AwsContext>): aws.sqs.Queue {
+        const parent = { parent: this };
+        const queue = new aws.sqs.Queue(
             `${name}-interruption`,
             {
                 name: names.interruptionQueue,
@@ -280,31 +328,28 @@ export class KarpenterAws extends pulumi.ComponentResource {
         const queuePolicy = new aws.sqs.QueuePolicy(
             `${name}-interruption`,
             {
-                queueUrl: this.queue.url,
-                policy: ctx.apply((c) =>
-                    JSON.stringify(
-                        eventQueuePolicy(
-                            queueArn(c, names.interruptionQueue),
-                            INTERRUPTION_EVENTS.map((event) => eventRuleArn(c, interruptionRuleName(args.clusterName, event.key))),
-                            "KarpenterInterruptionQueue",
-                        ),
-                    ),
-                ),
+                queueUrl: queue.url,
+                policy: ctx.apply((c) => JSON.stringify(interruptionQueuePolicy(c, args.clusterName, names.interruptionQueue))),
             },
             parent,
         );
         for (const [event, rule] of rules) {
             new aws.cloudwatch.EventTarget(
                 `${name}-${event.key}`,
-                { rule: rule.name, targetId: "KarpenterInterruptionQueue", arn: this.queue.arn },
+                { rule: rule.name, targetId: INTERRUPTION_TARGET_ID, arn: queue.arn },
                 // Until the policy lets EventBridge send, its deliveries are refused.
                 { parent: this, dependsOn: [queuePolicy], aliases: formerNames(event) },
             );
         }
+        return queue;
+    }
 
-        // Spot capacity: the account's service-linked role, and the grant that lets it use the
-        // customer keys of volumes it launches (EC2 User Guide, "Service-linked role for Spot
-        // Instance requests"). The role is shared by the whole account, so it outlives the stack.
+    /**
+     * Spot capacity: the account's service-linked role, and the grants that let it use the
+     * customer keys of volumes it launches (EC2 User Guide, "Service-linked role for Spot
+     * Instance requests"). The role is shared by the whole account, so it outlives the stack.
+     */
+    private spotAccess(name: string, args: KarpenterAwsArgs, ctx: pulumi.Output<AwsContext>): pulumi.Resource[] {
         const spotRole = args.createSpotServiceLinkedRole
             ? new aws.iam.ServiceLinkedRole(
                   `${name}-spot`,
@@ -312,43 +357,41 @@ export class KarpenterAws extends pulumi.ComponentResource {
                   { parent: this, retainOnDelete: true },
               )
             : undefined;
-        const volumeKeyList = args.volumeKeys ?? [];
-        const spotGrants = volumeKeyList
-            .filter((k) => k.spot)
-            .map(
-                (k) =>
-                    new aws.kms.Grant(
-                        `${name}-spot-${k.key.split("/").pop() ?? k.key}`,
-                        {
-                            keyId: ctx.apply((c) => kmsKeyArn(c, k.key)),
-                            granteePrincipal: ctx.apply(spotServiceLinkedRoleArn),
-                            operations: SPOT_KEY_GRANT_OPERATIONS,
-                        },
-                        { parent: this, dependsOn: spotRole ? [spotRole] : [] },
-                    ),
-            );
-        this.nodeReady = [...attachments, accessEntry, ...(spotRole ? [spotRole] : []), ...spotGrants];
+        const grants = spotKeyGrants(args.volumeKeys ?? []).map(
+            (g) =>
+                new aws.kms.Grant(
+                    `${name}-spot-${g.suffix}`,
+                    {
+                        keyId: ctx.apply((c) => kmsKeyArn(c, g.key)),
+                        granteePrincipal: ctx.apply(spotServiceLinkedRoleArn),
+                        operations: SPOT_KEY_GRANT_OPERATIONS,
+                    },
+                    { parent: this, dependsOn: spotRole ? [spotRole] : [] },
+                ),
+        );
+        return [...(spotRole ? [spotRole] : []), ...grants];
+    }
 
-        // Controller.
-        this.controllerRole = new aws.iam.Role(
+    /** The controller's role (EKS Pod Identity), its policy and its association. */
+    private controller(
+        name: string,
+        args: KarpenterAwsArgs,
+        names: KarpenterNames,
+        ctx: pulumi.Output<AwsContext>,
+    ): { role: aws.iam.Role; ready: pulumi.Resource[] } {
+        const parent = { parent: this };
+        const role = new aws.iam.Role(
             `${name}-controller`,
             {
                 description: `Karpenter controller of EKS cluster ${args.clusterName} (Pod Identity ${CONTROLLER_NAMESPACE}/${CONTROLLER_SERVICE_ACCOUNT})`,
-                assumeRolePolicy: ctx.apply((c) =>
-                    JSON.stringify(
-                        podIdentityTrustPolicy(args.clusterName, CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, {
-                            sid: "AllowEksPodIdentityForKarpenter",
-                            clusterArn: clusterArn(c, args.clusterName),
-                        }),
-                    ),
-                ),
+                assumeRolePolicy: ctx.apply((c) => JSON.stringify(controllerTrustPolicy(c, args.clusterName))),
             },
             parent,
         );
-        const controllerPolicy = new aws.iam.RolePolicy(
+        const policy = new aws.iam.RolePolicy(
             `${name}-controller`,
             {
-                role: this.controllerRole.name,
+                role: role.name,
                 policy: ctx.apply((c) =>
                     JSON.stringify(
                         controllerPolicyDocument({
@@ -356,7 +399,7 @@ export class KarpenterAws extends pulumi.ComponentResource {
                             clusterName: args.clusterName,
                             nodeRoleName: names.nodeRole,
                             queueName: names.interruptionQueue,
-                            customerKeyArns: volumeKeyList.map((k) => kmsKeyArn(c, k.key)),
+                            customerKeyArns: (args.volumeKeys ?? []).map((k) => kmsKeyArn(c, k.key)),
                         }),
                     ),
                 ),
@@ -369,16 +412,10 @@ export class KarpenterAws extends pulumi.ComponentResource {
                 clusterName: args.clusterName,
                 namespace: CONTROLLER_NAMESPACE,
                 serviceAccount: CONTROLLER_SERVICE_ACCOUNT,
-                roleArn: this.controllerRole.arn,
+                roleArn: role.arn,
             },
             { parent: this, dependsOn: [args.cluster] },
         );
-        this.controllerReady = [controllerPolicy, association];
-
-        this.registerOutputs({
-            nodeRoleName: this.nodeRoleName,
-            queueName: this.queueName,
-            controllerRoleArn: this.controllerRole.arn,
-        });
+        return { role, ready: [policy, association] };
     }
 }

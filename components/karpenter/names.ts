@@ -8,8 +8,14 @@ import { CRITICAL_ADDONS_ONLY, type Placement, type Toleration } from "../nodegr
 export const NODE_CLASS_GROUP = "karpenter.k8s.aws";
 export const NODE_CLASS_KIND = "EC2NodeClass";
 
+/** The static names of a cluster's Karpenter resources. */
+export interface KarpenterNames {
+    nodeRole: string;
+    interruptionQueue: string;
+}
+
 /** Static AWS names derived from the cluster name (policies and Helm values read them at preview). */
-export function karpenterNames(clusterName: string): { nodeRole: string; interruptionQueue: string } {
+export function karpenterNames(clusterName: string): KarpenterNames {
     return { nodeRole: `${clusterName}-karpenter-node`, interruptionQueue: `${clusterName}-karpenter` };
 }
 
