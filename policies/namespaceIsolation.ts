@@ -10,6 +10,7 @@ import {
     path,
     readConfig,
     readSelector,
+    RESERVED_NAMESPACES,
     SelectorIndex,
 } from "eks-platform-kernel";
 import {
@@ -47,7 +48,7 @@ const configSchema: PolicyConfigSchema = {
         exemptNamespaces: {
             type: "array",
             items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease", "default"],
+            default: [...RESERVED_NAMESPACES],
             description: "Namespaces that need no Pod Security label or NetworkPolicy.",
         },
         minimumEnforceLevel: {

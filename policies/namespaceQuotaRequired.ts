@@ -1,5 +1,5 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { asArray, asRecord, field, inputScope, keysOf, path, readConfig } from "eks-platform-kernel";
+import { asArray, asRecord, field, inputScope, keysOf, path, readConfig, RESERVED_NAMESPACES } from "eks-platform-kernel";
 import { isKind, namespaceOf, objectName, UndecidedNamespaces, Verdicts, violation } from "eks-platform-kernel/policy";
 
 /** Config of `namespace-quota-required`. */
@@ -13,7 +13,7 @@ const configSchema: PolicyConfigSchema = {
         exemptNamespaces: {
             type: "array",
             items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease", "default"],
+            default: [...RESERVED_NAMESPACES],
             description: "Namespaces that need no ResourceQuota or LimitRange.",
         },
     },

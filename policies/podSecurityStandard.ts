@@ -1,5 +1,5 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { field, path, readConfig, stringMap } from "eks-platform-kernel";
+import { field, path, readConfig, stringMap, SYSTEM_NAMESPACES } from "eks-platform-kernel";
 import {
     describeWorkload,
     ENFORCE_LABEL,
@@ -46,7 +46,7 @@ const configSchema: PolicyConfigSchema = {
         exemptNamespaces: {
             type: "array",
             items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease"],
+            default: [...SYSTEM_NAMESPACES],
             description: "Namespaces whose pods are not judged (Kubernetes' and EKS's own, privileged by the cluster's defaults).",
         },
     },
