@@ -18,11 +18,12 @@ import {
     ENFORCE_LABEL,
     isKind,
     namespaceOf,
-    objectName,
     POD_SECURITY_LEVELS,
     PodSecurityLevel,
     podSecurityLevel,
+    readNamespace,
     readWorkloads,
+    StackNamespace,
     UndecidedNamespaces,
     Verdicts,
     violation,
@@ -141,7 +142,7 @@ export const namespaceIsolation: StackValidationPolicy = {
         const exempt = new Set(config.exemptNamespaces);
         const minimumOf = (ns: string): PodSecurityLevel => config.namespaceEnforceLevels[ns] ?? config.minimumEnforceLevel;
         const verdicts = new Verdicts();
-        const namespaces: { name: string; urn: string; props: unknown }[] = [];
+        const namespaces: StackNamespace[] = [];
         const restricting = new SelectorIndex<true>();
         const denied = new Set<string>();
         const undecided = new UndecidedNamespaces();
@@ -150,9 +151,9 @@ export const namespaceIsolation: StackValidationPolicy = {
                 continue;
             }
             if (isKind(r.type, r.props, "", "Namespace")) {
-                const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-                if (name !== undefined && !exempt.has(name)) {
-                    namespaces.push({ name, urn: r.urn, props: r.props });
+                const ns = readNamespace(r, verdicts);
+                if (ns && !exempt.has(ns.name)) {
+                    namespaces.push(ns);
                 }
             } else if (isKind(r.type, r.props, "networking.k8s.io", "NetworkPolicy")) {
                 const ok = verdicts.read(`NetworkPolicy ${r.name}`, () => {

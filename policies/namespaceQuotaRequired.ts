@@ -1,6 +1,15 @@
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { asArray, asRecord, field, inputScope, keysOf, path, readConfig, RESERVED_NAMESPACES } from "eks-platform-kernel";
-import { isKind, namespaceOf, objectName, UndecidedNamespaces, Verdicts, violation } from "eks-platform-kernel/policy";
+import {
+    isKind,
+    namespaceOf,
+    objectName,
+    readNamespace,
+    StackNamespace,
+    UndecidedNamespaces,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
 
 /** Config of `namespace-quota-required`. */
 export interface NamespaceQuotaRequiredConfig {
@@ -91,7 +100,7 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
         const config = readConfig<NamespaceQuotaRequiredConfig>("namespace-quota-required", configSchema, args.getConfig());
         const exempt = new Set(config.exemptNamespaces);
         const verdicts = new Verdicts();
-        const namespaces: { name: string; urn: string }[] = [];
+        const namespaces: StackNamespace[] = [];
         // Keys of the namespace's unscoped quotas' spec.hard; scoped quotas, named for messages.
         const quotaKeys = new Map<string, Set<string>>();
         const scoped = new Map<string, string[]>();
@@ -102,9 +111,9 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                 continue;
             }
             if (isKind(r.type, r.props, "", "Namespace")) {
-                const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-                if (name !== undefined && !exempt.has(name)) {
-                    namespaces.push({ name, urn: r.urn });
+                const ns = readNamespace(r, verdicts);
+                if (ns && !exempt.has(ns.name)) {
+                    namespaces.push(ns);
                 }
             } else if (isKind(r.type, r.props, "", "ResourceQuota")) {
                 const ok = verdicts.read(`ResourceQuota ${r.name}`, () => {

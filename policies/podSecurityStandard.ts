@@ -5,12 +5,12 @@ import {
     ENFORCE_LABEL,
     enforcedPolicy,
     isKind,
-    objectName,
     POD_SECURITY_LEVELS,
     podSecurityFindings,
     PodSecurityLevel,
     PodSecurityPolicy,
     podTemplateOf,
+    readNamespace,
     readWorkload,
     Verdicts,
     violation,
@@ -75,14 +75,14 @@ export const podSecurityStandard: StackValidationPolicy = {
             if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "", "Namespace")) {
                 continue;
             }
-            const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-            if (name === undefined) {
+            const ns = readNamespace(r, verdicts);
+            if (!ns) {
                 unreadableNamespace = true;
                 continue;
             }
             namespaces.set(
-                name,
-                verdicts.read(`Namespace ${name} labels`, () => stringMap(path(r.props, "metadata", "labels"))),
+                ns.name,
+                verdicts.read(`Namespace ${ns.name} labels`, () => stringMap(path(ns.props, "metadata", "labels"))),
             );
         }
         const defaults = { level: config.defaultLevel, version: config.defaultVersion };
