@@ -102,7 +102,12 @@ type DeclaredPolicy = ResourceValidationPolicy | StackValidationPolicy;
 const declarations = new WeakMap<object, PolicyDeclaration>();
 const registered: DeclaredPolicy[] = [];
 
-function record<P extends DeclaredPolicy>(policy: P, kind: PolicyDeclaration["kind"], d: Declared<object>, knobs: PolicyDeclaration["knobs"] = {}): P {
+function record<P extends DeclaredPolicy>(
+    policy: P,
+    kind: PolicyDeclaration["kind"],
+    d: Declared<object>,
+    knobs: PolicyDeclaration["knobs"] = {},
+): P {
     declarations.set(policy, {
         name: d.name,
         description: d.description,
