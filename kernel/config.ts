@@ -7,6 +7,7 @@
  * e.g. `workload-termination-grace.max`.
  */
 import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { problemList } from "./messages";
 
 /** The part of a policy's `configSchema` (`@pulumi/policy` PolicyConfigSchema) the reader needs. */
 export interface ConfigSchemaLike {
@@ -20,10 +21,7 @@ export class PolicyConfigError extends Error {
         readonly policy: string,
         readonly problems: string[],
     ) {
-        super(
-            `Invalid config for policy "${policy}" (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
-                problems.map((p) => `  - ${p}`).join("\n"),
-        );
+        super(problemList(`Invalid config for policy "${policy}"`, problems));
         this.name = "PolicyConfigError";
     }
 }

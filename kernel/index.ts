@@ -17,6 +17,7 @@ export * from "./instanceTypes";
 export * from "./intOrPercent";
 export * from "./messages";
 export * from "./names";
+export * from "./namespaces";
 export * from "./nodeClassTags";
 export * from "./nodeRole";
 export * from "./podSecurityLevels";

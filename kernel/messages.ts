@@ -21,6 +21,14 @@ export function listOf(items: readonly string[], conjunction: "and" | "or"): str
     return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
 }
 
+/**
+ * `<title> (2 problems):` and one `  - <problem>` line each: how every config error of the
+ * program, the pack and the tools lists what is wrong.
+ */
+export function problemList(title: string, problems: readonly string[]): string {
+    return `${title} (${count(problems.length, "problem")}):\n${problems.map((p) => `  - ${p}`).join("\n")}`;
+}
+
 function end(s: string): string {
     return /[.!?]$/.test(s) ? s : `${s}.`;
 }

@@ -36,7 +36,7 @@ export function unencryptedBlockDevices(mappings: unknown): { index: number; dev
  * IMDS. 2 is for clusters whose pod-network containers must read instance metadata (old AWS SDKs
  * without IRSA or Pod Identity); more than 2 reaches nothing further, so the knob stops there.
  */
-export const MAX_HOP_LIMIT: PolicyConfigJSONSchema = {
+export const MAX_HOP_LIMIT: PolicyConfigJSONSchema & { default: number; description: string } = {
     type: "integer",
     minimum: 1,
     maximum: 2,

@@ -293,6 +293,23 @@ export function readPdbs(resources: readonly StackResource[], verdicts: Verdicts
     return out;
 }
 
+/** A Namespace of the stack: its name, the resource's URN (verdicts on the namespace go there) and its properties. */
+export interface StackNamespace {
+    name: string;
+    urn: string;
+    props: unknown;
+}
+
+/**
+ * The Namespace `r` (a resource of that kind), or `undefined` when its name is unknown at preview
+ * (left undecided in `verdicts`). One resource at a time, so callers reading other kinds in the
+ * same pass keep their undecided items in resource order.
+ */
+export function readNamespace(r: StackResource, verdicts: Verdicts): StackNamespace | undefined {
+    const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
+    return name === undefined ? undefined : { name, urn: r.urn, props: r.props };
+}
+
 /** Services with a selector (a Service without one has hand-managed endpoints and selects no pods). */
 export function readServices(resources: readonly StackResource[], verdicts: Verdicts): Service[] {
     const out: Service[] = [];

@@ -1,6 +1,6 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { asArray, asRecord, asString, field, inputScope, isUnknownSentinel, path, peek, readConfig } from "eks-platform-kernel";
+import { asArray, asRecord, asString, field, inputScope, isUnknownSentinel, path, peek } from "eks-platform-kernel";
 import { Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `access-least-privilege`. */
 export interface AccessLeastPrivilegeConfig {
@@ -8,15 +8,13 @@ export interface AccessLeastPrivilegeConfig {
     namespaceTeamPrincipals: string[];
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        namespaceTeamPrincipals: {
-            type: "array",
-            items: { type: "string" },
-            default: [],
-            description:
-                "IAM principal ARN patterns (* matches any run of characters) of namespace teams, besides access entries tagged platform/access-scope: namespace.",
-        },
+const knobs: Knobs<AccessLeastPrivilegeConfig> = {
+    namespaceTeamPrincipals: {
+        type: "array",
+        items: { type: "string" },
+        default: [],
+        description:
+            "IAM principal ARN patterns (* matches any run of characters) of namespace teams, besides access entries tagged platform/access-scope: namespace.",
     },
 };
 
@@ -132,13 +130,17 @@ const GROUPS_FIX =
  * or edit access policy cluster-wide. Entries and associations are linked by `principalArn`
  * (static at preview: the program passes literal ARNs from config).
  */
-export const accessLeastPrivilege: StackValidationPolicy = {
+export const accessLeastPrivilege = declareStackPolicy<AccessLeastPrivilegeConfig>({
     name: "access-least-privilege",
     description: "EKS access entries grant no system:masters, and namespace teams get no admin or edit access policy cluster-wide.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<AccessLeastPrivilegeConfig>("access-least-privilege", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires: "no `system:masters` group; no cluster-wide admin/edit for a namespace team",
+        checks: "no EKS access entry (`aws.eks.AccessEntry`, or in `eks:index:Cluster` `accessEntries`) lists `system:masters` in `kubernetesGroups`; no namespace team gets AmazonEKSClusterAdminPolicy, AmazonEKSAdminPolicy or AmazonEKSEditPolicy with `accessScope.type: cluster`; entries and associations linked by `principalArn` (see below)",
+        knobs: { namespaceTeamPrincipals: "ARN patterns, `*` matches any run of characters" },
+    },
+    validateStack: (args, reportViolation, config) => {
         const teams = new Teams(config.namespaceTeamPrincipals.map((pattern) => ({ pattern, re: arnPattern(pattern) })));
         const verdicts = new Verdicts();
         const entries: { name: string; urn: string; props: unknown }[] = [];
@@ -239,4 +241,4 @@ export const accessLeastPrivilege: StackValidationPolicy = {
             args.notApplicable(`no EKS access entry or access policy association ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
-};
+});

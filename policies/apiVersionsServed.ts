@@ -1,4 +1,3 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import {
     EKS_CLUSTER_TYPES,
     kubernetesKind,
@@ -13,7 +12,8 @@ import {
     Verdicts,
     violation,
 } from "eks-platform-kernel/policy";
-import { field, inputScope, path, readConfig } from "eks-platform-kernel";
+import { field, inputScope, path } from "eks-platform-kernel";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `api-versions-served`. */
 export interface ApiVersionsServedConfig {
@@ -24,15 +24,13 @@ export interface ApiVersionsServedConfig {
     kubernetesVersion: string;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        kubernetesVersion: {
-            type: "string",
-            pattern: "^$|^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$",
-            default: "",
-            description:
-                'Kubernetes version (e.g. "1.34") the objects are judged against when the input holds no EKS cluster; the cluster\'s own version wins when it does.',
-        },
+const knobs: Knobs<ApiVersionsServedConfig> = {
+    kubernetesVersion: {
+        type: "string",
+        pattern: "^$|^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$",
+        default: "",
+        description:
+            'Kubernetes version (e.g. "1.34") the objects are judged against when the input holds no EKS cluster; the cluster\'s own version wins when it does.',
     },
 };
 
@@ -41,13 +39,18 @@ const configSchema: PolicyConfigSchema = {
  * longer serves (`policy/v1beta1` PodDisruptionBudget, `extensions/v1beta1` Deployment, …): the
  * API server refuses it. The release is the EKS cluster's in the same stack, else `kubernetesVersion`.
  */
-export const apiVersionsServed: StackValidationPolicy = {
+export const apiVersionsServed = declareStackPolicy<ApiVersionsServedConfig>({
     name: "api-versions-served",
     description: "Kubernetes objects use API versions the cluster's Kubernetes version still serves.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<ApiVersionsServedConfig>("api-versions-served", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "no Kubernetes object on an API version the cluster's Kubernetes release no longer serves (`policy/v1beta1`, `extensions/v1beta1`, …)",
+        checks: "no Kubernetes object uses an API version its cluster's Kubernetes release no longer serves (`policy/v1beta1` PodDisruptionBudget, `extensions/v1beta1` and `apps/v1beta*` workloads, `batch/v1beta1` CronJob, …; the table in `kernel/apiVersions.ts`, from the Kubernetes deprecated API migration guide): the API server refuses them. The release is the EKS cluster's `version` in the same stack (a cluster without one gets the newest), else `kubernetesVersion`; with neither, undecided",
+        knobs: { kubernetesVersion: "keep it at each stack's `cluster.version` (a test checks)" },
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const scope = inputScope(args.stackTags);
         const clusters: { name: string; release: KubernetesRelease | undefined }[] = [];
@@ -113,7 +116,7 @@ export const apiVersionsServed: StackValidationPolicy = {
             args.notApplicable(`no Kubernetes object ${scope}: nothing was checked`);
         }
     },
-};
+});
 
 // A cluster that sets no version gets the newest one EKS offers, which serves none of the removed APIs.
 const LATEST: KubernetesRelease = { major: 1, minor: Number.MAX_SAFE_INTEGER };

@@ -1,6 +1,6 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { asArray, asString, field, managedPolicyName, path, readConfig } from "eks-platform-kernel";
+import { asArray, asString, field, managedPolicyName, path } from "eks-platform-kernel";
 import { isUnknownValueError, Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `app-role-least-privilege`. */
 export interface AppRoleLeastPrivilegeConfig {
@@ -10,21 +10,19 @@ export interface AppRoleLeastPrivilegeConfig {
     exemptNamespaces: string[];
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        forbiddenManagedPolicies: {
-            type: "array",
-            items: { type: "string" },
-            default: ["AdministratorAccess", "IAMFullAccess"],
-            description: "Names of AWS managed policies (e.g. AdministratorAccess) that no application role may attach.",
-        },
-        exemptNamespaces: {
-            type: "array",
-            items: { type: "string" },
-            default: ["kube-system"],
-            description:
-                "Namespaces of platform controllers: a role whose trust admits only these namespaces is not judged (a role whose trust names no namespace always is).",
-        },
+const knobs: Knobs<AppRoleLeastPrivilegeConfig> = {
+    forbiddenManagedPolicies: {
+        type: "array",
+        items: { type: "string" },
+        default: ["AdministratorAccess", "IAMFullAccess"],
+        description: "Names of AWS managed policies (e.g. AdministratorAccess) that no application role may attach.",
+    },
+    exemptNamespaces: {
+        type: "array",
+        items: { type: "string" },
+        default: ["kube-system"],
+        description:
+            "Namespaces of platform controllers: a role whose trust admits only these namespaces is not judged (a role whose trust names no namespace always is).",
     },
 };
 
@@ -195,13 +193,17 @@ function listGrants(
  * linked to roles by name (static at preview in this program); one whose role or content is
  * unknown at preview leaves the roles it may belong to undecided, never passed.
  */
-export const appRoleLeastPrivilege: StackValidationPolicy = {
+export const appRoleLeastPrivilege = declareStackPolicy<AppRoleLeastPrivilegeConfig>({
     name: "app-role-least-privilege",
     description: "IAM roles assumed through EKS Pod Identity grant no wildcard admin, no IAM wildcard and no administrator managed policy.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<AppRoleLeastPrivilegeConfig>("app-role-least-privilege", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "application roles (EKS Pod Identity) allow no action `*`, no `NotAction`, no IAM action by wildcard, no `iam:PassRole` on `*`, and attach no AdministratorAccess/IAMFullAccess",
+        checks: 'IAM roles trusted by `pods.eks.amazonaws.com` (EKS Pod Identity) whose trust admits a namespace outside `exemptNamespaces` (or names none): no `Allow` of action `*` or `*:*`, no `NotAction` in an `Allow`, no IAM action by wildcard (`iam:*`, `iam:Pass*`, any case), no `iam:PassRole` on `Resource: "*"`, no attached managed policy in `forbiddenManagedPolicies`; documents from `RolePolicy`, `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` and the role\'s own `inlinePolicies`/`managedPolicyArns`, linked by role name (see below)',
+    },
+    validateStack: (args, reportViolation, config) => {
         const forbidden = new Set(config.forbiddenManagedPolicies);
         const exempt = new Set(config.exemptNamespaces);
         const verdicts = new Verdicts();
@@ -340,4 +342,4 @@ export const appRoleLeastPrivilege: StackValidationPolicy = {
             args.notApplicable("no IAM role trusted by pods.eks.amazonaws.com (EKS Pod Identity) in this stack: nothing was checked");
         }
     },
-};
+});

@@ -1,4 +1,3 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
 import {
     ALL_IPV4,
     asArray,
@@ -12,9 +11,9 @@ import {
     isFalse,
     parseCidr,
     peek,
-    readConfig,
 } from "eks-platform-kernel";
 import { Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `cluster-hardening`. */
 export interface ClusterHardeningConfig {
@@ -24,22 +23,20 @@ export interface ClusterHardeningConfig {
     publicAccessMinPrefix: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        requiredLogTypes: {
-            type: "array",
-            items: { type: "string", enum: ["api", "audit", "authenticator", "controllerManager", "scheduler"] },
-            default: ["audit"],
-            description: "Control-plane log types that must be enabled.",
-        },
-        publicAccessMinPrefix: {
-            type: "integer",
-            minimum: 1,
-            maximum: 32,
-            default: 16,
-            description:
-                "The public endpoint's CIDRs may cover together at most as many addresses as one /N (16: 65,536 addresses, an office or VPN range).",
-        },
+const knobs: Knobs<ClusterHardeningConfig> = {
+    requiredLogTypes: {
+        type: "array",
+        items: { type: "string", enum: ["api", "audit", "authenticator", "controllerManager", "scheduler"] },
+        default: ["audit"],
+        description: "Control-plane log types that must be enabled.",
+    },
+    publicAccessMinPrefix: {
+        type: "integer",
+        minimum: 1,
+        maximum: 32,
+        default: 16,
+        description:
+            "The public endpoint's CIDRs may cover together at most as many addresses as one /N (16: 65,536 addresses, an office or VPN range).",
     },
 };
 
@@ -53,16 +50,23 @@ const OPEN = ["0.0.0.0/0", "::/0"];
  * what the public CIDRs cover together is judged (`0.0.0.0/1` + `128.0.0.0/1` is everything), and
  * may not exceed one `/publicAccessMinPrefix`.
  */
-export const clusterHardening: ResourceValidationPolicy = {
+export const clusterHardening = declareResourcePolicy<ClusterHardeningConfig, void>({
     name: "cluster-hardening",
     description: "EKS clusters encrypt secrets, enable audit logging and have no unrestricted public endpoint.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateResource: (args, reportViolation) => {
+    config: knobs,
+    docs: {
+        requires:
+            "secrets encryption, audit logging, no public endpoint open to 0.0.0.0/0 (what the CIDRs cover together, at most one `/publicAccessMinPrefix`)",
+        checks: "`eks:index:Cluster` (inputs) and `aws:eks/cluster:Cluster`: secrets envelope-encrypted with KMS, the required control-plane log types enabled, no public endpoint open to `0.0.0.0/0` (both default to a public endpoint open to the world when unset), judged by what the CIDRs cover together (`0.0.0.0/1` + `128.0.0.0/1` is `0.0.0.0/0`; overlaps count once), and at most one `/publicAccessMinPrefix` of addresses",
+        knobs: { publicAccessMinPrefix: "the public CIDRs together cover at most one /N of addresses" },
+    },
+    select: (args) => {
         if (args.type !== COMPONENT && args.type !== CLUSTER) {
             args.notApplicable("not an EKS cluster");
         }
-        const config = readConfig<ClusterHardeningConfig>("cluster-hardening", configSchema, args.getConfig());
+    },
+    validateResource: (args, reportViolation, config) => {
         const props = args.props;
         const subject = `EKS cluster ${args.name}`;
         const component = args.type === COMPONENT;
@@ -140,4 +144,4 @@ export const clusterHardening: ResourceValidationPolicy = {
         });
         verdicts.finish();
     },
-};
+});

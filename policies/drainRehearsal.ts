@@ -1,7 +1,7 @@
-import type { StackValidationPolicy } from "@pulumi/policy";
 import { hasNodeCapacity, rehearse } from "eks-platform-rehearsal";
 import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
 import { Verdicts } from "eks-platform-kernel/policy";
+import { declareStackPolicy } from "./declare";
 
 const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
 
@@ -13,11 +13,16 @@ const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter Node
  * window, or a workload reaching zero ready replicas is a violation. What the rehearsal cannot
  * size (an instance type outside the data, labels only in user data) stays undecided.
  */
-export const drainRehearsal: StackValidationPolicy = {
+export const drainRehearsal = declareStackPolicy({
     name: "drain-rehearsal",
     description:
         "Every node rollout of the stack (managed group update, instance refresh, Karpenter drift) completes without a blocked eviction, a pod with nowhere to run, a pod cut short or a workload at zero ready replicas.",
     enforcementLevel: "mandatory",
+    docs: {
+        requires:
+            "every node rollout of the stack (managed group update, instance refresh, Karpenter drift) completes without a blocked eviction, a pod with nowhere to run, a pod cut short or a workload at zero ready replicas ([docs/drain.md](docs/drain.md))",
+        checks: "replays every node rollout of the stack — EKS managed node group update (surge, `maxUnavailable` waves, 15-minute eviction limit), ASG instance refresh with its termination hook, Karpenter drift with its budgets and `terminationGracePeriod` — against the stack's workloads, PDBs, HPAs and DaemonSets ([drain.md](drain.md)): no rollout that stalls, no evicted pod with nowhere to run, no pod cut short by its node's window (hook heartbeat, `terminationGracePeriod`, Spot notice), no workload at zero ready replicas; an instance type the data cannot size, or labels only in user data, stay undecided (can't run)",
+    },
     validateStack: (args, reportViolation) => {
         // Plain manifests (the manifest gate) bring workloads but no nodes: nothing to read then.
         if (!hasNodeCapacity(args.resources)) {
@@ -39,4 +44,4 @@ export const drainRehearsal: StackValidationPolicy = {
             args.notApplicable("no workload of this stack runs on its node groups or NodePools: no eviction to rehearse");
         }
     },
-};
+});

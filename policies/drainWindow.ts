@@ -1,4 +1,3 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import {
     asNumeric,
     asString,
@@ -13,7 +12,6 @@ import {
     NodeShape,
     path,
     podFits,
-    readConfig,
     readNodeRequirements,
     SPOT_NOTICE_SECONDS,
 } from "eks-platform-kernel";
@@ -26,6 +24,7 @@ import {
     Verdicts,
     violation,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `drain-window`. */
 export interface DrainWindowConfig {
@@ -33,14 +32,12 @@ export interface DrainWindowConfig {
     spotNoticeSeconds: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        spotNoticeSeconds: {
-            type: "integer",
-            minimum: 1,
-            default: SPOT_NOTICE_SECONDS,
-            description: "Seconds of notice before EC2 reclaims a Spot instance: the drain window of NodePools that may launch Spot.",
-        },
+const knobs: Knobs<DrainWindowConfig> = {
+    spotNoticeSeconds: {
+        type: "integer",
+        minimum: 1,
+        default: SPOT_NOTICE_SECONDS,
+        description: "Seconds of notice before EC2 reclaims a Spot instance: the drain window of NodePools that may launch Spot.",
     },
 };
 
@@ -59,13 +56,17 @@ interface Window {
  * pool; or the heartbeat of a self-managed node group's termination lifecycle hook, whose nodes
  * the input does not describe, so it applies to every pod.
  */
-export const drainWindow: StackValidationPolicy = {
+export const drainWindow = declareStackPolicy<DrainWindowConfig>({
     name: "drain-window",
     description: "No workload's termination grace period exceeds the drain window of the nodes it may run on.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<DrainWindowConfig>("drain-window", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "no grace period longer than the window of a node the pod can be scheduled on (node selector, required affinity, tolerations vs a NodePool's labels, requirements and taints): `terminationGracePeriod`, the Spot notice, a lifecycle-hook heartbeat",
+        checks: "no long-running workload's grace period (30 s when unset) exceeds the tightest drain window of the nodes it can be scheduled on (see \"Where a pod can run\"): a Karpenter v1 NodePool's `terminationGracePeriod`, `spotNoticeSeconds` for NodePools that may launch Spot (v1beta1 ones too), the `heartbeatTimeout` of an `EC2_INSTANCE_TERMINATING` lifecycle hook (3600 s when unset, the AWS default)",
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const windows: Window[] = [];
         for (const r of args.resources) {
@@ -149,7 +150,7 @@ export const drainWindow: StackValidationPolicy = {
             args.notApplicable(`no long-running workload ${inputScope(args.stackTags)}: nothing was checked against the drain windows`);
         }
     },
-};
+});
 
 /** The API version of a Karpenter NodePool resource (`v1`, `v1beta1`), or `undefined` for anything else. */
 function nodePoolVersion(r: { type: string; props: unknown }): string | undefined {

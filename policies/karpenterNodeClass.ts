@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { asArray, asString, field, isAwsReservedTagKey, karpenterRestrictedTag, keysOf, path, readConfig } from "eks-platform-kernel";
+import { asArray, asString, field, isAwsReservedTagKey, karpenterRestrictedTag, keysOf, path } from "eks-platform-kernel";
 import {
     EBS_WHY,
     hopLimitViolation,
@@ -12,6 +11,7 @@ import {
     Verdicts,
     violation,
 } from "eks-platform-kernel/policy";
+import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `karpenter-nodeclass`. */
 export interface KarpenterNodeClassConfig {
@@ -21,15 +21,13 @@ export interface KarpenterNodeClassConfig {
     maxHopLimit: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        allowLatestAmi: {
-            type: "boolean",
-            default: false,
-            description: "Allow AMI aliases pinned to @latest (every node is replaced on each AMI release).",
-        },
-        maxHopLimit: MAX_HOP_LIMIT,
+const knobs: Knobs<KarpenterNodeClassConfig> = {
+    allowLatestAmi: {
+        type: "boolean",
+        default: false,
+        description: "Allow AMI aliases pinned to @latest (every node is replaced on each AMI release).",
     },
+    maxHopLimit: MAX_HOP_LIMIT,
 };
 
 // AMI alias families the Karpenter v1 EC2NodeClass CRD accepts (its CEL rules on
@@ -45,20 +43,27 @@ const REFUSED = "the API server refuses the EC2NodeClass (its CRD validation), s
  * EC2NodeClasses pin their AMI, leave Karpenter's own tags alone, keep IMDSv2 and encrypt volumes.
  * An EC2NodeClass of another API version (v1beta1) gets one violation saying to migrate.
  */
-export const karpenterNodeClass: ResourceValidationPolicy = {
+export const karpenterNodeClass = declareResourcePolicy<KarpenterNodeClassConfig, string | undefined>({
     name: "karpenter-nodeclass",
     description:
         "EC2NodeClasses use the v1 API, pin their AMI (Windows: @latest), set no restricted or aws: tags, require IMDSv2 with a low hop limit and encrypt block devices.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateResource: (args, reportViolation) => {
+    config: knobs,
+    docs: {
+        requires:
+            "the v1 API; no `@latest` AMI alias (Windows families: only `@latest`), no tags Karpenter or EC2 reserve, IMDSv2 with a hop limit ≤ `maxHopLimit`, encrypted volumes",
+        checks: "EC2NodeClass: no `@latest` AMI alias, except the Windows families (`windows2019`, `windows2022`, `windows2025`), which Karpenter accepts only at `@latest` (a pinned Windows alias is reported as refused); no alias Karpenter's CRD refuses (not `family@version`, or a family other than `al2`, `al2023`, `bottlerocket`, `windows2019`, `windows2022`, `windows2025`); no `spec.tags` key the v1 CRD restricts (empty, starting with `kubernetes.io/cluster`, or exactly `eks:eks-cluster-name`, `karpenter.sh/nodepool`, `karpenter.sh/nodeclaim`, `karpenter.k8s.aws/ec2nodeclass`; others such as `karpenter.sh/discovery` are fine) and none under `aws:` (EC2 refuses them); `metadataOptions.httpTokens` not relaxed; `metadataOptions.httpPutResponseHopLimit` at most `maxHopLimit` (unset is Karpenter's default, 1); every EBS block device `encrypted: true`; an EC2NodeClass of another API version (v1beta1) gets one violation to migrate instead",
+    },
+    select: (args) => {
         const version = args.type.startsWith("kubernetes:")
             ? karpenterVersion(args.type, args.props, "karpenter.k8s.aws", "EC2NodeClass")
             : undefined;
         if (version === undefined) {
             args.notApplicable("not a Karpenter EC2NodeClass");
         }
-        const config = readConfig<KarpenterNodeClassConfig>("karpenter-nodeclass", configSchema, args.getConfig());
+        return version;
+    },
+    validateResource: (args, reportViolation, config, version) => {
         const verdicts = new Verdicts();
         const name = verdicts.read(args.name, () => objectName(args.props, args.name)) ?? args.name;
         const subject = `EC2NodeClass ${name}`;
@@ -170,4 +175,4 @@ export const karpenterNodeClass: ResourceValidationPolicy = {
         });
         verdicts.finish();
     },
-};
+});

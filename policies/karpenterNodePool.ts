@@ -1,16 +1,20 @@
-import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { asString, field, karpenterDuration, parseQuantity, path } from "eks-platform-kernel";
 import { karpenterVersion, karpenterVersionViolation, objectName, Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareResourcePolicy } from "./declare";
 
 /**
  * Karpenter v1 NodePools reference their node class completely, cap what they may launch, and
  * bound how long a draining node may live. A NodePool of another API version (v1beta1) gets one
  * violation saying to migrate, instead of v1 field checks that do not fit it.
  */
-export const karpenterNodePool: ResourceValidationPolicy = {
+export const karpenterNodePool = declareResourcePolicy({
     name: "karpenter-nodepool",
     description: "Karpenter NodePools use the v1 API and set a complete nodeClassRef, cpu and memory limits, and a terminationGracePeriod.",
     enforcementLevel: "mandatory",
+    docs: {
+        requires: "the v1 API; `nodeClassRef` group/kind/name, cpu and memory limits, `terminationGracePeriod`",
+        checks: "NodePool `nodeClassRef` has `group`, `kind`, `name`; `spec.limits` has cpu and memory; `spec.template.spec.terminationGracePeriod` is a duration; a NodePool of another API version (`karpenter.sh/v1beta1`) gets one violation to migrate to v1 instead",
+    },
     validateResource: (args, reportViolation) => {
         const version = args.type.startsWith("kubernetes:")
             ? karpenterVersion(args.type, args.props, "karpenter.sh", "NodePool")
@@ -79,4 +83,4 @@ export const karpenterNodePool: ResourceValidationPolicy = {
         });
         verdicts.finish();
     },
-};
+});

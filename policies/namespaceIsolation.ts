@@ -1,4 +1,3 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import {
     asArray,
     asRecord,
@@ -8,8 +7,8 @@ import {
     inputScope,
     LabelSelector,
     path,
-    readConfig,
     readSelector,
+    RESERVED_NAMESPACES,
     SelectorIndex,
 } from "eks-platform-kernel";
 import {
@@ -17,16 +16,18 @@ import {
     ENFORCE_LABEL,
     isKind,
     namespaceOf,
-    objectName,
     POD_SECURITY_LEVELS,
     PodSecurityLevel,
     podSecurityLevel,
+    readNamespace,
     readWorkloads,
+    StackNamespace,
     UndecidedNamespaces,
     Verdicts,
     violation,
     Workload,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `namespace-isolation`. */
 export interface NamespaceIsolationConfig {
@@ -42,27 +43,26 @@ export interface NamespaceIsolationConfig {
     namespaceEnforceLevels: Record<string, PodSecurityLevel>;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        exemptNamespaces: {
-            type: "array",
-            items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease", "default"],
-            description: "Namespaces that need no Pod Security label or NetworkPolicy.",
-        },
-        minimumEnforceLevel: {
-            type: "string",
-            enum: [...POD_SECURITY_LEVELS],
-            default: "baseline",
-            description: "Lowest pod-security.kubernetes.io/enforce level a namespace may set (privileged < baseline < restricted).",
-        },
-        namespaceEnforceLevels: {
-            type: "object",
-            additionalProperties: { type: "string", enum: [...POD_SECURITY_LEVELS] },
-            default: {},
-            description:
-                'Lowest enforce level per namespace in place of minimumEnforceLevel, e.g. {"monitoring": "privileged"} for a namespace whose own pods need host access (node exporters, CNI agents); its NetworkPolicies are still judged.',
-        },
+const knobs: Knobs<NamespaceIsolationConfig> = {
+    exemptNamespaces: {
+        type: "array",
+        items: { type: "string" },
+        default: [...RESERVED_NAMESPACES],
+        description: "Namespaces that need no Pod Security label or NetworkPolicy.",
+    },
+    minimumEnforceLevel: {
+        type: "string",
+        enum: [...POD_SECURITY_LEVELS],
+        default: "baseline",
+        description: "Lowest pod-security.kubernetes.io/enforce level a namespace may set (privileged < baseline < restricted).",
+    },
+    // Its enum refuses a per-namespace level that is not a Pod Security level: the validator need not.
+    namespaceEnforceLevels: {
+        type: "object",
+        additionalProperties: { type: "string", enum: [...POD_SECURITY_LEVELS] },
+        default: {},
+        description:
+            'Lowest enforce level per namespace in place of minimumEnforceLevel, e.g. {"monitoring": "privileged"} for a namespace whose own pods need host access (node exporters, CNI agents); its NetworkPolicies are still judged.',
     },
 };
 
@@ -129,18 +129,21 @@ function selectsAll(selector: LabelSelector): boolean {
  * namespace's workloads, NetworkPolicies that between them restrict every one of those workloads'
  * pods (per-component policies, as kube-prometheus ships). Pods no policy restricts are named.
  */
-export const namespaceIsolation: StackValidationPolicy = {
+export const namespaceIsolation = declareStackPolicy<NamespaceIsolationConfig>({
     name: "namespace-isolation",
     description: "Every namespace enforces a Pod Security level, and NetworkPolicies restrict ingress to every pod in it.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        // The schema's enum refuses a per-namespace level that is not a Pod Security level.
-        const config = readConfig<NamespaceIsolationConfig>("namespace-isolation", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "PSA enforce label (≥ baseline, or a per-namespace level) and ingress NetworkPolicies restricting every pod (a default deny, or per-component policies covering every workload)",
+        checks: "every Namespace except the exempt ones has a `pod-security.kubernetes.io/enforce` label with a valid level at least its minimum (`namespaceEnforceLevels`, else `minimumEnforceLevel`; `privileged` < `baseline` < `restricted`), and NetworkPolicies restricting ingress to its pods: one selecting every pod, or ones that between them select every workload of the namespace in the input; pods no policy restricts are named (see below)",
+    },
+    validateStack: (args, reportViolation, config) => {
         const exempt = new Set(config.exemptNamespaces);
         const minimumOf = (ns: string): PodSecurityLevel => config.namespaceEnforceLevels[ns] ?? config.minimumEnforceLevel;
         const verdicts = new Verdicts();
-        const namespaces: { name: string; urn: string; props: unknown }[] = [];
+        const namespaces: StackNamespace[] = [];
         const restricting = new SelectorIndex<true>();
         const denied = new Set<string>();
         const undecided = new UndecidedNamespaces();
@@ -149,9 +152,9 @@ export const namespaceIsolation: StackValidationPolicy = {
                 continue;
             }
             if (isKind(r.type, r.props, "", "Namespace")) {
-                const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-                if (name !== undefined && !exempt.has(name)) {
-                    namespaces.push({ name, urn: r.urn, props: r.props });
+                const ns = readNamespace(r, verdicts);
+                if (ns && !exempt.has(ns.name)) {
+                    namespaces.push(ns);
                 }
             } else if (isKind(r.type, r.props, "networking.k8s.io", "NetworkPolicy")) {
                 const ok = verdicts.read(`NetworkPolicy ${r.name}`, () => {
@@ -249,4 +252,4 @@ export const namespaceIsolation: StackValidationPolicy = {
             args.notApplicable(`no Namespace outside the exempt ones ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
-};
+});

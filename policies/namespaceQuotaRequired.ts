@@ -1,6 +1,15 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { asArray, asRecord, field, inputScope, keysOf, path, readConfig } from "eks-platform-kernel";
-import { isKind, namespaceOf, objectName, UndecidedNamespaces, Verdicts, violation } from "eks-platform-kernel/policy";
+import { asArray, asRecord, field, inputScope, keysOf, path, RESERVED_NAMESPACES } from "eks-platform-kernel";
+import {
+    isKind,
+    namespaceOf,
+    objectName,
+    readNamespace,
+    StackNamespace,
+    UndecidedNamespaces,
+    Verdicts,
+    violation,
+} from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `namespace-quota-required`. */
 export interface NamespaceQuotaRequiredConfig {
@@ -8,14 +17,12 @@ export interface NamespaceQuotaRequiredConfig {
     exemptNamespaces: string[];
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        exemptNamespaces: {
-            type: "array",
-            items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease", "default"],
-            description: "Namespaces that need no ResourceQuota or LimitRange.",
-        },
+const knobs: Knobs<NamespaceQuotaRequiredConfig> = {
+    exemptNamespaces: {
+        type: "array",
+        items: { type: "string" },
+        default: [...RESERVED_NAMESPACES],
+        description: "Namespaces that need no ResourceQuota or LimitRange.",
     },
 };
 
@@ -82,16 +89,20 @@ function addContainerDefaults(limits: unknown, into: ContainerDefaults): void {
  * count), and LimitRanges whose `type: Container` items give default cpu and memory limits and
  * requests.
  */
-export const namespaceQuotaRequired: StackValidationPolicy = {
+export const namespaceQuotaRequired = declareStackPolicy<NamespaceQuotaRequiredConfig>({
     name: "namespace-quota-required",
     description: "Every namespace has an unscoped ResourceQuota limiting cpu, memory and pods, and a LimitRange with container defaults.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<NamespaceQuotaRequiredConfig>("namespace-quota-required", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "an unscoped ResourceQuota (cpu, memory, pods) and a LimitRange giving containers the defaults that quota needs, in every namespace",
+        checks: "every Namespace except the exempt ones has ResourceQuotas without `scopes`/`scopeSelector` bounding cpu, memory and pods (over all its unscoped quotas; a scoped quota bounds only the pods it matches and does not count), and LimitRanges whose `type: Container` items give the defaults those quotas need — a default limit for each resource a quota bounds by `limits.*`, a default request for each it bounds by `requests.*` (so a namespace without CPU limits needs no default CPU limit) — after the API server's defaulting (`default` from `max`, `defaultRequest` from `default` or `min`)",
+    },
+    validateStack: (args, reportViolation, config) => {
         const exempt = new Set(config.exemptNamespaces);
         const verdicts = new Verdicts();
-        const namespaces: { name: string; urn: string }[] = [];
+        const namespaces: StackNamespace[] = [];
         // Keys of the namespace's unscoped quotas' spec.hard; scoped quotas, named for messages.
         const quotaKeys = new Map<string, Set<string>>();
         const scoped = new Map<string, string[]>();
@@ -102,9 +113,9 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
                 continue;
             }
             if (isKind(r.type, r.props, "", "Namespace")) {
-                const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-                if (name !== undefined && !exempt.has(name)) {
-                    namespaces.push({ name, urn: r.urn });
+                const ns = readNamespace(r, verdicts);
+                if (ns && !exempt.has(ns.name)) {
+                    namespaces.push(ns);
                 }
             } else if (isKind(r.type, r.props, "", "ResourceQuota")) {
                 const ok = verdicts.read(`ResourceQuota ${r.name}`, () => {
@@ -213,4 +224,4 @@ export const namespaceQuotaRequired: StackValidationPolicy = {
             args.notApplicable(`no Namespace outside the exempt ones ${inputScope(args.stackTags)}: nothing was checked`);
         }
     },
-};
+});

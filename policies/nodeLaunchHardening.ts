@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { asArray, asNumeric, asString, field, path, readConfig } from "eks-platform-kernel";
+import { asArray, asNumeric, asString, field, path } from "eks-platform-kernel";
 import {
     EBS_WHY,
     hopLimitViolation,
@@ -9,6 +8,7 @@ import {
     Verdicts,
     violation,
 } from "eks-platform-kernel/policy";
+import { declareResourcePolicy, Knobs } from "./declare";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 const SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup";
@@ -27,7 +27,7 @@ export interface NodeLaunchHardeningConfig {
     maxHopLimit: number;
 }
 
-const configSchema: PolicyConfigSchema = { properties: { maxHopLimit: MAX_HOP_LIMIT } };
+const knobs: Knobs<NodeLaunchHardeningConfig> = { maxHopLimit: MAX_HOP_LIMIT };
 
 /** True when a rule for `protocol` and `from`..`to` lets in TCP port 22. */
 export function coversSsh(protocol: unknown, from: unknown, to: unknown): boolean {
@@ -62,14 +62,18 @@ function openSources(...lists: unknown[]): string[] {
  * encrypt their EBS volumes; no security group (inline rules or rule resources) opens TCP 22 to
  * 0.0.0.0/0 or ::/0.
  */
-export const nodeLaunchHardening: ResourceValidationPolicy = {
+export const nodeLaunchHardening = declareResourcePolicy<NodeLaunchHardeningConfig>({
     name: "node-launch-hardening",
     description:
         "Launch templates require IMDSv2, keep the metadata hop limit low and encrypt volumes; no security group opens SSH to the internet.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateResource: (args, reportViolation) => {
-        const config = readConfig<NodeLaunchHardeningConfig>("node-launch-hardening", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires: "IMDSv2 with a hop limit ≤ `maxHopLimit` and encrypted volumes in launch templates; no SSH open to the world",
+        checks: 'launch templates set `metadataOptions.httpTokens: "required"` and a `metadataOptions.httpPutResponseHopLimit` of at most `maxHopLimit` (unset is reported: AMIs registered for IMDSv2, AL2023 among them, launch with 2) and encrypt every EBS mapping (`encrypted` `"true"` or `true`); no security group inline ingress, `SecurityGroupIngressRule` or ingress `SecurityGroupRule` opens TCP 22 (or all protocols) to `0.0.0.0/0` or `::/0`',
+        knobs: { maxHopLimit: "`2` lets pod-network containers read instance metadata" },
+    },
+    validateResource: (args, reportViolation, config) => {
         const props = args.props;
         const verdicts = new Verdicts();
         switch (args.type) {
@@ -162,4 +166,4 @@ export const nodeLaunchHardening: ResourceValidationPolicy = {
         }
         verdicts.finish();
     },
-};
+});

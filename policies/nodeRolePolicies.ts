@@ -1,4 +1,3 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import {
     asArray,
     asRecord,
@@ -10,9 +9,9 @@ import {
     NODE_ROLE_POLICIES,
     path,
     peek,
-    readConfig,
 } from "eks-platform-kernel";
 import { isKind, objectName, reportUndecided, undecided, Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `node-role-policies`. */
 export interface NodeRolePoliciesConfig {
@@ -20,13 +19,11 @@ export interface NodeRolePoliciesConfig {
     requireCniPolicy: boolean;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        requireCniPolicy: {
-            type: "boolean",
-            default: true,
-            description: "Require AmazonEKS_CNI_Policy on node roles (false when the VPC CNI gets it through IRSA or Pod Identity).",
-        },
+const knobs: Knobs<NodeRolePoliciesConfig> = {
+    requireCniPolicy: {
+        type: "boolean",
+        default: true,
+        description: "Require AmazonEKS_CNI_Policy on node roles (false when the VPC CNI gets it through IRSA or Pod Identity).",
     },
 };
 
@@ -67,13 +64,17 @@ export function trustsEc2(policy: unknown): boolean {
  * judged: a role it only references (Kubernetes manifests never hold IAM roles; a stack may take
  * its node role from another stack) is reported undecided, on the resource that references it.
  */
-export const nodeRolePolicies: StackValidationPolicy = {
+export const nodeRolePolicies = declareStackPolicy<NodeRolePoliciesConfig>({
     name: "node-role-policies",
     description: "Node IAM roles attach AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and AmazonEC2ContainerRegistryReadOnly.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<NodeRolePoliciesConfig>("node-role-policies", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires: "node roles attach WorkerNode, CNI and ECR read-only policies",
+        checks: "node roles — trusted by `ec2.amazonaws.com`, or named by an instance profile, an EC2NodeClass `spec.role` or a node group's (known) `nodeRoleArn` — attach AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and AmazonEC2ContainerRegistryReadOnly (or PullOnly), through `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` or `managedPolicyArns`; only roles the input defines are judged: a role it only names (an EC2NodeClass's role, a role of another stack) is undecided",
+        knobs: { requireCniPolicy: "`false` when the VPC CNI gets its policy through IRSA/Pod Identity" },
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const roles = new Map<string, { urn: string }>();
         const nodeRoleNames = new Map<string, string>(); // name → why it is a node role
@@ -211,4 +212,4 @@ export const nodeRolePolicies: StackValidationPolicy = {
             );
         }
     },
-};
+});

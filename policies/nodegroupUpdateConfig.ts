@@ -1,6 +1,7 @@
-import { ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { validateResourceOfType } from "@pulumi/policy";
 import { resourceType, violation } from "eks-platform-kernel/policy";
 import { asNumeric, asRecord, field, path } from "eks-platform-kernel";
+import { declareResourcePolicy } from "./declare";
 
 const ALL_AT_ONCE =
     "an upgrade may drain every node of the group at once: all its pods are evicted together, and those without a PodDisruptionBudget go down until they are rescheduled";
@@ -13,10 +14,15 @@ const ALL_AT_ONCE =
  * may hold more than one node). `desiredSize` is not compared: an autoscaler moves it, and a
  * one-node group cannot do better than one node (EKS's minimum, also what 33% rounds to).
  */
-export const nodegroupUpdateConfig: ResourceValidationPolicy = {
+export const nodegroupUpdateConfig = declareResourcePolicy({
     name: "nodegroup-update-config",
     description: "Managed node groups set updateConfig with a max unavailable that never takes the whole group at once.",
     enforcementLevel: "mandatory",
+    docs: {
+        requires:
+            "managed node groups set a valid `updateConfig` that never takes the whole group at once (not 100%, no `maxUnavailable` ≥ `maxSize`)",
+        checks: "managed node groups set `updateConfig` with one of `maxUnavailable` / `maxUnavailablePercentage`, a whole number 1–100 (what EKS accepts); not `maxUnavailablePercentage: 100`, nor a `maxUnavailable` ≥ `scalingConfig.maxSize` when that is 2 or more (every node at any size); `desiredSize` is not compared (an autoscaler moves it, and one node is the minimum for a one-node group)",
+    },
     validateResource: validateResourceOfType(resourceType("aws:eks/nodeGroup:NodeGroup"), (props, args, reportViolation) => {
         const subject = `NodeGroup ${args.name}`;
         const update = asRecord(field(props, "updateConfig"));
@@ -81,4 +87,4 @@ export const nodegroupUpdateConfig: ResourceValidationPolicy = {
             );
         }
     }),
-};
+});

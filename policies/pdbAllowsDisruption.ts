@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { formatIntOrPercent, formatLabels, formatSelector, inputScope, readConfig, scaledValue } from "eks-platform-kernel";
+import { formatIntOrPercent, formatLabels, formatSelector, inputScope, scaledValue } from "eks-platform-kernel";
 import {
     count,
     customResourcesByNamespace,
@@ -21,6 +20,7 @@ import {
     violation,
     withAutoscalers,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 const BLOCKS =
     "node drains and managed node group upgrades block (PodEvictionFailure), and Karpenter cannot consolidate or replace the node until its terminationGracePeriod forces it";
@@ -37,41 +37,39 @@ export interface PdbAllowsDisruptionConfig {
     customWorkloads: CustomWorkloadKind[];
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        customWorkloads: {
-            type: "array",
-            default: [],
-            description:
-                "Workload-like custom kinds whose operator keeps pods running, besides the built-in prometheus-operator, CloudNativePG, Strimzi and ECK kinds: how to read their pod count and pod labels, so budgets for their pods are judged like a StatefulSet's.",
-            items: {
-                type: "object",
-                required: ["group", "kind", "replicas", "defaultReplicas", "podLabels"],
-                additionalProperties: false,
-                properties: {
-                    group: { type: "string", minLength: 1, description: "API group, e.g. monitoring.coreos.com." },
-                    kind: { type: "string", minLength: 1, description: "Kind, e.g. Alertmanager." },
-                    replicas: {
-                        type: "string",
-                        minLength: 1,
-                        description: "Dotted path of the pod count; a [] segment sums over a list (spec.nodeSets[].count).",
-                    },
-                    defaultReplicas: { type: "integer", minimum: 0, description: "Pods when the count is unset." },
-                    replicaFactor: {
-                        type: "string",
-                        minLength: 1,
-                        description: "Dotted path of a count multiplying the pods (spec.shards).",
-                    },
-                    podLabels: {
-                        type: "object",
-                        additionalProperties: { type: "string" },
-                        description: "Labels every pod gets; {name} is the resource's name, {label:KEY} one of its own labels.",
-                    },
-                    podLabelsFrom: {
-                        type: "array",
-                        items: { type: "string", minLength: 1 },
-                        description: "Dotted paths of label maps copied onto the pods (spec.podMetadata.labels).",
-                    },
+const knobs: Knobs<PdbAllowsDisruptionConfig> = {
+    customWorkloads: {
+        type: "array",
+        default: [],
+        description:
+            "Workload-like custom kinds whose operator keeps pods running, besides the built-in prometheus-operator, CloudNativePG, Strimzi and ECK kinds: how to read their pod count and pod labels, so budgets for their pods are judged like a StatefulSet's.",
+        items: {
+            type: "object",
+            required: ["group", "kind", "replicas", "defaultReplicas", "podLabels"],
+            additionalProperties: false,
+            properties: {
+                group: { type: "string", minLength: 1, description: "API group, e.g. monitoring.coreos.com." },
+                kind: { type: "string", minLength: 1, description: "Kind, e.g. Alertmanager." },
+                replicas: {
+                    type: "string",
+                    minLength: 1,
+                    description: "Dotted path of the pod count; a [] segment sums over a list (spec.nodeSets[].count).",
+                },
+                defaultReplicas: { type: "integer", minimum: 0, description: "Pods when the count is unset." },
+                replicaFactor: {
+                    type: "string",
+                    minLength: 1,
+                    description: "Dotted path of a count multiplying the pods (spec.shards).",
+                },
+                podLabels: {
+                    type: "object",
+                    additionalProperties: { type: "string" },
+                    description: "Labels every pod gets; {name} is the resource's name, {label:KEY} one of its own labels.",
+                },
+                podLabelsFrom: {
+                    type: "array",
+                    items: { type: "string", minLength: 1 },
+                    description: "Dotted paths of label maps copied onto the pods (spec.podMetadata.labels).",
                 },
             },
         },
@@ -90,13 +88,18 @@ const configSchema: PolicyConfigSchema = {
  * reported too. A PDB matching nothing is a violation only where the input shows the selector is
  * wrong; where its pods may come from elsewhere it is undecided.
  */
-export const pdbAllowsDisruption: StackValidationPolicy = {
+export const pdbAllowsDisruption = declareStackPolicy<PdbAllowsDisruptionConfig>({
     name: "pdb-allows-disruption",
     description: "PodDisruptionBudgets allow at least one voluntary disruption of the workloads they match.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<PdbAllowsDisruptionConfig>("pdb-allows-disruption", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "every PDB lets at least one pod go (no `maxUnavailable: 0`, `minAvailable: 100%` or ≥ replicas at the bottom of an autoscaler's range, not neither value), operators' pods included (Alertmanager, Prometheus, ThanosRuler, CloudNativePG, Strimzi, ECK); a PDB matching nothing is a violation only beside workloads it should have matched, else undecided; nothing the API server rejects (both values set, bad values, malformed selector)",
+        checks: 'no PDB with `maxUnavailable` 0 / `"0%"`, `minAvailable` `"100%"`, neither `minAvailable` nor `maxUnavailable` (the disruption controller then allows no eviction), or a `minAvailable` (integer, or percentage rounded up) ≥ the replicas it selects (at the bottom of an autoscaler\'s range; pods of workload-like custom resources included: see below); a PDB matching nothing is a violation only where its namespace holds workloads and no custom resource (a selector typo), undecided otherwise; no workload matched by two PDBs (the eviction API refuses those pods); nothing the API server would reject: both `minAvailable` and `maxUnavailable` set, negative or fractional numbers, percentages above `"100%"`, strings that are not `"N%"` (`"2"`, `" 25%"`), a malformed selector (`matchLabels` not a map of strings, `matchExpressions` not a list of `{key, operator, values}`, an unknown operator, values that do not fit the operator, invalid label keys or values)',
+        knobs: { customWorkloads: "empty: the built-in operators' kinds only" },
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const undecided = new UndecidedNamespaces();
         const workloads: PodSource[] = [
@@ -150,7 +153,7 @@ export const pdbAllowsDisruption: StackValidationPolicy = {
             args.notApplicable(`no PodDisruptionBudget ${context.scope}: nothing was checked`);
         }
     },
-};
+});
 
 /** What decides whether a budget that matches nothing is wrong. */
 interface MatchContext {

@@ -1,21 +1,21 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { field, path, readConfig, stringMap } from "eks-platform-kernel";
+import { field, path, stringMap, SYSTEM_NAMESPACES } from "eks-platform-kernel";
 import {
     describeWorkload,
     ENFORCE_LABEL,
     enforcedPolicy,
     isKind,
-    objectName,
     POD_SECURITY_LEVELS,
     podSecurityFindings,
     PodSecurityLevel,
     PodSecurityPolicy,
     podTemplateOf,
+    readNamespace,
     readWorkload,
     Verdicts,
     violation,
     workloadKind,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `pod-security-standard`. */
 export interface PodSecurityStandardConfig {
@@ -27,28 +27,26 @@ export interface PodSecurityStandardConfig {
     exemptNamespaces: string[];
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        defaultLevel: {
-            type: "string",
-            enum: [...POD_SECURITY_LEVELS],
-            default: "baseline",
-            description:
-                "Pod Security level of namespaces whose pod-security.kubernetes.io/enforce label is not in the input: the stack's podSecurity.enforce, which the platform puts on every namespace it creates.",
-        },
-        defaultVersion: {
-            type: "string",
-            pattern: "^(latest|v1\\.(0|[1-9][0-9]*))$",
-            default: "latest",
-            description:
-                "Policy version of defaultLevel: latest, or v1.N pinned to the cluster's minor version as the platform pins its labels.",
-        },
-        exemptNamespaces: {
-            type: "array",
-            items: { type: "string" },
-            default: ["kube-system", "kube-public", "kube-node-lease"],
-            description: "Namespaces whose pods are not judged (Kubernetes' and EKS's own, privileged by the cluster's defaults).",
-        },
+const knobs: Knobs<PodSecurityStandardConfig> = {
+    defaultLevel: {
+        type: "string",
+        enum: [...POD_SECURITY_LEVELS],
+        default: "baseline",
+        description:
+            "Pod Security level of namespaces whose pod-security.kubernetes.io/enforce label is not in the input: the stack's podSecurity.enforce, which the platform puts on every namespace it creates.",
+    },
+    defaultVersion: {
+        type: "string",
+        pattern: "^(latest|v1\\.(0|[1-9][0-9]*))$",
+        default: "latest",
+        description:
+            "Policy version of defaultLevel: latest, or v1.N pinned to the cluster's minor version as the platform pins its labels.",
+    },
+    exemptNamespaces: {
+        type: "array",
+        items: { type: "string" },
+        default: [...SYSTEM_NAMESPACES],
+        description: "Namespaces whose pods are not judged (Kubernetes' and EKS's own, privileged by the cluster's defaults).",
     },
 };
 
@@ -59,13 +57,16 @@ const configSchema: PolicyConfigSchema = {
  * own checks at that version (kernel/podSecurity.ts). A template that fails is a workload
  * whose pods the API server refuses: it passes every other check and never runs.
  */
-export const podSecurityStandard: StackValidationPolicy = {
+export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>({
     name: "pod-security-standard",
     description: "Pod templates meet the Pod Security Standard (baseline, restricted) their namespace enforces.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<PodSecurityStandardConfig>("pod-security-standard", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires: "every pod template meets the Pod Security Standard its namespace enforces (Pod Security Admission's checks per version)",
+        checks: "every pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets the Pod Security Standard its namespace enforces — the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when it is in the input, else `defaultLevel`/`defaultVersion` — with Pod Security Admission's own checks at that version (see below): baseline (host namespaces, privileged, capabilities, hostPath, hostPorts, AppArmor, SELinux, procMount, seccomp, sysctls, HostProcess, probe and lifecycle hosts) and restricted (volume types, allowPrivilegeEscalation, runAsNonRoot, runAsUser 0, seccomp, capabilities drop ALL)",
+    },
+    validateStack: (args, reportViolation, config) => {
         const exempt = new Set(config.exemptNamespaces);
         const verdicts = new Verdicts();
         // Namespace name → its labels, or `undefined` when they are unknown at preview.
@@ -75,14 +76,14 @@ export const podSecurityStandard: StackValidationPolicy = {
             if (!r.type.startsWith("kubernetes:") || !isKind(r.type, r.props, "", "Namespace")) {
                 continue;
             }
-            const name = verdicts.read(`Namespace ${r.name}`, () => objectName(r.props, r.name));
-            if (name === undefined) {
+            const ns = readNamespace(r, verdicts);
+            if (!ns) {
                 unreadableNamespace = true;
                 continue;
             }
             namespaces.set(
-                name,
-                verdicts.read(`Namespace ${name} labels`, () => stringMap(path(r.props, "metadata", "labels"))),
+                ns.name,
+                verdicts.read(`Namespace ${ns.name} labels`, () => stringMap(path(ns.props, "metadata", "labels"))),
             );
         }
         const defaults = { level: config.defaultLevel, version: config.defaultVersion };
@@ -143,4 +144,4 @@ export const podSecurityStandard: StackValidationPolicy = {
             args.notApplicable("no workload outside the exempt namespaces in this stack: nothing was checked");
         }
     },
-};
+});

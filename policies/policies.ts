@@ -1,77 +1,41 @@
+/**
+ * The pack's policies: one line per policy, in the order the CLI reports them. Each module
+ * declares its policy (`declare.ts`) as it loads, so these lines are both the package's named
+ * exports (each policy's const and the helpers its tests and the tools read) and the registry
+ * `policies` below; test/policies/catalogue.test.ts holds the two to the same order.
+ */
 import type { Policies } from "@pulumi/policy";
-import { accessLeastPrivilege } from "./accessLeastPrivilege";
-import { apiVersionsServed } from "./apiVersionsServed";
-import { appRoleLeastPrivilege } from "./appRoleLeastPrivilege";
-import { clusterHardening } from "./clusterHardening";
-import { drainRehearsal } from "./drainRehearsal";
-import { drainWindow } from "./drainWindow";
-import { karpenterNodeClass } from "./karpenterNodeClass";
-import { karpenterNodePool } from "./karpenterNodePool";
-import { namespaceIsolation } from "./namespaceIsolation";
-import { namespaceQuotaRequired } from "./namespaceQuotaRequired";
-import { nodegroupUpdateConfig } from "./nodegroupUpdateConfig";
-import { nodeLaunchHardening } from "./nodeLaunchHardening";
-import { nodeRolePolicies } from "./nodeRolePolicies";
-import { pdbAllowsDisruption } from "./pdbAllowsDisruption";
-import { podSecurityStandard } from "./podSecurityStandard";
-import { subnetEksTags } from "./subnetEksTags";
-import { vpcDns } from "./vpcDns";
-import { workloadPdbRequired } from "./workloadPdbRequired";
-import { workloadPrestopHook } from "./workloadPrestopHook";
-import { workloadResources } from "./workloadResources";
-import { workloadServiceReplicas } from "./workloadServiceReplicas";
-import { workloadTerminationGrace } from "./workloadTerminationGrace";
+import { declaredPolicies } from "./declare";
 
-// Each policy and the helpers its tests and the tools read, by the package's one entry point.
-export * from "./accessLeastPrivilege";
-export * from "./apiVersionsServed";
-export * from "./appRoleLeastPrivilege";
-export * from "./clusterHardening";
-export * from "./drainRehearsal";
-export * from "./drainWindow";
-export * from "./karpenterNodeClass";
-export * from "./karpenterNodePool";
-export * from "./namespaceIsolation";
-export * from "./namespaceQuotaRequired";
-export * from "./nodegroupUpdateConfig";
-export * from "./nodeLaunchHardening";
-export * from "./nodeRolePolicies";
+// Workloads and safe drains
+export * from "./workloadResources";
+export * from "./workloadTerminationGrace";
+export * from "./workloadPrestopHook";
+export * from "./workloadServiceReplicas";
+export * from "./workloadPdbRequired";
 export * from "./pdbAllowsDisruption";
-export * from "./podSecurityStandard";
+export * from "./namespaceQuotaRequired";
+export * from "./drainWindow";
+export * from "./drainRehearsal";
+export * from "./apiVersionsServed";
+// Karpenter
+export * from "./karpenterNodePool";
+export * from "./karpenterNodeClass";
+// Network, nodes and control plane
 export * from "./subnetEksTags";
 export * from "./vpcDns";
-export * from "./workloadPdbRequired";
-export * from "./workloadPrestopHook";
-export * from "./workloadResources";
-export * from "./workloadServiceReplicas";
-export * from "./workloadTerminationGrace";
+export * from "./nodeRolePolicies";
+export * from "./nodeLaunchHardening";
+export * from "./nodegroupUpdateConfig";
+export * from "./clusterHardening";
+// Tenancy and access
+export * from "./namespaceIsolation";
+export * from "./podSecurityStandard";
+export * from "./accessLeastPrivilege";
+export * from "./appRoleLeastPrivilege";
 
-/** Every policy of the pack, in the order the CLI reports them. */
-export const policies: Policies = [
-    // Workloads and safe drains
-    workloadResources,
-    workloadTerminationGrace,
-    workloadPrestopHook,
-    workloadServiceReplicas,
-    workloadPdbRequired,
-    pdbAllowsDisruption,
-    namespaceQuotaRequired,
-    drainWindow,
-    drainRehearsal,
-    apiVersionsServed,
-    // Karpenter
-    karpenterNodePool,
-    karpenterNodeClass,
-    // Network, nodes and control plane
-    subnetEksTags,
-    vpcDns,
-    nodeRolePolicies,
-    nodeLaunchHardening,
-    nodegroupUpdateConfig,
-    clusterHardening,
-    // Tenancy and access
-    namespaceIsolation,
-    podSecurityStandard,
-    accessLeastPrivilege,
-    appRoleLeastPrivilege,
-];
+export { declarationOf, declareResourcePolicy, declareStackPolicy } from "./declare";
+export type { Knob, Knobs, PolicyDeclaration, PolicyDocs } from "./declare";
+
+/** Every policy of the pack, in the order the CLI reports them: the lines above. */
+export const policies: Policies = declaredPolicies();

@@ -1,6 +1,7 @@
-import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
-import { asString, field, isTrue, keysOf, readConfig } from "eks-platform-kernel";
+import type { PolicyResource } from "@pulumi/policy";
+import { asString, field, isTrue, keysOf } from "eks-platform-kernel";
 import { EKS_CLUSTER_TYPES, Verdicts, violation } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `subnet-eks-tags`. */
 export interface SubnetEksTagsConfig {
@@ -11,14 +12,12 @@ export interface SubnetEksTagsConfig {
     clusterName: string;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        clusterName: {
-            type: "string",
-            default: "",
-            description:
-                "Require the tag kubernetes.io/cluster/<clusterName>; empty takes the name of the EKS cluster(s) in the same stack (set it for a VPC shared with a cluster of another stack).",
-        },
+const knobs: Knobs<SubnetEksTagsConfig> = {
+    clusterName: {
+        type: "string",
+        default: "",
+        description:
+            "Require the tag kubernetes.io/cluster/<clusterName>; empty takes the name of the EKS cluster(s) in the same stack (set it for a VPC shared with a cluster of another stack).",
     },
 };
 
@@ -49,13 +48,17 @@ function clustersOf(resources: readonly PolicyResource[], verdicts: Verdicts): {
  * from the stack so a renamed cluster needs no policy config; a stack with subnets but no cluster
  * and no knob leaves the cluster tag undecided, never passed.
  */
-export const subnetEksTags: StackValidationPolicy = {
+export const subnetEksTags = declareStackPolicy<SubnetEksTagsConfig>({
     name: "subnet-eks-tags",
     description: "Subnets carry the cluster tag and the public (elb) or private (internal-elb) load balancer role tag.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<SubnetEksTagsConfig>("subnet-eks-tags", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires: "the tag of the stack's own cluster on every subnet, `elb` / `internal-elb` role tags by tier",
+        checks: "every `aws:ec2/subnet:Subnet` has `kubernetes.io/cluster/<name>` = owned/shared for an EKS cluster of the same stack (`eks:index:Cluster` or `aws:eks/cluster:Cluster`, by its `name`) or the `clusterName` knob; a stack with subnets but neither leaves that check undecided, never passed; public subnets (`mapPublicIpOnLaunch`, or tag `tier: public`) `kubernetes.io/role/elb=1`, the others `kubernetes.io/role/internal-elb=1`",
+        knobs: { clusterName: "empty: the name of the stack's own cluster" },
+    },
+    validateStack: (args, reportViolation, config) => {
         const subnets = args.resources.filter((r) => r.type === SUBNET);
         if (subnets.length === 0) {
             args.notApplicable(`no ${SUBNET} in this stack: nothing was checked`);
@@ -109,4 +112,4 @@ export const subnetEksTags: StackValidationPolicy = {
         }
         verdicts.finish();
     },
-};
+});

@@ -1,15 +1,20 @@
-import { ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { validateResourceOfType } from "@pulumi/policy";
 import { resourceType, Verdicts, violation } from "eks-platform-kernel/policy";
 import { field, isFalse, isTrue } from "eks-platform-kernel";
+import { declareResourcePolicy } from "./declare";
 
 const WHY =
     "nodes resolve the EKS API endpoint (private endpoint included) and AWS service endpoints through VPC DNS: without it they never join the cluster, and private endpoints do not resolve";
 
 /** VPCs enable DNS hostnames and DNS support. */
-export const vpcDns: ResourceValidationPolicy = {
+export const vpcDns = declareResourcePolicy({
     name: "vpc-dns",
     description: "VPCs enable DNS hostnames and DNS support, which EKS nodes need to reach the cluster.",
     enforcementLevel: "mandatory",
+    docs: {
+        requires: "DNS hostnames and DNS support on",
+        checks: "VPCs set `enableDnsHostnames: true` and do not set `enableDnsSupport: false`",
+    },
     validateResource: validateResourceOfType(resourceType("aws:ec2/vpc:Vpc"), (props, args, reportViolation) => {
         // AWS defaults: DNS support on, DNS hostnames off, so only the first may be left unset.
         const verdicts = new Verdicts();
@@ -29,4 +34,4 @@ export const vpcDns: ResourceValidationPolicy = {
         });
         verdicts.finish();
     }),
-};
+});

@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { formatLabels, inputScope, readConfig, SelectorIndex } from "eks-platform-kernel";
+import { formatLabels, inputScope, SelectorIndex } from "eks-platform-kernel";
 import {
     describeReplicas,
     describeWorkload,
@@ -14,6 +13,7 @@ import {
     violation,
     withAutoscalers,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `workload-pdb-required`. */
 export interface WorkloadPdbRequiredConfig {
@@ -21,15 +21,13 @@ export interface WorkloadPdbRequiredConfig {
     minReplicas: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        minReplicas: {
-            type: "integer",
-            minimum: 1,
-            default: 2,
-            description:
-                "Deployments, StatefulSets, ReplicaSets and ReplicationControllers with at least this many replicas need a PodDisruptionBudget.",
-        },
+const knobs: Knobs<WorkloadPdbRequiredConfig> = {
+    minReplicas: {
+        type: "integer",
+        minimum: 1,
+        default: 2,
+        description:
+            "Deployments, StatefulSets, ReplicaSets and ReplicationControllers with at least this many replicas need a PodDisruptionBudget.",
     },
 };
 
@@ -40,14 +38,18 @@ const configSchema: PolicyConfigSchema = {
  * `maxUnavailable` does not count: it blocks every eviction instead of bounding them
  * (pdb-allows-disruption reports it); nor does one on an API version no longer served.
  */
-export const workloadPdbRequired: StackValidationPolicy = {
+export const workloadPdbRequired = declareStackPolicy<WorkloadPdbRequiredConfig>({
     name: "workload-pdb-required",
     description:
         "Replicated Deployments, StatefulSets, ReplicaSets and ReplicationControllers are covered by a PodDisruptionBudget in their namespace.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<WorkloadPdbRequiredConfig>("workload-pdb-required", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            "a PDB matching each Deployment, StatefulSet, ReplicaSet or ReplicationController with ≥ `minReplicas` replicas (or an HPA/KEDA range reaching it) (full selector semantics; a PDB the API server would reject, one on a removed API version, or one with neither value never counts)",
+        checks: 'each Deployment, StatefulSet, ReplicaSet and ReplicationController with `replicas` ≥ `minReplicas` — or an HPA/KEDA ScaledObject range whose top reaches it (see below) — is matched by a PodDisruptionBudget in its namespace (`matchLabels` and `matchExpressions` In/NotIn/Exists/DoesNotExist against the pod template labels); a budget the API server would reject (malformed selector or values, a removed API version such as `policy/v1beta1`), or one with neither `minAvailable` nor `maxUnavailable` (it blocks every eviction), never counts; `replicas` that are not a non-negative integer (`"3"`) are reported as the API server\'s refusal, never skipped',
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const all = withAutoscalers(readWorkloads(args.resources, verdicts), args.resources, verdicts);
         for (const w of all.filter((x) => x.invalidReplicas !== undefined)) {
@@ -113,4 +115,4 @@ export const workloadPdbRequired: StackValidationPolicy = {
             );
         }
     },
-};
+});

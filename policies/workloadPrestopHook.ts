@@ -1,4 +1,3 @@
-import type { StackValidationPolicy } from "@pulumi/policy";
 import {
     ContainerRef,
     containersOf,
@@ -11,6 +10,7 @@ import {
     violation,
 } from "eks-platform-kernel/policy";
 import { asArray, asNumber, asString, field, inputScope } from "eks-platform-kernel";
+import { declareStackPolicy } from "./declare";
 
 /**
  * Containers of pods that a Service sends traffic to have a preStop hook, so a pod leaves the
@@ -21,10 +21,15 @@ import { asArray, asNumber, asString, field, inputScope } from "eks-platform-ker
  * count as containers. Ports named for metrics (`isMetricsPort`) carry no requests, so Services
  * that only expose metrics are skipped.
  */
-export const workloadPrestopHook: StackValidationPolicy = {
+export const workloadPrestopHook = declareStackPolicy({
     name: "workload-prestop-hook",
     description: "Containers a Service sends traffic to have a preStop hook, so they stop receiving traffic before SIGTERM.",
     enforcementLevel: "advisory",
+    docs: {
+        requires:
+            "a preStop hook on the container (or native sidecar) a Service port's `targetPort` reaches; ports named for metrics do not count",
+        checks: 'the container or native sidecar (init container with `restartPolicy: Always`) a Service port\'s `targetPort` reaches, in pods a Service in the same namespace selects, has a `lifecycle.preStop` hook; ports named for metrics carry no requests and do not count (see "Which Service ports carry traffic")',
+    },
     validateStack: (args, reportViolation) => {
         const verdicts = new Verdicts();
         for (const { workload: w, services } of servedWorkloads(args.resources, verdicts)) {
@@ -53,7 +58,7 @@ export const workloadPrestopHook: StackValidationPolicy = {
             );
         }
     },
-};
+});
 
 /** The ports a container declares: names and numbers. */
 function declaredPorts(c: ContainerRef): { names: Set<string>; numbers: Set<number> } {

@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { asRecord, compareQuantities, describeShape, field, parseQuantity, path, readConfig } from "eks-platform-kernel";
+import { asRecord, compareQuantities, describeShape, field, parseQuantity, path } from "eks-platform-kernel";
 import {
     containersOf,
     describeWorkload,
@@ -10,6 +9,7 @@ import {
     violation,
     workloadKind,
 } from "eks-platform-kernel/policy";
+import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `workload-resources`. */
 export interface WorkloadResourcesConfig {
@@ -17,13 +17,11 @@ export interface WorkloadResourcesConfig {
     requireCpuLimit: boolean;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        requireCpuLimit: {
-            type: "boolean",
-            default: true,
-            description: "Require a CPU limit on every container (false: CPU requests only, no CFS throttling).",
-        },
+const knobs: Knobs<WorkloadResourcesConfig> = {
+    requireCpuLimit: {
+        type: "boolean",
+        default: true,
+        description: "Require a CPU limit on every container (false: CPU requests only, no CFS throttling).",
     },
 };
 
@@ -49,17 +47,22 @@ const EXAMPLE: Record<string, string> = {
  * Every container and init container (Job and CronJob templates too) sets CPU and memory
  * requests and a memory limit (and a CPU limit unless configured off); no request exceeds its limit.
  */
-export const workloadResources: ResourceValidationPolicy = {
+export const workloadResources = declareResourcePolicy<WorkloadResourcesConfig, void>({
     name: "workload-resources",
     description: "Every container and init container sets CPU and memory requests and limits, with requests not above limits.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateResource: (args, reportViolation) => {
-        const kind = workloadKind(args.type, args.props);
-        if (!kind) {
+    config: knobs,
+    docs: {
+        requires:
+            "cpu/memory requests and limits on every container and init container (ReplicationController, bare ReplicaSet, Pod, Job/CronJob too), request ≤ limit (compared exactly); one message per container listing all it misses",
+        checks: 'every container and init container of a Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Pod, Job or CronJob sets `requests.cpu`, `requests.memory`, `limits.memory` (and `limits.cpu`), one message per container naming every field it misses; no request above its limit (compared exactly: `1001m` equals `"1.001"`); values are valid quantities; `resources`, `requests` or `limits` that are not maps (a list) are reported as the API server\'s rejection, not as missing requests',
+    },
+    select: (args) => {
+        if (!workloadKind(args.type, args.props)) {
             args.notApplicable(`not a Kubernetes workload (${LONG_RUNNING_KINDS}, Job, CronJob)`);
         }
-        const config = readConfig<WorkloadResourcesConfig>("workload-resources", configSchema, args.getConfig());
+    },
+    validateResource: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const workload = verdicts.read(`${args.type} ${args.name}`, () => readWorkload(args.type, args.name, args.props));
         if (workload) {
@@ -136,4 +139,4 @@ export const workloadResources: ResourceValidationPolicy = {
         }
         verdicts.finish();
     },
-};
+});

@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { asString, inputScope, path, readConfig } from "eks-platform-kernel";
+import { asString, inputScope, path } from "eks-platform-kernel";
 import {
     describeReplicas,
     describeWorkload,
@@ -12,6 +11,7 @@ import {
     violation,
     withAutoscalers,
 } from "eks-platform-kernel/policy";
+import { declareStackPolicy, Knobs } from "./declare";
 
 // The opt-out annotation is the pack's (drain-rehearsal honours it too).
 export { SINGLETON_ANNOTATION };
@@ -22,14 +22,12 @@ export interface WorkloadServiceReplicasConfig {
     minReplicas: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        minReplicas: {
-            type: "integer",
-            minimum: 2,
-            default: 2,
-            description: "Fewest replicas of a workload a Service sends traffic to (metrics-only Services aside).",
-        },
+const knobs: Knobs<WorkloadServiceReplicasConfig> = {
+    minReplicas: {
+        type: "integer",
+        minimum: 2,
+        default: 2,
+        description: "Fewest replicas of a workload a Service sends traffic to (metrics-only Services aside).",
     },
 };
 
@@ -39,13 +37,17 @@ const configSchema: PolicyConfigSchema = {
  * pod serving without blocking the drain. Services that only expose metrics do not count. A
  * deliberate singleton says so with the `platform/singleton` annotation and a reason.
  */
-export const workloadServiceReplicas: StackValidationPolicy = {
+export const workloadServiceReplicas = declareStackPolicy<WorkloadServiceReplicasConfig>({
     name: "workload-service-replicas",
     description: "Workloads a Service sends traffic to run at least two replicas, unless annotated as deliberate singletons.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateStack: (args, reportViolation) => {
-        const config = readConfig<WorkloadServiceReplicasConfig>("workload-service-replicas", configSchema, args.getConfig());
+    config: knobs,
+    docs: {
+        requires:
+            'at least 2 replicas (an autoscaler\'s minimum when one scales it) for a workload a Service sends traffic to; a deliberate singleton is annotated `platform/singleton: "<reason>"`',
+        checks: 'a long-running workload (Deployment, StatefulSet, ReplicaSet, ReplicationController, bare Pod) that a Service sends traffic to runs at least `minReplicas` pods (an HPA\'s or KEDA ScaledObject\'s minimum when one scales it); Services that only expose metrics do not count (see "Which Service ports carry traffic"); a deliberate singleton carries the annotation `platform/singleton: "<reason>"` (a reason is required)',
+    },
+    validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const props = new Map(args.resources.map((r) => [r.urn, r.props]));
         const served = servedWorkloads(args.resources, verdicts);
@@ -109,4 +111,4 @@ export const workloadServiceReplicas: StackValidationPolicy = {
             );
         }
     },
-};
+});

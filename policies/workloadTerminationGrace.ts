@@ -1,5 +1,4 @@
-import type { PolicyConfigSchema, ResourceValidationPolicy } from "@pulumi/policy";
-import { field, POD_GRACE_SECONDS, readConfig } from "eks-platform-kernel";
+import { field, POD_GRACE_SECONDS } from "eks-platform-kernel";
 import {
     containersOf,
     describeWorkload,
@@ -12,7 +11,9 @@ import {
     Verdicts,
     violation,
     workloadKind,
+    WorkloadKind,
 } from "eks-platform-kernel/policy";
+import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `workload-termination-grace`. */
 export interface WorkloadTerminationGraceConfig {
@@ -22,20 +23,18 @@ export interface WorkloadTerminationGraceConfig {
     max: number;
 }
 
-const configSchema: PolicyConfigSchema = {
-    properties: {
-        min: {
-            type: "integer",
-            minimum: 0,
-            default: POD_GRACE_SECONDS.min,
-            description: "Shortest allowed terminationGracePeriodSeconds.",
-        },
-        max: {
-            type: "integer",
-            minimum: 1,
-            default: POD_GRACE_SECONDS.max,
-            description: "Longest allowed terminationGracePeriodSeconds (fit the node drain window and the 2-minute Spot notice).",
-        },
+const knobs: Knobs<WorkloadTerminationGraceConfig> = {
+    min: {
+        type: "integer",
+        minimum: 0,
+        default: POD_GRACE_SECONDS.min,
+        description: "Shortest allowed terminationGracePeriodSeconds.",
+    },
+    max: {
+        type: "integer",
+        minimum: 1,
+        default: POD_GRACE_SECONDS.max,
+        description: "Longest allowed terminationGracePeriodSeconds (fit the node drain window and the 2-minute Spot notice).",
     },
 };
 
@@ -45,19 +44,25 @@ const configSchema: PolicyConfigSchema = {
  * cannot run as written (`sleep 5x`, `sleep.seconds: "5"`) is reported; one whose length only
  * exists at run time (`sleep $DELAY` with `DELAY` from `valueFrom`) is undecided. Neither is taken as 0.
  */
-export const workloadTerminationGrace: ResourceValidationPolicy = {
+export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminationGraceConfig, WorkloadKind | undefined>({
     name: "workload-termination-grace",
     description: "Long-running workloads set terminationGracePeriodSeconds explicitly, within bounds and above their preStop sleep.",
     enforcementLevel: "mandatory",
-    configSchema,
-    validateResource: (args, reportViolation) => {
+    config: knobs,
+    checkConfig: (c) => (c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : []),
+    docs: {
+        requires:
+            "explicit `terminationGracePeriodSeconds` within bounds and above any preStop sleep (`sleep` action, `sleep` by any path or in `sh -c` scripts; a sleep that cannot run as written is reported, one known only at run time is undecided)",
+        checks: "long-running workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Pod) set `terminationGracePeriodSeconds` explicitly, between `min` and `max`, and above the longest preStop sleep of a container or native sidecar (see below); a sleep that cannot run as written is reported, one only known at run time (`valueFrom`) is undecided; neither is taken as 0",
+    },
+    select: (args) => {
         const kind = workloadKind(args.type, args.props);
         if (!kind || !LONG_RUNNING.has(kind)) {
             args.notApplicable(`not a long-running Kubernetes workload (${LONG_RUNNING_KINDS})`);
         }
-        const config = readConfig<WorkloadTerminationGraceConfig>("workload-termination-grace", configSchema, args.getConfig(), (c) =>
-            c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : [],
-        );
+        return kind;
+    },
+    validateResource: (args, reportViolation, config, kind) => {
         const verdicts = new Verdicts();
         const workload = verdicts.read(`${args.type} ${args.name}`, () => readWorkload(args.type, args.name, args.props));
         if (workload) {
@@ -160,4 +165,4 @@ export const workloadTerminationGrace: ResourceValidationPolicy = {
         }
         verdicts.finish();
     },
-};
+});

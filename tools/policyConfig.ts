@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { configProblems } from "eks-platform-kernel";
+import { configProblems, problemList } from "eks-platform-kernel";
 import * as YAML from "yaml";
 import { GateInputError } from "./errors";
 
@@ -38,9 +38,7 @@ function lineOfOffset(text: string, offset: number): number {
 }
 
 function invalid(file: string, problems: readonly string[]): GateInputError {
-    return new GateInputError(
-        `Invalid policy config ${file} (${problems.length} problem${problems.length > 1 ? "s" : ""}):\n${problems.map((p) => `  - ${p}`).join("\n")}`,
-    );
+    return new GateInputError(problemList(`Invalid policy config ${file}`, problems));
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { problemList } from "eks-platform-kernel";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { addonsSchema } from "./addons";
@@ -141,10 +142,7 @@ export class ConfigError extends Error {
         readonly stack: string,
         readonly problems: string[],
     ) {
-        super(
-            `Invalid config for stack "${stack}" (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
-                problems.map((p) => `  - ${p}`).join("\n"),
-        );
+        super(problemList(`Invalid config for stack "${stack}"`, problems));
         this.name = "ConfigError";
     }
 }

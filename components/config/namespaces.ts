@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compareQuantities } from "eks-platform-kernel";
+import { compareQuantities, RESERVED_NAMESPACES } from "eks-platform-kernel";
 import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
 import { podSecuritySchema, roleArn } from "./access";
 import { cpuMemory, dnsLabel, labels, quantity } from "./common";
@@ -161,7 +161,7 @@ export const namespaceSchema = z
         }
     });
 
-const RESERVED = new Set(["default", "kube-system", "kube-public", "kube-node-lease"]);
+const RESERVED = new Set<string>(RESERVED_NAMESPACES);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -8,6 +8,7 @@ import {
     parseDuration,
     parseIntOrPercent,
     PolicyConfigError,
+    problemList,
     readConfig,
     readIntOrPercent,
     readSelector,
@@ -383,6 +384,11 @@ describe("policy lib: config", () => {
             /p\.level: must be one of "baseline", "restricted", not "strict"/,
         );
         expect(readConfig("p", strict, { level: "baseline" })).to.deep.equal({ level: "baseline" });
+    });
+
+    it("lists problems one a line under a count in the singular or plural (program, pack and tools alike)", () => {
+        expect(problemList("Invalid x", ["a: bad"])).to.equal("Invalid x (1 problem):\n  - a: bad");
+        expect(problemList("Invalid x", ["a: bad", "b: worse"])).to.equal("Invalid x (2 problems):\n  - a: bad\n  - b: worse");
     });
 
     it("runs cross-key checks after the per-key ones", () => {
