@@ -4,7 +4,7 @@
  * changed inputs) or replace (with the inputs that force it, from `replacements.ts`) — and the
  * changes that disrupt a live platform named first. Pure: renders in, report out.
  */
-import { minorOf } from "../components/nodegroups/ami";
+import { kubernetesMinor } from "eks-platform-kernel";
 import type { RecordedResource } from "./offline";
 import { replacementRule } from "./replacements";
 
@@ -163,7 +163,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
             disrupt("roll", was, `${rolls.join(", ")} changed: every node is replaced one batch at a time, each drained first`);
         }
         if (now.type === "eks:index:Cluster") {
-            const [from, to] = [minorOf(String(was.props.version)), minorOf(String(now.props.version))];
+            const [from, to] = [kubernetesMinor(String(was.props.version)), kubernetesMinor(String(now.props.version))];
             if (!Number.isNaN(from) && !Number.isNaN(to) && (to < from || to > from + 1)) {
                 disrupt(
                     "refused",

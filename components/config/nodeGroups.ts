@@ -1,6 +1,6 @@
-import { amiTypeArchitecture, instanceTypeInfo } from "eks-platform-kernel";
+import { amiTypeArchitecture, instanceTypeInfo, kubernetesMinor, parseReleaseVersion } from "eks-platform-kernel";
 import { z } from "zod";
-import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES, minorOf, parseReleaseVersion } from "../nodegroups/ami";
+import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
 import { longestNthRuleName } from "../nodegroups/nth";
 import { dnsLabel, hopLimit, isLabelKey, isLabelValue, kubeletRefusesLabel, labels, awsTags } from "./common";
@@ -156,7 +156,7 @@ const nodeGroupSchema = z.discriminatedUnion("kind", [managedNodeGroupSchema, se
     }
     const release = g.releaseVersion === undefined ? undefined : parseReleaseVersion(g.releaseVersion);
     const al2 = g.kind === "managed" ? g.amiType.startsWith("AL2_") : g.amiFamily === "AL2";
-    if (al2 && release && minorOf(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
+    if (al2 && release && kubernetesMinor(release.minor) >= FIRST_MINOR_WITHOUT_AL2) {
         ctx.addIssue({
             code: "custom",
             path: [g.kind === "managed" ? "amiType" : "amiFamily"],
@@ -205,12 +205,12 @@ export type NodeGroupsConfig = z.output<typeof nodeGroupsSchema>;
  */
 export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { name: string; version: string }): [string[], string][] {
     const problems: [string[], string][] = [];
-    const clusterMinor = minorOf(cluster.version);
+    const clusterMinor = kubernetesMinor(cluster.version);
     // One minor at a time: nodes are never newer than the control plane, so a control plane at
     // most one minor above the newest pinned node group is at most one minor above where it was.
     const pinned = Object.entries(groups)
         .filter(([, g]) => g.enabled && g.releaseVersion !== undefined)
-        .map(([name, g]) => [name, minorOf(parseReleaseVersion(g.releaseVersion as string)?.minor ?? "")] as const)
+        .map(([name, g]) => [name, kubernetesMinor(parseReleaseVersion(g.releaseVersion as string)?.minor ?? "")] as const)
         .filter(([, minor]) => !Number.isNaN(minor));
     const newest = Math.max(...pinned.map(([, minor]) => minor));
     if (pinned.length > 0 && clusterMinor > newest + 1) {
@@ -234,7 +234,7 @@ export function nodeGroupClusterProblems(groups: NodeGroupsConfig, cluster: { na
         }
         if (g.releaseVersion !== undefined) {
             const release = parseReleaseVersion(g.releaseVersion);
-            const nodeMinor = release ? minorOf(release.minor) : NaN;
+            const nodeMinor = release ? kubernetesMinor(release.minor) : NaN;
             // kubelet may be up to three minors older than the API server, never newer.
             if (nodeMinor > clusterMinor || nodeMinor < clusterMinor - 3) {
                 problems.push([

@@ -1,8 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeTemplateTags } from "eks-platform-kernel";
+import { nodeTemplateTags, parseReleaseVersion } from "eks-platform-kernel";
 import type { SelfManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
-import { parseReleaseVersion } from "./ami";
 import { createNodeRole } from "./iam";
 import { launchTemplateArgs, nodeTags } from "./launchTemplate";
 import { LIFECYCLE_HEARTBEAT_SECONDS, NTH_MANAGED_TAG } from "./nth";
