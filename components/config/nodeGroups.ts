@@ -1,4 +1,4 @@
-import { amiTypeArchitecture, instanceTypeInfo, kubernetesMinor, parseReleaseVersion } from "eks-platform-kernel";
+import { amiTypeArchitecture, instanceTypeInfo, kubernetesMinor, parseReleaseVersion, type Taint } from "eks-platform-kernel";
 import { z } from "zod";
 import { FIRST_MINOR_WITHOUT_AL2, GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "../nodegroups/ami";
 import { nodeRoleName } from "../nodegroups/iam";
@@ -20,7 +20,10 @@ const instanceType = z.string().regex(/^[a-z][a-z0-9-]*[0-9][a-z0-9-]*\.[0-9]*[a
 
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 
-/** A Kubernetes node taint, e.g. `{ key: CriticalAddonsOnly, value: "true", effect: NoSchedule }`. */
+/**
+ * A Kubernetes node taint, e.g. `{ key: CriticalAddonsOnly, value: "true", effect: NoSchedule }`.
+ * Its output is the kernel's `Taint` (the `satisfies` below fails to compile if they drift apart).
+ */
 export const taintSchema = z
     .strictObject({
         key: z.string(),
@@ -35,9 +38,7 @@ export const taintSchema = z
         if (!isLabelValue(t.value)) {
             ctx.addIssue({ code: "custom", path: ["value"], message: "is not a valid taint value (same rules as a label value)" });
         }
-    });
-
-export type Taint = z.output<typeof taintSchema>;
+    }) satisfies z.ZodType<Taint>;
 
 /** Fields every node group has, whatever builds it. */
 const commonFields = {

@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { parseReleaseVersion } from "eks-platform-kernel";
-import type { ManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
+import { parseReleaseVersion, type Taint } from "eks-platform-kernel";
+import type { ManagedNodeGroupConfig } from "../config/nodeGroups";
 import { createNodeRole } from "./iam";
 import { launchTemplateArgs } from "./launchTemplate";
 import { nodeLabels, nodeTaints } from "./scheduling";

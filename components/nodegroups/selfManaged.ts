@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeTemplateTags, parseReleaseVersion } from "eks-platform-kernel";
-import type { SelfManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
+import { nodeTemplateTags, parseReleaseVersion, type Taint } from "eks-platform-kernel";
+import type { SelfManagedNodeGroupConfig } from "../config/nodeGroups";
 import { createNodeRole } from "./iam";
 import { launchTemplateArgs, nodeTags } from "./launchTemplate";
 import { LIFECYCLE_HEARTBEAT_SECONDS, NTH_MANAGED_TAG } from "./nth";
