@@ -22,6 +22,7 @@ export * from "./nodeClassTags";
 export * from "./nodeRole";
 export * from "./podSecurityLevels";
 export * from "./quantity";
+export * from "./replacement";
 export * from "./scheduling";
 export * from "./scope";
 export * from "./selector";

@@ -5,7 +5,8 @@ import { Cluster } from "../components/cluster";
 import { nodeGroupsSchema } from "../components/config/nodeGroups";
 import { NodeGroups } from "../components/nodegroups";
 import { CRITICAL_ADDONS_ONLY, tolerates } from "../components/nodegroups/scheduling";
-import { amiSsmParameter } from "../components/nodegroups/selfManaged";
+import { ManagedNodeGroup } from "../components/nodegroups/managed";
+import { amiSsmParameter, SelfManagedNodeGroup } from "../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
 import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled } from "./mocks";
@@ -470,9 +471,11 @@ describe("NodeGroups component", function () {
     });
 
     it("answers which groups' nodes a placement needs (labels carried, taints tolerated), and exposes every node resource", () => {
+        const managed = (group: string) => nodeGroups.componentOf(group, ManagedNodeGroup);
+        const selfManaged = (group: string) => nodeGroups.componentOf(group, SelfManagedNodeGroup);
         const system = { "platform/role": "system" };
         expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [CRITICAL_ADDONS_ONLY] })).to.deep.equal([
-            nodeGroups.managed.system.nodeGroup,
+            managed("system").nodeGroup,
         ]);
         // The system group is tainted CriticalAddonsOnly: a pod that does not tolerate it waits for nothing there.
         expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [] })).to.deep.equal([]);
@@ -480,12 +483,12 @@ describe("NodeGroups component", function () {
         // GPU groups carry the NVIDIA label and taint the program adds; self-managed groups count with their ASG and hook.
         expect(
             nodeGroups.nodesFor({ nodeSelector: { accelerator: "nvidia" }, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists" }] }),
-        ).to.deep.equal([nodeGroups.managed.gpu.nodeGroup]);
+        ).to.deep.equal([managed("gpu").nodeGroup]);
         expect(
             nodeGroups.nodesFor({ nodeSelector: { workload: "batch" }, tolerations: [{ key: "workload", operator: "Exists" }] }),
-        ).to.deep.equal([nodeGroups.selfManaged.batch.autoScalingGroup, nodeGroups.selfManaged.batch.lifecycleHook]);
-        expect(nodeGroups.nodes).to.include(nodeGroups.managed.gpu.nodeGroup);
-        expect(nodeGroups.nodes).to.include(nodeGroups.selfManaged.batch.autoScalingGroup);
+        ).to.deep.equal([selfManaged("batch").autoScalingGroup, selfManaged("batch").lifecycleHook]);
+        expect(nodeGroups.nodes).to.include(managed("gpu").nodeGroup);
+        expect(nodeGroups.nodes).to.include(selfManaged("batch").autoScalingGroup);
         expect(nodeGroups.nodeRoleNames).to.deep.equal({
             system: "demo-system-node",
             gpu: "demo-gpu-node",
