@@ -144,3 +144,23 @@ export function kindResourceTypes(kinds: readonly NodeGroupKind[] = NODE_GROUP_K
     }
     return merged;
 }
+
+/**
+ * `table` (a tool's facts per resource type) with `pick` of each type the kinds own added. A type in
+ * both would have two homes and two answers, so this refuses it, naming `where` the table lives.
+ */
+export function withKindFacts<T>(
+    table: Readonly<Record<string, T>>,
+    pick: (facts: KindResourceType) => T | undefined,
+    where: string,
+): Record<string, T> {
+    const owned = Object.entries(kindResourceTypes()).flatMap(([type, facts]) => {
+        const picked = pick(facts);
+        return picked === undefined ? [] : [[type, picked] as const];
+    });
+    const twice = owned.filter(([type]) => table[type] !== undefined).map(([type]) => type);
+    if (twice.length > 0) {
+        throw new Error(`${twice.join(", ")}: in ${where} and in a node-group kind (components/nodegroups/kinds.ts); keep one`);
+    }
+    return { ...table, ...Object.fromEntries(owned) };
+}
