@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Cluster } from "../components/cluster";
 import { nodeGroupsSchema } from "../components/config/nodeGroups";
 import { NodeGroups } from "../components/nodegroups";
 import { CRITICAL_ADDONS_ONLY, tolerates } from "../components/nodegroups/scheduling";
@@ -10,6 +8,7 @@ import { amiSsmParameter, SelfManagedNodeGroup } from "../components/nodegroups/
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
 import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled } from "./mocks";
+import { around, demoCluster } from "./nodegroupsCluster";
 
 const WORKER = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy";
 const CNI = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy";
@@ -43,31 +42,6 @@ async function useNodeGroupMocks(): Promise<NodeGroupMocks> {
         });
     });
     return mocks;
-}
-
-/** The node groups' arguments for a cluster: its own provider and the VPC they run in. */
-function around(cluster: Cluster) {
-    return {
-        cluster,
-        provider: new k8s.Provider(`${cluster.name}-k8s`, { kubeconfig: cluster.kubeconfig }),
-        region: "us-east-1",
-        vpcCidr: "10.0.0.0/16",
-    };
-}
-
-function demoCluster(): Cluster {
-    return new Cluster("cp", {
-        clusterName: "demo",
-        version: "1.34",
-        vpcId: "vpc-1",
-        privateSubnetIds: ["subnet-p1", "subnet-p2"],
-        publicSubnetIds: ["subnet-u1", "subnet-u2"],
-        endpoint: { publicAccess: false, publicAccessCidrs: [], privateAccessCidrs: ["10.99.0.0/16"], privateAccessSecurityGroupIds: [] },
-        logTypes: ["api"],
-        logRetentionDays: 30,
-        serviceCidr: "172.20.0.0/16",
-        addons: { vpcCni: "v1.20.4-eksbuild.1", kubeProxy: "v1.34.0-eksbuild.2", podIdentityAgent: "v1.3.8-eksbuild.2" },
-    });
 }
 
 const base = { minSize: 1, desiredSize: 2, maxSize: 4, releaseVersion: "1.34.7-20260512" };
