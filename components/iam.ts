@@ -45,7 +45,8 @@ export function queueArn(ctx: AwsContext, queueName: string): string {
     return `arn:${ctx.partition}:sqs:${ctx.region}:${ctx.accountId}:${queueName}`;
 }
 
-export function roleArn(ctx: AwsContext, roleName: string): string {
+/** IAM is global: a role's ARN names no region. */
+export function roleArn(ctx: Pick<AwsContext, "partition" | "accountId">, roleName: string): string {
     return `arn:${ctx.partition}:iam::${ctx.accountId}:role/${roleName}`;
 }
 

@@ -9,12 +9,10 @@
  * group/version are listed here; a kind with no served replacement (PodSecurityPolicy) says so.
  */
 import type { KubernetesKind } from "./kubernetes";
+import { KubernetesRelease, parseRelease } from "./kubernetesVersion";
 
-/** A Kubernetes minor release, `1.25` → `{ major: 1, minor: 25 }`. */
-export interface KubernetesRelease {
-    major: number;
-    minor: number;
-}
+// Releases are read by the kernel's one version parser; the pack imports them with the removals.
+export { parseRelease, type KubernetesRelease } from "./kubernetesVersion";
 
 /** One group/version of a kind, and the release that stopped serving it. */
 export interface RemovedApi {
@@ -100,12 +98,6 @@ const BY_KEY = new Map(REMOVED_APIS.map((r) => [`${r.apiVersion}|${r.kind}`, r])
 export function removedApi(kind: KubernetesKind): RemovedApi | undefined {
     const apiVersion = kind.group === "" ? kind.version : `${kind.group}/${kind.version}`;
     return BY_KEY.get(`${apiVersion}|${kind.kind}`);
-}
-
-/** `1.34` (or `v1.34`, `1.34.2`) → the release; `undefined` for anything else. */
-export function parseRelease(value: unknown): KubernetesRelease | undefined {
-    const match = typeof value === "string" ? /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(value.trim()) : undefined;
-    return match ? { major: Number(match[1]), minor: Number(match[2]) } : undefined;
 }
 
 /** True when `release` no longer serves the removed API. */

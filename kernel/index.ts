@@ -1,6 +1,6 @@
 /**
  * The rules the program, the policy pack, the drain rehearsal and the tools share, in one place:
- * quantities, durations, CIDRs, label syntax and selectors, scheduling, Karpenter's restricted
+ * quantities, durations, CIDRs, Kubernetes versions, label syntax and selectors, scheduling, Karpenter's restricted
  * tags, node-role policies, EC2 instance data, the unknown marker, the policy-config reader.
  * Everything outside `kernel/` imports them by package name, `import { parseQuantity } from
  * "eks-platform-kernel"`; the exports map admits only this entry point, `eks-platform-kernel/policy`
@@ -15,6 +15,7 @@ export * from "./duration";
 export * from "./groups";
 export * from "./instanceTypes";
 export * from "./intOrPercent";
+export * from "./kubernetesVersion";
 export * from "./messages";
 export * from "./names";
 export * from "./namespaces";
@@ -22,6 +23,7 @@ export * from "./nodeClassTags";
 export * from "./nodeRole";
 export * from "./podSecurityLevels";
 export * from "./quantity";
+export * from "./replacement";
 export * from "./scheduling";
 export * from "./scope";
 export * from "./selector";

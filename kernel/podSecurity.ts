@@ -6,6 +6,7 @@
  * reads through `values` (the SDK's proxy may throw on unknown values).
  */
 import { containersOf } from "./kubernetes";
+import { podSecurityMinor } from "./kubernetesVersion";
 import { asArray, asRecord, asString, field, keysOf, path, Rec } from "./values";
 
 import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "./podSecurityLevels";
@@ -34,8 +35,8 @@ function parseVersion(value: string): { minor: number; latest: boolean } | undef
     if (value === "latest") {
         return { minor: NEWEST_MINOR, latest: true };
     }
-    const match = /^v1\.(0|[1-9][0-9]*)$/.exec(value);
-    return match ? { minor: Number(match[1]), latest: false } : undefined;
+    const minor = podSecurityMinor(value);
+    return minor === undefined ? undefined : { minor, latest: false };
 }
 
 /**

@@ -560,12 +560,36 @@ function pdbModel(pdb: ReturnType<typeof readPdbs>[number], workloads: readonly 
     };
 }
 
+/** How the rehearsal reads one node-group resource type, and how it names an item of it. */
+interface GroupReader {
+    subject: string;
+    read(r: DrainResource, context: { hooks: readonly Hook[]; asgCount: number }): GroupModel;
+}
+
+const ASG_TYPE = "aws:autoscaling/group:Group";
+
+/** The node-group resource types, by type token. */
+const GROUP_READERS: ReadonlyMap<string, GroupReader> = new Map([
+    ["aws:eks/nodeGroup:NodeGroup", { subject: "NodeGroup", read: (r) => readManagedGroup(r) }],
+    [ASG_TYPE, { subject: "Auto Scaling group", read: (r, { hooks, asgCount }) => readSelfManagedGroup(r, hooks, asgCount) }],
+]);
+
+/** A Karpenter v1 NodePool as pulumi-kubernetes registers it; the object is also recognised by its kind under other types. */
+const NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool";
+
+/**
+ * The resource types the rehearsal reads as node capacity, whatever program registers them: an EKS
+ * managed node group, an Auto Scaling group (with its `EC2_INSTANCE_TERMINATING` lifecycle hook)
+ * and a Karpenter NodePool. Nodes of any other type are invisible to it: every node-group kind of
+ * this program names the type of its nodes, and a test checks it is listed here.
+ */
+export const CAPACITY_TYPES: readonly string[] = [...GROUP_READERS.keys(), NODE_POOL_TYPE];
+
 /** True when the resources hold node capacity to rehearse: a managed node group, an Auto Scaling group or a NodePool. */
 export function hasNodeCapacity(resources: readonly DrainResource[]): boolean {
     return resources.some(
         (r) =>
-            r.type === "aws:eks/nodeGroup:NodeGroup" ||
-            r.type === "aws:autoscaling/group:Group" ||
+            CAPACITY_TYPES.includes(r.type) ||
             (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined),
     );
 }
@@ -591,21 +615,15 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
             }
         }
     }
-    const asgCount = resources.filter((r) => r.type === "aws:autoscaling/group:Group").length;
+    const asgCount = resources.filter((r) => r.type === ASG_TYPE).length;
     for (const r of resources) {
         let group: GroupModel | undefined;
-        if (r.type === "aws:eks/nodeGroup:NodeGroup") {
+        const reader = GROUP_READERS.get(r.type);
+        if (reader) {
             group = readOr(
                 verdicts,
-                `NodeGroup ${r.name}`,
-                () => readManagedGroup(r),
-                () => (capacityUndecided = true),
-            );
-        } else if (r.type === "aws:autoscaling/group:Group") {
-            group = readOr(
-                verdicts,
-                `Auto Scaling group ${r.name}`,
-                () => readSelfManagedGroup(r, hooks, asgCount),
+                `${reader.subject} ${r.name}`,
+                () => reader.read(r, { hooks, asgCount }),
                 () => (capacityUndecided = true),
             );
         } else if (r.type.startsWith("kubernetes:")) {

@@ -1,14 +1,14 @@
 import { expect } from "chai";
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Cluster } from "../components/cluster";
 import { nodeGroupsSchema } from "../components/config/nodeGroups";
 import { NodeGroups } from "../components/nodegroups";
 import { CRITICAL_ADDONS_ONLY, tolerates } from "../components/nodegroups/scheduling";
-import { amiSsmParameter } from "../components/nodegroups/selfManaged";
+import { ManagedNodeGroup } from "../components/nodegroups/managed";
+import { amiSsmParameter, SelfManagedNodeGroup } from "../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../tools/offline";
 import { validateKubernetesObject } from "../tools/schema";
 import { named, ofType, settled } from "./mocks";
+import { around, demoCluster } from "./nodegroupsCluster";
 
 const WORKER = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy";
 const CNI = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy";
@@ -42,31 +42,6 @@ async function useNodeGroupMocks(): Promise<NodeGroupMocks> {
         });
     });
     return mocks;
-}
-
-/** The node groups' arguments for a cluster: its own provider and the VPC they run in. */
-function around(cluster: Cluster) {
-    return {
-        cluster,
-        provider: new k8s.Provider(`${cluster.name}-k8s`, { kubeconfig: cluster.kubeconfig }),
-        region: "us-east-1",
-        vpcCidr: "10.0.0.0/16",
-    };
-}
-
-function demoCluster(): Cluster {
-    return new Cluster("cp", {
-        clusterName: "demo",
-        version: "1.34",
-        vpcId: "vpc-1",
-        privateSubnetIds: ["subnet-p1", "subnet-p2"],
-        publicSubnetIds: ["subnet-u1", "subnet-u2"],
-        endpoint: { publicAccess: false, publicAccessCidrs: [], privateAccessCidrs: ["10.99.0.0/16"], privateAccessSecurityGroupIds: [] },
-        logTypes: ["api"],
-        logRetentionDays: 30,
-        serviceCidr: "172.20.0.0/16",
-        addons: { vpcCni: "v1.20.4-eksbuild.1", kubeProxy: "v1.34.0-eksbuild.2", podIdentityAgent: "v1.3.8-eksbuild.2" },
-    });
 }
 
 const base = { minSize: 1, desiredSize: 2, maxSize: 4, releaseVersion: "1.34.7-20260512" };
@@ -470,9 +445,11 @@ describe("NodeGroups component", function () {
     });
 
     it("answers which groups' nodes a placement needs (labels carried, taints tolerated), and exposes every node resource", () => {
+        const managed = (group: string) => nodeGroups.componentOf(group, ManagedNodeGroup);
+        const selfManaged = (group: string) => nodeGroups.componentOf(group, SelfManagedNodeGroup);
         const system = { "platform/role": "system" };
         expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [CRITICAL_ADDONS_ONLY] })).to.deep.equal([
-            nodeGroups.managed.system.nodeGroup,
+            managed("system").nodeGroup,
         ]);
         // The system group is tainted CriticalAddonsOnly: a pod that does not tolerate it waits for nothing there.
         expect(nodeGroups.nodesFor({ nodeSelector: system, tolerations: [] })).to.deep.equal([]);
@@ -480,12 +457,12 @@ describe("NodeGroups component", function () {
         // GPU groups carry the NVIDIA label and taint the program adds; self-managed groups count with their ASG and hook.
         expect(
             nodeGroups.nodesFor({ nodeSelector: { accelerator: "nvidia" }, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists" }] }),
-        ).to.deep.equal([nodeGroups.managed.gpu.nodeGroup]);
+        ).to.deep.equal([managed("gpu").nodeGroup]);
         expect(
             nodeGroups.nodesFor({ nodeSelector: { workload: "batch" }, tolerations: [{ key: "workload", operator: "Exists" }] }),
-        ).to.deep.equal([nodeGroups.selfManaged.batch.autoScalingGroup, nodeGroups.selfManaged.batch.lifecycleHook]);
-        expect(nodeGroups.nodes).to.include(nodeGroups.managed.gpu.nodeGroup);
-        expect(nodeGroups.nodes).to.include(nodeGroups.selfManaged.batch.autoScalingGroup);
+        ).to.deep.equal([selfManaged("batch").autoScalingGroup, selfManaged("batch").lifecycleHook]);
+        expect(nodeGroups.nodes).to.include(managed("gpu").nodeGroup);
+        expect(nodeGroups.nodes).to.include(selfManaged("batch").autoScalingGroup);
         expect(nodeGroups.nodeRoleNames).to.deep.equal({
             system: "demo-system-node",
             gpu: "demo-gpu-node",

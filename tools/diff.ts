@@ -4,7 +4,8 @@
  * changed inputs) or replace (with the inputs that force it, from `replacements.ts`) — and the
  * changes that disrupt a live platform named first. Pure: renders in, report out.
  */
-import { minorOf } from "../components/nodegroups/ami";
+import { kubernetesMinor } from "eks-platform-kernel";
+import { NODE_GROUP_KINDS } from "../components/nodegroups/kinds";
 import type { RecordedResource } from "./offline";
 import { replacementRule } from "./replacements";
 
@@ -90,20 +91,30 @@ function under(path: string, rule: string): boolean {
     return path === rule || path.startsWith(`${rule}.`) || path.startsWith(`${rule}[`) || path.startsWith(`${rule}(json)`);
 }
 
-const NODE_CAPACITY: Record<string, (props: Record<string, unknown>) => string> = {
-    "aws:eks/nodeGroup:NodeGroup": (p) => {
-        const s = (p.scalingConfig ?? {}) as { minSize?: number; desiredSize?: number; maxSize?: number };
-        return `all of its nodes (${s.minSize ?? "?"}–${s.maxSize ?? "?"}, ${s.desiredSize ?? "?"} at creation)`;
+/** What deleting or replacing a resource that holds nodes drains at once, and where the safe sequence is written. */
+export interface NodeCapacity {
+    drained: (props: Record<string, unknown>) => string;
+    safeSequence: string;
+}
+
+// The node-group kinds' nodes come with their kinds (components/nodegroups/kinds.ts).
+const NODE_CAPACITY: Readonly<Record<string, NodeCapacity>> = {
+    ...Object.fromEntries(
+        NODE_GROUP_KINDS.map((k) => [
+            k.nodes.type,
+            { drained: (p: Record<string, unknown>) => k.nodes.drained(p, show), safeSequence: k.nodes.safeSequence },
+        ]),
+    ),
+    "kubernetes:karpenter.sh/v1:NodePool": {
+        drained: () => "every node of the pool (Karpenter's disruption budgets do not apply to a deletion)",
+        safeSequence: "docs/karpenter.md#removing-or-renaming-a-nodepool",
     },
-    "aws:autoscaling/group:Group": (p) => `all of its nodes (${show(p.minSize)}–${show(p.maxSize)})`,
-    "kubernetes:karpenter.sh/v1:NodePool": () => "every node of the pool (Karpenter's disruption budgets do not apply to a deletion)",
 };
 
-const SAFE_SEQUENCE: Record<string, string> = {
-    "aws:eks/nodeGroup:NodeGroup": "docs/nodegroups.md#removing-or-renaming-a-group",
-    "aws:autoscaling/group:Group": "docs/nodegroups.md#removing-or-renaming-a-group",
-    "kubernetes:karpenter.sh/v1:NodePool": "docs/karpenter.md#removing-or-renaming-a-nodepool",
-};
+/** The drain a deletion or replacement of a resource of `type` causes; undefined for a type that holds no nodes. */
+export function nodeCapacity(type: string): NodeCapacity | undefined {
+    return NODE_CAPACITY[type];
+}
 
 /** The changes between two renders of a stack and the disruptions they cause. Pure. */
 export function diffRenders(before: readonly RecordedResource[], after: readonly RecordedResource[]): StackDiff {
@@ -145,11 +156,12 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
             if (was.options.protect) {
                 disrupt("refused", was, `protected, but ${forcedBy.join(", ")} forces a replacement: the engine refuses the update`);
             }
-            if (NODE_CAPACITY[now.type]) {
+            const capacity = nodeCapacity(now.type);
+            if (capacity) {
                 disrupt(
                     "drain",
                     was,
-                    `replaced (${forcedBy.join(", ")}): a new one is created, then the old one drains ${NODE_CAPACITY[now.type](was.props)} at once; see ${SAFE_SEQUENCE[now.type]}`,
+                    `replaced (${forcedBy.join(", ")}): a new one is created, then the old one drains ${capacity.drained(was.props)} at once; see ${capacity.safeSequence}`,
                 );
             }
             if (now.type === "aws:ec2/natGateway:NatGateway" || now.type === "aws:ec2/subnet:Subnet") {
@@ -163,7 +175,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
             disrupt("roll", was, `${rolls.join(", ")} changed: every node is replaced one batch at a time, each drained first`);
         }
         if (now.type === "eks:index:Cluster") {
-            const [from, to] = [minorOf(String(was.props.version)), minorOf(String(now.props.version))];
+            const [from, to] = [kubernetesMinor(String(was.props.version)), kubernetesMinor(String(now.props.version))];
             if (!Number.isNaN(from) && !Number.isNaN(to) && (to < from || to > from + 1)) {
                 disrupt(
                     "refused",
@@ -184,8 +196,9 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         } else if (was.options.retainOnDelete) {
             disrupt("retained", was, "retained on delete: it stays in the cloud or cluster, no longer managed by Pulumi");
         }
-        if (NODE_CAPACITY[was.type]) {
-            disrupt("drain", was, `deleted: drains ${NODE_CAPACITY[was.type](was.props)} at once; see ${SAFE_SEQUENCE[was.type]}`);
+        const capacity = nodeCapacity(was.type);
+        if (capacity) {
+            disrupt("drain", was, `deleted: drains ${capacity.drained(was.props)} at once; see ${capacity.safeSequence}`);
         }
         if (was.type === "aws:ec2/natGateway:NatGateway") {
             disrupt("network", was, "deleted: the private subnets routed through it lose outbound access");

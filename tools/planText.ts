@@ -3,6 +3,7 @@
  * with the few settings worth checking before `pulumi up`.
  */
 import { asRecord, UNKNOWN } from "eks-platform-kernel";
+import { withKindFacts } from "../components/nodegroups/kinds";
 import type { Plan } from "./stackPlan";
 
 function show(value: unknown): string {
@@ -19,8 +20,11 @@ function tagsOf(props: Record<string, unknown>): Record<string, unknown> {
     return (props.tags ?? {}) as Record<string, unknown>;
 }
 
-/** The few settings of each resource type an operator checks in a plan. */
-const KEY_SETTINGS: Record<string, string[]> = {
+/**
+ * The few settings of each resource type an operator checks in a plan; those of the types a
+ * node-group kind owns come with the kind (`components/nodegroups/kinds.ts`).
+ */
+const KEY_SETTINGS: Readonly<Record<string, readonly string[]>> = {
     "aws:ec2/vpc:Vpc": ["cidrBlock", "enableDnsHostnames", "enableDnsSupport"],
     "aws:ec2/subnet:Subnet": ["cidrBlock", "availabilityZone", "mapPublicIpOnLaunch", "tags"],
     "aws:ec2/securityGroup:SecurityGroup": ["description", "tags"],
@@ -54,23 +58,18 @@ const KEY_SETTINGS: Record<string, string[]> = {
     "aws:eks/accessEntry:AccessEntry": ["principalArn", "type"],
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ["principalArn", "policyArn", "accessScope"],
     "aws:eks/podIdentityAssociation:PodIdentityAssociation": ["namespace", "serviceAccount"],
-    "aws:eks/nodeGroup:NodeGroup": [
-        "amiType",
-        "releaseVersion",
-        "capacityType",
-        "instanceTypes",
-        "scalingConfig",
-        "updateConfig",
-        "labels",
-        "taints",
-    ],
     "aws:ec2/launchTemplate:LaunchTemplate": ["imageId", "metadataOptions", "blockDeviceMappings"],
-    "aws:autoscaling/group:Group": ["minSize", "desiredCapacity", "maxSize", "instanceRefresh"],
-    "aws:autoscaling/lifecycleHook:LifecycleHook": ["lifecycleTransition", "defaultResult", "heartbeatTimeout"],
     "aws:sqs/queue:Queue": ["name", "messageRetentionSeconds", "sqsManagedSseEnabled"],
     "aws:cloudwatch/eventRule:EventRule": ["eventPattern"],
     "kubernetes:helm.sh/v3:Release": ["chart", "version", "namespace"],
 };
+
+const SETTINGS = withKindFacts(KEY_SETTINGS, (t) => t.planFields, "tools/planText.ts");
+
+/** The settings a text plan shows for a resource type; undefined when it shows none of its own. */
+export function planKeyFields(type: string): readonly string[] | undefined {
+    return SETTINGS[type];
+}
 
 /** Characters of a Kubernetes object's settings a text plan shows; `--format json` has them all. */
 export const SETTINGS_SHOWN = 400;
@@ -82,7 +81,7 @@ function truncated(settings: string): string {
 
 function keySettings(r: Plan["resources"][number]): string {
     const p = r.props;
-    const keys = KEY_SETTINGS[r.type];
+    const keys = planKeyFields(r.type);
     if (keys) {
         const tags = Object.entries(tagsOf(p)).filter(([t]) => t !== "Name");
         return keys

@@ -6,21 +6,16 @@
  * attribute `ForceNew` (pulumi-aws maps each Terraform attribute to the camelCase input).
  * Paths are dot-separated input paths (`launchTemplate.id`); a change anywhere under a listed
  * path counts. Keep this list to the types the program uses; an unlisted type is diffed as
- * update-only and the diff says so.
+ * update-only and the diff says so. The types a node-group kind owns (its node group or Auto
+ * Scaling group, …) come with the kind (`components/nodegroups/kinds.ts`), not from this table.
  */
+import { type ReplacementRule, terraformForceNew as tf } from "eks-platform-kernel";
+import { withKindFacts } from "../components/nodegroups/kinds";
 
-export interface ReplacementRule {
-    /** Inputs whose change replaces the resource. */
-    replaceOn: readonly string[];
-    /** Inputs whose change rolls the resource's nodes (one by one, drained) without replacing it. */
-    rollsNodesOn?: readonly string[];
-    /** Where the rule comes from. */
-    source: string;
-}
+export type { ReplacementRule } from "eks-platform-kernel";
 
-const tf = (resource: string, attributes: string) => `terraform-provider-aws ${resource} schema: ForceNew on ${attributes}`;
-
-export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
+/** The types no node-group kind owns. */
+const TABLE: Readonly<Record<string, ReplacementRule>> = {
     "aws:ec2/vpc:Vpc": { replaceOn: ["cidrBlock", "ipv4IpamPoolId"], source: tf("aws_vpc", "cidr_block, ipv4_ipam_pool_id") },
     "aws:ec2/subnet:Subnet": {
         replaceOn: ["cidrBlock", "availabilityZone", "availabilityZoneId", "vpcId", "outpostArn"],
@@ -71,43 +66,8 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
         ],
         source: tf("aws_flow_log", "every attribute but tags"),
     },
-    // A template change is a new version, never a replacement; the groups that use it roll (below).
+    // A template change is a new version, never a replacement; the groups that use it roll (their kinds' rules).
     "aws:ec2/launchTemplate:LaunchTemplate": { replaceOn: ["name", "namePrefix"], source: tf("aws_launch_template", "name, name_prefix") },
-    "aws:eks/nodeGroup:NodeGroup": {
-        replaceOn: [
-            "amiType",
-            "capacityType",
-            "clusterName",
-            "diskSize",
-            "instanceTypes",
-            "launchTemplate.id",
-            "launchTemplate.name",
-            "nodeGroupName",
-            "nodeGroupNamePrefix",
-            "nodeRoleArn",
-            "remoteAccess",
-            "subnetIds",
-        ],
-        // UpdateNodegroupVersion: EKS replaces every node, draining each (respecting PDBs).
-        rollsNodesOn: ["launchTemplate.version", "releaseVersion", "version"],
-        source:
-            tf(
-                "aws_eks_node_group",
-                "ami_type, capacity_type, cluster_name, disk_size, instance_types, launch_template.id/name, node_group_name(_prefix), node_role_arn, remote_access, subnet_ids",
-            ) + "; launch_template.version, release_version and version go through UpdateNodegroupVersion (a rolling node update)",
-    },
-    "aws:autoscaling/group:Group": {
-        replaceOn: ["name", "namePrefix"],
-        // The instance refresh starts on launch template or mixed instances policy changes.
-        rollsNodesOn: ["launchTemplate", "mixedInstancesPolicy"],
-        source:
-            tf("aws_autoscaling_group", "name, name_prefix") +
-            "; instance_refresh triggers on launch_template and mixed_instances_policy changes (a rolling instance refresh)",
-    },
-    "aws:autoscaling/lifecycleHook:LifecycleHook": {
-        replaceOn: ["name", "autoscalingGroupName"],
-        source: tf("aws_autoscaling_lifecycle_hook", "name, autoscaling_group_name"),
-    },
     "aws:iam/role:Role": { replaceOn: ["name", "namePrefix", "path"], source: tf("aws_iam_role", "name, name_prefix, path") },
     "aws:iam/rolePolicy:RolePolicy": {
         replaceOn: ["name", "namePrefix", "role"],
@@ -116,10 +76,6 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": {
         replaceOn: ["role", "policyArn"],
         source: tf("aws_iam_role_policy_attachment", "role, policy_arn"),
-    },
-    "aws:iam/instanceProfile:InstanceProfile": {
-        replaceOn: ["name", "namePrefix", "path"],
-        source: tf("aws_iam_instance_profile", "name, name_prefix, path"),
     },
     "aws:kms/key:Key": {
         replaceOn: ["customerMasterKeySpec", "keyUsage", "multiRegion", "xksKeyId", "customKeyStoreId"],
@@ -171,6 +127,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
         source: "pulumi-kubernetes helm.v3.Release: a Helm release cannot be renamed or moved to another namespace",
     },
 };
+
+/** The rule of every type the program registers: the table's, and those of the node-group kinds' own types. */
+export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = withKindFacts(
+    TABLE,
+    (t) => t.replacement,
+    "tools/replacements.ts",
+);
 
 /** Every Kubernetes object is replaced when its name or namespace changes (pulumi-kubernetes). */
 export const KUBERNETES_REPLACE_ON: readonly string[] = ["metadata.name", "metadata.namespace"];

@@ -6,6 +6,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { kubernetesMinor } from "eks-platform-kernel";
 import type { AddonsConfig } from "../config";
 import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
@@ -33,7 +34,7 @@ export const DEFAULT_STORAGE_CLASS = "gp3";
  * there is nothing to undo. Pure.
  */
 export function legacyGp2IsDefault(kubernetesVersion: string): boolean {
-    const minor = Number(/^1\.(\d+)$/.exec(kubernetesVersion)?.[1]);
+    const minor = kubernetesMinor(kubernetesVersion);
     return Number.isInteger(minor) && minor < 30;
 }
 

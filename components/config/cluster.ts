@@ -1,4 +1,4 @@
-import { ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-kernel";
+import { addonKubernetesMinor, ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-kernel";
 import { z } from "zod";
 import { parseCidr } from "../subnets";
 import { cidr, logRetentionDays } from "./common";
@@ -121,7 +121,7 @@ export const clusterSchema = z
             });
         }
         // EKS offers each kube-proxy build for one Kubernetes minor only: v1.34.x for a 1.34 cluster.
-        const proxyMinor = /^v(\d+\.\d+)\./.exec(c.addons.kubeProxy)?.[1];
+        const proxyMinor = addonKubernetesMinor(c.addons.kubeProxy);
         if (proxyMinor !== undefined && proxyMinor !== c.version) {
             ctx.addIssue({
                 code: "custom",

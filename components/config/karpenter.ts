@@ -19,6 +19,7 @@ import {
 import { z } from "zod";
 import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
 import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
+import type { NodePoolTaint } from "../karpenter/types";
 import { awsTags, containerResources, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "./common";
 import type { NodeGroupsConfig } from "./nodeGroups";
 
@@ -107,7 +108,7 @@ const taintSchema = z.strictObject({
     /** Taint value. Defaults to none. */
     value: z.string().refine(isLabelValue, { message: "is not a valid taint value" }).optional(),
     effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
-});
+}) satisfies z.ZodType<NodePoolTaint>;
 
 const CRON_MACRO = /^@(annually|yearly|monthly|weekly|daily|midnight|hourly)$/;
 

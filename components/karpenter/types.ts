@@ -5,6 +5,7 @@
  * `terminationGracePeriod`, `metadataOptions`, the root volume) are required here, so a renderer
  * that drops one does not compile.
  */
+import type { Taint } from "eks-platform-kernel";
 
 /** The one node class reference Karpenter v1 on AWS accepts. */
 export interface NodeClassReference {
@@ -22,11 +23,8 @@ export interface NodeRequirement {
     minValues?: number;
 }
 
-export interface Taint {
-    key: string;
-    value?: string;
-    effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
-}
+/** A NodePool taint: the kernel's `Taint`, whose `value` the NodePool CRD leaves optional (omitted when unset). */
+export type NodePoolTaint = Omit<Taint, "value"> & { value?: string };
 
 export interface DisruptionBudget {
     nodes: string;
@@ -42,7 +40,7 @@ export interface NodePoolSpec {
         spec: {
             nodeClassRef: NodeClassReference;
             requirements: NodeRequirement[];
-            taints?: Taint[];
+            taints?: NodePoolTaint[];
             expireAfter: string;
             terminationGracePeriod: string;
         };

@@ -17,15 +17,3 @@ export const MANAGED_AMI_TYPES = [
 
 /** AMI types carrying the NVIDIA driver: their groups get the GPU label, taint and device plugin. */
 export const GPU_AMI_TYPES: readonly string[] = ["AL2023_x86_64_NVIDIA", "AL2_x86_64_GPU"];
-
-/** `1.34.7-20260512` → `{ minor: "1.34", patch: "1.34.7", date: "20260512" }`; undefined when malformed. Pure. */
-export function parseReleaseVersion(release: string): { minor: string; patch: string; date: string } | undefined {
-    const match = /^(1\.(\d{2}))\.\d+-(\d{8})$/.exec(release);
-    return match ? { minor: match[1], patch: release.split("-")[0], date: match[3] } : undefined;
-}
-
-/** The numeric minor of `1.34` (34); NaN when malformed. Pure. */
-export function minorOf(version: string): number {
-    const match = /^1\.(\d+)$/.exec(version);
-    return match ? Number(match[1]) : NaN;
-}

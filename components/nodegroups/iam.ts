@@ -1,15 +1,10 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeRoleManagedPolicies, trustPolicy } from "../iam";
+import { nodeRoleManagedPolicies, roleArn, trustPolicy } from "../iam";
 
 /** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
 export function nodeRoleName(clusterName: string, group: string): string {
     return `${clusterName}-${group}-node`;
-}
-
-/** `arn:<partition>:iam::<account>:role/<name>`. Pure. */
-export function roleArn(partition: string, accountId: string, name: string): string {
-    return `arn:${partition}:iam::${accountId}:role/${name}`;
 }
 
 export interface NodeRole {
@@ -45,6 +40,6 @@ export function createNodeRole(
     );
     const arn = pulumi
         .all([aws.getPartitionOutput({}, { parent }).partition, aws.getCallerIdentityOutput({}, { parent }).accountId])
-        .apply(([partition, accountId]) => roleArn(partition, accountId, nodeRoleName(args.clusterName, args.group)));
+        .apply(([partition, accountId]) => roleArn({ partition, accountId }, nodeRoleName(args.clusterName, args.group)));
     return { role, arn, attachments };
 }

@@ -1,24 +1,18 @@
 /**
- * Node groups of the cluster, from the `nodeGroups` config map: managed groups (EKS drains them
- * on updates), self-managed groups (instance refresh + Node Termination Handler), and the NVIDIA
- * device plugin when a GPU group exists.
+ * Node groups of the cluster, from the `nodeGroups` config map: each group built by its kind
+ * (`kinds.ts`: managed groups, which EKS drains on updates; self-managed groups, instance refresh +
+ * Node Termination Handler), NTH when a kind needs it, and the NVIDIA device plugin when a GPU
+ * group exists.
  */
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { Cluster } from "../cluster";
 import type { NodeGroupsConfig } from "../config/nodeGroups";
 import { GpuDevicePlugin } from "./gpu";
-import { nodeRoleName } from "./iam";
-import { ManagedNodeGroup } from "./managed";
+import { BuiltNodeGroup, kindOf, NodeGroupsCluster } from "./kinds";
 import { NodeTerminationHandler } from "./nth";
 import { CRITICAL_ADDONS_ONLY, groupsFitting, isGpuGroup, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./scheduling";
-import { SelfManagedNodeGroup } from "./selfManaged";
 
-/** What the node groups need from the control plane. */
-export type NodeGroupsCluster = Pick<
-    Cluster,
-    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "nodeSecurityGroupId" | "eks" | "addons"
->;
+export type { NodeGroupsCluster } from "./kinds";
 
 export interface NodeGroupsArgs {
     cluster: NodeGroupsCluster;
@@ -38,14 +32,10 @@ export interface NodeGroupsArgs {
 const SYSTEM_PLACEMENT: Placement = { nodeSelector: SYSTEM_NODE_LABELS, tolerations: [CRITICAL_ADDONS_ONLY] };
 
 export class NodeGroups extends pulumi.ComponentResource {
-    /** Managed groups by config key (enabled ones only). */
-    public readonly managed: Record<string, ManagedNodeGroup> = {};
-    /** Self-managed groups by config key (enabled ones only). */
-    public readonly selfManaged: Record<string, SelfManagedNodeGroup> = {};
     /** Every node group and Auto Scaling group: depend on these for "nodes exist" (CoreDNS). */
     public readonly nodes: pulumi.Resource[] = [];
-    /** What makes each enabled group's nodes exist, by config key: its node group, or its ASG and hook. */
-    private readonly nodesByGroup: Record<string, pulumi.Resource[]> = {};
+    /** What each enabled group's kind built, by config key: its component and what makes its nodes exist. */
+    private readonly built: Record<string, BuiltNodeGroup> = {};
     private readonly groups: NodeGroupsConfig;
     /** Static node role names by group key. */
     public readonly nodeRoleNames: Record<string, string> = {};
@@ -53,7 +43,7 @@ export class NodeGroups extends pulumi.ComponentResource {
     public readonly nodeGroupNames: Record<string, pulumi.Output<string>> = {};
     /** Auto Scaling group names by self-managed group key. */
     public readonly autoScalingGroupNames: Record<string, pulumi.Output<string>> = {};
-    /** URL of the Node Termination Handler queue, when a self-managed group exists. */
+    /** URL of the Node Termination Handler queue, when a group's kind needs it. */
     public readonly terminationHandlerQueueUrl?: pulumi.Output<string>;
     public readonly terminationHandler?: NodeTerminationHandler;
     public readonly devicePlugin?: GpuDevicePlugin;
@@ -68,73 +58,61 @@ export class NodeGroups extends pulumi.ComponentResource {
         // Controller and the in-tree service controller refuse to open targets ("expect exactly one
         // securityGroup tagged"). The node group holds every rule nodes need, as on Karpenter nodes.
         const securityGroupIds = [cluster.nodeSecurityGroupId];
-        const joinDependencies: pulumi.Resource[] = [cluster.eks, ...cluster.addons];
         const enabled = Object.entries(args.groups).filter(([, config]) => config.enabled);
-        for (const [group, config] of enabled) {
-            this.nodeRoleNames[group] = nodeRoleName(cluster.name, group);
-            if (config.kind !== "managed") {
-                continue;
-            }
-            const managed = new ManagedNodeGroup(
-                `${name}-${group}`,
-                { clusterName: cluster.name, group, config, subnetIds: args.privateSubnetIds, securityGroupIds, joinDependencies },
-                { parent: this },
-            );
-            this.managed[group] = managed;
-            this.nodeGroupNames[group] = managed.nodeGroup.nodeGroupName;
-            this.nodesByGroup[group] = [managed.nodeGroup];
-        }
-
-        // NTH before the self-managed groups, which depend on it: Pulumi deletes dependents first,
-        // so a group being removed is scaled to zero (each node drained through the lifecycle
-        // hook and NTH) before NTH or its event feed goes. Its pods wait for the managed groups only.
-        if (enabled.some(([, config]) => config.kind === "selfManaged")) {
-            this.terminationHandler = new NodeTerminationHandler(
-                `${name}-nth`,
-                {
-                    clusterName: cluster.name,
-                    vpcCidr: args.vpcCidr,
-                    region: args.region,
-                    provider: args.provider,
-                    cluster: cluster.eks,
-                    placement: {
-                        nodeSelector: groupsFitting(SYSTEM_PLACEMENT, args.groups).length > 0 ? { ...SYSTEM_PLACEMENT.nodeSelector } : {},
-                        tolerations: SYSTEM_PLACEMENT.tolerations.map((t) => ({ ...t })),
+        // One loop in dependency order: the groups EKS drains itself, then the Node Termination
+        // Handler, then the groups it drains (config order within each).
+        const needsNth = ([, config]: (typeof enabled)[number]) => kindOf(config).needsTerminationHandler;
+        const buildOrder = [...enabled.filter((e) => !needsNth(e)), ...enabled.filter(needsNth)];
+        for (const [group, config] of buildOrder) {
+            const kind = kindOf(config);
+            if (kind.needsTerminationHandler && this.terminationHandler === undefined) {
+                // NTH before the groups that depend on it (the self-managed ones): Pulumi deletes
+                // dependents first, so a group being removed is scaled to zero (each node drained
+                // through the lifecycle hook and NTH) before NTH or its event feed goes. Its pods
+                // wait for the groups built before it only: those EKS drains itself (the managed ones).
+                this.terminationHandler = new NodeTerminationHandler(
+                    `${name}-nth`,
+                    {
+                        clusterName: cluster.name,
+                        vpcCidr: args.vpcCidr,
+                        region: args.region,
+                        provider: args.provider,
+                        cluster: cluster.eks,
+                        placement: {
+                            nodeSelector:
+                                groupsFitting(SYSTEM_PLACEMENT, args.groups).length > 0 ? { ...SYSTEM_PLACEMENT.nodeSelector } : {},
+                            tolerations: SYSTEM_PLACEMENT.tolerations.map((t) => ({ ...t })),
+                        },
+                        releaseDependencies: Object.values(this.built).flatMap((b) => b.nodes),
                     },
-                    releaseDependencies: Object.values(this.nodesByGroup).flat(),
-                },
-                { parent: this },
-            );
-            this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
-        }
-
-        for (const [group, config] of enabled) {
-            if (config.kind === "managed") {
-                continue;
+                    { parent: this },
+                );
+                this.terminationHandlerQueueUrl = this.terminationHandler.queue.url;
             }
-            const selfManaged = new SelfManagedNodeGroup(
-                `${name}-${group}`,
-                {
-                    clusterName: cluster.name,
-                    group,
-                    config,
-                    endpoint: cluster.endpoint,
-                    certificateAuthority: cluster.certificateAuthority,
-                    serviceCidr: cluster.serviceCidr,
-                    subnetIds: args.privateSubnetIds,
-                    securityGroupIds,
-                    cluster: cluster.eks,
-                    joinDependencies: cluster.addons,
-                    drainDependencies: this.terminationHandler?.drainPath,
-                },
-                { parent: this },
-            );
-            this.selfManaged[group] = selfManaged;
-            this.autoScalingGroupNames[group] = selfManaged.autoScalingGroup.name;
-            this.nodesByGroup[group] = [selfManaged.autoScalingGroup, selfManaged.lifecycleHook];
+            this.built[group] = kind.build({
+                name: `${name}-${group}`,
+                group,
+                config,
+                cluster,
+                subnetIds: args.privateSubnetIds,
+                securityGroupIds,
+                drainPath: kind.needsTerminationHandler ? this.terminationHandler?.drainPath : undefined,
+                parent: this,
+            });
         }
 
-        this.nodes.push(...enabled.flatMap(([group]) => this.nodesByGroup[group]));
+        // Outputs in config order, whatever order the groups were built in.
+        for (const [group] of enabled) {
+            const built = this.built[group];
+            this.nodeRoleNames[group] = built.roleName;
+            if (built.nodeGroupName !== undefined) {
+                this.nodeGroupNames[group] = built.nodeGroupName;
+            }
+            if (built.autoScalingGroupName !== undefined) {
+                this.autoScalingGroupNames[group] = built.autoScalingGroupName;
+            }
+            this.nodes.push(...built.nodes);
+        }
 
         if (Object.values(args.groups).some((g) => g.enabled && isGpuGroup(g))) {
             this.devicePlugin = new GpuDevicePlugin(
@@ -151,13 +129,22 @@ export class NodeGroups extends pulumi.ComponentResource {
         });
     }
 
+    /** The component of an enabled group, checked to be a `type` (its kind's class). */
+    componentOf<T extends pulumi.ComponentResource>(group: string, type: abstract new (...args: never[]) => T): T {
+        const component = this.built[group]?.component;
+        if (!(component instanceof type)) {
+            throw new Error(`node group ${group} has no ${type.name} (enabled groups: ${Object.keys(this.built).join(", ")})`);
+        }
+        return component;
+    }
+
     /**
      * What must exist before pods with `placement` can be scheduled: the node groups (or Auto
      * Scaling groups) whose nodes carry its labels and whose taints it tolerates. A Helm release
      * whose pods would otherwise stay Pending depends on these.
      */
     nodesFor(placement: Placement): pulumi.Resource[] {
-        return groupsFitting(placement, this.groups).flatMap((group) => this.nodesByGroup[group] ?? []);
+        return groupsFitting(placement, this.groups).flatMap((group) => this.built[group]?.nodes ?? []);
     }
 
     /** Whether a group's nodes carry the system label and admit platform controllers. */

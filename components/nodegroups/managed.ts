@@ -1,10 +1,33 @@
+/**
+ * The `managed` node-group kind: an EKS managed node group built from `@pulumi/aws` (EKS picks the
+ * AMI for `amiType` + `releaseVersion` and drains nodes on updates). Its config schema and checks,
+ * its component, and the facts the tools need, registered in `kinds.ts`. An NVIDIA `amiType` makes
+ * it a GPU group (`isGpuGroup`), still this kind.
+ */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { ManagedNodeGroupConfig, Taint } from "../config/nodeGroups";
-import { parseReleaseVersion } from "./ami";
-import { createNodeRole } from "./iam";
+import { amiTypeArchitecture, parseReleaseVersion, terraformForceNew, type Taint } from "eks-platform-kernel";
+import { z } from "zod";
+import { GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "./ami";
+import { commonFields, GroupProblem, releaseVersion } from "./common";
+import { createNodeRole, nodeRoleName } from "./iam";
+import type { NodeGroupKind } from "./kinds";
 import { launchTemplateArgs } from "./launchTemplate";
 import { nodeLabels, nodeTaints } from "./scheduling";
+
+/** An EKS managed node group (`aws.eks.NodeGroup`): EKS picks the AMI and drains nodes on updates. */
+export const managedNodeGroupSchema = z.strictObject({
+    kind: z.literal("managed"),
+    ...commonFields,
+    /** EKS AMI type; an NVIDIA type makes this a GPU group. Defaults to `AL2023_x86_64_STANDARD`. */
+    amiType: z.enum(MANAGED_AMI_TYPES).default("AL2023_x86_64_STANDARD"),
+    /** Pinned AMI release version, e.g. `1.34.7-20260512`; its minor is the kubelet version. */
+    releaseVersion,
+    /** Most nodes replaced at once during an update, as a percentage of the group. Defaults to `33`. */
+    maxUnavailablePercentage: z.number().int().min(1).max(100).default(33),
+});
+
+export type ManagedNodeGroupConfig = z.output<typeof managedNodeGroupSchema>;
 
 export interface ManagedNodeGroupArgs {
     /** Static cluster name. */
@@ -99,3 +122,81 @@ export class ManagedNodeGroup extends pulumi.ComponentResource {
         this.registerOutputs({ nodeGroupName: this.nodeGroup.nodeGroupName, roleName: role.name });
     }
 }
+
+/** `instanceTypes` that carry no NVIDIA GPU, in a group whose AMI type is a GPU one. Pure. */
+function gpuProblems(g: ManagedNodeGroupConfig): GroupProblem[] {
+    if (!GPU_AMI_TYPES.includes(g.amiType)) {
+        return [];
+    }
+    return g.instanceTypes.flatMap((t, i): GroupProblem[] =>
+        /^(g|p)\d/.test(t) ? [] : [[["instanceTypes", i], `${t} has no NVIDIA GPU but amiType is ${g.amiType}`]],
+    );
+}
+
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
+
+export const managedKind: NodeGroupKind<typeof managedNodeGroupSchema> = {
+    kind: "managed",
+    schema: managedNodeGroupSchema,
+    example: { kind: "managed", instanceTypes: ["m6i.large"], minSize: 1, desiredSize: 1, maxSize: 2, releaseVersion: "1.34.7-20260512" },
+    ami: (g) => ({
+        architecture: amiTypeArchitecture(g.amiType),
+        setBy: `amiType ${g.amiType}`,
+        ...(g.amiType.startsWith("AL2_") ? { al2Key: "amiType" } : {}),
+    }),
+    problems: gpuProblems,
+    // EKS cordons and drains a managed group's nodes itself.
+    needsTerminationHandler: false,
+    build: ({ name, group, config, cluster, subnetIds, securityGroupIds, parent }) => {
+        const managed = new ManagedNodeGroup(
+            name,
+            { clusterName: cluster.name, group, config, subnetIds, securityGroupIds, joinDependencies: [cluster.eks, ...cluster.addons] },
+            { parent },
+        );
+        return {
+            component: managed,
+            nodes: [managed.nodeGroup],
+            roleName: nodeRoleName(cluster.name, group),
+            nodeGroupName: managed.nodeGroup.nodeGroupName,
+        };
+    },
+    nodes: {
+        type: NODE_GROUP,
+        drained: (p) => {
+            const s = (p.scalingConfig ?? {}) as { minSize?: number; desiredSize?: number; maxSize?: number };
+            return `all of its nodes (${s.minSize ?? "?"}–${s.maxSize ?? "?"}, ${s.desiredSize ?? "?"} at creation)`;
+        },
+        safeSequence: "docs/nodegroups.md#removing-or-renaming-a-group",
+        builtFrom: "`aws.eks.NodeGroup` + launch template + node role",
+        rollout: "EKS, `updateConfig.maxUnavailablePercentage` at a time (default 33%)",
+        drain: "EKS cordons and evicts, honouring PodDisruptionBudgets",
+    },
+    resourceTypes: {
+        [NODE_GROUP]: {
+            replacement: {
+                replaceOn: [
+                    "amiType",
+                    "capacityType",
+                    "clusterName",
+                    "diskSize",
+                    "instanceTypes",
+                    "launchTemplate.id",
+                    "launchTemplate.name",
+                    "nodeGroupName",
+                    "nodeGroupNamePrefix",
+                    "nodeRoleArn",
+                    "remoteAccess",
+                    "subnetIds",
+                ],
+                // UpdateNodegroupVersion: EKS replaces every node, draining each (respecting PDBs).
+                rollsNodesOn: ["launchTemplate.version", "releaseVersion", "version"],
+                source:
+                    terraformForceNew(
+                        "aws_eks_node_group",
+                        "ami_type, capacity_type, cluster_name, disk_size, instance_types, launch_template.id/name, node_group_name(_prefix), node_role_arn, remote_access, subnet_ids",
+                    ) + "; launch_template.version, release_version and version go through UpdateNodegroupVersion (a rolling node update)",
+            },
+            planFields: ["amiType", "releaseVersion", "capacityType", "instanceTypes", "scalingConfig", "updateConfig", "labels", "taints"],
+        },
+    },
+};

@@ -4,8 +4,7 @@
  * labels and taints with it, the stack config checks placements against it, and the program
  * makes a release wait for exactly the groups its pods need.
  */
-import { tolerates, type Toleration } from "eks-platform-kernel";
-import type { Taint } from "../config/nodeGroups";
+import { tolerates, type Taint, type Toleration } from "eks-platform-kernel";
 import { GPU_AMI_TYPES } from "./ami";
 
 // Kubernetes' matching rules live with the policy library's other scheduling rules.
