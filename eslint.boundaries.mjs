@@ -27,8 +27,19 @@ const rule = (...patterns) => ({ "no-restricted-imports": ["error", { patterns: 
 const BY_NAME =
     "import another package by package name (eks-platform-kernel, eks-platform-rehearsal, eks-platform-policies), never by relative path";
 
+/**
+ * test/ mirrors the source tree, so it has folders named like the packages (test/kernel/,
+ * test/policies/, test/rehearsal/): from a test file, a relative path reaches a package only by
+ * climbing to the repository root, one `../` per folder the file is in.
+ */
+const TEST_DEPTHS = [0, 1, 2, 3, 4].map((depth) => ({
+    files: [["test", ...Array(depth).fill("*"), "*.ts"].join("/")],
+    rules: rule({ regex: `^(\\.\\./){${depth + 1}}(kernel|rehearsal|policies)(/|$)`, message: BY_NAME }),
+}));
+
 export const boundaries = [
     { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "rehearsal", "policies"], BY_NAME)) },
+    ...TEST_DEPTHS,
     {
         files: ["kernel/**/*.ts"],
         rules: rule(

@@ -1,0 +1,96 @@
+/**
+ * `npm run drain` as users run it, on every stack of the repository: with examples/ every
+ * rollout completes (exit 0) and each group shows its waves and estimated time; with workloads
+ * no rollout can move (test/fixtures/drain) it exits 1 naming the budget and the group; bad input
+ * exits 2. Exact outcomes of small scenarios are in test/policies/drainRehearsal.test.ts.
+ */
+import { expect } from "chai";
+import * as path from "path";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import { kindName } from "eks-platform-rehearsal";
+import { CliResult, runTool } from "../mocks";
+import { stacks } from "../stackFiles";
+
+const STACKS = stacks();
+const BLOCKERS = path.join("test", "fixtures", "drain");
+
+describe("npm run drain", function () {
+    this.timeout(240_000);
+
+    it("finds stacks to rehearse", () => {
+        expect(STACKS.length).to.be.greaterThan(0);
+    });
+
+    for (const stack of STACKS) {
+        describe(`on the ${stack} stack`, () => {
+            let examplesJson: CliResult;
+            let examplesText: CliResult;
+            let blockers: CliResult;
+            before(async () => {
+                [examplesJson, examplesText, blockers] = await Promise.all([
+                    runTool("drain.ts", [stack, "examples/", "--format", "json"]),
+                    runTool("drain.ts", [stack, "examples"]),
+                    runTool("drain.ts", [stack, BLOCKERS, "--format=json"]),
+                ]);
+            });
+
+            it("with examples/, exits 0: every rollout completes", () => {
+                expect(examplesJson.code, examplesJson.stderr || examplesJson.stdout.slice(0, 2000)).to.equal(0);
+                const r = JSON.parse(examplesJson.stdout) as Rehearsal & { stack: string };
+                expect(r.stack).to.equal(stack);
+                expect(r.problems).to.deep.equal([]);
+                expect(r.verdict).to.not.equal("blocked");
+                expect(r.groups.length).to.be.greaterThan(0);
+                for (const g of r.groups) {
+                    if (g.nodes > 0) {
+                        expect(g.waves.length, g.name).to.be.greaterThan(0);
+                        expect(g.estimatedSeconds, g.name).to.be.greaterThan(0);
+                    }
+                }
+                // The examples' workloads were placed and moved, not silently left out.
+                expect(r.groups.some((g) => g.waves.some((w) => w.evictions > 0))).to.equal(true);
+            });
+
+            it("prints each group's waves and estimated time", () => {
+                expect(examplesText.code, examplesText.stderr).to.equal(0);
+                const r = JSON.parse(examplesJson.stdout) as Rehearsal;
+                for (const g of r.groups) {
+                    const section = examplesText.stdout.split(`\n${kindName(g.kind)} ${g.name}: `)[1]?.split("\n\n")[0] ?? "";
+                    expect(section, g.name).to.match(/estimated time: /);
+                    if (g.nodes > 0) {
+                        expect(section, g.name).to.match(/\n {2}wave 1 /);
+                    }
+                }
+                expect(examplesText.stdout).to.match(/\n(OK|UNDECIDED): /);
+            });
+
+            it("with a minAvailable-3 budget and a single replica, exits 1 naming the budget, the group and the workload at zero", () => {
+                expect(blockers.code, blockers.stderr).to.equal(1);
+                const r = JSON.parse(blockers.stdout) as Rehearsal;
+                const blocked = r.groups.filter((g) => g.blocked.some((b) => b.pdb === "drain-test/deadlock"));
+                expect(blocked.length, "a group whose rollout the budget blocks").to.be.greaterThan(0);
+                const messages = r.problems.map((p) => p.message).join("\n");
+                for (const g of blocked) {
+                    expect(messages).to.include(`PodDisruptionBudget drain-test/deadlock blocks the eviction`);
+                    expect(messages).to.include(`of ${kindName(g.kind)} ${g.name}`);
+                }
+                expect(messages).to.match(/Deployment drain-test\/solo reaches zero ready replicas during the rollout of /);
+            });
+        });
+    }
+
+    it("refuses bad input with exit 2 and a message: no stack, a bad format, an unknown stack or group", async () => {
+        const [none, format, stack, group] = await Promise.all([
+            runTool("drain.ts", []),
+            runTool("drain.ts", [STACKS[0], "--format", "xml"]),
+            runTool("drain.ts", ["no-such-stack"]),
+            runTool("drain.ts", [STACKS[0], "--group", "no-such-group"]),
+        ]);
+        expect([none.code, format.code, stack.code, group.code]).to.deep.equal([2, 2, 2, 2]);
+        expect(none.stderr).to.match(/usage: npm run drain -- <stack>/);
+        expect(format.stderr).to.match(/--format must be text or json, not "xml"/);
+        expect(stack.stderr).to.match(/unknown stack "no-such-stack"/);
+        expect(group.stderr).to.match(/no node group or NodePool named "no-such-group" in this stack \(groups: /);
+        expect([none, format, stack, group].map((r) => r.stdout)).to.deep.equal(["", "", "", ""]);
+    });
+});

@@ -1,0 +1,140 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import { needsOf, platformOf, unmetNeeds } from "../../tools/platformFit";
+import { parseManifests, typeToken } from "../../tools/manifests";
+import { validateKubernetesObject } from "../../tools/schema";
+import { planOf, ROOT } from "../mocks";
+import { stacks } from "../stackFiles";
+
+/** Every stack of the repository (`Pulumi.<stack>.yaml`). */
+const STACKS = stacks();
+
+function manifests(dir: string) {
+    return fs
+        .readdirSync(dir)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .flatMap((f) => parseManifests(fs.readFileSync(path.join(dir, f), "utf8"), path.relative(ROOT, path.join(dir, f))));
+}
+
+const EXAMPLES = manifests(path.join(ROOT, "examples"));
+const FIXTURES = path.join(ROOT, "test", "fixtures", "manifests", "needs");
+
+describe("examples run on what each stack builds", function () {
+    this.timeout(180_000);
+
+    it("uses fixtures the API server would accept (official schemas)", async () => {
+        const objects = manifests(FIXTURES);
+        expect(objects.length).to.be.greaterThan(5);
+        for (const { object } of objects) {
+            await validateKubernetesObject(typeToken(String(object.apiVersion), String(object.kind)), object);
+        }
+    });
+
+    it("finds what the examples rely on (so the check below has something to check)", () => {
+        const needs = needsOf(EXAMPLES).map((n) => `${n.object}: ${n.requires.kind}`);
+        expect(needs).to.include("StatefulSet redis/redis-cluster: defaultStorageClass");
+        expect(needs).to.include("Service web/web: loadBalancerController");
+        expect(needs).to.include("Namespace web: loadBalancerController");
+    });
+
+    for (const stack of STACKS) {
+        it(`stack ${stack} provides every StorageClass, IngressClass, load balancer class and annotation the examples use`, async () => {
+            const platform = platformOf(stack, (await planOf(stack)).resources);
+            expect(unmetNeeds(needsOf(EXAMPLES), platform)).to.deep.equal([]);
+        });
+
+        it(`stack ${stack} provides what docs/addons.md shows teams (default gp3 claim, alb Ingress, NLB Service, CPU HPA)`, async () => {
+            const platform = platformOf(stack, (await planOf(stack)).resources);
+            const needs = needsOf(manifests(FIXTURES).filter((m) => m.file.endsWith("provided.yaml")));
+            expect(needs.map((n) => n.requires.kind)).to.include.members([
+                "defaultStorageClass",
+                "ingressClass",
+                "loadBalancerController",
+                "loadBalancerClass",
+                "metricsApi",
+            ]);
+            expect(unmetNeeds(needs, platform)).to.deep.equal([]);
+        });
+
+        it(`stack ${stack} is reported, by name, for each manifest needing something it does not install`, async () => {
+            const platform = platformOf(stack, (await planOf(stack)).resources);
+            const unmet = unmetNeeds(needsOf(manifests(FIXTURES).filter((m) => m.file.endsWith("missing.yaml"))), platform);
+            const file = "test/fixtures/manifests/needs/missing.yaml";
+            expect(unmet).to.have.length(5);
+            expect(unmet[0]).to.match(
+                new RegExp(
+                    `^${file}:\\d+ PersistentVolumeClaim shop/fast-data \\(spec.storageClassName\\) needs StorageClass "io2-fast", which stack ${stack} does not provide: it has gp3$`,
+                ),
+            );
+            expect(unmet[1]).to.match(/Ingress shop\/storefront \(spec.ingressClassName\) needs IngressClass "nginx", .*it has alb$/);
+            expect(unmet[2]).to.match(
+                /Ingress shop\/classless \(no ingressClassName\) needs a default IngressClass, .*none is marked default/,
+            );
+            expect(unmet[3]).to.match(/Service shop\/gateway \(spec.loadBalancerClass\) needs loadBalancerClass "example.com\/other-lb"/);
+            expect(unmet[4]).to.match(
+                /HorizontalPodAutoscaler shop\/queue-worker \(metric type External\) needs a custom or external metrics API/,
+            );
+        });
+    }
+});
+
+describe("platformOf / unmetNeeds", () => {
+    const storageClass = (name: string, provisioner: string, isDefault: boolean) => ({
+        type: "kubernetes:storage.k8s.io/v1:StorageClass",
+        name,
+        props: { metadata: { name, annotations: { "storageclass.kubernetes.io/is-default-class": String(isDefault) } }, provisioner },
+    });
+    const ebsAddon = { type: "aws:eks/addon:Addon", name: "ebs", props: { addonName: "aws-ebs-csi-driver" } };
+    const redis = EXAMPLES.filter((m) => m.object.kind === "StatefulSet");
+
+    it("needs a default class served by an installed driver", () => {
+        expect(unmetNeeds(needsOf(redis), platformOf("x", [storageClass("gp3", "ebs.csi.aws.com", true), ebsAddon]))).to.deep.equal([]);
+        // The same class without the driver, or not marked default, leaves the claims Pending.
+        expect(unmetNeeds(needsOf(redis), platformOf("x", [storageClass("gp3", "ebs.csi.aws.com", true)]))).to.have.length(1);
+        expect(unmetNeeds(needsOf(redis), platformOf("x", [storageClass("gp3", "ebs.csi.aws.com", false), ebsAddon]))[0]).to.match(
+            /needs a default StorageClass, which stack x does not provide: none is marked default \(it has gp3\)/,
+        );
+    });
+
+    it("needs the load balancer controller for the web example's annotations and readiness-gate label", () => {
+        const web = EXAMPLES.filter((m) => m.file.endsWith("web.yaml"));
+        const unmet = unmetNeeds(needsOf(web), platformOf("bare", []));
+        expect(
+            unmet.some((m) =>
+                /Service web\/web \(annotation service.beta.kubernetes.io\/aws-load-balancer-type\) needs the AWS Load Balancer Controller/.test(
+                    m,
+                ),
+            ),
+        ).to.equal(true);
+        expect(unmet.some((m) => /Namespace web \(label elbv2.k8s.aws\/pod-readiness-gate-inject\)/.test(m))).to.equal(true);
+        const lbc = { type: "kubernetes:helm.sh/v3:Release", name: "lbc", props: { chart: "aws-load-balancer-controller" } };
+        expect(unmetNeeds(needsOf(web), platformOf("lbc", [lbc]))).to.deep.equal([]);
+    });
+
+    it('reads claims of Pods, CronJobs and PVCs, and ignores a claim bound statically (storageClassName "")', () => {
+        const claim = (storageClassName?: string) => ({
+            accessModes: ["ReadWriteOnce"],
+            ...(storageClassName === undefined ? {} : { storageClassName }),
+        });
+        const objects = [
+            { kind: "PersistentVolumeClaim", metadata: { name: "static" }, spec: claim("") },
+            {
+                kind: "CronJob",
+                metadata: { name: "backup", namespace: "ops" },
+                spec: {
+                    jobTemplate: {
+                        spec: {
+                            template: {
+                                spec: { volumes: [{ name: "scratch", ephemeral: { volumeClaimTemplate: { spec: claim("io2") } } }] },
+                            },
+                        },
+                    },
+                },
+            },
+        ].map((object) => ({ file: "f.yaml", line: 1, object }));
+        expect(needsOf(objects).map((n) => [n.object, n.via, n.requires])).to.deep.equal([
+            ["CronJob ops/backup", "ephemeral volume scratch", { kind: "storageClass", name: "io2" }],
+        ]);
+    });
+});
