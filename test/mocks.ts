@@ -10,6 +10,12 @@ import { MockMode, RecordedResource, RecordingMocks, runInStack, settle } from "
 
 export const ROOT = path.resolve(__dirname, "..");
 
+/** The account the mock engine answers with (`aws.getCallerIdentity`, ARNs it makes up). */
+export const ACCOUNT = "123456789012";
+
+/** A property the mocks recorded as a JSON string (a policy document, add-on values), parsed. */
+export const json = (value: unknown) => JSON.parse(String(value)) as Record<string, any>;
+
 /**
  * Installs a fresh recording mock engine with a root stack (await it in `before`). Components
  * must be constructed after this so their registrations and options reach the new recorder.
