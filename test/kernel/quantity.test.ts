@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { isQuantity, parseQuantity } from "eks-platform-kernel";
+import { compareQuantities, isQuantity, parseQuantity } from "eks-platform-kernel";
 
 describe("Kubernetes quantities", () => {
     it("parses decimal, binary and exponent suffixes", () => {
@@ -24,5 +24,40 @@ describe("Kubernetes quantities", () => {
         }
         expect(isQuantity("-1")).to.equal(false);
         expect(isQuantity("0")).to.equal(true);
+    });
+});
+
+describe("policy lib: exact quantity comparison", () => {
+    it("compares equal quantities as equal whatever their notation, where floats fail", () => {
+        expect(0.001 * 1001 === 1.001, "the float trap this avoids").to.equal(false);
+        for (const [a, b] of [
+            ["1001m", "1.001"],
+            ["1000m", "1"],
+            ["1024Mi", "1Gi"],
+            ["1.5Gi", "1536Mi"],
+            ["1e3", "1k"],
+            [0.5, "500m"],
+            ["0", "0m"],
+            [".5", "0.5"],
+        ] as const) {
+            expect(compareQuantities(a, b), `${a} vs ${b}`).to.equal(0);
+        }
+    });
+
+    it("orders different quantities", () => {
+        expect(compareQuantities("1002m", "1.001")).to.equal(1);
+        expect(compareQuantities("1.001", "1002m")).to.equal(-1);
+        expect(compareQuantities("1Gi", "1G")).to.equal(1);
+        expect(compareQuantities(2, "1")).to.equal(1);
+        expect(compareQuantities("-1", "1")).to.equal(-1);
+        expect(compareQuantities("-2", "-1")).to.equal(-1);
+        expect(compareQuantities("1e999", "1")).to.equal(1);
+        expect(compareQuantities("1n", "1e-10")).to.equal(1);
+    });
+
+    it("returns undefined for anything that is not a quantity", () => {
+        for (const bad of ["512MB", "", "x", null, undefined, {}, [], NaN, Infinity]) {
+            expect(compareQuantities(bad, "1"), JSON.stringify(bad) ?? "undefined").to.equal(undefined);
+        }
     });
 });

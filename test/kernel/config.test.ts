@@ -1,0 +1,55 @@
+import { expect } from "chai";
+import { configDefaults, PolicyConfigError, problemList, readConfig } from "eks-platform-kernel";
+
+describe("policy lib: config", () => {
+    const schema = {
+        properties: {
+            min: { type: "integer" as const, minimum: 0, default: 30 },
+            max: { type: "integer" as const, minimum: 1, default: 120 },
+            names: { type: "array" as const, items: { type: "string" as const }, default: ["a"] },
+        },
+    };
+
+    it("applies the schema defaults under what is given, ignoring enforcementLevel", () => {
+        expect(configDefaults(schema)).to.deep.equal({ min: 30, max: 120, names: ["a"] });
+        expect(readConfig("p", schema, { max: 60, enforcementLevel: "mandatory" })).to.deep.equal({ min: 30, max: 60, names: ["a"] });
+    });
+
+    it("names every bad key path in one error", () => {
+        try {
+            readConfig("p", schema, { min: -1, max: "2", names: ["ok", 3], mni: 1 });
+            expect.fail("expected a PolicyConfigError");
+        } catch (err) {
+            expect(err).to.be.instanceOf(PolicyConfigError);
+            const message = (err as Error).message;
+            expect(message).to.include('Invalid config for policy "p" (4 problems)');
+            expect(message).to.include("p.min: must be ≥ 0");
+            expect(message).to.include("p.max: must be an integer");
+            expect(message).to.include("p.names[1]: must be a string");
+            expect(message).to.include("p.mni: unknown key");
+        }
+    });
+
+    it("says a missing required key is required and lists an enum's values", () => {
+        const strict = {
+            properties: { level: { type: "string" as const, enum: ["baseline", "restricted"] } },
+            required: ["level"],
+        };
+        expect(() => readConfig("p", strict, {})).to.throw(/p\.level: is required/);
+        expect(() => readConfig("p", strict, { level: "strict" })).to.throw(
+            /p\.level: must be one of "baseline", "restricted", not "strict"/,
+        );
+        expect(readConfig("p", strict, { level: "baseline" })).to.deep.equal({ level: "baseline" });
+    });
+
+    it("lists problems one a line under a count in the singular or plural (program, pack and tools alike)", () => {
+        expect(problemList("Invalid x", ["a: bad"])).to.equal("Invalid x (1 problem):\n  - a: bad");
+        expect(problemList("Invalid x", ["a: bad", "b: worse"])).to.equal("Invalid x (2 problems):\n  - a: bad\n  - b: worse");
+    });
+
+    it("runs cross-key checks after the per-key ones", () => {
+        expect(() =>
+            readConfig<{ min: number; max: number }>("p", schema, { min: 200 }, (c) => (c.min > c.max ? ["min: above max"] : [])),
+        ).to.throw(/p\.min: above max/);
+    });
+});
