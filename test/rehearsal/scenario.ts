@@ -1,0 +1,148 @@
+/**
+ * Small drain scenarios, built from the policy fixtures: the rehearsal's hand-checked tests
+ * (test/rehearsal/index.test.ts) and the drain-rehearsal policy's (test/policies/drainRehearsal.test.ts)
+ * run on them.
+ *
+ * Sizes (instance data, AL2023 allocatable): m6i.large holds 1930m CPU, 6903 MiB and 29 pods; a
+ * pod requesting 1500m leaves 430m, so two never share a node.
+ */
+import * as f from "../policies/fixtures";
+import { changed, TestResource, UNKNOWN } from "../policies/harness";
+
+const SUBNETS = (n: number) => Array.from({ length: n }, () => UNKNOWN.string);
+
+export function managed(
+    name: string,
+    desired: number,
+    opts: { zones?: number; update?: Record<string, unknown>; types?: string[] } = {},
+): TestResource {
+    return {
+        type: "aws:eks/nodeGroup:NodeGroup",
+        name: `nodegroups-${name}`,
+        props: {
+            clusterName: "c",
+            nodeGroupNamePrefix: `${name}-`,
+            instanceTypes: opts.types ?? ["m6i.large"],
+            scalingConfig: { minSize: desired, desiredSize: desired, maxSize: desired * 2 },
+            updateConfig: opts.update ?? { maxUnavailable: 1 },
+            subnetIds: SUBNETS(opts.zones ?? 3),
+        },
+    };
+}
+
+export function asg(
+    name: string,
+    desired: number,
+    opts: { minHealthy?: number; tags?: { key: string; value: string }[] } = {},
+): TestResource {
+    return {
+        type: "aws:autoscaling/group:Group",
+        name: `nodegroups-${name}-asg`,
+        props: {
+            namePrefix: `${name}-`,
+            desiredCapacity: desired,
+            minSize: 0,
+            maxSize: 10,
+            vpcZoneIdentifiers: SUBNETS(1),
+            mixedInstancesPolicy: {
+                launchTemplate: {
+                    launchTemplateSpecification: { launchTemplateId: UNKNOWN.string },
+                    overrides: [{ instanceType: "m6i.large" }],
+                },
+                instancesDistribution: { onDemandBaseCapacity: 0, onDemandPercentageAboveBaseCapacity: 100 },
+            },
+            instanceRefresh: { strategy: "Rolling", preferences: { minHealthyPercentage: opts.minHealthy ?? 90, instanceWarmup: "60" } },
+            tags: opts.tags ?? [{ key: "k8s.io/cluster-autoscaler/node-template/label/workload", value: "batch" }],
+        },
+    };
+}
+
+export function hook(heartbeat: number): TestResource {
+    return {
+        type: "aws:autoscaling/lifecycleHook:LifecycleHook",
+        name: "nodegroups-batch-terminate",
+        props: {
+            autoscalingGroupName: UNKNOWN.string,
+            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+            defaultResult: "CONTINUE",
+            heartbeatTimeout: heartbeat,
+        },
+    };
+}
+
+/** The fixtures' NodePool, launching only m6i.large, with `spec` merged into its node template and no terminationGracePeriod unless given. */
+export function nodePool(name: string, spec: Record<string, unknown> = {}): TestResource {
+    const base = changed(f.nodePool(name), "spec.template.spec.terminationGracePeriod", undefined);
+    return changed(base, "spec.template.spec", {
+        ...(base.props.spec as { template: { spec: Record<string, unknown> } }).template.spec,
+        requirements: [
+            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+            { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large"] },
+        ],
+        ...spec,
+    });
+}
+
+export interface AppOptions {
+    replicas?: number;
+    cpu?: string;
+    grace?: number;
+    spreadHost?: boolean;
+    kind?: "Deployment" | "StatefulSet" | "Pod";
+}
+
+export function app(name: string, opts: AppOptions = {}): TestResource {
+    const kind = opts.kind ?? "Deployment";
+    const spec = {
+        terminationGracePeriodSeconds: opts.grace ?? 60,
+        containers: [
+            { name: "app", image: "registry.example.com/app:1.0.0", resources: { requests: { cpu: opts.cpu ?? "250m", memory: "256Mi" } } },
+        ],
+        ...(opts.spreadHost
+            ? {
+                  topologySpreadConstraints: [
+                      {
+                          maxSkew: 1,
+                          topologyKey: "kubernetes.io/hostname",
+                          whenUnsatisfiable: "DoNotSchedule",
+                          labelSelector: { matchLabels: { app: name } },
+                      },
+                  ],
+              }
+            : {}),
+    };
+    if (kind === "Pod") {
+        return {
+            type: "kubernetes:core/v1:Pod",
+            name: `prod-${name}`,
+            props: { apiVersion: "v1", kind, metadata: { name, namespace: "prod", labels: { app: name } }, spec },
+        };
+    }
+    return {
+        type: `kubernetes:apps/v1:${kind}`,
+        name: `prod-${name}`,
+        props: {
+            apiVersion: "apps/v1",
+            kind,
+            metadata: { name, namespace: "prod" },
+            spec: {
+                replicas: opts.replicas ?? 3,
+                selector: { matchLabels: { app: name } },
+                template: { metadata: { labels: { app: name } }, spec },
+            },
+        },
+    };
+}
+
+export function pdb(name: string, values: Record<string, unknown>): TestResource {
+    return {
+        type: "kubernetes:policy/v1:PodDisruptionBudget",
+        name: `prod-${name}-pdb`,
+        props: {
+            apiVersion: "policy/v1",
+            kind: "PodDisruptionBudget",
+            metadata: { name, namespace: "prod" },
+            spec: { ...values, selector: { matchLabels: { app: name } } },
+        },
+    };
+}
