@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { subnetEksTags, vpcDns } from "eks-platform-policies";
+import { subnetEksTags } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { awsCluster, eksComponent, subnet, vpc } from "./fixtures";
-import { changed, runResource, runStack, UNKNOWN } from "./harness";
+import { changed, runStack, UNKNOWN } from "./harness";
 
 describe("policy subnet-eks-tags (stack)", () => {
     const cluster = eksComponent(); // named platform-prod, as the subnets are tagged
@@ -132,21 +132,5 @@ describe("policy subnet-eks-tags (stack)", () => {
         const outcome = await runStack(subnetEksTags, [cluster, changed(subnet(), "tags", UNKNOWN.object)]);
         expect(outcome.violations).to.deep.equal([]);
         expect(outcome.cantRun).to.match(/tags can't be known during preview/);
-    });
-});
-
-describe("policy vpc-dns", () => {
-    it("passes a VPC with DNS hostnames and support", async () => {
-        expectClean(await runResource(vpcDns, vpc()));
-        expectClean(await runResource(vpcDns, changed(vpc(), "enableDnsSupport", undefined)));
-    });
-
-    it("reports DNS hostnames off or unset, and DNS support off", async () => {
-        expectViolations(
-            await runResource(vpcDns, changed(vpc(), "enableDnsHostnames", false)),
-            /VPC network-vpc does not set enableDnsHostnames: true.*never join/,
-        );
-        expectViolations(await runResource(vpcDns, changed(vpc(), "enableDnsHostnames", undefined)), /does not set enableDnsHostnames/);
-        expectViolations(await runResource(vpcDns, changed(vpc(), "enableDnsSupport", false)), /sets enableDnsSupport: false/);
     });
 });
