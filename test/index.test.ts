@@ -1,13 +1,10 @@
 import { expect } from "chai";
-import * as path from "path";
 import { UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
-import { ConfigError } from "../components/config";
 import type { Plan } from "../tools/plan";
-import { installMocks, readStackFiles, runInStack, settle } from "../tools/offline";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
-import { planOf, ROOT, runTool } from "./mocks";
-import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
+import { planOf } from "./mocks";
+import { fixtureProject, stackConfig, stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
 
@@ -157,113 +154,5 @@ describe("whole stack: the fixture dev stack's quota, rendered", function () {
             "limits.memory": "16Gi",
             pods: "10",
         });
-    });
-});
-
-describe("offline plan CLI", function () {
-    this.timeout(120_000);
-
-    it("prints a readable plan listing the platform", async () => {
-        const result = await runTool("plan.ts", ["dev"], fixtureProject());
-        expect(result.code, result.stderr).to.equal(0);
-        for (const needle of [
-            "aws:ec2/vpc:Vpc",
-            "aws:ec2/natGateway:NatGateway",
-            "eks:index:Cluster",
-            "aws:kms/key:Key",
-            "kubernetes:core/v1:ResourceQuota",
-            "kubernetes.io/role/internal-elb=1",
-        ]) {
-            expect(result.stdout).to.include(needle);
-        }
-        // Each namespace shows its Pod Security Admission levels (dev: baseline enforce, restricted warn).
-        const namespaceLine = result.stdout.split("\n").findIndex((l) => /\+ kubernetes:core\/v1:Namespace {2}namespaces-dev\b/.test(l));
-        expect(namespaceLine).to.be.greaterThan(-1);
-        const settings = result.stdout.split("\n")[namespaceLine + 1];
-        expect(settings).to.include("pod-security.kubernetes.io/enforce=baseline");
-        expect(settings).to.include("pod-security.kubernetes.io/warn=restricted");
-    });
-
-    it("prints exactly one JSON object with stack, resources and violations", async () => {
-        const result = await runTool("plan.ts", ["prod", "--format", "json"], fixtureProject());
-        expect(result.code, result.stderr).to.equal(0);
-        const plan = JSON.parse(result.stdout) as Plan;
-        expect(plan.stack).to.equal("prod");
-        expect(plan.violations).to.be.an("array");
-        expect(plan.resources.length).to.be.greaterThan(40);
-        for (const r of plan.resources) {
-            expect(r).to.have.keys(r.options ? ["type", "name", "props", "options"] : ["type", "name", "props"]);
-        }
-    });
-
-    it("exits 2 for an unknown stack", async () => {
-        const result = await runTool("plan.ts", ["staging-eu"]);
-        expect(result.code).to.equal(2);
-        expect(result.stderr).to.match(/unknown stack "staging-eu"/);
-        expect(result.stdout).to.equal("");
-    });
-
-    it("exits 2 naming every bad key of a broken stack file, printing no resource", async () => {
-        const dir = editedFixture("dev", (t) =>
-            t.replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33").replace("natGateways: single", "natGateways: sometimes"),
-        );
-        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
-        expect(result.code).to.equal(2);
-        expect(result.stdout).to.equal("");
-        expect(result.stderr).to.include("eks-platform:network.vpcCidr");
-        expect(result.stderr).to.include("eks-platform:network.natGateways");
-    });
-
-    it("exits 2 naming cluster.endpoint when a private-only endpoint leaves `pulumi up` no route, printing no resource", async () => {
-        const dir = editedFixture("prod", (text) => text.replace(/^( +)privateAccessCidrs: .*$/m, "$1privateAccessCidrs: []"));
-        const result = await runTool("plan.ts", ["prod", "--format", "json"], dir);
-        expect(result.code, result.stderr).to.equal(2);
-        expect(result.stdout).to.equal("");
-        expect(result.stderr).to.match(/eks-platform:cluster\.endpoint: is private-only/);
-    });
-
-    it("shows the deployer's route of every stack in the plan: a 443 rule on the control-plane group from each admitted network", async () => {
-        for (const stack of stacks()) {
-            const endpoint = stackConfig(stack).cluster.endpoint;
-            const plan = await planOf(stack);
-            const rules = byType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) =>
-                r.name.startsWith("cluster-control-plane-from-"),
-            );
-            const sources = [...endpoint.privateAccessCidrs, ...endpoint.privateAccessSecurityGroupIds];
-            const admitted = rules.filter((r) => r.name !== "cluster-control-plane-from-nodes");
-            expect(
-                admitted.map((r) => r.props.cidrIpv4 ?? r.props.referencedSecurityGroupId),
-                stack,
-            ).to.have.members(sources);
-            for (const rule of admitted) {
-                expect(rule.props, `${stack} ${rule.name}`).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
-            }
-            if (!endpoint.publicAccess) {
-                expect(admitted.length, `${stack}: a private endpoint needs an admitted network`).to.be.greaterThan(0);
-            }
-        }
-    });
-
-    it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {
-        const files = readStackFiles(fixtureProject(), "dev");
-        const network = JSON.parse(files.config["eks-platform:network"]) as Record<string, unknown>;
-        files.config["eks-platform:network"] = JSON.stringify({ ...network, vpcCidr: "10.10.0.0/33" });
-        const program = require.resolve(path.join(ROOT, "index.ts"));
-        delete require.cache[program];
-        const mocks = installMocks(files, "dev", "preview");
-        let failure: unknown;
-        try {
-            // eslint-disable-next-line @typescript-eslint/no-require-imports
-            await runInStack(mocks, () => require(program) as unknown);
-        } catch (err) {
-            failure = err;
-        } finally {
-            await settle();
-            delete require.cache[program];
-        }
-        expect(failure).to.be.instanceOf(ConfigError);
-        expect((failure as ConfigError).problems.join("\n")).to.include("eks-platform:network.vpcCidr");
-        // The stack resource itself is the mock engine's; nothing of the program's got registered.
-        expect(mocks.resources.map((r) => r.type)).to.deep.equal(["pulumi:pulumi:Stack"]);
     });
 });

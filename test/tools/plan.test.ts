@@ -2,11 +2,15 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { readStackFiles, StackFileError } from "../../tools/offline";
-import { formatPlanText, SETTINGS_SHOWN } from "../../tools/planText";
+import { ConfigError } from "../../components/config";
+import { installMocks, readStackFiles, runInStack, settle, StackFileError } from "../../tools/offline";
 import type { Plan } from "../../tools/stackPlan";
-import { stacks } from "../stackFiles";
-import { ROOT, runTool } from "../mocks";
+import { editedFixture, fixtureProject, stackConfig, stacks } from "../stackFiles";
+import { planOf, ROOT, runTool } from "../mocks";
+
+type PlanResource = Plan["resources"][number];
+
+const byType = (plan: Plan, type: string): PlanResource[] => plan.resources.filter((r) => r.type === type);
 
 const STACKS = stacks();
 
@@ -119,27 +123,110 @@ describe("offline plan CLI: exit codes", function () {
     });
 });
 
-describe("offline plan text", () => {
-    const object = (name: string, spec: unknown): Plan["resources"][number] => ({
-        type: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
-        name,
-        props: { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace: "team" }, spec },
+describe("offline plan CLI", function () {
+    this.timeout(120_000);
+
+    it("prints a readable plan listing the platform", async () => {
+        const result = await runTool("plan.ts", ["dev"], fixtureProject());
+        expect(result.code, result.stderr).to.equal(0);
+        for (const needle of [
+            "aws:ec2/vpc:Vpc",
+            "aws:ec2/natGateway:NatGateway",
+            "eks:index:Cluster",
+            "aws:kms/key:Key",
+            "kubernetes:core/v1:ResourceQuota",
+            "kubernetes.io/role/internal-elb=1",
+        ]) {
+            expect(result.stdout).to.include(needle);
+        }
+        // Each namespace shows its Pod Security Admission levels (dev: baseline enforce, restricted warn).
+        const namespaceLine = result.stdout.split("\n").findIndex((l) => /\+ kubernetes:core\/v1:Namespace {2}namespaces-dev\b/.test(l));
+        expect(namespaceLine).to.be.greaterThan(-1);
+        const settings = result.stdout.split("\n")[namespaceLine + 1];
+        expect(settings).to.include("pod-security.kubernetes.io/enforce=baseline");
+        expect(settings).to.include("pod-security.kubernetes.io/warn=restricted");
     });
 
-    it("marks where it cuts a long spec, and how much is left out", () => {
-        const long = {
-            podSelector: {},
-            ingress: Array.from({ length: 40 }, (_, i) => ({ from: [{ podSelector: { matchLabels: { app: `a${i}` } } }] })),
-        };
-        const lines = formatPlanText({
-            stack: "x",
-            violations: [],
-            resources: [object("long", long), object("short", { podSelector: {} })],
-        }).split("\n");
-        const full = `team/long spec=${JSON.stringify(long)}`;
-        const shown = lines[lines.findIndex((l) => l.includes("NetworkPolicy  long")) + 1].trim();
-        expect(shown).to.equal(`${full.slice(0, SETTINGS_SHOWN)}… (${full.length - SETTINGS_SHOWN} more characters: see --format json)`);
-        const short = lines[lines.findIndex((l) => l.includes("NetworkPolicy  short")) + 1].trim();
-        expect(short).to.equal('team/short spec={"podSelector":{}}');
+    it("prints exactly one JSON object with stack, resources and violations", async () => {
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], fixtureProject());
+        expect(result.code, result.stderr).to.equal(0);
+        const plan = JSON.parse(result.stdout) as Plan;
+        expect(plan.stack).to.equal("prod");
+        expect(plan.violations).to.be.an("array");
+        expect(plan.resources.length).to.be.greaterThan(40);
+        for (const r of plan.resources) {
+            expect(r).to.have.keys(r.options ? ["type", "name", "props", "options"] : ["type", "name", "props"]);
+        }
+    });
+
+    it("exits 2 for an unknown stack", async () => {
+        const result = await runTool("plan.ts", ["staging-eu"]);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.match(/unknown stack "staging-eu"/);
+        expect(result.stdout).to.equal("");
+    });
+
+    it("exits 2 naming every bad key of a broken stack file, printing no resource", async () => {
+        const dir = editedFixture("dev", (t) =>
+            t.replace("vpcCidr: 10.10.0.0/16", "vpcCidr: 10.10.0.0/33").replace("natGateways: single", "natGateways: sometimes"),
+        );
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
+        expect(result.code).to.equal(2);
+        expect(result.stdout).to.equal("");
+        expect(result.stderr).to.include("eks-platform:network.vpcCidr");
+        expect(result.stderr).to.include("eks-platform:network.natGateways");
+    });
+
+    it("exits 2 naming cluster.endpoint when a private-only endpoint leaves `pulumi up` no route, printing no resource", async () => {
+        const dir = editedFixture("prod", (text) => text.replace(/^( +)privateAccessCidrs: .*$/m, "$1privateAccessCidrs: []"));
+        const result = await runTool("plan.ts", ["prod", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(2);
+        expect(result.stdout).to.equal("");
+        expect(result.stderr).to.match(/eks-platform:cluster\.endpoint: is private-only/);
+    });
+
+    it("shows the deployer's route of every stack in the plan: a 443 rule on the control-plane group from each admitted network", async () => {
+        for (const stack of stacks()) {
+            const endpoint = stackConfig(stack).cluster.endpoint;
+            const plan = await planOf(stack);
+            const rules = byType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) =>
+                r.name.startsWith("cluster-control-plane-from-"),
+            );
+            const sources = [...endpoint.privateAccessCidrs, ...endpoint.privateAccessSecurityGroupIds];
+            const admitted = rules.filter((r) => r.name !== "cluster-control-plane-from-nodes");
+            expect(
+                admitted.map((r) => r.props.cidrIpv4 ?? r.props.referencedSecurityGroupId),
+                stack,
+            ).to.have.members(sources);
+            for (const rule of admitted) {
+                expect(rule.props, `${stack} ${rule.name}`).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+            }
+            if (!endpoint.publicAccess) {
+                expect(admitted.length, `${stack}: a private endpoint needs an admitted network`).to.be.greaterThan(0);
+            }
+        }
+    });
+
+    it("registers no resource at all when the config is bad (the program itself, under the mock engine)", async () => {
+        const files = readStackFiles(fixtureProject(), "dev");
+        const network = JSON.parse(files.config["eks-platform:network"]) as Record<string, unknown>;
+        files.config["eks-platform:network"] = JSON.stringify({ ...network, vpcCidr: "10.10.0.0/33" });
+        const program = require.resolve(path.join(ROOT, "index.ts"));
+        delete require.cache[program];
+        const mocks = installMocks(files, "dev", "preview");
+        let failure: unknown;
+        try {
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            await runInStack(mocks, () => require(program) as unknown);
+        } catch (err) {
+            failure = err;
+        } finally {
+            await settle();
+            delete require.cache[program];
+        }
+        expect(failure).to.be.instanceOf(ConfigError);
+        expect((failure as ConfigError).problems.join("\n")).to.include("eks-platform:network.vpcCidr");
+        // The stack resource itself is the mock engine's; nothing of the program's got registered.
+        expect(mocks.resources.map((r) => r.type)).to.deep.equal(["pulumi:pulumi:Stack"]);
     });
 });
