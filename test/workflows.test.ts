@@ -1,3 +1,5 @@
+// Tests .github/workflows/ (and .ci/plan, their offline gate step): the layout's one named exception
+// (test/test.layout.test.ts), since mocha's spec glob skips dot-folders such as test/.github/.
 import { validateWorkflow } from "@action-validator/core";
 import { expect } from "chai";
 import { execFile } from "child_process";
