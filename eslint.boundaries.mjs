@@ -1,4 +1,4 @@
-// The layering of the repository, enforced (test/boundaries.test.ts proves each rule fires):
+// The layering of the repository, enforced (test/eslint.boundaries.test.ts proves each rule fires):
 //
 //   kernel/      the rules everyone shares            imports nothing of ours
 //   rehearsal/   the drain simulator                  the kernel, by package name

@@ -2,7 +2,7 @@
  * The pack's policies: one line per policy, in the order the CLI reports them. Each module
  * declares its policy (`declare.ts`) as it loads, so these lines are both the package's named
  * exports (each policy's const and the helpers its tests and the tools read) and the registry
- * `policies` below; test/policies/catalogue.test.ts holds the two to the same order.
+ * `policies` below; test/policies/policies.catalogue.test.ts holds the two to the same order.
  */
 import type { Policies } from "@pulumi/policy";
 import { declaredPolicies } from "./declare";

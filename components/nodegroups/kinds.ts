@@ -2,9 +2,9 @@
  * The registry of node-group kinds: each kind is one module (`managed.ts`, `selfManaged.ts`) that
  * declares everything the platform needs to know about it, and `NODE_GROUP_KINDS` is the one list
  * that registers them. The config schema, the `NodeGroups` component, the offline plan, diff and
- * replacement rules read this list instead of branching on `kind`; test/nodegroupsKinds.test.ts
- * fails when a registered kind lacks a part. A GPU group is not a kind: it is a managed group with
- * an NVIDIA AMI type (`isGpuGroup`).
+ * replacement rules read this list instead of branching on `kind`;
+ * test/components/nodegroups/kinds.test.ts fails when a registered kind lacks a part. A GPU group
+ * is not a kind: it is a managed group with an NVIDIA AMI type (`isGpuGroup`).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ReplacementRule } from "eks-platform-kernel";

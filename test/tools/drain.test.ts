@@ -2,7 +2,7 @@
  * `npm run drain` as users run it, on every stack of the repository: with examples/ every
  * rollout completes (exit 0) and each group shows its waves and estimated time; with workloads
  * no rollout can move (test/fixtures/drain) it exits 1 naming the budget and the group; bad input
- * exits 2. Exact outcomes of small scenarios are in test/policies/drainRehearsal.test.ts.
+ * exits 2. Exact outcomes of small scenarios are in test/rehearsal/index.test.ts.
  */
 import { expect } from "chai";
 import * as path from "path";
