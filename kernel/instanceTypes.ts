@@ -31,6 +31,16 @@ export interface InstanceTypeInfo {
     maxPods?: number;
     /** GPUs (NVIDIA or other accelerators) when the data lists any. */
     gpus?: number;
+    /** The GPUs' maker as Karpenter labels it (`nvidia`, `amd`), when the type has one kind of GPU. */
+    gpuManufacturer?: string;
+    /** The GPU model as Karpenter labels it (`a10g`, `t4`), when the type has one kind of GPU. */
+    gpuName?: string;
+    /**
+     * Extended resources Karpenter counts in the type's capacity (`nvidia.com/gpu`, `amd.com/gpu`,
+     * `aws.amazon.com/neuron`, `vpc.amazonaws.com/efa`, `vpc.amazonaws.com/pod-eni`, …), which the
+     * node's device plugins (or the VPC resource controller) then make allocatable.
+     */
+    extendedResources?: Readonly<Record<string, number>>;
 }
 
 interface Spec {
@@ -38,6 +48,9 @@ interface Spec {
     memoryMiB: number;
     architecture: string;
     gpus?: number;
+    gpuManufacturer?: string;
+    gpuName?: string;
+    extendedResources?: Record<string, number>;
 }
 
 const specs: Readonly<Record<string, Spec>> = instanceSpecs.types;
@@ -51,6 +64,29 @@ const knownNames: ReadonlySet<string> = new Set([...Object.values(InstanceType),
  */
 export function sizedInstanceTypes(): string[] {
     return Object.keys(specs).sort();
+}
+
+/**
+ * The extended resources some instance type of the data advertises. A pod requesting another one
+ * (`example.com/fpga`) depends on a device plugin the data knows nothing of.
+ */
+export const ADVERTISED_EXTENDED_RESOURCES: ReadonlySet<string> = new Set(
+    Object.values(specs).flatMap((s) => Object.keys(s.extendedResources ?? {})),
+);
+
+/**
+ * True for a resource name the scheduler treats as an extended resource: a name with a domain
+ * outside `kubernetes.io` (`nvidia.com/gpu`), as Kubernetes' `IsExtendedResourceName` has it
+ * (pkg/apis/core/helper: not a native resource, not `requests.`-prefixed, domain-qualified).
+ * `cpu`, `memory`, `ephemeral-storage` and `hugepages-*` are native.
+ */
+export function isExtendedResourceName(name: string): boolean {
+    const slash = name.indexOf("/");
+    if (slash <= 0 || name.startsWith("requests.")) {
+        return false;
+    }
+    const domain = name.slice(0, slash);
+    return domain !== "kubernetes.io" && !domain.endsWith(".kubernetes.io");
 }
 
 /** True for a real EC2 instance type name (`m5.large`); false for `m5.huge` or a family alone. */
@@ -100,6 +136,15 @@ export function instanceTypeInfo(name: string): InstanceTypeInfo | undefined {
         info.memoryMiB = spec.memoryMiB;
         if (spec.gpus !== undefined) {
             info.gpus = spec.gpus;
+        }
+        if (spec.gpuManufacturer !== undefined) {
+            info.gpuManufacturer = spec.gpuManufacturer;
+        }
+        if (spec.gpuName !== undefined) {
+            info.gpuName = spec.gpuName;
+        }
+        if (spec.extendedResources !== undefined) {
+            info.extendedResources = spec.extendedResources;
         }
     }
     const pods = maxPodsTable[name];

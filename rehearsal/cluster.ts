@@ -10,6 +10,7 @@
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
 import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
+import { withBetaLabels } from "./instances";
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
 import { NODE_READY_SECONDS } from "./timing";
@@ -22,7 +23,7 @@ export interface SimNode {
     instanceType: string;
     allocatable: Capacity | undefined;
     capacity: Requests | undefined;
-    used: Capacity;
+    used: Use;
     pods: Set<SimPod>;
     cordoned: boolean;
     /** `old` nodes run the current configuration, `new` ones the rolled-out one. */
@@ -35,7 +36,7 @@ export interface SimNode {
     /** Cache of `classKey()`. */
     classKey?: string;
     /** Per option of a NodeClaim: its labels and DaemonSet overhead (a cache). */
-    optionViews?: Map<Candidate, { labels: Record<string, string>; overhead: Capacity }>;
+    optionViews?: Map<Candidate, { labels: Record<string, string>; overhead: Use }>;
 }
 
 export interface SimPod {
@@ -73,11 +74,44 @@ export function formatReasons(reasons: Reasons, nodes: number): string {
     return [...parts, ...poolReasons].join("; ");
 }
 
-function zeroUse(): Capacity {
-    return { cpuMillis: 0, memoryMiB: 0, pods: 0 };
+interface Use {
+    cpuMillis: number;
+    memoryMiB: number;
+    pods: number;
+    extended: Record<string, number>;
 }
 
-function fits(used: Capacity, requests: Requests, allocatable: Capacity | undefined): string | undefined {
+function zeroUse(): Use {
+    return { cpuMillis: 0, memoryMiB: 0, pods: 0, extended: {} };
+}
+
+/** Counts a pod's requests (and its slot) on `used`; `sign` -1 takes them off. */
+function count(used: Use, requests: Requests, sign: 1 | -1 = 1): void {
+    used.cpuMillis += sign * requests.cpuMillis;
+    used.memoryMiB += sign * requests.memoryMiB;
+    used.pods += sign;
+    for (const [name, value] of Object.entries(requests.extended ?? {})) {
+        used.extended[name] = (used.extended[name] ?? 0) + sign * value;
+    }
+}
+
+/**
+ * The first extended resource `requests` needs more of than is left, or undefined. An extended
+ * resource cannot be overcommitted: requested plus the pod's must not exceed allocatable, and a
+ * node without it has none (kube-scheduler NodeResourcesFit `fitsRequest`, scalar resources).
+ */
+function missingExtended(used: Use, extra: Requests, allocatable: Capacity, overhead?: Use): string | undefined {
+    const names = new Set([...Object.keys(used.extended), ...Object.keys(extra.extended ?? {})]);
+    for (const name of names) {
+        const wanted = (used.extended[name] ?? 0) + (overhead?.extended[name] ?? 0) + (extra.extended?.[name] ?? 0);
+        if (wanted > 0 && wanted > (allocatable.extended?.[name] ?? 0)) {
+            return name;
+        }
+    }
+    return undefined;
+}
+
+function fits(used: Use, requests: Requests, allocatable: Capacity | undefined): string | undefined {
     if (!allocatable) {
         return undefined;
     }
@@ -90,7 +124,8 @@ function fits(used: Capacity, requests: Requests, allocatable: Capacity | undefi
     if (used.memoryMiB + requests.memoryMiB > allocatable.memoryMiB) {
         return "insufficient memory";
     }
-    return undefined;
+    const extended = missingExtended(used, requests, allocatable);
+    return extended === undefined ? undefined : `insufficient ${extended}`;
 }
 
 function runsOn(pod: PodShape, labels: Record<string, string>, taints: readonly Taint[]): boolean {
@@ -138,7 +173,7 @@ export class Cluster {
         copy.order = this.order;
         const nodes = new Map<SimNode, SimNode>();
         for (const n of this.nodes) {
-            const c: SimNode = { ...n, labels: n.labels, used: { ...n.used }, pods: new Set() };
+            const c: SimNode = { ...n, labels: n.labels, used: { ...n.used, extended: { ...n.used.extended } }, pods: new Set() };
             nodes.set(n, c);
             copy.nodes.push(c);
         }
@@ -175,7 +210,12 @@ export class Cluster {
             name,
             group,
             zone,
-            labels: { ...shape.labels, [ZONE]: zone, "topology.kubernetes.io/region": zone.replace(/[a-z]$/, ""), [HOSTNAME]: name },
+            labels: withBetaLabels({
+                ...shape.labels,
+                [ZONE]: zone,
+                "topology.kubernetes.io/region": zone.replace(/[a-z]$/, ""),
+                [HOSTNAME]: name,
+            }),
             instanceType: shape.instanceType,
             allocatable: shape.allocatable,
             capacity: shape.capacity,
@@ -197,9 +237,7 @@ export class Cluster {
     private addDaemonSets(node: SimNode): void {
         for (const ds of this.daemonSets) {
             if (runsOn(ds.pod, node.labels, taintsOf(node.group))) {
-                node.used.cpuMillis += ds.pod.requests.cpuMillis;
-                node.used.memoryMiB += ds.pod.requests.memoryMiB;
-                node.used.pods += 1;
+                count(node.used, ds.pod.requests);
             }
         }
     }
@@ -222,9 +260,7 @@ export class Cluster {
         const w = pod.workload;
         pod.node = node;
         node.pods.add(pod);
-        node.used.cpuMillis += w.model.pod.requests.cpuMillis;
-        node.used.memoryMiB += w.model.pod.requests.memoryMiB;
-        node.used.pods += 1;
+        count(node.used, w.model.pod.requests);
         w.perNode.set(node, (w.perNode.get(node) ?? 0) + 1);
         w.perZone.set(node.zone, (w.perZone.get(node.zone) ?? 0) + 1);
     }
@@ -248,9 +284,7 @@ export class Cluster {
         }
         const w = pod.workload;
         node.pods.delete(pod);
-        node.used.cpuMillis -= w.model.pod.requests.cpuMillis;
-        node.used.memoryMiB -= w.model.pod.requests.memoryMiB;
-        node.used.pods -= 1;
+        count(node.used, w.model.pod.requests, -1);
         const onNode = (w.perNode.get(node) ?? 1) - 1;
         if (onNode > 0) {
             w.perNode.set(node, onNode);
@@ -268,7 +302,7 @@ export class Cluster {
     }
 
     /** A NodeClaim option's labels and DaemonSet overhead on this node, computed once per node and option. */
-    private optionView(node: SimNode, option: Candidate): { labels: Record<string, string>; overhead: Capacity } {
+    private optionView(node: SimNode, option: Candidate): { labels: Record<string, string>; overhead: Use } {
         node.optionViews ??= new Map();
         let view = node.optionViews.get(option);
         if (!view) {
@@ -276,9 +310,7 @@ export class Cluster {
             const overhead = zeroUse();
             for (const ds of this.daemonSets) {
                 if (runsOn(ds.pod, labels, taintsOf(node.group))) {
-                    overhead.cpuMillis += ds.pod.requests.cpuMillis;
-                    overhead.memoryMiB += ds.pod.requests.memoryMiB;
-                    overhead.pods += 1;
+                    count(overhead, ds.pod.requests);
                 }
             }
             view = { labels, overhead };
@@ -294,12 +326,14 @@ export class Cluster {
         if (constrained && placementMismatch(pod.placement, view.labels) !== undefined) {
             return false;
         }
-        const extra = alreadyBound ? { cpuMillis: 0, memoryMiB: 0 } : pod.requests;
+        const extra: Requests = alreadyBound ? { cpuMillis: 0, memoryMiB: 0 } : pod.requests;
         const a = option.allocatable;
         return (
             node.used.cpuMillis + view.overhead.cpuMillis + extra.cpuMillis <= a.cpuMillis &&
             node.used.memoryMiB + view.overhead.memoryMiB + extra.memoryMiB <= a.memoryMiB &&
-            node.used.pods + view.overhead.pods + (alreadyBound ? 0 : 1) <= a.pods
+            node.used.pods + view.overhead.pods + (alreadyBound ? 0 : 1) <= a.pods &&
+            // What is packed so far (alreadyBound: the pod included) must still fit this option.
+            missingExtended(node.used, extra, a, view.overhead) === undefined
         );
     }
 
@@ -453,13 +487,30 @@ export class Cluster {
             const remaining = this.remainingLimits(pool);
             let lastReason = "no instance type its requirements allow";
             for (const capacityType of pool.capacityTypes) {
-                for (const zone of this.zoneOrder(pod)) {
-                    const labels = { ...pool.labels, [CAPACITY_TYPE_LABEL]: capacityType, [ZONE]: zone };
+                const inPool = this.zoneOrder(pod).filter((z) => pool.zones === undefined || pool.zones.includes(z));
+                // A new node is a fresh hostname domain, but its zone already holds pods: zone rules
+                // still apply (Karpenter's scheduler: topology.go, preferences counted as requirements).
+                const zones = inPool.filter((z) => this.zoneRuleProblem(w, z) === undefined);
+                if (inPool.length > 0 && zones.length === 0) {
+                    lastReason = `${this.zoneRuleProblem(w, inPool[0]) ?? ""} in every zone it may launch in`;
+                } else if (zones.length === 0) {
+                    lastReason =
+                        pool.zones?.length === 0
+                            ? "its zone requirement allows none of the cluster's zones"
+                            : `its zone requirement allows only ${(pool.zones ?? []).join(", ")}, not the pod's volume zone ${pod.zone ?? ""}`;
+                }
+                for (const zone of zones) {
+                    // Karpenter reads the pod's beta keys as stable ones; the node gets both.
+                    const labels = withBetaLabels({ ...pool.labels, [CAPACITY_TYPE_LABEL]: capacityType, [ZONE]: zone });
+                    // Karpenter's scheduler drops an instance type whose capacity exceeds what the
+                    // pool's limits leave (karpenter v1.14.1 provisioning/scheduling/scheduler.go
+                    // `filterByRemainingResources`), extended resources included.
                     const options = pool.candidates.filter(
                         (c) =>
                             placementMismatch(shape.placement, { ...labels, ...c.labels }) === undefined &&
                             (remaining.cpuMillis === undefined || c.capacity.cpuMillis <= remaining.cpuMillis) &&
-                            (remaining.memoryMiB === undefined || c.capacity.memoryMiB <= remaining.memoryMiB),
+                            (remaining.memoryMiB === undefined || c.capacity.memoryMiB <= remaining.memoryMiB) &&
+                            Object.entries(remaining.extended).every(([name, left]) => (c.capacity.extended?.[name] ?? 0) <= left),
                     );
                     const suited = pool.candidates.some(
                         (c) => placementMismatch(shape.placement, { ...labels, ...c.labels }) === undefined,
@@ -491,9 +542,39 @@ export class Cluster {
                     return { node, reasons };
                 }
             }
+            if (pool.zones !== undefined && lastReason.startsWith("its labels") && this.suitsElsewhere(pool, shape)) {
+                lastReason = `its zone requirement allows only ${pool.zones.join(", ") || "no zone of the cluster"}, and the pod's node selector/affinity wants another zone`;
+            }
             add(reasons, `NodePool ${pool.name}: ${lastReason}`);
         }
         return { reasons };
+    }
+
+    /** The zone rule (spread, anti-affinity) a new node in `zone` would break for the workload's next pod. */
+    private zoneRuleProblem(w: WorkloadState, zone: string): string | undefined {
+        const rules = w.model.pod.topology.filter((t) => t.topologyKey === ZONE);
+        if (rules.length === 0) {
+            return undefined;
+        }
+        const count = w.perZone.get(zone) ?? 0;
+        const minZone = Math.min(...this.zones.map((z) => w.perZone.get(z) ?? 0));
+        for (const rule of rules) {
+            if (rule.kind === "antiAffinity" ? count > 0 : count + 1 - minZone > rule.maxSkew) {
+                return rule.kind === "antiAffinity" ? `pod anti-affinity (${ZONE})` : `topology spread (${ZONE}, maxSkew ${rule.maxSkew})`;
+            }
+        }
+        return undefined;
+    }
+
+    /** Whether some instance type of the pool would suit the pod in a zone outside the pool's zones. */
+    private suitsElsewhere(pool: NodePoolModel, shape: PodShape): boolean {
+        return this.zones
+            .filter((z) => !(pool.zones ?? []).includes(z))
+            .some((zone) =>
+                pool.candidates.some(
+                    (c) => placementMismatch(shape.placement, withBetaLabels({ ...pool.labels, ...c.labels, [ZONE]: zone })) === undefined,
+                ),
+            );
     }
 
     /** Zones to try for a new node: the pod's volume zone, else the zone with the fewest of its pods. */
@@ -506,19 +587,24 @@ export class Cluster {
     }
 
     /** What a pool may still launch: its limits minus every node it has (largest option for NodeClaims). */
-    private remainingLimits(pool: NodePoolModel): { cpuMillis?: number; memoryMiB?: number } {
+    private remainingLimits(pool: NodePoolModel): { cpuMillis?: number; memoryMiB?: number; extended: Record<string, number> } {
         let cpu = 0;
         let memory = 0;
+        const extended: Record<string, number> = { ...pool.limits.extended };
         for (const n of this.nodes) {
             if (n.group === pool) {
                 const size = n.options ? n.options[n.options.length - 1].capacity : n.capacity;
                 cpu += size?.cpuMillis ?? 0;
                 memory += size?.memoryMiB ?? 0;
+                for (const name of Object.keys(extended)) {
+                    extended[name] -= size?.extended?.[name] ?? 0;
+                }
             }
         }
         return {
             ...(pool.limits.cpuMillis !== undefined ? { cpuMillis: pool.limits.cpuMillis - cpu } : {}),
             ...(pool.limits.memoryMiB !== undefined ? { memoryMiB: pool.limits.memoryMiB - memory } : {}),
+            extended,
         };
     }
 
@@ -569,7 +655,8 @@ function lexLess(a: number[], b: number[]): boolean {
 }
 
 export function formatRequests(r: Requests): string {
-    return `cpu ${Math.round(r.cpuMillis)}m, memory ${Math.round(r.memoryMiB)}Mi`;
+    const extended = Object.entries(r.extended ?? {}).map(([name, value]) => `, ${name} ${value}`);
+    return `cpu ${Math.round(r.cpuMillis)}m, memory ${Math.round(r.memoryMiB)}Mi${extended.join("")}`;
 }
 
 function formatLimits(pool: NodePoolModel): string {
@@ -579,6 +666,9 @@ function formatLimits(pool: NodePoolModel): string {
     }
     if (pool.limits.memoryMiB !== undefined) {
         parts.push(`memory ${Math.round(pool.limits.memoryMiB / 1024)}Gi`);
+    }
+    for (const [name, value] of Object.entries(pool.limits.extended ?? {})) {
+        parts.push(`${name} ${value}`);
     }
     return parts.join(", ");
 }

@@ -16,11 +16,45 @@ import type { Candidate, Capacity, Requests } from "./model";
 // `m6i.large` → category m, generation 6, family m6i, size large (Karpenter's label values).
 const NAME = /^([a-z]+)(\d+)([a-z0-9-]*)\.(.+)$/;
 
+/**
+ * Beta label keys and the stable ones Karpenter reads them as (karpenter v1.14.1
+ * `pkg/apis/v1/labels.go` `NormalizedLabels`, applied to pod and NodePool requirements alike by
+ * `pkg/scheduling/requirement.go`). Nodes still carry both: kubelet sets `beta.kubernetes.io/os`
+ * and `/arch`, the cloud provider the beta zone, region and instance type (kubernetes/cloud-provider
+ * v0.34 `getNodeModifiersFromCloudProvider`), so a selector on either matches.
+ */
+export const NORMALIZED_LABELS: Readonly<Record<string, string>> = {
+    "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
+    "beta.kubernetes.io/arch": "kubernetes.io/arch",
+    "beta.kubernetes.io/os": "kubernetes.io/os",
+    "beta.kubernetes.io/instance-type": "node.kubernetes.io/instance-type",
+};
+
+/** A requirement's key as Karpenter reads it: a beta key as its stable one. */
+export function normalizedRequirement(r: NodeRequirement): NodeRequirement {
+    const key = NORMALIZED_LABELS[r.key];
+    return key === undefined ? r : { ...r, key };
+}
+
+/** `labels` with the beta twin of every stable label that has one, as a real node carries them. */
+export function withBetaLabels(labels: Record<string, string>): Record<string, string> {
+    const out = { ...labels };
+    for (const [beta, stable] of Object.entries(NORMALIZED_LABELS)) {
+        if (labels[stable] !== undefined && out[beta] === undefined) {
+            out[beta] = labels[stable];
+        }
+    }
+    return out;
+}
+
 /** Label keys a node's instance type decides (the others come from the group, pool or zone). */
 export const INSTANCE_LABEL_KEYS: ReadonlySet<string> = new Set([
     "node.kubernetes.io/instance-type",
     "kubernetes.io/arch",
     "kubernetes.io/os",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.k8s.aws/instance-gpu-name",
     "karpenter.k8s.aws/instance-category",
     "karpenter.k8s.aws/instance-generation",
     "karpenter.k8s.aws/instance-family",
@@ -53,7 +87,15 @@ export function instanceLabels(info: InstanceTypeInfo): Record<string, string> {
     if (info.gpus !== undefined) {
         labels["karpenter.k8s.aws/instance-gpu-count"] = String(info.gpus);
     }
-    return labels;
+    // Karpenter sets the GPU labels only when the type has exactly one kind of GPU
+    // (karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go `computeRequirements`).
+    if (info.gpuManufacturer !== undefined) {
+        labels["karpenter.k8s.aws/instance-gpu-manufacturer"] = info.gpuManufacturer;
+    }
+    if (info.gpuName !== undefined) {
+        labels["karpenter.k8s.aws/instance-gpu-name"] = info.gpuName;
+    }
+    return withBetaLabels(labels);
 }
 
 /** Allocatable capacity and instance size of a type; `undefined` when the data does not know its size. */
@@ -66,7 +108,14 @@ export function nodeSize(
     if (!info || !alloc || info.vcpu === undefined || info.memoryMiB === undefined) {
         return undefined;
     }
-    return { allocatable: alloc, capacity: { cpuMillis: info.vcpu * 1000, memoryMiB: info.memoryMiB }, info };
+    // Extended resources are capacity and allocatable alike: no overhead is reserved from them
+    // (karpenter-provider-aws v1.14.1 `computeCapacity`; the node's device plugins advertise them).
+    const extended = info.extendedResources;
+    return {
+        allocatable: extended ? { ...alloc, extended } : alloc,
+        capacity: { cpuMillis: info.vcpu * 1000, memoryMiB: info.memoryMiB, ...(extended ? { extended } : {}) },
+        info,
+    };
 }
 
 /**

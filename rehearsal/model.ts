@@ -13,16 +13,20 @@ export interface DrainResource extends StackResource {
     propertyDependencies?: Record<string, readonly { urn: string }[]>;
 }
 
-/** CPU in millicores, memory in MiB, and pod slots. */
+/** CPU in millicores, memory in MiB, pod slots, and extended resources (`nvidia.com/gpu`: count). */
 export interface Capacity {
     cpuMillis: number;
     memoryMiB: number;
     pods: number;
+    /** Extended resources by name; absent or 0: the node has none. */
+    extended?: Readonly<Record<string, number>>;
 }
 
 export interface Requests {
     cpuMillis: number;
     memoryMiB: number;
+    /** Extended resources by name (a container's limit is its request for these). */
+    extended?: Readonly<Record<string, number>>;
 }
 
 /** A topology spread constraint or required pod anti-affinity term. */
@@ -85,6 +89,12 @@ export interface WorkloadModel {
     zonePinned: boolean;
     /** The PDBs matching its pods (more than one: the eviction API refuses every eviction). */
     pdbs: PdbModel[];
+    /**
+     * Its pods are annotated `karpenter.sh/do-not-disrupt: "true"`: Karpenter never evicts them
+     * (consolidation skips their nodes; drift does too unless the pool sets terminationGracePeriod,
+     * which then deletes them at its end). EKS and NTH drains ignore the annotation.
+     */
+    doNotDisrupt: boolean;
     /** Constraints read but not modelled, for the report. */
     notModelled: string[];
 }
@@ -160,7 +170,14 @@ export interface NodePoolModel extends GroupBase {
     labels: Record<string, string>;
     taints: Taint[];
     requirements: NodeRequirement[];
-    limits: { cpuMillis?: number; memoryMiB?: number };
+    limits: { cpuMillis?: number; memoryMiB?: number; extended?: Readonly<Record<string, number>> };
+    /** The zones its requirements allow (`topology.kubernetes.io/zone`); `undefined`: every zone of the cluster. */
+    zones?: readonly string[];
+    /**
+     * Its nodes carry `karpenter.sh/do-not-disrupt: "true"` (the template's annotations): Karpenter
+     * never selects them for drift or consolidation, terminationGracePeriod or not.
+     */
+    doNotDisruptNodes: boolean;
     budgets: BudgetModel[];
     terminationGraceSeconds?: number;
     /** Capacity types it may launch, preferred first (Spot is cheaper). */

@@ -8,12 +8,15 @@ import {
     asNumber,
     asNumeric,
     asRecord,
+    ADVERTISED_EXTENDED_RESOURCES,
     asString,
     capacityTypesAllowed,
     field,
     formatIntOrPercent,
     IntOrPercent,
+    isExtendedResourceName,
     isUnknownSentinel,
+    nodeRequirementMatches,
     karpenterDuration,
     NODE_TEMPLATE_LABEL_TAG,
     NODE_TEMPLATE_TAINT_TAG,
@@ -42,6 +45,7 @@ import {
     namespaceOf,
     objectName,
     pdbsByWorkload,
+    podTemplateOf,
     readAutoscalers,
     readPdbs,
     readWorkload,
@@ -50,7 +54,7 @@ import {
     Verdicts,
     Workload,
 } from "eks-platform-kernel/policy";
-import { instanceLabels, nodeSize, poolCandidates } from "./instances";
+import { instanceLabels, nodeSize, normalizedRequirement, poolCandidates } from "./instances";
 import type {
     BudgetModel,
     ClusterModel,
@@ -62,6 +66,7 @@ import type {
     NodeTemplate,
     PdbModel,
     PodShape,
+    Requests,
     SelfManagedGroupModel,
     TopologyRule,
     WorkloadModel,
@@ -340,7 +345,8 @@ function readNodePool(r: DrainResource): NodePoolModel {
     const undecided: string[] = [];
     const spec = field(p, "spec");
     const nodeSpec = path(spec, "template", "spec");
-    const requirements = readNodeRequirements(field(nodeSpec, "requirements"));
+    // Karpenter reads beta keys as their stable ones (instances.ts `NORMALIZED_LABELS`).
+    const requirements = readNodeRequirements(field(nodeSpec, "requirements")).map(normalizedRequirement);
     const capacityTypes = capacityTypesAllowed(requirements);
     const { candidates, unmodelled } = poolCandidates(requirements);
     for (const key of unmodelled) {
@@ -366,6 +372,16 @@ function readNodePool(r: DrainResource): NodePoolModel {
     const limits = field(spec, "limits");
     const cpu = parseQuantity(field(limits, "cpu"));
     const memory = parseQuantity(field(limits, "memory"));
+    // `spec.limits` is a ResourceList: any resource counts, GPUs included (karpenter v1.14.1
+    // pkg/apis/v1/nodepool.go `Limits.ExceededBy`).
+    const extendedLimits = Object.fromEntries(
+        Object.keys(asRecord(limits) ?? {})
+            .filter(isExtendedResourceName)
+            .flatMap((k) => {
+                const q = parseQuantity(field(limits, k));
+                return q === undefined ? [] : [[k, q] as const];
+            }),
+    );
     const grace = karpenterDuration(field(nodeSpec, "terminationGracePeriod"));
     const name = objectName(p, r.name);
     return {
@@ -375,12 +391,38 @@ function readNodePool(r: DrainResource): NodePoolModel {
         labels: { ...stringMap(path(spec, "template", "metadata", "labels")), "karpenter.sh/nodepool": name },
         taints: readTaints(field(nodeSpec, "taints")),
         requirements,
-        limits: { ...(cpu !== undefined ? { cpuMillis: cpu * 1000 } : {}), ...(memory !== undefined ? { memoryMiB: memory / MIB } : {}) },
+        limits: {
+            ...(cpu !== undefined ? { cpuMillis: cpu * 1000 } : {}),
+            ...(memory !== undefined ? { memoryMiB: memory / MIB } : {}),
+            ...(Object.keys(extendedLimits).length > 0 ? { extended: extendedLimits } : {}),
+        },
         budgets,
         ...(grace !== undefined ? { terminationGraceSeconds: grace } : {}),
         capacityTypes,
         candidates,
+        // On the Node it blocks drift even with terminationGracePeriod (karpenter v1.14.1
+        // pkg/controllers/state/statenode.go `ValidateNodeDisruptable`, checked before the exemption).
+        doNotDisruptNodes: asString(path(spec, "template", "metadata", "annotations", DO_NOT_DISRUPT)) === "true",
     };
+}
+
+/** Karpenter's opt-out annotation, on pods and nodes (karpenter v1.14.1 pkg/apis/v1/labels.go `DoNotDisruptAnnotationKey`). */
+export const DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+
+/**
+ * Whether a pod template's annotation keeps Karpenter from evicting its pods: `"true"`, or a
+ * duration the pod is younger than (pkg/utils/pod/scheduling.go `IsDoNotDisruptActive`). A
+ * rehearsal's running pods are taken as older than any duration; that is said as not modelled.
+ */
+function doNotDisrupt(props: unknown, kind: Workload["kind"], notModelled: string[]): boolean {
+    const value = asString(path(podTemplateOf(kind, props).metadata, "annotations", DO_NOT_DISRUPT));
+    if (value === undefined || value === "true") {
+        return value === "true";
+    }
+    if (karpenterDuration(value) !== undefined) {
+        notModelled.push(`${DO_NOT_DISRUPT}: "${value}" protects a pod only that long after it starts: running pods are taken as older`);
+    }
+    return false;
 }
 
 interface ContainerDefaults {
@@ -429,27 +471,67 @@ function containerRequest(spec: Rec, resource: "cpu" | "memory", defaults: Conta
     return resource === "cpu" ? value * 1000 : value / MIB;
 }
 
-/** Requests of a pod as the scheduler counts them: containers and sidecars, or the largest init container if more. */
-function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined): { cpuMillis: number; memoryMiB: number } {
+/** A container's requests of extended resources: its request, else its limit (for these a limit is the request). */
+function extendedRequests(spec: Rec): Record<string, number> {
+    const out: Record<string, number> = {};
+    const requests = asRecord(path(spec, "resources", "requests")) ?? {};
+    const limits = asRecord(path(spec, "resources", "limits")) ?? {};
+    for (const name of new Set([...Object.keys(requests), ...Object.keys(limits)])) {
+        if (isExtendedResourceName(name)) {
+            const value = parseQuantity(requests[name] ?? limits[name]) ?? 0;
+            if (value > 0) {
+                out[name] = value;
+            }
+        }
+    }
+    return out;
+}
+
+/**
+ * Requests of a pod as the scheduler counts them: containers and sidecars, or the largest init
+ * container if more (kube-scheduler NodeResourcesFit, `computePodResourceRequest`), extended
+ * resources included.
+ */
+function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined): Requests {
     const total = { cpuMillis: 0, memoryMiB: 0 };
     const init = { cpuMillis: 0, memoryMiB: 0 };
     const sidecars = { cpuMillis: 0, memoryMiB: 0 };
+    const extended: Record<string, number> = {};
+    const initExtended: Record<string, number> = {};
+    const sidecarExtended: Record<string, number> = {};
     for (const c of containersOf(podSpec)) {
         const cpu = containerRequest(c.spec, "cpu", defaults);
         const memory = containerRequest(c.spec, "memory", defaults);
+        const own = extendedRequests(c.spec);
         if (c.role === "container" || c.sidecar) {
             total.cpuMillis += cpu;
             total.memoryMiB += memory;
+            for (const [k, v] of Object.entries(own)) {
+                extended[k] = (extended[k] ?? 0) + v;
+            }
             if (c.sidecar) {
                 sidecars.cpuMillis += cpu;
                 sidecars.memoryMiB += memory;
+                for (const [k, v] of Object.entries(own)) {
+                    sidecarExtended[k] = (sidecarExtended[k] ?? 0) + v;
+                }
             }
         } else {
             init.cpuMillis = Math.max(init.cpuMillis, cpu + sidecars.cpuMillis);
             init.memoryMiB = Math.max(init.memoryMiB, memory + sidecars.memoryMiB);
+            for (const [k, v] of Object.entries(own)) {
+                initExtended[k] = Math.max(initExtended[k] ?? 0, v + (sidecarExtended[k] ?? 0));
+            }
         }
     }
-    return { cpuMillis: Math.max(total.cpuMillis, init.cpuMillis), memoryMiB: Math.max(total.memoryMiB, init.memoryMiB) };
+    for (const [k, v] of Object.entries(initExtended)) {
+        extended[k] = Math.max(extended[k] ?? 0, v);
+    }
+    const requests: Requests = {
+        cpuMillis: Math.max(total.cpuMillis, init.cpuMillis),
+        memoryMiB: Math.max(total.memoryMiB, init.memoryMiB),
+    };
+    return Object.keys(extended).length > 0 ? { ...requests, extended } : requests;
 }
 
 /** Estimated seconds to Ready: start, then the slowest readiness probe's first success. */
@@ -706,6 +788,7 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
                     recreateAfterTermination: w.kind === "StatefulSet",
                     zonePinned: w.kind === "StatefulSet" && claims,
                     pdbs: [],
+                    doNotDisrupt: doNotDisrupt(r.props, w.kind, unmodelled),
                     notModelled: unmodelled,
                 });
             },
@@ -728,9 +811,36 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
     // Without subnets to read (a program that gets them elsewhere, or hand-made resources),
     // zones are named in order; three when only NodePools say nothing of theirs.
     const zones = readZones(resources);
+    const pools = groups.filter((g): g is NodePoolModel => g.kind === "nodePool");
+    if (zones.length === 0) {
+        // The zones pools name are the cluster's, whatever else there is.
+        zones.push(
+            ...new Set(pools.flatMap((p) => p.requirements.filter((r) => r.key === ZONE && r.operator === "In").flatMap((r) => r.values))),
+        );
+        zones.sort();
+    }
     const needed = Math.max(zones.length === 0 ? 3 : 0, ...groups.map((g) => (g.kind === "nodePool" ? 0 : g.zones)));
     for (let i = zones.length; i < needed; i++) {
         zones.push(`zone-${String.fromCharCode(97 + i)}`);
+    }
+    for (const pool of pools) {
+        // Karpenter launches only in the zones its requirements allow (and it has subnets in).
+        const zoneRules = pool.requirements.filter((r) => r.key === ZONE);
+        if (zoneRules.length > 0) {
+            pool.zones = zones.filter((z) => zoneRules.every((r) => nodeRequirementMatches(r, { [ZONE]: z })));
+        }
+    }
+    for (const w of workloads) {
+        for (const name of Object.keys(w.pod.requests.extended ?? {})) {
+            if (!ADVERTISED_EXTENDED_RESOURCES.has(name)) {
+                undecided.push(
+                    `${w.id} requests ${name}, which no instance type of the instance data advertises (a device plugin the rehearsal does not know): where its pods can run is not judged`,
+                );
+                const rest = { ...w.pod.requests.extended };
+                delete rest[name];
+                w.pod.requests = { ...w.pod.requests, extended: rest };
+            }
+        }
     }
     return { zones, groups, workloads, daemonSets, notModelled, undecided, undecidedNamespaces, capacityUndecided };
 }

@@ -20,6 +20,7 @@
 import { formatSeconds, scaledValue } from "eks-platform-kernel";
 import { Cluster, formatReasons, SimNode, SimPod, WorkloadState } from "./cluster";
 import type { GroupModel, ManagedGroupModel, NodePoolModel, PdbModel, SelfManagedGroupModel } from "./model";
+import { DO_NOT_DISRUPT } from "./read";
 import type { GroupReport, WaveReport } from "./report";
 import { EKS_CORDON_WAIT_SECONDS, EKS_EVICTION_TIMEOUT_SECONDS, NODE_READY_SECONDS, SPOT_NOTICE_SECONDS } from "./timing";
 
@@ -194,10 +195,14 @@ class Rollout {
      * Drains `nodes` in parallel from the current clock: evictions honour the budgets, waiting for
      * rescheduled pods to get Ready; returns each node's drain time and whether the rollout stalls.
      */
-    drain(nodes: readonly SimNode[], window: Window | undefined): { perNode: Map<SimNode, number>; evictions: number; stalled?: string } {
+    drain(
+        nodes: readonly SimNode[],
+        window: Window | undefined,
+        options: { respectDoNotDisrupt?: boolean } = {},
+    ): { perNode: Map<SimNode, number>; evictions: number; stalled?: string } {
         const start = this.clock;
         const perNode = new Map<SimNode, number>(nodes.map((n) => [n, 0]));
-        const waiting = new Map<SimPod, { since: number; pdb: string; urn?: string; never?: string; node: SimNode }>();
+        const waiting = new Map<SimPod, { since: number; pdb: string; urn?: string; never?: string; node: SimNode; doNotDisrupt?: true }>();
         const queue: { pod: SimPod; node: SimNode }[] = [];
         for (const node of [...nodes].sort((a, b) => a.order - b.order)) {
             node.cordoned = true;
@@ -240,6 +245,15 @@ class Rollout {
         for (;;) {
             for (let i = 0; i < queue.length; i++) {
                 const { pod, node } = queue[i];
+                // Karpenter's termination controller never evicts a do-not-disrupt pod: it waits
+                // for the pod to finish or for terminationGracePeriod to delete it (karpenter
+                // v1.14.1 pkg/controllers/node/termination/terminator `IsEvictable`, `DeleteExpiringPods`).
+                if (options.respectDoNotDisrupt && pod.workload.model.doNotDisrupt) {
+                    if (!waiting.has(pod)) {
+                        waiting.set(pod, { since: t, pdb: "", node, doNotDisrupt: true, never: `${DO_NOT_DISRUPT}: "true"` });
+                    }
+                    continue;
+                }
                 const verdict = this.evictable(pod);
                 if (!verdict.ok) {
                     if (!waiting.has(pod)) {
@@ -286,9 +300,12 @@ class Rollout {
                         queue.findIndex((q) => q.pod === pod),
                         1,
                     );
+                    const held = waiting.get(pod);
                     const how =
                         window?.expiry === "delete"
-                            ? `Karpenter deletes it past its PodDisruptionBudget ${waiting.get(pod)?.pdb ?? ""} so that it ends by the ${formatSeconds(window.seconds)} ${window.source}`
+                            ? held?.doNotDisrupt
+                                ? `Karpenter never evicts it (${DO_NOT_DISRUPT}) and deletes it after ${formatSeconds(Math.round(t - start))} so that it ends by the ${formatSeconds(window.seconds)} ${window.source}: the annotation holds the node that long, then the pod's work is interrupted`
+                                : `Karpenter deletes it past its PodDisruptionBudget ${held?.pdb ?? ""} so that it ends by the ${formatSeconds(window.seconds)} ${window.source}`
                             : `still on node ${node.name} when the ${formatSeconds(window!.seconds)} ${window!.source} ends and the instance is terminated`;
                     this.report.killed.push({
                         pod: pod.name,
@@ -643,6 +660,10 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
         report.stalled = "its disruption budgets allow 0 nodes for Drifted at all times: drifted nodes are never replaced";
         return report;
     }
+    if (pool.doNotDisruptNodes) {
+        report.stalled = `its nodes carry ${DO_NOT_DISRUPT}: "true" (the NodePool template's annotations), so drift never selects them, terminationGracePeriod or not; remove the annotation from the template (karpenter v1.14.1 state/statenode.go ValidateNodeDisruptable)`;
+        return report;
+    }
     const window: Window | undefined =
         grace !== undefined ? { seconds: grace, source: `terminationGracePeriod of NodePool ${pool.name}`, expiry: "delete" } : undefined;
     const remaining = [...old];
@@ -650,6 +671,15 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
         run.wave++;
         const batch = remaining.splice(0, perWave);
         if (grace === undefined) {
+            // Without terminationGracePeriod Karpenter never selects a node holding a
+            // do-not-disrupt pod for drift (karpenter v1.14.1 pkg/controllers/disruption/types.go
+            // NewCandidate: the pod's block is waived only for eventual disruption with a grace period).
+            const protectedPod = batch.flatMap((n) => [...n.pods]).find((p) => p.workload.model.doNotDisrupt);
+            if (protectedPod) {
+                report.stalled = `Karpenter never selects node ${protectedPod.node?.name ?? "?"} for drift: ${protectedPod.name} (${protectedPod.workload.model.id}) is annotated ${DO_NOT_DISRUPT}: "true" and the NodePool sets no terminationGracePeriod, so the node keeps its drifted configuration`;
+                report.estimatedSeconds = run.clock;
+                return report;
+            }
             // Without terminationGracePeriod Karpenter skips a node whose pods a budget never lets go.
             const held = batch.flatMap((n) =>
                 [...n.pods].filter(
@@ -681,16 +711,18 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
         }
         const start = run.clock;
         const launched: SimNode[] = [];
+        const deleting = new Set<SimNode>();
         for (const n of batch) {
-            if (!withinLimits(cluster, pool, n)) {
+            if (!withinLimits(cluster, pool, n, deleting)) {
                 report.stalled = `a replacement for node ${n.name} (${n.instanceType}) would exceed the NodePool's limits, so drift waits`;
                 report.estimatedSeconds = run.clock;
                 return report;
             }
             launched.push(launchLike(cluster, pool, n, start + NODE_READY_SECONDS));
+            deleting.add(n);
         }
         run.advance(start + NODE_READY_SECONDS);
-        const result = run.drain(batch, window);
+        const result = run.drain(batch, window, { respectDoNotDisrupt: true });
         const longest = run.noteDrain(result.perNode);
         run.closeWave("drift", start, batch, launched, result, longest, start + NODE_READY_SECONDS + longest);
     }
@@ -698,22 +730,38 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
     return report;
 }
 
-function withinLimits(cluster: Cluster, pool: NodePoolModel, like: SimNode): boolean {
+/**
+ * Whether Karpenter launches a replacement for `like` during drift. Its scheduling simulation
+ * leaves the candidate out of the pool's usage, so the replacement fits when the other nodes plus
+ * it stay within the limits (provisioning/scheduling/scheduler.go `filterByRemainingResources`),
+ * and the launch is refused only when usage, the candidate still counted, already exceeds a limit
+ * (`Limits.ExceededBy`, a strict `>`; provisioner.go `Create`): a pool exactly at its limits drifts
+ * (karpenter v1.14.1, disruption/helpers.go `SimulateScheduling`).
+ */
+function withinLimits(cluster: Cluster, pool: NodePoolModel, like: SimNode, deleting: ReadonlySet<SimNode>): boolean {
     const size = like.capacity;
     if (!size) {
         return true;
     }
-    let cpu = size.cpuMillis;
-    let memory = size.memoryMiB;
+    const others = { cpu: 0, memory: 0, extended: {} as Record<string, number> };
     for (const n of cluster.nodes) {
-        if (n.group === pool) {
-            cpu += n.capacity?.cpuMillis ?? 0;
-            memory += n.capacity?.memoryMiB ?? 0;
+        // Nodes already replaced are marked for deletion: they no longer count (state/cluster.go `updateNodePoolResources`).
+        if (n.group === pool && n !== like && !deleting.has(n)) {
+            others.cpu += n.capacity?.cpuMillis ?? 0;
+            others.memory += n.capacity?.memoryMiB ?? 0;
+            for (const [name, value] of Object.entries(n.capacity?.extended ?? {})) {
+                others.extended[name] = (others.extended[name] ?? 0) + value;
+            }
         }
     }
+    const fitsWith = (used: number, add: number, limit: number | undefined) => limit === undefined || used + add <= limit;
+    const extendedOk = Object.entries(pool.limits.extended ?? {}).every(([name, limit]) =>
+        fitsWith(others.extended[name] ?? 0, size.extended?.[name] ?? 0, limit),
+    );
     return (
-        (pool.limits.cpuMillis === undefined || cpu <= pool.limits.cpuMillis) &&
-        (pool.limits.memoryMiB === undefined || memory <= pool.limits.memoryMiB)
+        fitsWith(others.cpu, size.cpuMillis, pool.limits.cpuMillis) &&
+        fitsWith(others.memory, size.memoryMiB, pool.limits.memoryMiB) &&
+        extendedOk
     );
 }
 

@@ -1,0 +1,241 @@
+/**
+ * The drain rehearsal against the rules the real controllers apply, one scenario per rule, each
+ * worked out by hand from the upstream source named in its title (Karpenter v1.14.1,
+ * kube-scheduler and the cloud provider at Kubernetes 1.34, karpenter-provider-aws v1.14.1).
+ */
+import { expect } from "chai";
+import { rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { changed, TestResource, urnOf } from "../policies/harness";
+import { app, managed, nodePool, pdb } from "./scenario";
+
+function run(resources: TestResource[]): Rehearsal {
+    return rehearse(
+        resources.map((r) => ({
+            type: r.type,
+            name: r.name,
+            urn: urnOf(r),
+            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
+        })),
+    );
+}
+
+/** `app` with its pod template changed at `dotted` (below `spec.template`). */
+function withPod(r: TestResource, dotted: string, value: unknown): TestResource {
+    return changed(r, `spec.template.${dotted}`, value);
+}
+
+const DO_NOT_DISRUPT = { "karpenter.sh/do-not-disrupt": "true" };
+
+function gpuApp(name: string, replicas: number, gpus = 1): TestResource {
+    return withPod(app(name, { replicas }), "spec.containers", [
+        {
+            name: "train",
+            image: "registry.example.com/train:1.0.0",
+            resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { "nvidia.com/gpu": String(gpus) } },
+        },
+    ]);
+}
+
+function subnet(zone: string): TestResource {
+    return { type: "aws:ec2/subnet:Subnet", name: `network-private-${zone}`, props: { availabilityZone: zone, cidrBlock: "10.0.0.0/19" } };
+}
+
+const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
+
+describe("drain rehearsal: the controllers' own rules", () => {
+    describe("karpenter.sh/do-not-disrupt (karpenter v1.14.1 disruption/types.go NewCandidate, termination/terminator IsEvictable)", () => {
+        it("drift with terminationGracePeriod still selects the node but never evicts the pod: it is deleted when the grace period runs out, so the node is held for the whole hour", () => {
+            const r = run([
+                nodePool("general", { terminationGracePeriod: "1h" }),
+                withPod(app("batch", { replicas: 1, grace: 60 }), "metadata.annotations", DO_NOT_DISRUPT),
+            ]);
+            const g = r.groups[0];
+            expect(g.killed).to.have.length(1);
+            expect(g.killed[0].how).to.match(/never evicts it \(karpenter\.sh\/do-not-disrupt\)/);
+            // Deleted at 1h − its 60 s grace, gone at 1h: the drain takes the whole window.
+            expect(g.longestDrain?.seconds).to.equal(3600);
+            expect(g.estimatedSeconds).to.be.at.least(3600);
+            expect(r.verdict).to.not.equal("ok");
+        });
+
+        it("drift without terminationGracePeriod never selects a node holding such a pod: the rollout stalls naming the pod", () => {
+            const r = run([nodePool("general"), withPod(app("batch", { replicas: 1 }), "metadata.annotations", DO_NOT_DISRUPT)]);
+            expect(r.groups[0].stalled).to.match(
+                /never selects node general-1 for drift: batch-0 \(Deployment prod\/batch\) is annotated karpenter\.sh\/do-not-disrupt/,
+            );
+            expect(r.verdict).to.equal("blocked");
+        });
+
+        it("the annotation on the pool's nodes stops drift even with terminationGracePeriod (statenode.go ValidateNodeDisruptable)", () => {
+            const pool = changed(nodePool("general", { terminationGracePeriod: "1h" }), "spec.template.metadata", {
+                annotations: DO_NOT_DISRUPT,
+            });
+            const r = run([pool, app("web", { replicas: 2 })]);
+            expect(r.groups[0].stalled).to.match(/its nodes carry karpenter\.sh\/do-not-disrupt: "true".*terminationGracePeriod or not/);
+        });
+
+        it("an EKS managed node group update ignores it: EKS evicts through the budgets as for any pod", () => {
+            const r = run([
+                managed("apps", 3),
+                withPod(app("web", { spreadHost: true }), "metadata.annotations", DO_NOT_DISRUPT),
+                pdb("web", { maxUnavailable: 1 }),
+            ]);
+            expect(problems(r)).to.equal("");
+            expect(r.groups[0].waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions)).to.deep.equal([1, 1, 1]);
+        });
+
+        it("a duration value protects only young pods: running pods are taken as older, and that is said", () => {
+            const r = run([
+                nodePool("general"),
+                withPod(app("web", { replicas: 1 }), "metadata.annotations", { "karpenter.sh/do-not-disrupt": "5m" }),
+            ]);
+            expect(r.groups[0].stalled).to.equal(undefined);
+            expect(r.notModelled.join("\n")).to.match(/"5m" protects a pod only that long after it starts/);
+        });
+    });
+
+    describe("extended resources (kube-scheduler NodeResourcesFit; karpenter-provider-aws computeCapacity)", () => {
+        it("a pod requesting nvidia.com/gpu never lands on a node without GPUs", () => {
+            const r = run([managed("apps", 2, { types: ["m6i.large"] }), gpuApp("train", 1)]);
+            expect(r.unschedulable).to.have.length(1);
+            expect(r.unschedulable[0].reasons).to.match(/2 insufficient nvidia\.com\/gpu/);
+        });
+
+        it("two pods of one GPU each never share a single-GPU node (g4dn.xlarge has 1)", () => {
+            const r = run([managed("gpu", 1, { types: ["g4dn.xlarge"], zones: 1 }), gpuApp("train", 2)]);
+            expect(r.unschedulable.map((u) => u.pod)).to.deep.equal(["train-1"]);
+            expect(r.unschedulable[0].reasons).to.match(/insufficient nvidia\.com\/gpu/);
+            const fits = run([managed("gpu", 2, { types: ["g4dn.xlarge"], zones: 1 }), gpuApp("train", 2)]);
+            expect(fits.unschedulable).to.deep.equal([]);
+        });
+
+        it("a NodePool launches a GPU type for the GPU pod and a plain type for the rest", () => {
+            const pool = nodePool("mixed", {
+                requirements: [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large", "g5.xlarge"] },
+                ],
+            });
+            const gpu = run([pool, gpuApp("train", 1)]);
+            expect(gpu.unschedulable).to.deep.equal([]);
+            expect(gpu.groups[0].instanceType).to.equal("g5.xlarge");
+            const plain = run([pool, app("web", { replicas: 1 })]);
+            expect(plain.groups[0].instanceType).to.equal("m6i.large");
+        });
+
+        it("a NodePool's nvidia.com/gpu limit bounds what it launches (spec.limits is a ResourceList: Limits.ExceededBy)", () => {
+            const pool = changed(
+                nodePool("gpu", { requirements: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["g5.xlarge"] }] }),
+                "spec.limits",
+                { cpu: "256", memory: "1024Gi", "nvidia.com/gpu": "1" },
+            );
+            const r = run([pool, gpuApp("train", 2)]);
+            expect(r.unschedulable.map((u) => u.reasons).join()).to.match(
+                /NodePool gpu: at its limits \(cpu 256, memory 1024Gi, nvidia\.com\/gpu 1\)/,
+            );
+        });
+
+        it("an extended resource no instance type advertises is undecided, never a verdict", () => {
+            const fpga = withPod(app("fpga", { replicas: 2, spreadHost: true }), "spec.containers", [
+                {
+                    name: "x",
+                    image: "registry.example.com/x:1",
+                    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { "example.com/fpga": "1" } },
+                },
+            ]);
+            const r = run([managed("apps", 2, { zones: 1 }), fpga, pdb("fpga", { maxUnavailable: 1 })]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.undecided.join("\n")).to.match(
+                /Deployment prod\/fpga requests example\.com\/fpga, which no instance type of the instance data advertises/,
+            );
+            expect(r.verdict).to.equal("undecided");
+        });
+    });
+
+    describe("NodePool zones (Karpenter launches only where its requirements allow)", () => {
+        const zonal = () =>
+            nodePool("zonal", {
+                requirements: [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large"] },
+                    { key: "topology.kubernetes.io/zone", operator: "In", values: ["us-east-1a"] },
+                ],
+            });
+        const subnets = ["us-east-1a", "us-east-1b", "us-east-1c"].map(subnet);
+
+        it("a single-zone pool gets nodes in that zone only: pods that must be in different zones cannot all run", () => {
+            const apart = withPod(app("web", { replicas: 2 }), "spec.affinity", {
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [
+                        { topologyKey: "topology.kubernetes.io/zone", labelSelector: { matchLabels: { app: "web" } } },
+                    ],
+                },
+            });
+            const r = run([...subnets, zonal(), apart]);
+            expect(r.groups[0].nodes).to.equal(1);
+            expect(r.unschedulable.map((u) => u.pod)).to.deep.equal(["web-1"]);
+            const anywhere = run([...subnets, nodePool("general"), apart]);
+            expect(anywhere.unschedulable).to.deep.equal([]);
+            expect(anywhere.groups[0].nodes).to.equal(2);
+        });
+
+        it("a pod pinned to a zone the pool cannot launch in has nowhere to run, with the pool's reason", () => {
+            const pinned = withPod(app("db", { replicas: 1 }), "spec.nodeSelector", { "topology.kubernetes.io/zone": "us-east-1b" });
+            const r = run([...subnets, zonal(), pinned]);
+            expect(r.unschedulable).to.have.length(1);
+            expect(r.unschedulable[0].reasons).to.match(
+                /NodePool zonal: its zone requirement allows only us-east-1a, and the pod's node selector\/affinity wants another zone/,
+            );
+        });
+    });
+
+    describe("NodePool limits during drift (karpenter v1.14.1 disruption/helpers.go SimulateScheduling, nodepool.go ExceededBy)", () => {
+        it("a pool exactly at its cpu limit still replaces its nodes: the candidate is left out of the usage", () => {
+            // Three m6i.large (2 vCPU each) fill a limit of 6 exactly.
+            const pool = changed(nodePool("general"), "spec.limits", { cpu: "6", memory: "1024Gi" });
+            const r = run([pool, app("web", { spreadHost: true }), pdb("web", { maxUnavailable: 1 })]);
+            const g = r.groups[0];
+            expect(g.nodes).to.equal(3);
+            expect(g.stalled).to.equal(undefined);
+            expect(g.waves.map((w) => w.phase)).to.deep.equal(["drift", "drift", "drift"]);
+            expect(r.verdict).to.equal("ok");
+        });
+
+        it("a limit below the pool's usage leaves no room for a replacement", () => {
+            // One 1500m pod per m6i.large: the third node does not fit a limit of 5, so the third pod has nowhere to run.
+            const pool = changed(nodePool("general"), "spec.limits", { cpu: "5", memory: "1024Gi" });
+            const r = run([pool, app("big", { replicas: 3, cpu: "1500m" })]);
+            expect(r.unschedulable.map((u) => u.reasons).join()).to.match(/at its limits \(cpu 5/);
+        });
+    });
+
+    describe("beta node labels (karpenter v1.14.1 NormalizedLabels; kubelet and the cloud provider still set them)", () => {
+        it("a nodeSelector on beta.kubernetes.io/os matches managed-group and Karpenter nodes alike", () => {
+            const linux = (name: string) => withPod(app(name, { replicas: 1 }), "spec.nodeSelector", { "beta.kubernetes.io/os": "linux" });
+            expect(run([managed("apps", 2), linux("web")]).unschedulable).to.deep.equal([]);
+            expect(run([nodePool("general"), linux("web")]).unschedulable).to.deep.equal([]);
+        });
+
+        it("a NodePool requirement on a beta key narrows its instance types as the stable key does", () => {
+            const arm = nodePool("arm", {
+                requirements: [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "beta.kubernetes.io/arch", operator: "In", values: ["amd64"] },
+                    { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m6g", "m6i"] },
+                ],
+            });
+            // Unnarrowed, the smallest type would be an m6g (arm64).
+            const r = run([arm, app("web", { replicas: 1 })]);
+            expect(r.groups[0].instanceType).to.match(/^m6i\./);
+        });
+
+        it("a zone selector on failure-domain.beta.kubernetes.io/zone matches the node's zone", () => {
+            const pinned = withPod(app("db", { replicas: 1 }), "spec.nodeSelector", {
+                "failure-domain.beta.kubernetes.io/zone": "us-east-1b",
+            });
+            const r = run([subnet("us-east-1a"), subnet("us-east-1b"), nodePool("general"), pinned]);
+            expect(r.unschedulable).to.deep.equal([]);
+        });
+    });
+});
