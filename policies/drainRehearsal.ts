@@ -1,6 +1,6 @@
 import { hasNodeCapacity, rehearse } from "eks-platform-rehearsal";
 import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
-import { Verdicts } from "eks-platform-kernel/policy";
+import { reportUndecided, undecided, Verdicts } from "eks-platform-kernel/policy";
 import { declareStackPolicy } from "./declare";
 
 const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
@@ -10,8 +10,9 @@ const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter Node
  * stack deploys (the engine behind `npm run drain`, rehearsal/): a rollout that would
  * stall (a PodDisruptionBudget that never lets go, EKS's 15-minute eviction limit, budgets or
  * limits that stop drift), an evicted pod with nowhere to run, a pod cut short by its node's
- * window, or a workload reaching zero ready replicas is a violation. What the rehearsal cannot
- * size (an instance type outside the data, labels only in user data) stays undecided.
+ * window, or a workload reaching zero ready replicas is a violation. What the input cannot tell
+ * (an instance type outside the data, labels only in user data, node groups outside plain
+ * manifests) is reported as undecided at the advisory level; a value unknown until apply is "can't run".
  */
 export const drainRehearsal = declareStackPolicy({
     name: "drain-rehearsal",
@@ -21,7 +22,7 @@ export const drainRehearsal = declareStackPolicy({
     docs: {
         requires:
             "every node rollout of the stack (managed group update, instance refresh, Karpenter drift) completes without a blocked eviction, a pod with nowhere to run, a pod cut short or a workload at zero ready replicas ([docs/drain.md](docs/drain.md))",
-        checks: "replays every node rollout of the stack — EKS managed node group update (surge, `maxUnavailable` waves, 15-minute eviction limit), ASG instance refresh with its termination hook, Karpenter drift with its budgets and `terminationGracePeriod` — against the stack's workloads, PDBs, HPAs and DaemonSets ([drain.md](drain.md)): no rollout that stalls, no evicted pod with nowhere to run, no pod cut short by its node's window (hook heartbeat, `terminationGracePeriod`, Spot notice), no workload at zero ready replicas; an instance type the data cannot size, or labels only in user data, stay undecided (can't run)",
+        checks: "replays every node rollout of the stack — EKS managed node group update (surge, `maxUnavailable` waves, 15-minute eviction limit), ASG instance refresh with its termination hook, Karpenter drift with its budgets and `terminationGracePeriod` — against the stack's workloads, PDBs, HPAs and DaemonSets ([drain.md](drain.md)): no rollout that stalls, no evicted pod with nowhere to run, no pod cut short by its node's window (hook heartbeat, `terminationGracePeriod`, Spot notice), no workload at zero ready replicas; what the input cannot tell (an instance type the data cannot size, labels only in user data, the node groups of plain manifests) is reported as undecided (advisory), a value unknown until apply as can't run",
     },
     validateStack: (args, reportViolation) => {
         // Plain manifests (the manifest gate) bring workloads but no nodes: nothing to read then.
@@ -38,6 +39,18 @@ export const drainRehearsal = declareStackPolicy({
         const evicted = rehearsal.groups.some((g) => g.waves.some((w) => w.evictions > 0)) || rehearsal.unschedulable.length > 0;
         for (const problem of rehearsal.problems) {
             reportViolation(problem.message, problem.urn);
+        }
+        // What the input cannot tell is said as undecided, at the advisory level: never a pass,
+        // never a failure by itself (a value unknown until apply is the analyzer's "can't run").
+        for (const item of rehearsal.inputUndecided) {
+            reportUndecided(
+                reportViolation,
+                undecided(
+                    `drain rehearsal: ${item}`,
+                    "the rehearsal cannot judge it from what the input holds",
+                    "give it what the item names (an instance type the instance data sizes, the node groups the pods run on, a count it can replay), or check that rollout by hand",
+                ),
+            );
         }
         verdicts.finish();
         if (!evicted && rehearsal.problems.length === 0) {

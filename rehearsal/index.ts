@@ -58,17 +58,22 @@ export function rehearse(
     }
     const { cluster, unschedulable } = place(model);
     const groups = selected.map((g) => rollout(cluster, g));
-    const undecided = [...verdicts.undecidedSubjects.map((s) => `${s}: a value it needs is unknown until apply`), ...model.undecided];
+    // Two kinds of undecided: a value unknown until apply (the engine will know it: the analyzer's
+    // "can't run", at the policy's level), and what the input itself cannot tell (an unsized
+    // instance type, node groups outside plain manifests): `inputUndecided`, which never fails a
+    // run by itself (the policy reports it at the advisory level).
+    const atApply: string[] = verdicts.undecidedSubjects.map((s) => `${s}: a value it needs is unknown until apply`);
+    const fromInput: string[] = [...model.undecided];
     // Without the nodes of a group whose size is unknown, "fits nowhere" is not a verdict.
     const unsized = model.groups.filter((g) => g.kind !== "nodePool" && !g.template);
     const judged = unsized.length === 0 ? unschedulable : [];
     for (const p of unsized.length === 0 ? [] : unschedulable) {
-        undecided.push(
+        fromInput.push(
             `${p.pod} (${p.workload}) found no node, but the nodes of ${unsized.map((g) => g.name).join(", ")} could not be counted`,
         );
     }
     for (const g of groups) {
-        undecided.push(...g.undecided.map((u) => `${kindName(g.kind)} ${g.name}: ${u}`));
+        fromInput.push(...g.undecided.map((u) => `${kindName(g.kind)} ${g.name}: ${u}`));
     }
     // A verdict that may depend on what could not be read waits: every one when a group, pool or
     // hook is unknown (placement changes), those about workloads of a namespace with an unknown object.
@@ -76,14 +81,14 @@ export function rehearse(
     const problems: Problem[] = [];
     const withheld: Problem[] = [];
     for (const p of problemsOf(groups, judged, (id) => namespaces.get(id))) {
-        if (p.capacity && options.capacityElsewhere) {
+        if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
-            undecided.push(
+            atApply.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
+        } else if (p.capacity && options.capacityElsewhere) {
+            withheld.push(p);
+            fromInput.push(
                 `${p.message.slice(0, p.message.indexOf(" Why: "))} — unless the cluster's nodes outside this input take it (they are not in it)`,
             );
-        } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
-            withheld.push(p);
-            undecided.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
         } else {
             problems.push(p);
         }
@@ -92,12 +97,13 @@ export function rehearse(
         const own = (p: Problem) => p.groupUrn === g.urn;
         g.verdict = problems.some(own) ? "blocked" : withheld.some(own) || g.undecided.length > 0 ? "undecided" : "ok";
     }
-    // What the engine itself could not judge goes to the analyzer too, as "can't run", never a pass.
+    // What waits for apply goes to the analyzer as "can't run", never a pass.
     const fromValues = verdicts.undecidedSubjects.length;
-    for (const item of undecided.slice(fromValues)) {
+    for (const item of atApply.slice(fromValues)) {
         verdicts.leaveUndecided(item, ["spec"]);
     }
+    const undecided = [...atApply, ...fromInput];
     const verdict: Verdict = problems.length > 0 ? "blocked" : undecided.length > 0 ? "undecided" : "ok";
     const notModelled = [...model.notModelled, ...model.workloads.flatMap((w) => w.notModelled.map((n) => `${w.id}: ${n}`))];
-    return { verdict, zones: model.zones, groups, unschedulable: judged, undecided, notModelled, problems };
+    return { verdict, zones: model.zones, groups, unschedulable: judged, undecided, inputUndecided: fromInput, notModelled, problems };
 }

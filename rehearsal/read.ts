@@ -764,6 +764,13 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
                     (a) => a.namespace === w.namespace && a.target.kind === w.kind && a.target.name === w.name,
                 );
                 const range = scalers.length > 0 ? combinedRange(scalers) : undefined;
+                if (!range && w.invalidReplicas !== undefined) {
+                    // The API server refuses the object: it never runs, so it is not rehearsed as one replica.
+                    undecided.push(
+                        `${id}: replicas ${JSON.stringify(w.invalidReplicas)} is refused by the API server (not a non-negative integer), so it is not rehearsed`,
+                    );
+                    return;
+                }
                 const replicas = range ? range.min : (w.replicas ?? 1);
                 const replicaProblem = countProblem(replicas, range ? `the minimum of ${range.by}` : "replicas", MAX_WORKLOAD_REPLICAS);
                 if (replicaProblem) {

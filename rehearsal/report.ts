@@ -99,7 +99,10 @@ export interface Rehearsal {
     groups: GroupReport[];
     /** Pods that fit nowhere before any rollout starts. */
     unschedulable: { pod: string; workload: string; workloadUrn?: string; reasons: string }[];
+    /** Everything undecided: values unknown until apply, then what the input cannot tell. */
     undecided: string[];
+    /** What the input itself cannot tell (never a value unknown at preview): reported, never failing a run by itself. */
+    inputUndecided: string[];
     notModelled: string[];
     problems: Problem[];
 }

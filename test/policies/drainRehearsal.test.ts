@@ -45,18 +45,25 @@ describe("policy drain-rehearsal (stack)", () => {
         );
     });
 
-    it("leaves a group it cannot size undecided (can't run)", async () => {
+    it("says a group it cannot size is undecided, at the advisory level: nothing is unknown at preview, so it is no 'can't run'", async () => {
         const outcome = await runStack(drainRehearsal, [
             managed("apps", 3, { types: ["r5.large"] }),
             app("web", { spreadHost: true }),
             pdb("web", { maxUnavailable: 1 }),
         ]);
-        expect(outcome.cantRun).to.match(/managed node group apps: the size of instance type r5.large is not in the instance data/);
+        expect(outcome.cantRun).to.equal(undefined);
+        expect(outcome.violations).to.deep.equal([]);
+        expect(outcome.undecided.map((u) => u.message).join("\n")).to.match(
+            /^Undecided: drain rehearsal: managed node group apps: the size of instance type r5.large is not in the instance data/m,
+        );
     });
 
-    it("leaves a workload with more replicas than it replays undecided, without exhausting memory", async () => {
+    it("says a workload with more replicas than it replays is undecided, without exhausting memory", async () => {
         const outcome = await runStack(drainRehearsal, [managed("apps", 3), changed(app("web"), "spec.replicas", 1e9)]);
-        expect(outcome.cantRun).to.match(/Deployment prod\/web: replicas 1000000000 is above the 5000 the rehearsal replays one by one/);
+        expect(outcome.cantRun).to.equal(undefined);
+        expect(outcome.undecided.map((u) => u.message).join("\n")).to.match(
+            /Deployment prod\/web: replicas 1000000000 is above the 5000 the rehearsal replays one by one/,
+        );
     });
 
     it("in plain manifests, leaves a pod that fits none of the input's NodePools undecided: the cluster's node groups are not in them", async () => {

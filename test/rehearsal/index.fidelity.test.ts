@@ -238,4 +238,34 @@ describe("drain rehearsal: the controllers' own rules", () => {
             expect(r.unschedulable).to.deep.equal([]);
         });
     });
+
+    describe("undecided means undecided: what the input cannot tell never fails the run", () => {
+        it("a NodePool for Windows nodes, which the instance data does not describe, is undecided, not blocked", () => {
+            const windows = nodePool("win", { requirements: [{ key: "kubernetes.io/os", operator: "In", values: ["windows"] }] });
+            const r = run([
+                managed("apps", 2, { zones: 1 }),
+                windows,
+                app("web", { replicas: 2, spreadHost: true }),
+                pdb("web", { maxUnavailable: 1 }),
+            ]);
+            expect(r.problems).to.deep.equal([]);
+            expect(r.inputUndecided.join("\n")).to.match(/NodePool win: no instance type in the instance data satisfies its requirements/);
+            expect(r.verdict).to.equal("undecided");
+        });
+
+        it("a NodePool requiring NVIDIA GPUs by manufacturer gets NVIDIA GPU types (karpenter.k8s.aws/instance-gpu-manufacturer)", () => {
+            const pool = nodePool("gpu", {
+                requirements: [{ key: "karpenter.k8s.aws/instance-gpu-manufacturer", operator: "In", values: ["nvidia"] }],
+            });
+            const r = run([pool, gpuApp("train", 1)]);
+            expect(r.groups[0].instanceType).to.match(/^(g4dn|g5)\./);
+            expect(r.inputUndecided).to.deep.equal([]);
+        });
+
+        it("replicas the API server refuses are not rehearsed as one replica", () => {
+            const r = run([managed("apps", 2), changed(app("web"), "spec.replicas", -5)]);
+            expect(r.inputUndecided.join("\n")).to.match(/Deployment prod\/web: replicas -5 is refused by the API server/);
+            expect(r.groups[0].waves.every((w) => w.evictions === 0)).to.equal(true);
+        });
+    });
 });
