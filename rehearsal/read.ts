@@ -605,6 +605,20 @@ function podShape(
     notModelled: string[],
 ): PodShape {
     const grace = asNumeric(field(podSpec, "terminationGracePeriodSeconds"));
+    const unsized = new Set<string>();
+    for (const c of containersOf(podSpec)) {
+        for (const name of [
+            ...Object.keys(asRecord(path(c.spec, "resources", "requests")) ?? {}),
+            ...Object.keys(asRecord(path(c.spec, "resources", "limits")) ?? {}),
+        ]) {
+            if (name === "ephemeral-storage" || name.startsWith("hugepages-")) {
+                unsized.add(name);
+            }
+        }
+    }
+    if (unsized.size > 0) {
+        notModelled.push(`its ${[...unsized].sort().join(", ")} requests (node disk and huge pages are not in the instance data)`);
+    }
     return {
         requests: podRequests(podSpec, defaults),
         tolerations: readTolerations(podSpec),

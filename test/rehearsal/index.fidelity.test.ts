@@ -262,6 +262,20 @@ describe("drain rehearsal: the controllers' own rules", () => {
             expect(r.inputUndecided).to.deep.equal([]);
         });
 
+        it("requests it cannot size (ephemeral-storage, huge pages) are said as not modelled, per workload", () => {
+            const disk = withPod(app("cache", { replicas: 2, spreadHost: true }), "spec.containers", [
+                {
+                    name: "c",
+                    image: "registry.example.com/c:1",
+                    resources: { requests: { cpu: "100m", memory: "64Mi", "ephemeral-storage": "200Gi" } },
+                },
+            ]);
+            const r = run([managed("apps", 2, { zones: 1 }), disk, pdb("cache", { maxUnavailable: 1 })]);
+            expect(r.notModelled.join("\n")).to.match(
+                /Deployment prod\/cache: its ephemeral-storage requests \(node disk and huge pages are not in the instance data\)/,
+            );
+        });
+
         it("replicas the API server refuses are not rehearsed as one replica", () => {
             const r = run([managed("apps", 2), changed(app("web"), "spec.replicas", -5)]);
             expect(r.inputUndecided.join("\n")).to.match(/Deployment prod\/web: replicas -5 is refused by the API server/);
