@@ -11,6 +11,7 @@ import { kindName, Problem, problemsOf, Rehearsal, Verdict } from "./report";
 import { rollout } from "./rollout";
 
 export type { DrainResource } from "./model";
+export { ADDON_SPECS, addonWorkloads } from "./addons";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
 export { formatDuration, formatRehearsal, kindName } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";

@@ -54,6 +54,7 @@ import {
     Verdicts,
     Workload,
 } from "eks-platform-kernel/policy";
+import { addonWorkloads } from "./addons";
 import { instanceLabels, nodeSize, normalizedRequirement, poolCandidates } from "./instances";
 import type {
     BudgetModel,
@@ -691,9 +692,12 @@ export function hasNodeCapacity(resources: readonly DrainResource[]): boolean {
 }
 
 /** Reads the stack into the rehearsal's model. */
-export function readCluster(resources: readonly DrainResource[], verdicts: Verdicts): ClusterModel {
+export function readCluster(input: readonly DrainResource[], verdicts: Verdicts): ClusterModel {
+    // The platform's own controllers are workloads too, read from their releases and add-ons.
+    const addons = addonWorkloads(input);
+    const resources = [...input, ...addons.resources];
     const groups: GroupModel[] = [];
-    const notModelled: string[] = [];
+    const notModelled: string[] = [...addons.notes];
     const hooks: Hook[] = [];
     const undecidedNamespaces = new UndecidedNamespaces();
     const undecided: string[] = [];
@@ -733,10 +737,13 @@ export function readCluster(resources: readonly DrainResource[], verdicts: Verdi
                 );
             } else if (version !== undefined) {
                 notModelled.push(`NodePool ${r.name} (karpenter.sh/${version}, not the v1 API)`);
-            } else if (r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart") {
+            } else if (
+                (r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart") &&
+                !addons.modelled.has(r.name)
+            ) {
                 notModelled.push(`the pods of Helm release ${r.name} (a chart's objects are not resources here)`);
             }
-        } else if (r.type === "aws:eks/addon:Addon") {
+        } else if (r.type === "aws:eks/addon:Addon" && !addons.modelled.has(r.name)) {
             const addon = asString(known(r.props, "addonName"));
             notModelled.push(`the pods of EKS add-on ${addon ?? r.name}`);
         }
