@@ -11,7 +11,9 @@
  *   (`data/instanceSpecs.json`), for the families listed there only. Outside them vCPU and memory
  *   are unknown (`undefined`), never estimated;
  * - architecture outside that table: EC2's naming convention (see `architectureFromName`), checked
- *   by the tests against every type the table knows.
+ *   by the tests against every type the table knows;
+ * - GPU manufacturer: the data's `gpuManufacturer` where it has one, else `GPU_FAMILY_MANUFACTURERS`
+ *   below (the data lists GPU counts but not who makes the GPUs).
  */
 import { InstanceType } from "@pulumi/aws/types/enums/ec2";
 import eniMaxPods from "./data/eniMaxPods.json";
@@ -31,6 +33,11 @@ export interface InstanceTypeInfo {
     maxPods?: number;
     /** GPUs (NVIDIA or other accelerators) when the data lists any. */
     gpus?: number;
+    /**
+     * Who makes the type's GPUs, spelled as Karpenter's `karpenter.k8s.aws/instance-gpu-manufacturer`
+     * label (`nvidia`, `amd`); `undefined` for a type without GPUs or one neither source covers.
+     */
+    gpuManufacturer?: string;
 }
 
 interface Spec {
@@ -38,7 +45,34 @@ interface Spec {
     memoryMiB: number;
     architecture: string;
     gpus?: number;
+    gpuManufacturer?: string;
 }
+
+/**
+ * GPU makers by instance family, for the types the data does not say it of (today: all of them;
+ * a type's own `gpuManufacturer` in `data/instanceSpecs.json` wins once the data carries it).
+ * Source: the GPUs Amazon EC2's accelerated computing instance specifications list per family
+ * (https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html), which EC2 DescribeInstanceTypes
+ * returns as `GpuInfo.Gpus[].Manufacturer` and Karpenter lower-cases into the label value.
+ * A family missing here reads as "no GPU maker known": a NodePool allowing only such a family is
+ * not seen as one that may launch NVIDIA GPUs, so add a family here (or to the data) when EC2 adds one.
+ */
+export const GPU_FAMILY_MANUFACTURERS: Readonly<Record<string, string>> = {
+    g4dn: "nvidia",
+    g5: "nvidia",
+    g5g: "nvidia",
+    g6: "nvidia",
+    g6e: "nvidia",
+    gr6: "nvidia",
+    p3: "nvidia",
+    p3dn: "nvidia",
+    p4d: "nvidia",
+    p4de: "nvidia",
+    p5: "nvidia",
+    p5e: "nvidia",
+    p5en: "nvidia",
+    g4ad: "amd",
+};
 
 const specs: Readonly<Record<string, Spec>> = instanceSpecs.types;
 const maxPodsTable: Readonly<Record<string, number>> = eniMaxPods.maxPods;
@@ -51,6 +85,11 @@ const knownNames: ReadonlySet<string> = new Set([...Object.values(InstanceType),
  */
 export function sizedInstanceTypes(): string[] {
     return Object.keys(specs).sort();
+}
+
+/** Every real EC2 instance type name, sorted (sized or not). */
+export function instanceTypeNames(): string[] {
+    return [...knownNames].sort();
 }
 
 /** True for a real EC2 instance type name (`m5.large`); false for `m5.huge` or a family alone. */
@@ -101,6 +140,13 @@ export function instanceTypeInfo(name: string): InstanceTypeInfo | undefined {
         if (spec.gpus !== undefined) {
             info.gpus = spec.gpus;
         }
+    }
+    const family = name.split(".")[0];
+    const gpuManufacturer =
+        spec?.gpuManufacturer ??
+        (Object.prototype.hasOwnProperty.call(GPU_FAMILY_MANUFACTURERS, family) ? GPU_FAMILY_MANUFACTURERS[family] : undefined);
+    if (gpuManufacturer !== undefined) {
+        info.gpuManufacturer = gpuManufacturer;
     }
     const pods = maxPodsTable[name];
     if (pods !== undefined) {

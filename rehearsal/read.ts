@@ -12,6 +12,7 @@ import {
     capacityTypesAllowed,
     field,
     formatIntOrPercent,
+    instanceLabels,
     IntOrPercent,
     isUnknownSentinel,
     karpenterDuration,
@@ -50,7 +51,7 @@ import {
     Verdicts,
     Workload,
 } from "eks-platform-kernel/policy";
-import { instanceLabels, nodeSize, poolCandidates } from "./instances";
+import { nodeSize, poolCandidates } from "./instances";
 import type {
     BudgetModel,
     ClusterModel,
