@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { UNKNOWN } from "eks-platform-kernel";
+import { gpuInstanceTypesAllowed, UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
 import type { Plan } from "../tools/plan";
 import { planOf, runTool } from "./mocks";
@@ -99,9 +99,11 @@ for (const stack of stacks()) {
             expect(plan.resources.some((r) => r.name === "nodegroups-nth-release")).to.equal(selfManaged.length > 0);
         });
 
-        it("installs the GPU device plugin exactly when an enabled GPU group exists", () => {
-            const gpu = enabled.some(([, g]) => g.kind === "managed" && /NVIDIA|GPU/.test(g.amiType));
-            expect(plan.resources.some((r) => r.name === "nodegroups-nvidia-release")).to.equal(gpu);
+        it("installs the GPU device plugin exactly when an enabled GPU group or a NodePool that may launch NVIDIA types exists", () => {
+            const gpuGroup = enabled.some(([, g]) => g.kind === "managed" && /NVIDIA|GPU/.test(g.amiType));
+            const pools = config.karpenter.enabled ? Object.values(config.karpenter.nodePools) : [];
+            const gpuPool = pools.some((p) => gpuInstanceTypesAllowed(p.requirements, "nvidia").length > 0);
+            expect(plan.resources.some((r) => r.name === "nodegroups-nvidia-release")).to.equal(gpuGroup || gpuPool);
         });
 
         it("creates CoreDNS only after every node group exists", () => {
