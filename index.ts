@@ -80,6 +80,8 @@ const nodeGroups = new NodeGroups("nodegroups", {
     region: config.region,
     vpcCidr: config.network.vpcCidr,
     privateSubnetIds: network.privateSubnetIds,
+    // GPU pools need the NVIDIA device plugin the node groups install.
+    nodePools: config.karpenter.enabled ? config.karpenter.nodePools : {},
 });
 
 // Karpenter's controller runs where its nodeSelector points, never on nodes it launches itself:

@@ -1,7 +1,7 @@
 /**
  * The rules the program, the policy pack, the drain rehearsal and the tools share, in one place:
- * quantities, durations, CIDRs, Kubernetes versions, label syntax and selectors, scheduling, Karpenter's restricted
- * tags, node-role policies, EC2 instance data, the unknown marker, the policy-config reader.
+ * quantities, extended resource names, durations, CIDRs, Kubernetes versions, label syntax and selectors, scheduling, Karpenter's restricted
+ * tags, node-role policies, EC2 instance data and node labels, the unknown marker, the policy-config reader.
  * Everything outside `kernel/` imports them by package name, `import { parseQuantity } from
  * "eks-platform-kernel"`; the exports map admits only this entry point, `eks-platform-kernel/policy`
  * (the rules that need the policy SDK) and the data files.
@@ -13,6 +13,7 @@ export * from "./config";
 export * from "./drain";
 export * from "./duration";
 export * from "./groups";
+export * from "./instanceLabels";
 export * from "./instanceTypes";
 export * from "./intOrPercent";
 export * from "./kubernetesVersion";
@@ -24,6 +25,7 @@ export * from "./nodeRole";
 export * from "./podSecurityLevels";
 export * from "./quantity";
 export * from "./replacement";
+export * from "./resourceNames";
 export * from "./scheduling";
 export * from "./scope";
 export * from "./selector";

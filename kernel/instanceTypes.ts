@@ -11,7 +11,9 @@
  *   (`data/instanceSpecs.json`), for the families listed there only. Outside them vCPU and memory
  *   are unknown (`undefined`), never estimated;
  * - architecture outside that table: EC2's naming convention (see `architectureFromName`), checked
- *   by the tests against every type the table knows.
+ *   by the tests against every type the table knows;
+ * - GPU manufacturer: the data's `gpuManufacturer` where it has one, else `GPU_FAMILY_MANUFACTURERS`
+ *   below (the data lists GPU counts but not who makes the GPUs).
  */
 import { InstanceType } from "@pulumi/aws/types/enums/ec2";
 import eniMaxPods from "./data/eniMaxPods.json";
@@ -31,7 +33,10 @@ export interface InstanceTypeInfo {
     maxPods?: number;
     /** GPUs (NVIDIA or other accelerators) when the data lists any. */
     gpus?: number;
-    /** The GPUs' maker as Karpenter labels it (`nvidia`, `amd`), when the type has one kind of GPU. */
+    /**
+     * Who makes the type's GPUs, spelled as Karpenter's `karpenter.k8s.aws/instance-gpu-manufacturer`
+     * label (`nvidia`, `amd`): the data's, else the family table below; `undefined` without GPUs.
+     */
     gpuManufacturer?: string;
     /** The GPU model as Karpenter labels it (`a10g`, `t4`), when the type has one kind of GPU. */
     gpuName?: string;
@@ -52,6 +57,32 @@ interface Spec {
     gpuName?: string;
     extendedResources?: Record<string, number>;
 }
+
+/**
+ * GPU makers by instance family, for the types the data does not size (a type's own
+ * `gpuManufacturer` in `data/instanceSpecs.json`, from Karpenter's reference, wins).
+ * Source: the GPUs Amazon EC2's accelerated computing instance specifications list per family
+ * (https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html), which EC2 DescribeInstanceTypes
+ * returns as `GpuInfo.Gpus[].Manufacturer` and Karpenter lower-cases into the label value.
+ * A family missing here reads as "no GPU maker known": a NodePool allowing only such a family is
+ * not seen as one that may launch NVIDIA GPUs, so add a family here (or to the data) when EC2 adds one.
+ */
+export const GPU_FAMILY_MANUFACTURERS: Readonly<Record<string, string>> = {
+    g4dn: "nvidia",
+    g5: "nvidia",
+    g5g: "nvidia",
+    g6: "nvidia",
+    g6e: "nvidia",
+    gr6: "nvidia",
+    p3: "nvidia",
+    p3dn: "nvidia",
+    p4d: "nvidia",
+    p4de: "nvidia",
+    p5: "nvidia",
+    p5e: "nvidia",
+    p5en: "nvidia",
+    g4ad: "amd",
+};
 
 const specs: Readonly<Record<string, Spec>> = instanceSpecs.types;
 const maxPodsTable: Readonly<Record<string, number>> = eniMaxPods.maxPods;
@@ -74,19 +105,9 @@ export const ADVERTISED_EXTENDED_RESOURCES: ReadonlySet<string> = new Set(
     Object.values(specs).flatMap((s) => Object.keys(s.extendedResources ?? {})),
 );
 
-/**
- * True for a resource name the scheduler treats as an extended resource: a name with a domain
- * outside `kubernetes.io` (`nvidia.com/gpu`), as Kubernetes' `IsExtendedResourceName` has it
- * (pkg/apis/core/helper: not a native resource, not `requests.`-prefixed, domain-qualified).
- * `cpu`, `memory`, `ephemeral-storage` and `hugepages-*` are native.
- */
-export function isExtendedResourceName(name: string): boolean {
-    const slash = name.indexOf("/");
-    if (slash <= 0 || name.startsWith("requests.")) {
-        return false;
-    }
-    const domain = name.slice(0, slash);
-    return domain !== "kubernetes.io" && !domain.endsWith(".kubernetes.io");
+/** Every real EC2 instance type name, sorted (sized or not). */
+export function instanceTypeNames(): string[] {
+    return [...knownNames].sort();
 }
 
 /** True for a real EC2 instance type name (`m5.large`); false for `m5.huge` or a family alone. */
@@ -137,15 +158,19 @@ export function instanceTypeInfo(name: string): InstanceTypeInfo | undefined {
         if (spec.gpus !== undefined) {
             info.gpus = spec.gpus;
         }
-        if (spec.gpuManufacturer !== undefined) {
-            info.gpuManufacturer = spec.gpuManufacturer;
-        }
         if (spec.gpuName !== undefined) {
             info.gpuName = spec.gpuName;
         }
         if (spec.extendedResources !== undefined) {
             info.extendedResources = spec.extendedResources;
         }
+    }
+    const family = name.split(".")[0];
+    const gpuManufacturer =
+        spec?.gpuManufacturer ??
+        (Object.prototype.hasOwnProperty.call(GPU_FAMILY_MANUFACTURERS, family) ? GPU_FAMILY_MANUFACTURERS[family] : undefined);
+    if (gpuManufacturer !== undefined) {
+        info.gpuManufacturer = gpuManufacturer;
     }
     const pods = maxPodsTable[name];
     if (pods !== undefined) {

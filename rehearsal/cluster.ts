@@ -9,8 +9,8 @@
  * node with the fewest pods of the same workload, then the fewest in its zone, then the least
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
-import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
-import { withBetaLabels } from "./instances";
+import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint, withBetaLabels } from "eks-platform-kernel";
+
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
 import { NODE_READY_SECONDS } from "./timing";

@@ -13,11 +13,13 @@ import {
     capacityTypesAllowed,
     field,
     formatIntOrPercent,
+    instanceLabels,
     IntOrPercent,
     isExtendedResourceName,
     isUnknownSentinel,
-    nodeRequirementMatches,
     karpenterDuration,
+    nodeRequirementMatches,
+    normalizedRequirement,
     NODE_TEMPLATE_LABEL_TAG,
     NODE_TEMPLATE_TAINT_TAG,
     parseQuantity,
@@ -55,7 +57,7 @@ import {
     Workload,
 } from "eks-platform-kernel/policy";
 import { addonWorkloads } from "./addons";
-import { instanceLabels, nodeSize, normalizedRequirement, poolCandidates } from "./instances";
+import { nodeSize, poolCandidates } from "./instances";
 import type {
     BudgetModel,
     ClusterModel,

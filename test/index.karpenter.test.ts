@@ -144,7 +144,7 @@ for (const stack of stacks()) {
             }
         });
 
-        it("gives every NodePool a complete nodeClassRef, cpu and memory limits, its budgets and a drain window a 120 s pod fits in", () => {
+        it("gives every NodePool a complete nodeClassRef, its limits (cpu, memory, any extended resource), its budgets and a drain window a 120 s pod fits in", () => {
             for (const p of byType(plan, "kubernetes:karpenter.sh/v1:NodePool")) {
                 const spec = specOf(p);
                 const pool = k.nodePools[nameOf(p)];
@@ -153,7 +153,9 @@ for (const stack of stacks()) {
                     kind: "EC2NodeClass",
                     name: pool.nodeClassRef.name,
                 });
-                expect(spec.limits, p.name).to.deep.equal({ cpu: pool.limits.cpu, memory: pool.limits.memory });
+                // cpu and memory always, and every extended resource the pool limits.
+                expect(spec.limits, p.name).to.deep.equal(pool.limits);
+                expect(spec.limits, p.name).to.include.keys("cpu", "memory");
                 expect(parseDuration(spec.template.spec.terminationGracePeriod), p.name).to.be.at.least(120);
                 expect(spec.disruption.budgets, p.name).to.deep.equal(pool.disruption.budgets);
                 expect(

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { UNKNOWN } from "eks-platform-kernel";
+import { gpuInstanceTypesAllowed, UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
 import type { Plan } from "../tools/plan";
 import { planOf, runTool } from "./mocks";
@@ -99,9 +99,11 @@ for (const stack of stacks()) {
             expect(plan.resources.some((r) => r.name === "nodegroups-nth-release")).to.equal(selfManaged.length > 0);
         });
 
-        it("installs the GPU device plugin exactly when an enabled GPU group exists", () => {
-            const gpu = enabled.some(([, g]) => g.kind === "managed" && /NVIDIA|GPU/.test(g.amiType));
-            expect(plan.resources.some((r) => r.name === "nodegroups-nvidia-release")).to.equal(gpu);
+        it("installs the GPU device plugin exactly when an enabled GPU group or a NodePool that may launch NVIDIA types exists", () => {
+            const gpuGroup = enabled.some(([, g]) => g.kind === "managed" && /NVIDIA|GPU/.test(g.amiType));
+            const pools = config.karpenter.enabled ? Object.values(config.karpenter.nodePools) : [];
+            const gpuPool = pools.some((p) => gpuInstanceTypesAllowed(p.requirements, "nvidia").length > 0);
+            expect(plan.resources.some((r) => r.name === "nodegroups-nvidia-release")).to.equal(gpuGroup || gpuPool);
         });
 
         it("creates CoreDNS only after every node group exists", () => {
@@ -176,6 +178,68 @@ describe("fixture stack dev: node groups", function () {
         expect(edited.resources.filter((r) => r.name.startsWith("nodegroups-gpu") || r.name.startsWith("nodegroups-nvidia"))).to.deep.equal(
             [],
         );
+    });
+});
+
+describe("fixture stack dev: a Karpenter GPU pool instead of the GPU group", function () {
+    this.timeout(120_000);
+    let plan: Plan;
+    before(async () => {
+        // The GPU group off and a pool of NVIDIA families, tainted and capped at 8 GPUs, added.
+        const dir = editedFixture("dev", (t) =>
+            t
+                .replace(
+                    "      enabled: true\n      amiType: AL2023_x86_64_NVIDIA",
+                    "      enabled: false\n      amiType: AL2023_x86_64_NVIDIA",
+                )
+                .replace(
+                    "    nodePools:\n",
+                    [
+                        "    nodePools:",
+                        "      gpu:",
+                        "        nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }",
+                        "        taints:",
+                        "          - { key: nvidia.com/gpu, effect: NoSchedule }",
+                        "          - { key: team, value: ml, effect: NoExecute }",
+                        "        requirements:",
+                        "          - { key: karpenter.sh/capacity-type, operator: In, values: [on-demand] }",
+                        "          - { key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6] }",
+                        '        limits: { cpu: "64", memory: 256Gi, nvidia.com/gpu: "8" }',
+                        "        disruption: { consolidationPolicy: WhenEmpty, consolidateAfter: 10m }",
+                        "        terminationGracePeriod: 30m",
+                        "",
+                    ].join("\n"),
+                ),
+        );
+        const result = await runTool("plan.ts", ["dev", "--format", "json"], dir);
+        expect(result.code, result.stderr).to.equal(0);
+        plan = JSON.parse(result.stdout) as Plan;
+    });
+
+    it("has no GPU node group, and a NodePool capped at 8 GPUs as well as CPU and memory", () => {
+        expect(ofType(plan, "aws:eks/nodeGroup:NodeGroup").map((g) => g.name)).to.deep.equal(["nodegroups-general-group"]);
+        const pool = plan.resources.filter(
+            (r) => r.type === "kubernetes:karpenter.sh/v1:NodePool" && r.name === "karpenter-pools-pool-gpu",
+        );
+        expect(pool, "the gpu NodePool").to.have.length(1);
+        expect((pool[0].props.spec as { limits: unknown }).limits).to.deep.equal({ cpu: "64", memory: "256Gi", "nvidia.com/gpu": "8" });
+    });
+
+    it("installs the device plugin on Karpenter's NVIDIA nodes, tolerating the pool's taints", () => {
+        const values = one(plan, "kubernetes:helm.sh/v3:Release", "nodegroups-nvidia-release").props.values as Record<string, any>;
+        expect(values.tolerations).to.deep.equal([
+            { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" },
+            { key: "team", operator: "Exists", effect: "NoExecute" },
+        ]);
+        expect(values.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).to.deep.equal([
+            { matchExpressions: [{ key: "karpenter.k8s.aws/instance-gpu-manufacturer", operator: "In", values: ["nvidia"] }] },
+        ]);
+        expect(values).to.not.have.property("nodeSelector");
+    });
+
+    it("has no policy violation on the pool or the device plugin", () => {
+        const ours = plan.violations.filter((v) => /pool-gpu|nvidia/.test(v.resource.name));
+        expect(ours, JSON.stringify(ours, null, 1)).to.deep.equal([]);
     });
 });
 

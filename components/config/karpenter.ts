@@ -5,6 +5,7 @@
  */
 import {
     architectureFromName,
+    extendedResourceNameProblem,
     isAwsReservedTagKey,
     isInstanceFamily,
     isInstanceType,
@@ -14,12 +15,13 @@ import {
     KARPENTER_RESTRICTED_TAG_PREFIX,
     karpenterRestrictedTag,
     kubernetesArch,
+    parseQuantity,
     POD_GRACE_SECONDS,
 } from "eks-platform-kernel";
 import { z } from "zod";
 import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
 import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
-import type { NodePoolTaint } from "../karpenter/types";
+import type { NodePoolLimits, NodePoolTaint } from "../karpenter/types";
 import { awsTags, containerResources, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "./common";
 import type { NodeGroupsConfig } from "./nodeGroups";
 
@@ -173,6 +175,57 @@ function poolLimit(what: string) {
     });
 }
 
+const cpuLimit = poolLimit("CPUs");
+const memoryLimit = poolLimit("memory");
+
+/**
+ * `limits` of a NodePool: `cpu` and `memory` (required), and any extended resource a device plugin
+ * advertises (`nvidia.com/gpu`, `aws.amazon.com/neuron`, `vpc.amazonaws.com/efa`, …), which
+ * Karpenter's `spec.limits` takes as a ResourceList and caps like CPU. Each key is judged on its
+ * own, so every bad one is reported at once.
+ */
+const poolLimits = z.record(z.string(), z.unknown()).transform((raw, ctx): NodePoolLimits => {
+    const limits: Record<string, string> = {};
+    const take = (key: string, schema: z.ZodType<string>) => {
+        const parsed = schema.safeParse(raw[key]);
+        if (parsed.success) {
+            limits[key] = parsed.data;
+        }
+        for (const issue of parsed.error?.issues ?? []) {
+            ctx.addIssue({ code: "custom", path: [key, ...issue.path], message: issue.message });
+        }
+    };
+    take("cpu", cpuLimit);
+    take("memory", memoryLimit);
+    for (const [key, value] of Object.entries(raw)) {
+        if (key === "cpu" || key === "memory") {
+            continue;
+        }
+        const nameProblem = extendedResourceNameProblem(key);
+        if (nameProblem !== undefined) {
+            ctx.addIssue({
+                code: "custom",
+                path: [key],
+                message: `is not a resource a pool limit takes: ${nameProblem}; limit cpu, memory or an extended resource such as nvidia.com/gpu`,
+            });
+            continue;
+        }
+        const parsed = quantity.safeParse(value);
+        if (!parsed.success) {
+            ctx.addIssue({ code: "custom", path: [key], message: parsed.error.issues[0]?.message ?? "must be a Kubernetes quantity" });
+        } else if (!Number.isInteger(parseQuantity(parsed.data))) {
+            ctx.addIssue({
+                code: "custom",
+                path: [key],
+                message: `${parsed.data} is not a whole number: Kubernetes counts extended resources in whole units, e.g. 8`,
+            });
+        } else {
+            limits[key] = parsed.data;
+        }
+    }
+    return limits as NodePoolLimits;
+});
+
 const nodePoolSchema = z
     .strictObject({
         /**
@@ -197,8 +250,11 @@ const nodePoolSchema = z
         requirements: z
             .array(requirementSchema)
             .min(1, { message: "needs at least one requirement (capacity type, architecture, instance family…)" }),
-        /** The most CPU and memory the pool may launch in total; both are required. */
-        limits: z.strictObject({ cpu: poolLimit("CPUs"), memory: poolLimit("memory") }),
+        /**
+         * The most the pool may launch in total: `cpu` and `memory` (both required), and any
+         * extended resource by its name (`nvidia.com/gpu: "8"`), in whole units.
+         */
+        limits: poolLimits,
         disruption: z.strictObject({
             /** Which nodes consolidation may remove. Defaults to `WhenEmptyOrUnderutilized`. */
             consolidationPolicy: z.enum(["WhenEmpty", "WhenEmptyOrUnderutilized"]).default("WhenEmptyOrUnderutilized"),

@@ -38,7 +38,7 @@ export function renderNodePool(name: string, pool: NodePoolConfig): NodePoolObje
                     terminationGracePeriod: pool.terminationGracePeriod,
                 },
             },
-            limits: { cpu: pool.limits.cpu, memory: pool.limits.memory },
+            limits: { ...pool.limits },
             disruption: {
                 consolidationPolicy: pool.disruption.consolidationPolicy,
                 consolidateAfter: pool.disruption.consolidateAfter,

@@ -26,6 +26,9 @@ export interface NodeRequirement {
 /** A NodePool taint: the kernel's `Taint`, whose `value` the NodePool CRD leaves optional (omitted when unset). */
 export type NodePoolTaint = Omit<Taint, "value"> & { value?: string };
 
+/** A NodePool's `spec.limits` (a ResourceList): cpu and memory, which the platform requires, then any extended resources (`nvidia.com/gpu`). */
+export type NodePoolLimits = { cpu: string; memory: string } & Record<string, string>;
+
 export interface DisruptionBudget {
     nodes: string;
     schedule?: string;
@@ -45,7 +48,7 @@ export interface NodePoolSpec {
             terminationGracePeriod: string;
         };
     };
-    limits: { cpu: string; memory: string };
+    limits: NodePoolLimits;
     disruption: {
         consolidationPolicy: "WhenEmpty" | "WhenEmptyOrUnderutilized";
         consolidateAfter: string;

@@ -1,16 +1,18 @@
 /**
  * Node groups of the cluster, from the `nodeGroups` config map: each group built by its kind
  * (`kinds.ts`: managed groups, which EKS drains on updates; self-managed groups, instance refresh +
- * Node Termination Handler), NTH when a kind needs it, and the NVIDIA device plugin when a GPU
- * group exists.
+ * Node Termination Handler), NTH when a kind needs it, and the NVIDIA device plugin wherever NVIDIA
+ * GPUs can appear: a GPU group, or a Karpenter NodePool that may launch an NVIDIA instance type.
+ * The plugin stays a child of this component for pools too: that is where existing stacks have it,
+ * and moving it would replace its release.
  */
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeGroupsConfig } from "../config/nodeGroups";
-import { GpuDevicePlugin } from "./gpu";
+import { GpuDevicePlugin, GpuPoolCandidate, gpuNodes, hasGpuNodes } from "./gpu";
 import { BuiltNodeGroup, kindOf, NodeGroupsCluster } from "./kinds";
 import { NodeTerminationHandler } from "./nth";
-import { CRITICAL_ADDONS_ONLY, groupsFitting, isGpuGroup, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./scheduling";
+import { CRITICAL_ADDONS_ONLY, groupsFitting, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./scheduling";
 
 export type { NodeGroupsCluster } from "./kinds";
 
@@ -26,6 +28,11 @@ export interface NodeGroupsArgs {
     vpcCidr: string;
     /** Private subnets; every node runs there. */
     privateSubnetIds: pulumi.Input<string>[];
+    /**
+     * Karpenter's NodePools (validated config) when Karpenter is enabled: those that may launch an
+     * NVIDIA instance type get the device plugin too, tolerating their taints. Defaults to `{}`.
+     */
+    nodePools?: Readonly<Record<string, GpuPoolCandidate>>;
 }
 
 /** Where the platform's own add-ons of the node groups run (the Node Termination Handler). */
@@ -114,10 +121,11 @@ export class NodeGroups extends pulumi.ComponentResource {
             this.nodes.push(...built.nodes);
         }
 
-        if (Object.values(args.groups).some((g) => g.enabled && isGpuGroup(g))) {
+        const gpu = gpuNodes(args.groups, args.nodePools);
+        if (hasGpuNodes(gpu)) {
             this.devicePlugin = new GpuDevicePlugin(
                 `${name}-nvidia`,
-                { provider: args.provider },
+                { provider: args.provider, nodes: gpu },
                 { parent: this, dependsOn: cluster.addons },
             );
         }

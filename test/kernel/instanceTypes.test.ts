@@ -5,7 +5,10 @@ import {
     allocatable,
     amiTypeArchitecture,
     architectureFromName,
+    GPU_FAMILY_MANUFACTURERS,
     instanceTypeInfo,
+    instanceTypeNames,
+    isInstanceFamily,
     isInstanceType,
     kubeReservedCpuMillis,
     kubeReservedMemoryMiB,
@@ -108,6 +111,34 @@ describe("policy lib: EC2 instance types", () => {
         expect(instanceTypeInfo("g4dn.12xlarge")).to.deep.include({ gpus: 4, vcpu: 48, architecture: "x86_64" });
         expect(instanceTypeInfo("m7g.large")).to.deep.include({ vcpu: 2, memoryMiB: 8192, architecture: "arm64" });
         expect(instanceTypeInfo("m7i.large")?.gpus).to.equal(undefined);
+    });
+
+    it("names the GPU maker of the listed families and of GPU families the data does not size", () => {
+        expect(instanceTypeInfo("g4dn.xlarge")?.gpuManufacturer).to.equal("nvidia");
+        expect(instanceTypeInfo("g4ad.xlarge")?.gpuManufacturer).to.equal("amd");
+        expect(instanceTypeInfo("p5.48xlarge")?.gpuManufacturer).to.equal("nvidia");
+        expect(instanceTypeInfo("g6e.xlarge")?.gpuManufacturer).to.equal("nvidia");
+        expect(instanceTypeInfo("m5.large")?.gpuManufacturer).to.equal(undefined);
+        expect(instanceTypeInfo("trn1.2xlarge")?.gpuManufacturer, "Trainium is no GPU").to.equal(undefined);
+    });
+
+    it("knows the maker of every GPU type the data lists, and only real families", () => {
+        // A GPU family added to the data without its maker would not be seen as NVIDIA capacity.
+        const gpuTypes = Object.entries(instanceSpecs.types).filter(([, s]) => "gpus" in s);
+        expect(gpuTypes.length, "the data lists GPU types").to.be.greaterThan(0);
+        for (const [type] of gpuTypes) {
+            expect(instanceTypeInfo(type)?.gpuManufacturer, type).to.be.a("string");
+        }
+        for (const family of Object.keys(GPU_FAMILY_MANUFACTURERS)) {
+            expect(isInstanceFamily(family), family).to.equal(true);
+        }
+    });
+
+    it("lists every real type name, sized or not", () => {
+        const names = instanceTypeNames();
+        expect(names).to.include.members(["m5.large", "g6.xlarge", "p5.48xlarge"]);
+        expect(names.every(isInstanceType)).to.equal(true);
+        expect([...names].sort()).to.deep.equal(names);
     });
 
     it("lets max pods and the VM overhead be overridden", () => {

@@ -131,6 +131,31 @@ describe("karpenter config: validation", () => {
             /^eks-platform:karpenter\.nodePools\.general\.limits: is required$/,
         ],
         [
+            "a limit on a resource name with a space",
+            (v) => (v[K].nodePools.general.limits["nvidia gpu"] = "8"),
+            /^eks-platform:karpenter\.nodePools\.general\.limits\["nvidia gpu"\]: is not a resource a pool limit takes: "nvidia gpu" has no domain \(an extended resource is named <domain>\/<name>\); limit cpu, memory or an extended resource such as nvidia\.com\/gpu$/,
+        ],
+        [
+            "a limit on a resource in the kubernetes.io domain",
+            (v) => (v[K].nodePools.general.limits["kubernetes.io/gpu"] = "8"),
+            /^eks-platform:karpenter\.nodePools\.general\.limits\["kubernetes\.io\/gpu"\]: is not a resource a pool limit takes: .* kubernetes\.io domain/,
+        ],
+        [
+            "a limit on an upper-case domain",
+            (v) => (v[K].nodePools.general.limits["NVIDIA.com/gpu"] = "8"),
+            /limits\["NVIDIA\.com\/gpu"\]: is not a resource a pool limit takes: "NVIDIA\.com\/gpu" is not a qualified name/,
+        ],
+        [
+            "a fractional GPU limit",
+            (v) => (v[K].nodePools.general.limits["nvidia.com/gpu"] = "0.5"),
+            /^eks-platform:karpenter\.nodePools\.general\.limits\["nvidia\.com\/gpu"\]: 0\.5 is not a whole number: Kubernetes counts extended resources in whole units/,
+        ],
+        [
+            "an extended limit that is no quantity",
+            (v) => (v[K].nodePools.general.limits["nvidia.com/gpu"] = "eight"),
+            /^eks-platform:karpenter\.nodePools\.general\.limits\["nvidia\.com\/gpu"\]: must be a Kubernetes quantity/,
+        ],
+        [
             "an unknown operator",
             (v) => (v[K].nodePools.general.requirements[0].operator = "Contains"),
             /^eks-platform:karpenter\.nodePools\.general\.requirements\[0\]\.operator: unknown operator: use one of In, NotIn, Exists, DoesNotExist, Gt, Lt$/,
@@ -303,6 +328,36 @@ describe("karpenter config: validation", () => {
             kind: "EC2NodeClass",
             name: "default",
         });
+    });
+
+    it("accepts extended-resource limits next to cpu and memory, in whole units, keeping them in config order", () => {
+        const values = fixtureValues("dev");
+        values[K].nodePools.general.limits = {
+            cpu: "32",
+            memory: "128Gi",
+            "nvidia.com/gpu": "8",
+            "vpc.amazonaws.com/efa": 4,
+            "aws.amazon.com/neuron": "2",
+        };
+        const k = parseValues(values, "dev").karpenter;
+        expect(k.enabled && k.nodePools.general.limits).to.deep.equal({
+            cpu: "32",
+            memory: "128Gi",
+            "nvidia.com/gpu": "8",
+            "vpc.amazonaws.com/efa": "4",
+            "aws.amazon.com/neuron": "2",
+        });
+    });
+
+    it("reports a bad limit name together with a missing cpu limit", () => {
+        const problems = problemsAfter((v) => {
+            delete v[K].nodePools.general.limits.cpu;
+            v[K].nodePools.general.limits["nvidia gpu"] = "8";
+        });
+        expect(
+            problems.filter((p) => p.includes(".limits")),
+            problems.join("\n"),
+        ).to.have.length(2);
     });
 
     it("lists every Karpenter problem in one error", () => {

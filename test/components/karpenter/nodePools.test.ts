@@ -31,6 +31,18 @@ describe("karpenter: rendered objects (pure)", () => {
         expect(exists).to.deep.equal({ key: "karpenter.k8s.aws/instance-family", operator: "Exists", minValues: 5 });
     });
 
+    it("renders extended-resource limits next to cpu and memory, passing the official v1 schema", async () => {
+        const gpu: NodePoolConfig = {
+            ...dev.nodePools.general,
+            requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["g5", "g6"] }],
+            taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }],
+            limits: { cpu: "64", memory: "256Gi", "nvidia.com/gpu": "8" },
+        };
+        const rendered = renderNodePool("gpu", gpu);
+        expect(rendered.spec.limits).to.deep.equal({ cpu: "64", memory: "256Gi", "nvidia.com/gpu": "8" });
+        await validateKubernetesObject(NODEPOOL, rendered as unknown as Record<string, unknown>);
+    });
+
     it("renders an EC2NodeClass with the node role, discovery selectors, IMDSv2 and an encrypted gp3 root volume", () => {
         const nc = renderEC2NodeClass("default", prod.nodeClasses.default, { clusterName: "demo", nodeRoleName: "demo-karpenter-node" });
         expect(nc.spec.role).to.equal("demo-karpenter-node");

@@ -485,3 +485,54 @@ describe("NodeGroups component without self-managed or GPU groups", function () 
         expect(ofType(mocks.resources, "aws:autoscaling/group:Group")).to.deep.equal([]);
     });
 });
+
+describe("NodeGroups component with a Karpenter GPU pool and no GPU group", function () {
+    this.timeout(60_000);
+    const only = () => nodeGroupsSchema.parse({ general: { kind: "managed", ...base, instanceTypes: ["t3.large"] } });
+    const gpuPool = {
+        requirements: [{ key: "karpenter.k8s.aws/instance-category", operator: "In" as const, values: ["g", "p"] }],
+        taints: [
+            { key: "nvidia.com/gpu", effect: "NoSchedule" as const },
+            { key: "team", value: "ml", effect: "NoExecute" as const },
+        ],
+    };
+    const cpuPool = {
+        requirements: [{ key: "karpenter.k8s.aws/instance-family", operator: "In" as const, values: ["m5", "m6i", "c5"] }],
+        taints: [],
+    };
+
+    it("installs the device plugin for the pool, tolerating its taints, on Karpenter's NVIDIA nodes", async () => {
+        const mocks = await useNodeGroupMocks();
+        new NodeGroups("pools", {
+            ...around(demoCluster()),
+            groups: only(),
+            privateSubnetIds: ["subnet-p1"],
+            nodePools: { gpu: gpuPool, general: cpuPool },
+        });
+        await settled();
+        const release = named(mocks.resources, "kubernetes:helm.sh/v3:Release", "pools-nvidia-release");
+        expect(release.props).to.deep.include({ chart: "nvidia-device-plugin", version: "0.19.3" });
+        const values = release.props.values as Record<string, any>;
+        expect(values.tolerations).to.deep.equal([
+            { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" },
+            { key: "team", operator: "Exists", effect: "NoExecute" },
+        ]);
+        const terms = values.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+        expect(terms).to.deep.equal([
+            { matchExpressions: [{ key: "karpenter.k8s.aws/instance-gpu-manufacturer", operator: "In", values: ["nvidia"] }] },
+        ]);
+        expect(values).to.not.have.property("nodeSelector");
+    });
+
+    it("installs nothing when every pool launches CPU families only", async () => {
+        const mocks = await useNodeGroupMocks();
+        new NodeGroups("cpu", {
+            ...around(demoCluster()),
+            groups: only(),
+            privateSubnetIds: ["subnet-p1"],
+            nodePools: { general: cpuPool },
+        });
+        await settled();
+        expect(ofType(mocks.resources, "kubernetes:helm.sh/v3:Release")).to.deep.equal([]);
+    });
+});
