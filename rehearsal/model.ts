@@ -95,6 +95,12 @@ export interface WorkloadModel {
      * which then deletes them at its end). EKS and NTH drains ignore the annotation.
      */
     doNotDisrupt: boolean;
+    /**
+     * The Services that send it requests (`Service ns/name`): those selecting its pods, except
+     * metrics-only ones. Empty: it serves nothing, so losing its pods interrupts work but drops
+     * no request.
+     */
+    services: string[];
     /** Constraints read but not modelled, for the report. */
     notModelled: string[];
 }

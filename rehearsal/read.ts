@@ -51,6 +51,7 @@ import {
     readAutoscalers,
     readPdbs,
     readWorkload,
+    servedWorkloads,
     singletonReason,
     UndecidedNamespaces,
     Verdicts,
@@ -819,11 +820,20 @@ export function readCluster(input: readonly DrainResource[], verdicts: Verdicts)
                     zonePinned: w.kind === "StatefulSet" && claims,
                     pdbs: [],
                     doNotDisrupt: doNotDisrupt(r.props, w.kind, unmodelled),
+                    services: [],
                     notModelled: unmodelled,
                 });
             },
             () => undecidedNamespaces.add(r.props),
         );
+    }
+    // Who serves requests: a workload a Service sends traffic to (metrics-only Services aside).
+    const byId = new Map(workloads.map((w) => [w.id, w]));
+    for (const { workload, services } of servedWorkloads(resources, new Verdicts())) {
+        const model = byId.get(`${workload.kind} ${workload.namespace}/${workload.name}`);
+        if (model) {
+            model.services = services.map((svc) => `Service ${svc.namespace}/${svc.name}`);
+        }
     }
     const matches = pdbsByWorkload(read, readPdbs(resources, verdicts, undecidedNamespaces));
     const byPdb = new Map<ReturnType<typeof readPdbs>[number], WorkloadModel[]>();

@@ -56,6 +56,11 @@ export interface ZeroReady {
     workloadUrn?: string;
     wave: number;
     cause: string;
+    /**
+     * The Services left with no ready endpoint (requests are dropped); empty when the workload
+     * serves nothing (its work is interrupted, no request is dropped).
+     */
+    services: string[];
 }
 
 export interface KilledPod {

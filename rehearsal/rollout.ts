@@ -133,11 +133,25 @@ class Rollout {
         // A deliberate singleton (platform/singleton) has accepted its outage on a drain.
         if (w.ready === 0 && w.model.replicas > 0 && w.model.singleton === undefined && !this.zero.has(w)) {
             this.zero.add(w);
+            // Availability is the Service's: one that also selects another workload with ready
+            // pods (Bookinfo's reviews v1/v2/v3) keeps its endpoints, and no request is dropped.
+            const dark = w.model.services.filter((svc) =>
+                [...this.cluster.workloads.values()].every(
+                    (other) => other === w || other.ready === 0 || !other.model.services.includes(svc),
+                ),
+            );
+            if (w.model.services.length > 0 && dark.length === 0) {
+                this.report.notes.push(
+                    `${w.model.id} reaches zero ready replicas in wave ${this.wave}, but ${w.model.services.join(", ")} keep${w.model.services.length === 1 ? "s" : ""} ready endpoints from other workloads`,
+                );
+                return;
+            }
             this.report.zeroReady.push({
                 workload: w.model.id,
                 ...(w.model.urn ? { workloadUrn: w.model.urn } : {}),
                 wave: this.wave,
                 cause,
+                services: dark,
             });
         }
     }
