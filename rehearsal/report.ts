@@ -185,7 +185,7 @@ export function problemsOf(
                     urn: u.workloadUrn,
                     capacity: true,
                     message: violation(
-                        `Evicted pod ${u.pod} of ${u.workload} has nowhere to run during the rollout of ${subject} (wave ${u.wave}): ${u.reasons}${u.placedAfterSeconds !== undefined ? `; it waits ${formatSeconds(Math.round(u.placedAfterSeconds))} for a node launched later` : "; no later step makes room"}`,
+                        `Evicted pod ${u.pod} of ${u.workload} has nowhere to run during the rollout of ${subject} (wave ${u.wave}): ${u.reasons}${u.placedAfterSeconds !== undefined ? `; it waits ${formatSeconds(u.placedAfterSeconds)} for a node launched later` : "; no later step makes room"}`,
                         "the workload runs short of replicas while it is Pending, and a budget that counts it blocks the next evictions",
                         "leave spare room for a wave (more nodes, surge, smaller requests), or let a NodePool the pod can use provision for it",
                     ),
@@ -230,7 +230,7 @@ export function problemsOf(
                 groupUrn: g.urn,
                 urn: g.urn,
                 message: violation(
-                    `Node ${g.longestDrain.node} of ${subject} takes ${formatSeconds(Math.round(g.longestDrain.seconds))} to drain, longer than the ${formatSeconds(spot.seconds)} ${spot.source}`,
+                    `Node ${g.longestDrain.node} of ${subject} takes ${formatSeconds(g.longestDrain.seconds)} to drain, longer than the ${formatSeconds(spot.seconds)} ${spot.source}`,
                     `on an interruption EC2 reclaims the instance before its pods have left: ${DROP}`,
                     "shorten grace periods and budget waits on Spot capacity, or run such workloads on on-demand capacity",
                 ),
@@ -251,18 +251,6 @@ export function kindName(kind: GroupReport["kind"]): string {
     return kind === "managed" ? "managed node group" : kind === "selfManaged" ? "self-managed node group" : "NodePool";
 }
 
-/** `12m 30s`, for reports. */
-export function formatDuration(seconds: number): string {
-    const s = Math.round(seconds);
-    if (s < 60) {
-        return `${s}s`;
-    }
-    const h = Math.floor(s / 3600);
-    const m = Math.floor((s % 3600) / 60);
-    const rest = s % 60;
-    return [h ? `${h}h` : "", m ? `${m}m` : "", rest ? `${rest}s` : ""].filter(Boolean).join(" ");
-}
-
 /** The rehearsal as text: per group its mechanism, waves, estimated time and problems. */
 export function formatRehearsal(r: Rehearsal, stack?: string): string {
     const lines: string[] = [];
@@ -278,25 +266,25 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
         g.waves.forEach((w, i) => {
             const parts = [
                 w.drained.length
-                    ? `drain ${w.drained.join(", ")} (${w.evictions} eviction${w.evictions === 1 ? "" : "s"}, longest ${formatDuration(w.drainSeconds)})`
+                    ? `drain ${w.drained.join(", ")} (${w.evictions} eviction${w.evictions === 1 ? "" : "s"}, longest ${formatSeconds(w.drainSeconds)})`
                     : "",
                 w.launched.length ? `launch ${w.launched.join(", ")}` : "",
             ].filter(Boolean);
-            lines.push(`  wave ${i + 1} ${w.phase}: ${parts.join("; ") || "nothing to move"} — ${formatDuration(w.seconds)}`);
+            lines.push(`  wave ${i + 1} ${w.phase}: ${parts.join("; ") || "nothing to move"} — ${formatSeconds(w.seconds)}`);
         });
         if (g.waves.length === 0) {
             lines.push("  no waves: the group has no nodes to replace");
         }
-        lines.push(`  estimated time: ${formatDuration(g.estimatedSeconds)}${g.stalled ? " until it stalls" : ""}`);
+        lines.push(`  estimated time: ${formatSeconds(g.estimatedSeconds)}${g.stalled ? " until it stalls" : ""}`);
         if (g.longestDrain) {
-            const windows = g.windows.map((w) => `${formatDuration(w.seconds)} ${w.source}`).join(", ");
+            const windows = g.windows.map((w) => `${formatSeconds(w.seconds)} ${w.source}`).join(", ");
             lines.push(
-                `  longest drain: ${g.longestDrain.node} ${formatDuration(g.longestDrain.seconds)}${windows ? ` (window: ${windows})` : ""}`,
+                `  longest drain: ${g.longestDrain.node} ${formatSeconds(g.longestDrain.seconds)}${windows ? ` (window: ${windows})` : ""}`,
             );
         }
         for (const w of g.waits) {
             lines.push(
-                `  waits: ${w.pod} (${w.workload}) waits ${formatDuration(w.seconds)} in wave ${w.wave} for PDB ${w.pdb} until rescheduled pods are Ready`,
+                `  waits: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb} until rescheduled pods are Ready`,
             );
         }
         if (g.stalled) {
@@ -307,7 +295,7 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
         }
         for (const u of g.unplaced) {
             lines.push(
-                `  NOWHERE TO RUN: ${u.pod} (${u.workload}) in wave ${u.wave}: ${u.reasons}${u.placedAfterSeconds !== undefined ? ` — placed after ${formatDuration(u.placedAfterSeconds)}` : ""}`,
+                `  NOWHERE TO RUN: ${u.pod} (${u.workload}) in wave ${u.wave}: ${u.reasons}${u.placedAfterSeconds !== undefined ? ` — placed after ${formatSeconds(u.placedAfterSeconds)}` : ""}`,
             );
         }
         for (const z of g.zeroReady) {

@@ -175,7 +175,7 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         expect(g.killed.filter((k) => k.wave === 1).map((k) => [k.pod, k.how])).to.deep.equal([
             [
                 "trio-2",
-                "it needs until 150s into the drain (evicted at 30s, grace period 2m), past the 2m heartbeat of lifecycle hook nodegroups-batch-terminate",
+                "it needs until 2m 30s into the drain (evicted at 30s, grace period 2m), past the 2m heartbeat of lifecycle hook nodegroups-batch-terminate",
             ],
         ]);
         expect(r.verdict).to.equal("blocked");
@@ -188,8 +188,8 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         const g = r.groups[0];
         expect(g.unplaced[0]).to.include({ pod: "trio-3", reasons: "0/1 nodes are available: 1 cordoned" });
         expect(g.killed.map((k) => k.how)).to.deep.equal([
-            "still on node batch-1 when the 150s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
-            "still on node batch-1 when the 150s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
+            "still on node batch-1 when the 2m 30s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
+            "still on node batch-1 when the 2m 30s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
         ]);
     });
 
