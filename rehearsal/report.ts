@@ -3,8 +3,9 @@
  * nowhere to go, workloads reaching zero ready replicas, drains against their windows, and the
  * problems behind a non-zero exit, each as a message in the house style.
  */
-import { formatSeconds } from "eks-platform-kernel";
+import { formatSeconds, listOf } from "eks-platform-kernel";
 import { violation } from "eks-platform-kernel/policy";
+import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";
 
 export type Verdict = "ok" | "blocked" | "undecided";
 
@@ -17,7 +18,29 @@ export interface WaveReport {
     evictions: number;
     /** Longest drain of a node of this wave (evictions and grace periods). */
     drainSeconds: number;
+    /** Seconds from the wave's start to its drain's (a replacement may launch first); set when it drains nodes. */
+    drainStart?: number;
+    /** The pod that leaves the wave's nodes last: what sets `drainSeconds`. */
+    slowest?: SlowestPod;
     seconds: number;
+}
+
+/** The pod whose departure ends a drain. */
+export interface SlowestPod {
+    pod: string;
+    workload: string;
+    workloadUrn?: string;
+    node: string;
+    /**
+     * How it left: `evicted`; `deleted` past its budget by Karpenter's terminationGracePeriod;
+     * `terminated` with its instance when the window ended; `held` on the node when the update failed.
+     */
+    left: "evicted" | "deleted" | "terminated" | "held";
+    /** Seconds into the drain it was evicted or deleted. */
+    at?: number;
+    graceSeconds: number;
+    /** The PodDisruptionBudget that held it first, if one did. */
+    pdb?: string;
 }
 
 export interface EvictionWait {
@@ -63,7 +86,25 @@ export interface KilledPod {
     workload: string;
     workloadUrn?: string;
     wave: number;
+    graceSeconds: number;
+    /** The PodDisruptionBudget that held it until too late, if one did. */
+    pdb?: string;
+    pdbUrn?: string;
     how: string;
+}
+
+/** A pod Karpenter deletes past its budget early enough for its whole grace period (`terminationGracePeriod`). */
+export interface DeletedPod {
+    pod: string;
+    workload: string;
+    workloadUrn?: string;
+    node: string;
+    wave: number;
+    graceSeconds: number;
+    pdb?: string;
+    pdbUrn?: string;
+    /** Seconds into the drain it is deleted. */
+    at: number;
 }
 
 export interface GroupReport {
@@ -83,6 +124,7 @@ export interface GroupReport {
     unplaced: UnplacedPod[];
     zeroReady: ZeroReady[];
     killed: KilledPod[];
+    deleted: DeletedPod[];
     longestDrain?: { node: string; seconds: number };
     /** The time a node has to drain before its pods are cut short or the rollout fails. */
     windows: { seconds: number; source: string }[];
@@ -119,7 +161,7 @@ export interface Problem {
 
 const DROP = "a node leaving the cluster would drop requests";
 
-/** The problems behind a blocked verdict, one message each. */
+/** The problems behind a blocked verdict, one message each, on the resource to change. */
 export function problemsOf(
     groups: readonly GroupReport[],
     unschedulable: Rehearsal["unschedulable"],
@@ -146,26 +188,17 @@ export function problemsOf(
     }
     for (const g of groups) {
         const subject = `${kindName(g.kind)} ${g.name}`;
+        const on = { group: g.name, groupUrn: g.urn };
         if (g.stalled) {
-            push({
-                group: g.name,
-                groupUrn: g.urn,
-                urn: g.blocked[0]?.pdbUrn ?? g.urn,
-                message: violation(
-                    `The rollout of ${subject} stalls: ${g.stalled}`,
-                    "the update fails part-way, leaving old and new nodes side by side until someone intervenes",
-                    stallFix(g),
-                ),
-            });
+            push({ ...on, ...stallProblem(g, subject) });
         }
         for (const b of g.blocked) {
             push(
                 {
-                    group: g.name,
-                    groupUrn: g.urn,
+                    ...on,
                     urn: b.pdbUrn ?? b.workloadUrn,
                     message: violation(
-                        `PodDisruptionBudget ${b.pdb} blocks the eviction of ${b.pod} (${b.workload}) from node ${b.node} of ${subject}, for good: ${b.why}`,
+                        `PodDisruptionBudget ${b.pdb} blocks the eviction of ${b.pod} (${b.workload}) from node ${b.node} of ${subject}, for good, in ${waveAt(g, b.wave)}: ${b.why}`,
                         g.kind === "managed"
                             ? "EKS gives up after 15 minutes with PodEvictionFailure and the node group update fails"
                             : g.kind === "selfManaged"
@@ -180,8 +213,7 @@ export function problemsOf(
         for (const u of g.unplaced) {
             push(
                 {
-                    group: g.name,
-                    groupUrn: g.urn,
+                    ...on,
                     urn: u.workloadUrn,
                     capacity: true,
                     message: violation(
@@ -196,8 +228,7 @@ export function problemsOf(
         for (const z of g.zeroReady) {
             push(
                 {
-                    group: g.name,
-                    groupUrn: g.urn,
+                    ...on,
                     urn: z.workloadUrn,
                     message: violation(
                         `${z.workload} reaches zero ready replicas during the rollout of ${subject} (wave ${z.wave}): ${z.cause}`,
@@ -211,44 +242,213 @@ export function problemsOf(
         for (const k of g.killed) {
             push(
                 {
-                    group: g.name,
-                    groupUrn: g.urn,
+                    ...on,
                     urn: k.workloadUrn,
                     message: violation(
                         `Pod ${k.pod} of ${k.workload} is cut short during the rollout of ${subject} (wave ${k.wave}): ${k.how}`,
                         `its in-flight work is lost: ${DROP}`,
-                        "make the drain fit its window: budgets that let evictions proceed, grace periods shorter than the window, or a longer window",
+                        killedFix(g, k),
                     ),
                 },
                 k.workload,
             );
         }
-        const spot = g.windows.find((w) => w.source.startsWith("Spot"));
-        if (spot && g.longestDrain && g.longestDrain.seconds > spot.seconds) {
-            push({
-                group: g.name,
-                groupUrn: g.urn,
-                urn: g.urn,
-                message: violation(
-                    `Node ${g.longestDrain.node} of ${subject} takes ${formatSeconds(g.longestDrain.seconds)} to drain, longer than the ${formatSeconds(spot.seconds)} ${spot.source}`,
-                    `on an interruption EC2 reclaims the instance before its pods have left: ${DROP}`,
-                    "shorten grace periods and budget waits on Spot capacity, or run such workloads on on-demand capacity",
-                ),
-            });
+        for (const d of g.deleted) {
+            const window = drainWindow(g);
+            push(
+                {
+                    ...on,
+                    urn: d.pdbUrn ?? d.workloadUrn,
+                    message: violation(
+                        `${d.pdb ? `PodDisruptionBudget ${d.pdb}` : "A budget"} still holds pod ${d.pod} of ${d.workload} on node ${d.node} of ${subject} ${formatSeconds(d.at)} into the drain (wave ${d.wave}): Karpenter deletes it past the budget, in time for its ${formatSeconds(d.graceSeconds)} grace period to end by the ${window ? `${formatSeconds(window.seconds)} ${window.source}` : "terminationGracePeriod"}`,
+                        "the pod shuts down cleanly, but the budget is overridden: the workload has fewer ready pods than the budget promises until the replacement is Ready",
+                        "let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) so the drain ends within the terminationGracePeriod, and give the workload room to reschedule",
+                    ),
+                },
+                d.workload,
+            );
+        }
+        for (const { problem, workload } of spotProblems(g, subject)) {
+            push({ ...on, ...problem }, workload);
         }
     }
     return out;
 }
 
-function stallFix(g: GroupReport): string {
-    if (g.kind === "nodePool") {
-        return "set the NodePool's terminationGracePeriod, let its budgets allow drift, or raise its limits so a replacement fits";
+/** Why a rollout stalls, naming what holds it (a budget, a long shutdown) and the fix for that cause. */
+function stallProblem(g: GroupReport, subject: string): Pick<Problem, "urn" | "message"> {
+    const when = g.estimatedSeconds > 0 ? `${formatSeconds(g.estimatedSeconds)} after it starts` : "before its first wave";
+    const what = `The rollout of ${subject} stalls ${when}: ${g.stalled}`;
+    const why = "the update fails part-way, leaving old and new nodes side by side until someone intervenes";
+    const last = g.waves[g.waves.length - 1];
+    const slow = last?.slowest;
+    if (g.kind === "managed" && slow?.left === "evicted" && last.drainSeconds > EKS_EVICTION_TIMEOUT_SECONDS) {
+        // Every pod was evicted: a shutdown longer than EKS waits, not a budget, fails the update.
+        return {
+            urn: slow.workloadUrn ?? g.urn,
+            message: violation(
+                `${what}. ${slow.workload} is the cause: on node ${slow.node}, its pod ${slow.pod} is ${departure(slow)}, so it terminates ${formatSeconds(last.drainSeconds)} into the drain, past EKS's ${formatSeconds(EKS_EVICTION_TIMEOUT_SECONDS)} limit`,
+                why,
+                `shorten the grace period of ${slow.workload} (terminationGracePeriodSeconds ${formatSeconds(slow.graceSeconds)}, its preStop hook included) so its pods are gone within ${formatSeconds(EKS_EVICTION_TIMEOUT_SECONDS)} of their eviction, or run it on a self-managed group or NodePool whose window fits its shutdown; then retry the update`,
+            ),
+        };
     }
-    return "let every PodDisruptionBudget allow a disruption and make sure evicted pods fit elsewhere, then retry the update";
+    if (g.blocked.length > 0) {
+        const budgets = [...new Set(g.blocked.map((b) => b.pdb))];
+        const held = [...new Set(g.blocked.map((b) => b.workload))];
+        return {
+            urn: g.blocked[0].pdbUrn ?? g.urn,
+            message: violation(
+                `${what}; ${budgets.length > 1 ? "PodDisruptionBudgets" : "PodDisruptionBudget"} ${listOf(budgets, "and")} ${budgets.length > 1 ? "hold" : "holds"} ${listOf(held, "and")}`,
+                why,
+                `let ${budgets.length > 1 ? "PodDisruptionBudgets" : "PodDisruptionBudget"} ${listOf(budgets, "and")} allow a disruption and make sure evicted pods fit elsewhere${g.kind === "nodePool" ? ", or set the NodePool's terminationGracePeriod so Karpenter deletes held pods in the end" : ""}; then retry the update`,
+            ),
+        };
+    }
+    return {
+        urn: g.urn,
+        message: violation(
+            what,
+            why,
+            g.kind === "nodePool"
+                ? "set the NodePool's terminationGracePeriod, let its budgets allow drift, or raise its limits so a replacement fits"
+                : "let every PodDisruptionBudget allow a disruption and make sure evicted pods fit elsewhere, then retry the update",
+        ),
+    };
+}
+
+/** The window a pod cut short ran out of, and the fix for what made it late: a budget, its own grace period, or no drain at all. */
+function killedFix(g: GroupReport, k: KilledPod): string {
+    const window = drainWindow(g);
+    if (g.kind === "selfManaged" && !window) {
+        return "add an EC2_INSTANCE_TERMINATING lifecycle hook to the group with a heartbeat longer than its drains, and run the Node Termination Handler so instances are drained before they terminate";
+    }
+    const longer = g.kind === "selfManaged" ? "raise the lifecycle hook's heartbeatTimeout" : "raise the NodePool's terminationGracePeriod";
+    const size = window ? `${formatSeconds(window.seconds)} ${window.source}` : "window";
+    if (window && k.graceSeconds > window.seconds) {
+        return `shorten the grace period of ${k.workload} (terminationGracePeriodSeconds ${formatSeconds(k.graceSeconds)}, its preStop hook included) to well within the ${size}, or ${longer}`;
+    }
+    if (k.pdb) {
+        return `let PodDisruptionBudget ${k.pdb} allow more disruptions at once, so the pods of ${k.workload} are evicted early enough for their ${formatSeconds(k.graceSeconds)} grace period, or ${longer}`;
+    }
+    return `make the drain fit the ${size}: budgets that let evictions proceed, a grace period for ${k.workload} shorter than ${formatSeconds(k.graceSeconds)}, or ${longer}`;
+}
+
+/** One problem per workload whose pod keeps a node draining past the Spot notice, at its worst wave. */
+function spotProblems(g: GroupReport, subject: string): { problem: Pick<Problem, "urn" | "message">; workload?: string }[] {
+    const spot = g.windows.find((w) => w.source.startsWith("Spot"));
+    if (!spot) {
+        return [];
+    }
+    const worst = new Map<string | undefined, number>();
+    g.waves.forEach((wave, i) => {
+        const key = wave.slowest?.workload;
+        const known = worst.get(key);
+        if (wave.drainSeconds > spot.seconds && (known === undefined || wave.drainSeconds > g.waves[known].drainSeconds)) {
+            worst.set(key, i);
+        }
+    });
+    const notice = `${formatSeconds(spot.seconds)} ${spot.source}`;
+    const why = `on an interruption EC2 reclaims the instance before its pods have left: ${DROP}`;
+    const offSpot = "or keep it off Spot capacity (node affinity karpenter.sh/capacity-type NotIn spot, or an on-demand group)";
+    return [...worst.values()].map((i) => {
+        const wave = g.waves[i];
+        const s = wave.slowest;
+        if (!s) {
+            return {
+                problem: {
+                    urn: g.urn,
+                    message: violation(
+                        `A node of ${subject} takes ${formatSeconds(wave.drainSeconds)} to drain in ${waveAt(g, i + 1)}, longer than the ${notice}`,
+                        why,
+                        "shorten grace periods and budget waits on Spot capacity, or run such workloads on on-demand capacity",
+                    ),
+                },
+            };
+        }
+        const fix =
+            s.graceSeconds > spot.seconds
+                ? `shorten the grace period of ${s.workload} (terminationGracePeriodSeconds ${formatSeconds(s.graceSeconds)}, its preStop hook included) to fit the ${formatSeconds(spot.seconds)} notice, ${offSpot}`
+                : s.pdb
+                  ? `let PodDisruptionBudget ${s.pdb} allow more disruptions at once so the pods of ${s.workload} leave within the ${formatSeconds(spot.seconds)} notice, ${offSpot}`
+                  : `make the pods of ${s.workload} leave within the ${formatSeconds(spot.seconds)} notice, ${offSpot}`;
+        return {
+            workload: s.workload,
+            problem: {
+                urn: s.workloadUrn ?? g.urn,
+                message: violation(
+                    `${s.workload} keeps node ${s.node} of ${subject} draining for ${formatSeconds(wave.drainSeconds)} in ${waveAt(g, i + 1)}, longer than the ${notice}: its pod ${s.pod} is ${departure(s)}`,
+                    why,
+                    fix,
+                ),
+            },
+        };
+    });
+}
+
+/** The window a group's nodes drain in, other than the Spot notice: the heartbeat, `terminationGracePeriod`, EKS's limit. */
+function drainWindow(g: GroupReport): GroupReport["windows"][number] | undefined {
+    return g.windows.find((w) => !w.source.startsWith("Spot"));
+}
+
+/** How the last pod left a drained node, on the drain's clock: `evicted at 30s, then takes its 2m grace period`. */
+function departure(s: SlowestPod): string {
+    const at = formatSeconds(s.at ?? 0);
+    const grace = `then takes its ${formatSeconds(s.graceSeconds)} grace period`;
+    const pdb = s.pdb ? `PodDisruptionBudget ${s.pdb}` : "its budget";
+    switch (s.left) {
+        case "evicted":
+            return s.pdb ? `held by ${pdb} until it is evicted at ${at}, ${grace}` : `evicted at ${at}, ${grace}`;
+        case "deleted":
+            return `held by ${pdb} until Karpenter deletes it at ${at}, ${grace}`;
+        case "terminated":
+            return `${s.pdb ? `held by ${pdb} and ` : ""}still running when the window ends: terminated with its instance`;
+        case "held":
+            return `held by ${pdb}: never evicted`;
+    }
 }
 
 export function kindName(kind: GroupReport["kind"]): string {
     return kind === "managed" ? "managed node group" : kind === "selfManaged" ? "self-managed node group" : "NodePool";
+}
+
+/** A wave's span on the rollout's clock: each starts where the one before ends. */
+interface WaveSpan {
+    n: number;
+    wave: WaveReport;
+    start: number;
+    end: number;
+    /** The drain, on the same clock, when the wave drains nodes. */
+    drain?: { start: number; end: number };
+    /** The windows its drain runs past. */
+    over: GroupReport["windows"];
+    /** The rollout stalls in this wave. */
+    stalls: boolean;
+}
+
+function spans(g: GroupReport): WaveSpan[] {
+    let t = 0;
+    return g.waves.map((wave, i) => {
+        const start = t;
+        t += wave.seconds;
+        const drains = wave.drained.length > 0;
+        const drainStart = start + (wave.drainStart ?? 0);
+        return {
+            n: i + 1,
+            wave,
+            start,
+            end: t,
+            ...(drains ? { drain: { start: drainStart, end: drainStart + wave.drainSeconds } } : {}),
+            over: drains ? g.windows.filter((w) => wave.drainSeconds > w.seconds) : [],
+            stalls: g.stalled !== undefined && i === g.waves.length - 1,
+        };
+    });
+}
+
+/** `wave 2 (2m–5m into the rollout)`: a wave and where it sits on the rollout's clock. */
+function waveAt(g: GroupReport, n: number): string {
+    const span = spans(g)[n - 1];
+    return span ? `wave ${n} (${formatSeconds(span.start)}–${formatSeconds(span.end)} into the rollout)` : `wave ${n}`;
 }
 
 /** The rehearsal as text: per group its mechanism, waves, estimated time and problems. */
@@ -303,6 +503,11 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
         }
         for (const k of g.killed) {
             lines.push(`  CUT SHORT: ${k.pod} (${k.workload}) in wave ${k.wave}: ${k.how}`);
+        }
+        for (const d of g.deleted) {
+            lines.push(
+                `  DELETED past its budget: ${d.pod} (${d.workload}) in wave ${d.wave}, ${formatSeconds(d.at)} into the drain, with its whole grace period`,
+            );
         }
         for (const u of g.undecided) {
             lines.push(`  UNDECIDED: ${u}`);

@@ -1,0 +1,138 @@
+/**
+ * What the rehearsal's report says (rehearsal/report.ts): each problem names the workload, its
+ * group, the cause, the time against the window and a fix for that cause — one scenario per
+ * finding that used to point at the wrong thing. Builders and sizes: ./scenario.ts.
+ */
+import { expect } from "chai";
+import { formatSeconds } from "eks-platform-kernel";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { TestResource, urnOf } from "../policies/harness";
+import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
+
+function run(resources: TestResource[]): Rehearsal {
+    return rehearse(
+        resources.map((r) => ({
+            type: r.type,
+            name: r.name,
+            urn: urnOf(r),
+            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
+        })),
+    );
+}
+
+/** A NodePool that launches only Spot m6i.large. */
+function spotPool(name: string, spec: Record<string, unknown> = {}): TestResource {
+    return nodePool(name, {
+        requirements: [
+            { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] },
+            { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large"] },
+        ],
+        ...spec,
+    });
+}
+
+const messages = (r: Rehearsal) => r.problems.map((p) => p.message);
+
+describe("drain rehearsal report: findings name the workload, the cause and the time", () => {
+    it("a drain past the Spot notice names the workload whose grace period makes it long, not the simulated node", () => {
+        // Two spread replicas with a 5-minute grace period on a Spot pool: each drain takes 5m.
+        const worker = app("worker", { replicas: 2, grace: 300, spreadHost: true });
+        const r = run([spotPool("batch-spot", { terminationGracePeriod: "15m" }), worker, pdb("worker", { maxUnavailable: 1 })]);
+        // One problem per workload, at its worst wave.
+        expect(r.problems).to.have.length(1);
+        const [first] = r.problems;
+        expect(first.message).to.match(
+            /^Deployment prod\/worker keeps node batch-spot-1 of NodePool batch-spot draining for 5m in wave 1 \(0s–7m into the rollout\), longer than the 2m Spot interruption notice: its pod worker-0 is evicted at 0s, then takes its 5m grace period\./,
+        );
+        expect(first.message).to.match(/Fix: shorten the grace period of Deployment prod\/worker \(terminationGracePeriodSeconds 5m/);
+        // On the workload to change, not the pool.
+        expect(first.urn).to.equal(urnOf(worker));
+        expect(messages(r).every((m) => !m.startsWith("Node "))).to.equal(true);
+    });
+
+    it("a grace period past EKS's 15 minutes names the workload, not a budget, and the stall 17m in (2m scale-up + 15m)", () => {
+        const slow = app("slow", { grace: 17 * 60 });
+        const r = run([managed("apps", 3), slow, pdb("slow", { maxUnavailable: 1 })]);
+        const g = r.groups[0];
+        expect(g.estimatedSeconds).to.equal(120 + 900);
+        expect(g.waves.map((w) => w.seconds)).to.deep.equal([120, 900]);
+        expect(r.problems).to.have.length(1);
+        const [p] = r.problems;
+        expect(p.message).to.match(/^The rollout of managed node group apps stalls 17m after it starts: /);
+        expect(p.message).to.include(
+            "Deployment prod/slow is the cause: on node apps-1, its pod slow-0 is evicted at 0s, then takes its 17m grace period, so it terminates 17m into the drain, past EKS's 15m limit",
+        );
+        expect(p.message).to.match(/Fix: shorten the grace period of Deployment prod\/slow \(terminationGracePeriodSeconds 17m/);
+        expect(p.message).not.to.match(/PodDisruptionBudget/);
+        expect(p.urn).to.equal(urnOf(slow));
+    });
+
+    it("a budget that never lets go holds its node for the whole 15 minutes: that is the longest drain, not 0s", () => {
+        const budget = pdb("web", { minAvailable: 3 });
+        const r = run([managed("apps", 3), app("web", { spreadHost: true }), budget]);
+        const g = r.groups[0];
+        expect(g.longestDrain).to.deep.equal({ node: "apps-1", seconds: 900 });
+        expect(g.waves[1].slowest).to.include({ pod: "web-0", workload: "Deployment prod/web", left: "held", pdb: "prod/web" });
+        const stall = r.problems[0];
+        expect(stall.message).to.match(/stalls 17m after it starts: .*; PodDisruptionBudget prod\/web holds Deployment prod\/web\./);
+        expect(stall.message).to.match(/Fix: let PodDisruptionBudget prod\/web allow a disruption/);
+        expect(stall.urn).to.equal(urnOf(budget));
+    });
+
+    it("a pod Karpenter deletes past its budget in time for its grace period is deleted, not cut short", () => {
+        const budget = pdb("web", { minAvailable: "100%" });
+        const r = run([nodePool("general", { terminationGracePeriod: "10m" }), app("web", { spreadHost: true }), budget]);
+        const g = r.groups[0];
+        expect(g.killed).to.deep.equal([]);
+        // Deleted at 10m − 60 s grace: 9m into each drain.
+        expect(g.deleted.map((d) => [d.pod, d.at, d.graceSeconds, d.pdb])).to.deep.equal([
+            ["web-0", 540, 60, "prod/web"],
+            ["web-1", 540, 60, "prod/web"],
+            ["web-2", 540, 60, "prod/web"],
+        ]);
+        expect(messages(r).join("\n")).not.to.match(/cut short/i);
+        expect(r.problems[0].message).to.match(
+            /^PodDisruptionBudget prod\/web still holds pod web-0 of Deployment prod\/web on node general-1 of NodePool general 9m into the drain \(wave 1\): Karpenter deletes it past the budget, in time for its 1m grace period to end by the 10m terminationGracePeriod of NodePool general\./,
+        );
+        expect(r.problems[0].urn).to.equal(urnOf(budget));
+    });
+
+    it("a pod whose grace period is longer than the pool's terminationGracePeriod is still cut short, and the fix is its grace period", () => {
+        const r = run([nodePool("general", { terminationGracePeriod: "5m" }), app("long", { grace: 600, spreadHost: true })]);
+        const g = r.groups[0];
+        expect(g.deleted).to.deep.equal([]);
+        expect(g.killed.length).to.be.greaterThan(0);
+        expect(messages(r).join("\n")).to.match(
+            /Pod long-\d of Deployment prod\/long is cut short .*Fix: shorten the grace period of Deployment prod\/long \(terminationGracePeriodSeconds 10m/,
+        );
+    });
+
+    it("a pod cut short because its budget held it names the budget in the fix, not the grace period that alone would fit", () => {
+        // 120 s grace in a 120 s heartbeat fits only if evicted at once; the budget holds trio-2 for 30 s.
+        const r = run([
+            asg("batch", 2, { minHealthy: 50 }),
+            hook(120),
+            app("trio", { replicas: 3, grace: 120 }),
+            pdb("trio", { maxUnavailable: 1 }),
+        ]);
+        const cut = r.problems.find((p) => p.message.startsWith("Pod trio-2 "));
+        expect(cut?.message).to.match(/it needs until 2m 30s into the drain \(evicted at 30s, grace period 2m\)/);
+        expect(cut?.message).to.match(/Fix: let PodDisruptionBudget prod\/trio allow more disruptions at once/);
+    });
+
+    it("an Auto Scaling group without a termination hook is told to add one", () => {
+        const r = run([asg("batch", 2), app("web", { replicas: 2 })]);
+        expect(messages(r).join("\n")).to.match(/Fix: add an EC2_INSTANCE_TERMINATING lifecycle hook to the group/);
+    });
+
+    it("writes every duration one way: no `150s` beside `2m 30s`", () => {
+        const r = run([asg("batch", 1), hook(150), app("trio", { replicas: 3, grace: 120 }), pdb("trio", { maxUnavailable: 1 })]);
+        const all = [...messages(r), ...r.groups.flatMap((g) => g.killed.map((k) => k.how))].join("\n");
+        expect(all).to.include("2m 30s");
+        const seconds = [...all.matchAll(/\b(\d+)s\b/g)].map((m) => Number(m[1]));
+        expect(seconds.length).to.be.greaterThan(0);
+        expect(seconds.filter((s) => s >= 60)).to.deep.equal([]);
+        expect(formatSeconds(150)).to.equal("2m 30s");
+    });
+});
