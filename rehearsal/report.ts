@@ -451,98 +451,202 @@ function waveAt(g: GroupReport, n: number): string {
     return span ? `wave ${n} (${formatSeconds(span.start)}–${formatSeconds(span.end)} into the rollout)` : `wave ${n}`;
 }
 
-/** The rehearsal as text: per group its mechanism, waves, estimated time and problems. */
-export function formatRehearsal(r: Rehearsal, stack?: string): string {
-    const lines: string[] = [];
-    lines.push(
-        `Drain rehearsal${stack ? ` of stack "${stack}"` : ""}: ${r.groups.length} group${r.groups.length === 1 ? "" : "s"}, zones ${r.zones.join(", ")}`,
-    );
-    for (const g of r.groups) {
-        lines.push("");
-        lines.push(
-            `${kindName(g.kind)} ${g.name}: ${g.nodes} node${g.nodes === 1 ? "" : "s"}${g.instanceType ? ` (${g.instanceType})` : ""} — ${g.verdict.toUpperCase()}`,
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** What a wave moves: `drain general-1 from 2m to 6m 10s (4m 10s, 4 evictions; last out redis-cluster-4 of …); launch general-4`. */
+function describeWave(s: WaveSpan): string {
+    const w = s.wave;
+    const parts: string[] = [];
+    if (s.drain) {
+        const evictions = w.evictions === 0 && w.drainSeconds === 0 ? "no pods to evict" : plural(w.evictions, "eviction");
+        const last = w.slowest ? `; last out ${w.slowest.pod} of ${w.slowest.workload}, ${departure(w.slowest)}` : "";
+        parts.push(
+            w.drainSeconds > 0
+                ? `drain ${w.drained.join(", ")} from ${formatSeconds(s.drain.start)} to ${formatSeconds(s.drain.end)} (${formatSeconds(w.drainSeconds)}, ${evictions}${last})`
+                : `drain ${w.drained.join(", ")} at ${formatSeconds(s.drain.start)} (${evictions})`,
         );
-        lines.push(`  rollout: ${g.mechanism}`);
-        g.waves.forEach((w, i) => {
-            const parts = [
-                w.drained.length
-                    ? `drain ${w.drained.join(", ")} (${w.evictions} eviction${w.evictions === 1 ? "" : "s"}, longest ${formatSeconds(w.drainSeconds)})`
-                    : "",
-                w.launched.length ? `launch ${w.launched.join(", ")}` : "",
-            ].filter(Boolean);
-            lines.push(`  wave ${i + 1} ${w.phase}: ${parts.join("; ") || "nothing to move"} — ${formatSeconds(w.seconds)}`);
-        });
-        if (g.waves.length === 0) {
-            lines.push("  no waves: the group has no nodes to replace");
+    }
+    if (w.launched.length > 0) {
+        // Replacements launched before the drain (Karpenter, a launch-first refresh) come first.
+        const launch = `launch ${w.launched.join(", ")}`;
+        if ((w.drainStart ?? 0) > 0) {
+            parts.unshift(launch);
+        } else {
+            parts.push(launch);
         }
-        lines.push(`  estimated time: ${formatSeconds(g.estimatedSeconds)}${g.stalled ? " until it stalls" : ""}`);
-        if (g.longestDrain) {
-            const windows = g.windows.map((w) => `${formatSeconds(w.seconds)} ${w.source}`).join(", ");
+    }
+    return parts.join("; ") || "nothing to move";
+}
+
+/** Each window against the longest drain that runs in it. */
+function describeWindows(g: GroupReport): string[] {
+    const longest = g.longestDrain;
+    if (g.nodes === 0) {
+        return [];
+    }
+    return g.windows.map((w) => {
+        const against = !longest
+            ? "no drain (the rollout stops before one)"
+            : longest.seconds === 0
+              ? "no node has pods to drain"
+              : `longest drain ${formatSeconds(longest.seconds)} (${longest.node})`;
+        const verdict =
+            !longest || longest.seconds === 0
+                ? ""
+                : longest.seconds > w.seconds
+                  ? `, over by ${formatSeconds(longest.seconds - w.seconds)}`
+                  : longest.seconds === w.seconds
+                    ? ", reaches it"
+                    : ", fits";
+        return `${formatSeconds(w.seconds)} ${w.source}: ${against}${verdict}`;
+    });
+}
+
+/** `15m 20s`, `17m until it stalls`, `stalls before its first wave`: how long the rollout takes. */
+function timeOf(g: GroupReport): string {
+    if (!g.stalled) {
+        return formatSeconds(g.estimatedSeconds);
+    }
+    return g.estimatedSeconds > 0 ? `${formatSeconds(g.estimatedSeconds)} until it stalls` : "stalls before its first wave";
+}
+
+function summaryOf(g: GroupReport): string {
+    return `${plural(g.nodes, "node")}${g.instanceType ? ` (${g.instanceType})` : ""}`;
+}
+
+/** Splits a house-style message into what, why and fix, for display. */
+function parts(message: string): { what: string; why?: string; fix?: string } {
+    const m = /^(.*?) Why: (.*?) Fix: (.*)$/s.exec(message);
+    return m ? { what: m[1], why: m[2], fix: m[3] } : { what: message };
+}
+
+/** Problems by group, in the order of the groups; pods that fit nowhere before any rollout first. */
+function problemsByGroup(r: Rehearsal): { group?: GroupReport; problems: Problem[] }[] {
+    const before = r.problems.filter((p) => p.groupUrn === undefined);
+    const out: { group?: GroupReport; problems: Problem[] }[] = before.length > 0 ? [{ problems: before }] : [];
+    for (const g of r.groups) {
+        const own = r.problems.filter((p) => p.groupUrn === g.urn);
+        if (own.length > 0) {
+            out.push({ group: g, problems: own });
+        }
+    }
+    return out;
+}
+
+function verdictLine(r: Rehearsal): string {
+    const blocked = r.groups.filter((g) => g.verdict === "blocked").map((g) => `${kindName(g.kind)} ${g.name}`);
+    return r.verdict === "blocked"
+        ? `BLOCKED: ${plural(r.problems.length, "problem")}${blocked.length > 0 ? ` in ${listOf(blocked, "and")}` : ""}, listed first above.`
+        : r.verdict === "undecided"
+          ? "UNDECIDED: no blocker found in what is known, but the items above could not be judged (not a pass)."
+          : "OK: every rollout completes without a blocked eviction, a pod with nowhere to run or a workload at zero ready replicas.";
+}
+
+function notModelled(r: Rehearsal, limit: number): string {
+    return `${r.notModelled.slice(0, limit).join("; ")}${r.notModelled.length > limit ? "; …" : ""}`;
+}
+
+/**
+ * The rehearsal as text: problems first (by group, each with what, why and fix), then the passing
+ * groups one line each, what is undecided and not modelled, then each group's timeline.
+ */
+export function formatRehearsal(r: Rehearsal, stack?: string): string {
+    const lines: string[] = [
+        `Drain rehearsal${stack ? ` of stack "${stack}"` : ""}: ${plural(r.groups.length, "group")}, zones ${r.zones.join(", ")} — ${r.verdict.toUpperCase()}`,
+    ];
+    const byGroup = problemsByGroup(r);
+    if (byGroup.length > 0) {
+        lines.push("", `Problems (${r.problems.length}):`);
+        let i = 0;
+        for (const { group, problems } of byGroup) {
             lines.push(
-                `  longest drain: ${g.longestDrain.node} ${formatSeconds(g.longestDrain.seconds)}${windows ? ` (window: ${windows})` : ""}`,
+                "",
+                group
+                    ? `${kindName(group.kind)} ${group.name}: ${summaryOf(group)}, ${group.verdict.toUpperCase()}, ${timeOf(group)}`
+                    : "Before any rollout:",
             );
+            for (const p of problems) {
+                const { what, why, fix } = parts(p.message);
+                lines.push(`  ${++i}. ${what}`);
+                if (why !== undefined) {
+                    lines.push(`     Why: ${why}`);
+                }
+                if (fix !== undefined) {
+                    lines.push(`     Fix: ${fix}`);
+                }
+            }
         }
-        for (const w of g.waits) {
-            lines.push(
-                `  waits: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb} until rescheduled pods are Ready`,
-            );
+    }
+    const table = (groups: GroupReport[]) => {
+        const rows = groups.map((g) => [g.name, kindName(g.kind), plural(g.nodes, "node"), formatSeconds(g.estimatedSeconds), g.verdict]);
+        const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+        return rows.map((row) => `  ${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ")}`);
+    };
+    const passing = r.groups.filter((g) => g.verdict === "ok");
+    if (passing.length > 0) {
+        lines.push("", "Passing groups:", ...table(passing));
+    }
+    const undecidedGroups = r.groups.filter((g) => g.verdict === "undecided");
+    if (undecidedGroups.length > 0 || r.undecided.length > 0) {
+        lines.push("", "Undecided (values unknown until apply, or not in the data):");
+        if (undecidedGroups.length > 0) {
+            lines.push(...table(undecidedGroups));
         }
-        if (g.stalled) {
-            lines.push(`  STALLS: ${g.stalled}`);
-        }
-        for (const b of g.blocked) {
-            lines.push(`  BLOCKED for good: ${b.pod} (${b.workload}) on ${b.node} by PDB ${b.pdb}: ${b.why}`);
-        }
-        for (const u of g.unplaced) {
-            lines.push(
-                `  NOWHERE TO RUN: ${u.pod} (${u.workload}) in wave ${u.wave}: ${u.reasons}${u.placedAfterSeconds !== undefined ? ` — placed after ${formatSeconds(u.placedAfterSeconds)}` : ""}`,
-            );
-        }
-        for (const z of g.zeroReady) {
-            lines.push(`  ZERO READY: ${z.workload} in wave ${z.wave}: ${z.cause}`);
-        }
-        for (const k of g.killed) {
-            lines.push(`  CUT SHORT: ${k.pod} (${k.workload}) in wave ${k.wave}: ${k.how}`);
-        }
-        for (const d of g.deleted) {
-            lines.push(
-                `  DELETED past its budget: ${d.pod} (${d.workload}) in wave ${d.wave}, ${formatSeconds(d.at)} into the drain, with its whole grace period`,
-            );
-        }
-        for (const u of g.undecided) {
-            lines.push(`  UNDECIDED: ${u}`);
-        }
-        for (const n of g.notes) {
-            lines.push(`  note: ${n}`);
-        }
+        lines.push(...r.undecided.map((u) => `  - ${u}`));
     }
     if (r.unschedulable.length > 0) {
-        lines.push("");
-        lines.push("Pods that fit nowhere before any rollout:");
-        for (const p of r.unschedulable) {
-            lines.push(`  ${p.pod} (${p.workload}): ${p.reasons}`);
-        }
-    }
-    if (r.undecided.length > 0) {
-        lines.push("");
-        lines.push("Undecided (values unknown until apply, or not in the data):");
-        for (const u of r.undecided) {
-            lines.push(`  ${u}`);
-        }
-    }
-    if (r.notModelled.length > 0) {
-        lines.push("");
         lines.push(
-            `Not modelled (${r.notModelled.length}): ${r.notModelled.slice(0, 8).join("; ")}${r.notModelled.length > 8 ? "; …" : ""}`,
+            "",
+            "Pods that fit nowhere before any rollout:",
+            ...r.unschedulable.map((p) => `  ${p.pod} (${p.workload}): ${p.reasons}`),
         );
     }
-    lines.push("");
-    lines.push(
-        r.verdict === "blocked"
-            ? `BLOCKED: ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}:\n${r.problems.map((p) => `  - ${p.message}`).join("\n")}`
-            : r.verdict === "undecided"
-              ? "UNDECIDED: no blocker found in what is known, but the items above could not be judged (not a pass)."
-              : "OK: every rollout completes without a blocked eviction, a pod with nowhere to run or a workload at zero ready replicas.",
-    );
+    if (r.notModelled.length > 0) {
+        lines.push("", `Not modelled (${r.notModelled.length}): ${notModelled(r, 8)}`);
+    }
+    if (r.groups.length > 0) {
+        lines.push("", "Timelines:");
+        for (const g of r.groups) {
+            lines.push("", ...textTimeline(g));
+        }
+    }
+    lines.push("", verdictLine(r));
     return lines.join("\n");
+}
+
+/** A group's timeline: its mechanism, its waves on the rollout's clock, its drains against their windows, waits and notes. */
+function textTimeline(g: GroupReport): string[] {
+    const lines = [`${kindName(g.kind)} ${g.name}: ${summaryOf(g)}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`, `  rollout: ${g.mechanism}`];
+    const waves = spans(g);
+    const ranges = waves.map((s) => `${formatSeconds(s.start)} → ${formatSeconds(s.end)}`);
+    const width = Math.max(0, ...ranges.map((x) => x.length));
+    waves.forEach((s, i) => {
+        const flags = [
+            ...s.over.map((w) => `over the ${formatSeconds(w.seconds)} ${w.source} by ${formatSeconds(s.wave.drainSeconds - w.seconds)}`),
+            ...(s.stalls ? ["STALLS here"] : []),
+        ];
+        lines.push(
+            `  ${ranges[i].padEnd(width)}  wave ${s.n} ${s.wave.phase}: ${describeWave(s)}${flags.length > 0 ? ` — ${flags.join("; ")}` : ""}`,
+        );
+    });
+    if (waves.length === 0) {
+        lines.push(
+            g.nodes === 0 ? "  no waves: the group has no nodes to replace" : `  no wave starts: ${g.stalled ?? "nothing to replace"}`,
+        );
+    }
+    const end = waves.length > 0 ? waves[waves.length - 1].end : 0;
+    if (g.estimatedSeconds > end && !g.stalled) {
+        lines.push(`  ${formatSeconds(g.estimatedSeconds)}: the last rescheduled pod is Ready`);
+    }
+    if (g.stalled && waves.length > 0) {
+        lines.push(`  stalls: ${g.stalled}`);
+    }
+    lines.push(...describeWindows(g).map((w) => `  window: ${w}`));
+    for (const w of g.waits) {
+        lines.push(
+            `  wait: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb} until rescheduled pods are Ready`,
+        );
+    }
+    lines.push(...g.notes.map((n) => `  note: ${n}`));
+    return lines;
 }

@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { formatSeconds } from "eks-platform-kernel";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { formatRehearsal, rehearse, Rehearsal } from "eks-platform-rehearsal";
 import { TestResource, urnOf } from "../policies/harness";
 import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
 
@@ -134,5 +134,92 @@ describe("drain rehearsal report: findings name the workload, the cause and the 
         expect(seconds.length).to.be.greaterThan(0);
         expect(seconds.filter((s) => s >= 60)).to.deep.equal([]);
         expect(formatSeconds(150)).to.equal("2m 30s");
+    });
+});
+
+describe("drain rehearsal report: the text", () => {
+    // One group blocked (a budget that never lets go), one that passes, one with no nodes.
+    const blocked = () => [
+        managed("apps", 3),
+        managed("spare", 2, { zones: 1 }),
+        managed("empty", 0),
+        app("web", { spreadHost: true }),
+        pdb("web", { minAvailable: 3 }),
+    ];
+
+    it("puts problems first, then each passing group on one line, then the timelines", () => {
+        const r = run(blocked());
+        const text = formatRehearsal(r, "test");
+        const at = (s: string) => {
+            const i = text.indexOf(s);
+            expect(i, s).to.be.greaterThan(-1);
+            return i;
+        };
+        expect(r.groups.map((g) => [g.name, g.verdict])).to.deep.equal([
+            ["apps", "blocked"],
+            ["spare", "ok"],
+            ["empty", "ok"],
+        ]);
+        expect(at("\nProblems (2):")).to.be.lessThan(at("\nPassing groups:"));
+        expect(at("\nPassing groups:")).to.be.lessThan(at("\nTimelines:"));
+        expect(at("\nTimelines:")).to.be.lessThan(at("\nBLOCKED: 2 problems in managed node group apps"));
+        // Each problem under its group, numbered, with its why and fix on lines of their own.
+        const problems = text.slice(at("\nProblems"), at("\nPassing groups:"));
+        expect(problems).to.match(
+            /\nmanaged node group apps: 3 nodes \(m6i\.large\), BLOCKED, 17m until it stalls\n {2}1\. The rollout of managed node group apps stalls/,
+        );
+        expect(problems).to.match(/\n {2}2\. PodDisruptionBudget prod\/web blocks the eviction of web-0 \(Deployment prod\/web\)/);
+        expect(problems.match(/\n {5}Fix: /g)).to.have.length(2);
+        // Passing groups: name, kind, nodes, estimated time, ok — one line each, and nothing else of them.
+        const passing = text.slice(at("\nPassing groups:"), at("\nTimelines:")).trim().split("\n").slice(1);
+        expect(passing.map((l) => l.trim().split(/ {2,}/))).to.deep.equal([
+            ["spare", "managed node group", "2 nodes", formatSeconds(r.groups[1].estimatedSeconds), "ok"],
+            ["empty", "managed node group", "0 nodes", "0s", "ok"],
+        ]);
+        expect(problems).not.to.include("spare");
+    });
+
+    it("gives each wave its start and end on the rollout's clock, and each window the drain measured against it", () => {
+        const r = run(blocked());
+        const text = formatRehearsal(r);
+        const apps = text.slice(text.indexOf("\nmanaged node group apps: ", text.indexOf("\nTimelines:")));
+        expect(apps).to.match(/\n {2}0s → 2m {3}wave 1 scale-up: launch apps-4, apps-5, apps-6\n/);
+        expect(apps).to.match(
+            /\n {2}2m → 17m {2}wave 2 upgrade: drain apps-1 from 2m to 17m \(15m, 0 evictions; last out web-0 of Deployment prod\/web, held by PodDisruptionBudget prod\/web: never evicted\) — STALLS here\n/,
+        );
+        expect(apps).to.include("window: 15m EKS eviction limit (PodEvictionFailure): longest drain 15m (apps-1), reaches it");
+        expect(apps).not.to.match(/longest drain 0s/);
+        // The passing group's waves follow one another: each starts where the one before ends.
+        const spare = r.groups[1];
+        let t = 0;
+        for (const [i, w] of spare.waves.entries()) {
+            expect(text).to.match(new RegExp(`${formatSeconds(t)} → ${formatSeconds(t + w.seconds)} +wave ${i + 1} ${w.phase}: `));
+            t += w.seconds;
+        }
+        expect(spare.waves.length).to.be.greaterThan(0);
+    });
+
+    it("says a group that stalls before its first wave stalls, never that it has no waves to run", () => {
+        const pool = nodePool("general");
+        (pool.props.spec as Record<string, unknown>).disruption = { budgets: [{ nodes: "0", reasons: ["Drifted"] }] };
+        const text = formatRehearsal(run([pool, app("web", { spreadHost: true })]));
+        expect(text).to.include("NodePool general: 3 nodes (m6i.large), BLOCKED, stalls before its first wave");
+        expect(text).to.include("  no wave starts: its disruption budgets allow 0 nodes for Drifted at all times");
+        expect(text).not.to.match(/no waves/);
+        // A group with no nodes does say so.
+        expect(formatRehearsal(run(blocked()))).to.match(
+            /\nmanaged node group empty: 0 nodes, OK, 0s\n.*\n {2}no waves: the group has no nodes to replace\n/,
+        );
+    });
+
+    it("lists a pod deleted past its budget as a problem, never as cut short", () => {
+        const r = run([
+            nodePool("general", { terminationGracePeriod: "10m" }),
+            app("web", { spreadHost: true }),
+            pdb("web", { minAvailable: "100%" }),
+        ]);
+        const text = formatRehearsal(r);
+        expect(text).to.match(/held by PodDisruptionBudget prod\/web until Karpenter deletes it at 9m, then takes its 1m grace period/);
+        expect(text).not.to.match(/cut short/i);
     });
 });
