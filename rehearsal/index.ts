@@ -12,7 +12,7 @@ import { rollout } from "./rollout";
 
 export type { DrainResource } from "./model";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
-export { formatRehearsal, kindName } from "./report";
+export { formatRehearsal, formatRehearsalMarkdown, kindName } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
 
 /** A `--group` that names no group of the stack. */

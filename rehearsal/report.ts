@@ -650,3 +650,164 @@ function textTimeline(g: GroupReport): string[] {
     lines.push(...g.notes.map((n) => `  note: ${n}`));
     return lines;
 }
+
+/** Text for a Mermaid task or section name: no `:`, `;` or `#`, which the gantt syntax reserves. */
+function mermaidName(text: string): string {
+    return text.replace(/[:;#]/g, " ").replace(/\s+/g, " ").trim();
+}
+
+/** Markdown text: no raw HTML, no table breaks. */
+function md(text: string): string {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|");
+}
+
+/**
+ * A group's rollout as a Mermaid gantt chart on the rollout's clock (seconds from its start): one
+ * section per wave with the wave and its drain; each window the drain is measured against as a
+ * milestone where it falls within the chart, and the part of a drain past a window as a `crit` bar.
+ */
+function ganttOf(g: GroupReport): string[] {
+    const waves = spans(g);
+    const end = Math.max(g.estimatedSeconds, ...waves.map((s) => Math.max(s.end, s.drain?.end ?? 0)));
+    const lines = [
+        "```mermaid",
+        "gantt",
+        `    title ${mermaidName(`${kindName(g.kind)} ${g.name}, ${timeOf(g)}`)}`,
+        "    dateFormat X",
+        `    axisFormat ${end >= 3600 ? "%H:%M" : "%M:%S"}`,
+        "    todayMarker off",
+    ];
+    const bar = (name: string, start: number, seconds: number, tags: string[] = []) =>
+        `    ${mermaidName(name)} :${[...tags, String(Math.round(start)), `${Math.max(0, Math.round(seconds))}s`].join(", ")}`;
+    for (const s of waves) {
+        lines.push(`    section ${mermaidName(`wave ${s.n} ${s.wave.phase}`)}`);
+        lines.push(bar(describeWaveShort(s), s.start, s.end - s.start, s.stalls ? ["crit"] : []));
+        if (s.drain && s.wave.drainSeconds > 0) {
+            const first = Math.min(s.wave.drainSeconds, ...s.over.map((w) => w.seconds));
+            lines.push(bar(`drain ${s.wave.drained.join(", ")}, ${formatSeconds(s.wave.drainSeconds)}`, s.drain.start, first, ["active"]));
+            if (first < s.wave.drainSeconds) {
+                lines.push(bar(`past the ${formatSeconds(first)} window`, s.drain.start + first, s.wave.drainSeconds - first, ["crit"]));
+            }
+            for (const w of g.windows) {
+                if (s.drain.start + w.seconds <= end) {
+                    lines.push(bar(`${formatSeconds(w.seconds)} ${w.source}`, s.drain.start + w.seconds, 0, ["milestone"]));
+                }
+            }
+        }
+    }
+    lines.push("```");
+    return lines;
+}
+
+function describeWaveShort(s: WaveSpan): string {
+    const w = s.wave;
+    const drain = w.drained.length > 0 ? `drain ${w.drained.join(", ")}` : "";
+    const launch = w.launched.length > 0 ? `launch ${w.launched.join(", ")}` : "";
+    const parts = (w.drainStart ?? 0) > 0 ? [launch, drain] : [drain, launch];
+    return `wave ${s.n}, ${parts.filter(Boolean).join(", then ") || "nothing to move"}`;
+}
+
+/**
+ * The rehearsal as Markdown (a pull request's job summary): the same report as the text, with each
+ * group's timeline as a Mermaid gantt chart.
+ */
+export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
+    const lines: string[] = [
+        `## Drain rehearsal${stack ? ` of stack \`${stack}\`` : ""}: ${r.verdict.toUpperCase()}`,
+        "",
+        `${plural(r.groups.length, "group")}, zones ${r.zones.join(", ")}.`,
+    ];
+    const byGroup = problemsByGroup(r);
+    if (byGroup.length > 0) {
+        lines.push("", `### Problems (${r.problems.length})`);
+        let i = 0;
+        for (const { group, problems } of byGroup) {
+            lines.push(
+                "",
+                group
+                    ? `#### ${kindName(group.kind)} \`${group.name}\`: ${group.verdict.toUpperCase()}, ${md(summaryOf(group))}, ${timeOf(group)}`
+                    : "#### Before any rollout",
+                "",
+            );
+            for (const p of problems) {
+                const { what, why, fix } = parts(p.message);
+                lines.push(`${++i}. ${md(what)}`);
+                if (why !== undefined) {
+                    lines.push(`   - **Why:** ${md(why)}`);
+                }
+                if (fix !== undefined) {
+                    lines.push(`   - **Fix:** ${md(fix)}`);
+                }
+            }
+        }
+    }
+    const table = (groups: GroupReport[]) => [
+        "| group | kind | nodes | estimated time | verdict |",
+        "|---|---|---|---|---|",
+        ...groups.map((g) => `| \`${g.name}\` | ${kindName(g.kind)} | ${g.nodes} | ${formatSeconds(g.estimatedSeconds)} | ${g.verdict} |`),
+    ];
+    const passing = r.groups.filter((g) => g.verdict === "ok");
+    if (passing.length > 0) {
+        lines.push("", "### Passing groups", "", ...table(passing));
+    }
+    const undecidedGroups = r.groups.filter((g) => g.verdict === "undecided");
+    if (undecidedGroups.length > 0 || r.undecided.length > 0) {
+        lines.push("", "### Undecided", "");
+        if (undecidedGroups.length > 0) {
+            lines.push(...table(undecidedGroups), "");
+        }
+        lines.push(...r.undecided.map((u) => `- ${md(u)}`));
+    }
+    if (r.unschedulable.length > 0) {
+        lines.push(
+            "",
+            "### Pods that fit nowhere before any rollout",
+            "",
+            ...r.unschedulable.map((p) => `- ${p.pod} (${p.workload}): ${md(p.reasons)}`),
+        );
+    }
+    if (r.notModelled.length > 0) {
+        lines.push(
+            "",
+            `<details><summary>Not modelled (${r.notModelled.length})</summary>`,
+            "",
+            ...r.notModelled.map((n) => `- ${md(n)}`),
+            "",
+            "</details>",
+        );
+    }
+    if (r.groups.length > 0) {
+        lines.push("", "### Timelines");
+        for (const g of r.groups) {
+            lines.push(
+                "",
+                `#### ${kindName(g.kind)} \`${g.name}\`: ${md(summaryOf(g))}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`,
+                "",
+                md(g.mechanism),
+            );
+            if (g.waves.length > 0) {
+                lines.push("", ...ganttOf(g));
+            } else {
+                lines.push(
+                    "",
+                    g.nodes === 0
+                        ? "No waves: the group has no nodes to replace."
+                        : `No wave starts: ${md(g.stalled ?? "nothing to replace")}.`,
+                );
+            }
+            const details = [
+                ...(g.stalled ? [`stalls: ${g.stalled}`] : []),
+                ...describeWindows(g).map((w) => `window: ${w}`),
+                ...g.waits.map(
+                    (w) => `wait: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb}`,
+                ),
+                ...g.notes.map((n) => `note: ${n}`),
+            ];
+            if (details.length > 0) {
+                lines.push("", ...details.map((d) => `- ${md(d)}`));
+            }
+        }
+    }
+    lines.push("", `**${verdictLine(r).replace(/^(\w+):/, "$1:**")}`);
+    return `${lines.join("\n")}\n`;
+}

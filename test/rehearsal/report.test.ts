@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { formatSeconds } from "eks-platform-kernel";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { formatRehearsal, rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { formatRehearsal, formatRehearsalMarkdown, rehearse, Rehearsal } from "eks-platform-rehearsal";
 import { TestResource, urnOf } from "../policies/harness";
 import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
 
@@ -221,5 +221,125 @@ describe("drain rehearsal report: the text", () => {
         const text = formatRehearsal(r);
         expect(text).to.match(/held by PodDisruptionBudget prod\/web until Karpenter deletes it at 9m, then takes its 1m grace period/);
         expect(text).not.to.match(/cut short/i);
+    });
+});
+
+/** A gantt task as the report writes it: `name :tags, start, 120s`. */
+interface Task {
+    name: string;
+    tags: string[];
+    start: number;
+    seconds: number;
+}
+
+/** The Mermaid blocks of a Markdown text, each with the heading above it and its sections' tasks. */
+function mermaidBlocks(markdown: string): { heading: string; header: string[]; sections: { name: string; tasks: Task[] }[] }[] {
+    const out: { heading: string; header: string[]; sections: { name: string; tasks: Task[] }[] }[] = [];
+    const lines = markdown.split("\n");
+    let heading = "";
+    for (let i = 0; i < lines.length; i++) {
+        if (lines[i].startsWith("#### ")) {
+            heading = lines[i];
+        }
+        if (lines[i] !== "```mermaid") {
+            continue;
+        }
+        const block = { heading, header: [] as string[], sections: [] as { name: string; tasks: Task[] }[] };
+        for (i++; lines[i] !== "```"; i++) {
+            expect(i, "an unterminated mermaid block").to.be.lessThan(lines.length);
+            const section = /^ {4}section (.+)$/.exec(lines[i]);
+            const task = /^ {4}([^:;#]+?) :((?:\w+, )*)(\d+), (\d+)s$/.exec(lines[i]);
+            if (section) {
+                block.sections.push({ name: section[1], tasks: [] });
+            } else if (task && block.sections.length > 0) {
+                const tags = task[2] ? task[2].split(", ").filter(Boolean) : [];
+                block.sections[block.sections.length - 1].tasks.push({
+                    name: task[1],
+                    tags,
+                    start: Number(task[3]),
+                    seconds: Number(task[4]),
+                });
+            } else {
+                expect(block.sections, `a task before any section, or a line the gantt syntax would refuse: ${lines[i]}`).to.deep.equal([]);
+                block.header.push(lines[i]);
+            }
+        }
+        out.push(block);
+    }
+    return out;
+}
+
+describe("drain rehearsal report: Markdown", () => {
+    const stack = () => [
+        managed("apps", 3),
+        managed("spare", 2, { zones: 1 }),
+        managed("empty", 0),
+        app("slow", { grace: 17 * 60 }),
+        pdb("slow", { maxUnavailable: 1 }),
+    ];
+
+    it("draws a Mermaid gantt chart per group with waves, one section per wave, on the rollout's clock", () => {
+        const r = run(stack());
+        const markdown = formatRehearsalMarkdown(r, "test");
+        const blocks = mermaidBlocks(markdown);
+        const withWaves = r.groups.filter((g) => g.waves.length > 0);
+        expect(withWaves.map((g) => g.name)).to.deep.equal(["apps", "spare"]);
+        expect(blocks).to.have.length(withWaves.length);
+        withWaves.forEach((g, n) => {
+            const block = blocks[n];
+            expect(block.heading, g.name).to.include(`\`${g.name}\``);
+            expect(block.header[0]).to.equal("gantt");
+            expect(block.header).to.include("    dateFormat X");
+            expect(block.header.some((l) => /^ {4}axisFormat %M:%S$/.test(l))).to.equal(true);
+            expect(block.sections.map((sec) => sec.name)).to.deep.equal(g.waves.map((w, i) => `wave ${i + 1} ${w.phase}`));
+            // Each wave's bar starts where the waves before it end, and lasts its seconds.
+            let t = 0;
+            block.sections.forEach((sec, i) => {
+                expect(sec.tasks[0], `${g.name} wave ${i + 1}`).to.include({ start: t, seconds: g.waves[i].seconds });
+                t += g.waves[i].seconds;
+            });
+        });
+        // The stalled wave of apps: its drain up to EKS's 15 minutes, the 2 minutes past it as a crit
+        // bar, and the limit as a milestone 15m after the drain starts (2m in).
+        const stalled = blocks[0].sections[1].tasks;
+        expect(stalled.find((x) => x.tags.includes("active"))).to.include({ start: 120, seconds: 900 });
+        expect(stalled.find((x) => x.name.startsWith("past the 15m window"))).to.deep.include({
+            tags: ["crit"],
+            start: 1020,
+            seconds: 120,
+        });
+        expect(stalled.find((x) => x.tags.includes("milestone"))).to.deep.include({
+            name: "15m EKS eviction limit (PodEvictionFailure)",
+            start: 1020,
+            seconds: 0,
+        });
+        // A group without waves gets a sentence, not an empty chart.
+        expect(markdown).to.match(
+            /#### managed node group `empty`: 0 nodes, OK, 0s\n\n.*\n\nNo waves: the group has no nodes to replace\./,
+        );
+    });
+
+    it("is the same report as the text: problems first, then passing groups, then timelines", () => {
+        const r = run(stack());
+        const markdown = formatRehearsalMarkdown(r);
+        const at = (s: string) => {
+            const i = markdown.indexOf(s);
+            expect(i, s).to.be.greaterThan(-1);
+            return i;
+        };
+        expect(r.problems).to.have.length(1);
+        expect(at(`\n### Problems (1)\n`)).to.be.lessThan(at("\n### Passing groups\n"));
+        expect(at("\n### Passing groups\n")).to.be.lessThan(at("\n### Timelines\n"));
+        expect(markdown).to.include("1. The rollout of managed node group apps stalls 17m after it starts");
+        expect(markdown).to.include("   - **Fix:** shorten the grace period of Deployment prod/slow");
+        expect(markdown).to.include("| `spare` | managed node group | 2 | ");
+        expect(markdown).to.match(/\n\*\*BLOCKED:\*\* 1 problem in managed node group apps, listed first above\.\n$/);
+    });
+
+    it("keeps names the gantt syntax reserves characters in out of its tasks", () => {
+        const r = run(stack());
+        r.groups[0].waves[0].launched = ["a:b;c#d"];
+        const [block] = mermaidBlocks(formatRehearsalMarkdown(r));
+        expect(block.sections[0].tasks[0].name).to.equal("wave 1, launch a b c d");
     });
 });

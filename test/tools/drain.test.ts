@@ -29,12 +29,14 @@ describe("npm run drain", function () {
             let examplesText: CliResult;
             let blockers: CliResult;
             let blockersText: CliResult;
+            let examplesMarkdown: CliResult;
             before(async () => {
-                [examplesJson, examplesText, blockers, blockersText] = await Promise.all([
+                [examplesJson, examplesText, blockers, blockersText, examplesMarkdown] = await Promise.all([
                     runTool("drain.ts", [stack, "examples/", "--format", "json"]),
                     runTool("drain.ts", [stack, "examples"]),
                     runTool("drain.ts", [stack, BLOCKERS, "--format=json"]),
                     runTool("drain.ts", [stack, BLOCKERS]),
+                    runTool("drain.ts", [stack, "examples/", "--format", "markdown"]),
                 ]);
             });
 
@@ -86,6 +88,24 @@ describe("npm run drain", function () {
                 expect(text).to.match(/\n(OK|UNDECIDED): [^\n]*\n$/);
             });
 
+            it("with --format markdown, prints the report with a Mermaid gantt chart per group that has waves", () => {
+                expect(examplesMarkdown.code, examplesMarkdown.stderr).to.equal(0);
+                const r = JSON.parse(examplesJson.stdout) as Rehearsal;
+                const md = examplesMarkdown.stdout;
+                expect(md).to.match(new RegExp(`^## Drain rehearsal of stack \`${stack}\`: ${r.verdict.toUpperCase()}\n`));
+                const charts = md
+                    .split("\n```mermaid\n")
+                    .slice(1)
+                    .map((c) => c.slice(0, c.indexOf("\n```")));
+                const withWaves = r.groups.filter((g) => g.waves.length > 0);
+                expect(charts).to.have.length(withWaves.length);
+                withWaves.forEach((g, i) => {
+                    expect(charts[i].split("\n")[0]).to.equal("gantt");
+                    expect(charts[i], g.name).to.include(`    title ${kindName(g.kind)} ${g.name}, `);
+                    expect(charts[i].match(/^ {4}section /gm), g.name).to.have.length(g.waves.length);
+                });
+            });
+
             it("with a minAvailable-3 budget and a single replica, exits 1 naming the budget, the group and the workload at zero", () => {
                 expect(blockers.code, blockers.stderr).to.equal(1);
                 const r = JSON.parse(blockers.stdout) as Rehearsal;
@@ -121,7 +141,7 @@ describe("npm run drain", function () {
         ]);
         expect([none.code, format.code, stack.code, group.code]).to.deep.equal([2, 2, 2, 2]);
         expect(none.stderr).to.match(/usage: npm run drain -- <stack>/);
-        expect(format.stderr).to.match(/--format must be text or json, not "xml"/);
+        expect(format.stderr).to.match(/--format must be text, markdown or json, not "xml"/);
         expect(stack.stderr).to.match(/unknown stack "no-such-stack"/);
         expect(group.stderr).to.match(/no node group or NodePool named "no-such-group" in this stack \(groups: /);
         expect([none, format, stack, group].map((r) => r.stdout)).to.deep.equal(["", "", "", ""]);
