@@ -1,7 +1,10 @@
 /**
  * What a rehearsal reports, per group and for the stack: waves, blocked evictions, pods with
  * nowhere to go, workloads reaching zero ready replicas, drains against their windows, and the
- * problems behind a non-zero exit, each as a message in the house style.
+ * problems behind a non-zero exit, each as a message in the house style; and the report as text
+ * and as Markdown (problems first, then passing groups, undecided and not-modelled items, then
+ * each group's timeline). Pods that fit nowhere before any rollout are a problem (or, where the
+ * input holds only part of the cluster, an undecided item), so the report lists them once, there.
  */
 import { formatSeconds, listOf } from "eks-platform-kernel";
 import { violation } from "eks-platform-kernel/policy";
@@ -594,13 +597,6 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
         }
         lines.push(...r.undecided.map((u) => `  - ${u}`));
     }
-    if (r.unschedulable.length > 0) {
-        lines.push(
-            "",
-            "Pods that fit nowhere before any rollout:",
-            ...r.unschedulable.map((p) => `  ${p.pod} (${p.workload}): ${p.reasons}`),
-        );
-    }
     if (r.notModelled.length > 0) {
         lines.push("", `Not modelled (${r.notModelled.length}): ${notModelled(r, 8)}`);
     }
@@ -757,14 +753,6 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
             lines.push(...table(undecidedGroups), "");
         }
         lines.push(...r.undecided.map((u) => `- ${md(u)}`));
-    }
-    if (r.unschedulable.length > 0) {
-        lines.push(
-            "",
-            "### Pods that fit nowhere before any rollout",
-            "",
-            ...r.unschedulable.map((p) => `- ${p.pod} (${p.workload}): ${md(p.reasons)}`),
-        );
     }
     if (r.notModelled.length > 0) {
         lines.push(

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { formatSeconds } from "eks-platform-kernel";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { formatRehearsal, formatRehearsalMarkdown, rehearse, Rehearsal } from "eks-platform-rehearsal";
-import { TestResource, urnOf } from "../policies/harness";
+import { changed, TestResource, urnOf } from "../policies/harness";
 import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
 
 function run(resources: TestResource[]): Rehearsal {
@@ -210,6 +210,16 @@ describe("drain rehearsal report: the text", () => {
         expect(formatRehearsal(run(blocked()))).to.match(
             /\nmanaged node group empty: 0 nodes, OK, 0s\n.*\n {2}no waves: the group has no nodes to replace\n/,
         );
+    });
+
+    it("lists a pod that fits nowhere before any rollout once, first, under no group", () => {
+        // One m6i.large (2 vCPU) uses the pool's whole limit; the second 1500m replica fits nowhere.
+        const pool = changed(nodePool("general"), "spec.limits", { cpu: "2" });
+        const text = formatRehearsal(run([pool, app("big", { cpu: "1500m" })]));
+        expect(text).to.match(
+            /\nProblems \(\d+\):\n\nBefore any rollout:\n {2}1\. Pod big-\d of Deployment prod\/big fits on no node of the stack/,
+        );
+        expect(text.match(/Pod big-1 of Deployment prod\/big fits on no node|big-1 \(Deployment prod\/big\)/g)).to.have.length(1);
     });
 
     it("lists a pod deleted past its budget as a problem, never as cut short", () => {
