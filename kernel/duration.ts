@@ -76,13 +76,17 @@ export function karpenterDuration(value: unknown, pattern: keyof typeof KARPENTE
     return value === "Never" ? Infinity : parseDuration(value);
 }
 
-/** Seconds as a short human string: `90s`, `5m`, `48h`. */
+/**
+ * Seconds as a short human string, the one duration format of every report and message: `45s`,
+ * `3m 30s`, `15m`, `1h 30m`, `48h` (rounded to whole seconds).
+ */
 export function formatSeconds(seconds: number): string {
-    if (seconds >= 3600 && seconds % 3600 === 0) {
-        return `${seconds / 3600}h`;
+    const s = Math.round(seconds);
+    if (s < 60) {
+        return `${s}s`;
     }
-    if (seconds >= 60 && seconds % 60 === 0) {
-        return `${seconds / 60}m`;
-    }
-    return `${seconds}s`;
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const rest = s % 60;
+    return [h ? `${h}h` : "", m ? `${m}m` : "", rest ? `${rest}s` : ""].filter(Boolean).join(" ");
 }

@@ -99,3 +99,12 @@ export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } fr
 export function reportUndecided(report: ReportViolation, message: string, urn?: string): void {
     (report as unknown as ReportDiagnostic)({ message, ...(urn ? { urn } : {}), enforcementLevel: "advisory" });
 }
+
+/**
+ * Reports a finding at the advisory level whatever the policy's level: something worth knowing
+ * that breaks nothing the policy guards (the drain rehearsal's interrupted work that drops no
+ * request). Unlike `reportUndecided` it is decided: a verdict, just not a blocking one.
+ */
+export function reportAdvisory(report: ReportViolation, message: string, urn?: string): void {
+    (report as unknown as ReportDiagnostic)({ message, ...(urn ? { urn } : {}), enforcementLevel: "advisory" });
+}

@@ -1,6 +1,6 @@
 import { hasNodeCapacity, rehearse } from "eks-platform-rehearsal";
 import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
-import { reportUndecided, undecided, Verdicts } from "eks-platform-kernel/policy";
+import { reportAdvisory, reportUndecided, undecided, Verdicts } from "eks-platform-kernel/policy";
 import { declareStackPolicy } from "./declare";
 
 const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
@@ -39,6 +39,10 @@ export const drainRehearsal = declareStackPolicy({
         const evicted = rehearsal.groups.some((g) => g.waves.some((w) => w.evictions > 0)) || rehearsal.unschedulable.length > 0;
         for (const problem of rehearsal.problems) {
             reportViolation(problem.message, problem.urn);
+        }
+        // Interrupted work that drops no request is worth knowing, never a reason to refuse a change.
+        for (const advisory of rehearsal.advisories) {
+            reportAdvisory(reportViolation, advisory.message, advisory.urn);
         }
         // What the input cannot tell is said as undecided, at the advisory level: never a pass,
         // never a failure by itself (a value unknown until apply is the analyzer's "can't run").

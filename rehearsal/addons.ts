@@ -29,6 +29,8 @@ interface AddonSpec {
     source: string;
     /** Defaults the source does not settle, as "what: assumed value". */
     assumed?: string[];
+    /** The Service that sends it requests (DNS queries, webhook calls, the metrics API), if any. */
+    serves?: { name: string; port: number; portName: string };
     pods(values: Rec): AddonPods;
 }
 
@@ -105,6 +107,7 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         name: "aws-load-balancer-controller",
         namespace: "kube-system",
         helmChart: "aws-load-balancer-controller",
+        serves: { name: "aws-load-balancer-webhook-service", port: 443, portName: "webhook-server" },
         source: "aws/eks-charts aws-load-balancer-controller 1.13.3 values.yaml (replicaCount 2; a budget only when podDisruptionBudget is set and replicas > 1)",
         pods: (v) => {
             const replicas = countOr(field(v, "replicaCount"), 2);
@@ -130,6 +133,7 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         name: "coredns",
         namespace: "kube-system",
         eksAddon: "coredns",
+        serves: { name: "kube-dns", port: 53, portName: "dns" },
         source: "the EKS coredns add-on's configuration (replicaCount, podDisruptionBudget, resources, nodeSelector, tolerations)",
         assumed: [
             "requests when unset: cpu 100m, memory 70Mi (the upstream CoreDNS Deployment's)",
@@ -149,6 +153,7 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         name: "metrics-server",
         namespace: "kube-system",
         eksAddon: "metrics-server",
+        serves: { name: "metrics-server", port: 443, portName: "https" },
         source: "the EKS metrics-server community add-on's configuration (replicas, podDisruptionBudget, resources, nodeSelector, tolerations)",
         pods: (v) => ({
             replicas: countOr(field(v, "replicas"), 1),
@@ -282,6 +287,19 @@ export function addonWorkloads(resources: readonly DrainResource[]): {
                     kind: "PodDisruptionBudget",
                     metadata,
                     spec: { ...pods.pdb, selector: { matchLabels: labels } },
+                },
+            });
+        }
+        if (spec.serves) {
+            out.push({
+                type: "kubernetes:core/v1:Service",
+                name: `${r.name}/${spec.serves.name}`,
+                urn: r.urn,
+                props: {
+                    apiVersion: "v1",
+                    kind: "Service",
+                    metadata: { name: spec.serves.name, namespace: spec.namespace },
+                    spec: { selector: labels, ports: [{ name: spec.serves.portName, port: spec.serves.port }] },
                 },
             });
         }

@@ -13,7 +13,7 @@ import { rollout } from "./rollout";
 export type { DrainResource } from "./model";
 export { ADDON_SPECS, addonWorkloads } from "./addons";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
-export { formatDuration, formatRehearsal, kindName } from "./report";
+export { formatRehearsal, formatRehearsalMarkdown, kindName } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
 
 /** A `--group` that names no group of the stack. */
@@ -81,8 +81,11 @@ export function rehearse(
     const namespaces = new Map(model.workloads.map((w) => [w.id, w.namespace]));
     const problems: Problem[] = [];
     const withheld: Problem[] = [];
+    const advisories: Problem[] = [];
     for (const p of problemsOf(groups, judged, (id) => namespaces.get(id))) {
-        if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
+        if (p.advisory) {
+            advisories.push(p);
+        } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
             atApply.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
         } else if (p.capacity && options.capacityElsewhere) {
@@ -106,5 +109,15 @@ export function rehearse(
     const undecided = [...atApply, ...fromInput];
     const verdict: Verdict = problems.length > 0 ? "blocked" : undecided.length > 0 ? "undecided" : "ok";
     const notModelled = [...model.notModelled, ...model.workloads.flatMap((w) => w.notModelled.map((n) => `${w.id}: ${n}`))];
-    return { verdict, zones: model.zones, groups, unschedulable: judged, undecided, inputUndecided: fromInput, notModelled, problems };
+    return {
+        verdict,
+        zones: model.zones,
+        groups,
+        unschedulable: judged,
+        undecided,
+        inputUndecided: fromInput,
+        advisories,
+        notModelled,
+        problems,
+    };
 }

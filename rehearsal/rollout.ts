@@ -21,7 +21,7 @@ import { formatSeconds, scaledValue } from "eks-platform-kernel";
 import { Cluster, formatReasons, SimNode, SimPod, WorkloadState } from "./cluster";
 import type { GroupModel, ManagedGroupModel, NodePoolModel, PdbModel, SelfManagedGroupModel } from "./model";
 import { DO_NOT_DISRUPT } from "./read";
-import type { GroupReport, WaveReport } from "./report";
+import type { GroupReport, SlowestPod, WaveReport } from "./report";
 import { EKS_CORDON_WAIT_SECONDS, EKS_EVICTION_TIMEOUT_SECONDS, NODE_READY_SECONDS, SPOT_NOTICE_SECONDS } from "./timing";
 
 /** What happens when a node's drain outlasts its window. */
@@ -37,6 +37,15 @@ interface Window {
     seconds: number;
     source: string;
     expiry: Expiry;
+}
+
+/** A drain's outcome: each node's drain time, when it started, the pod that left last, and why it stalls. */
+interface DrainResult {
+    perNode: Map<SimNode, number>;
+    evictions: number;
+    start: number;
+    slowest?: SlowestPod;
+    stalled?: string;
 }
 
 interface ReadyEvent {
@@ -207,15 +216,38 @@ class Rollout {
 
     /**
      * Drains `nodes` in parallel from the current clock: evictions honour the budgets, waiting for
-     * rescheduled pods to get Ready; returns each node's drain time and whether the rollout stalls.
+     * rescheduled pods to get Ready; returns each node's drain time, the pod that leaves last, and
+     * whether the rollout stalls.
      */
-    drain(
-        nodes: readonly SimNode[],
-        window: Window | undefined,
-        options: { respectDoNotDisrupt?: boolean } = {},
-    ): { perNode: Map<SimNode, number>; evictions: number; stalled?: string } {
+    drain(nodes: readonly SimNode[], window: Window | undefined, options: { respectDoNotDisrupt?: boolean } = {}): DrainResult {
         const start = this.clock;
         const perNode = new Map<SimNode, number>(nodes.map((n) => [n, 0]));
+        let slowest: SlowestPod | undefined;
+        let slowestSeconds = -1;
+        // A node's drain lasts until its last pod is gone.
+        const note = (
+            node: SimNode,
+            seconds: number,
+            pod: SimPod,
+            left: SlowestPod["left"],
+            at: number | undefined,
+            pdb: string | undefined,
+        ) => {
+            perNode.set(node, Math.max(perNode.get(node) ?? 0, seconds));
+            if (seconds > slowestSeconds) {
+                slowestSeconds = seconds;
+                slowest = {
+                    pod: pod.name,
+                    workload: pod.workload.model.id,
+                    ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
+                    node: node.name,
+                    left,
+                    ...(at !== undefined ? { at } : {}),
+                    graceSeconds: pod.workload.model.pod.graceSeconds,
+                    ...(pdb !== undefined ? { pdb } : {}),
+                };
+            }
+        };
         const waiting = new Map<SimPod, { since: number; pdb: string; urn?: string; never?: string; node: SimNode; doNotDisrupt?: true }>();
         const queue: { pod: SimPod; node: SimNode }[] = [];
         for (const node of [...nodes].sort((a, b) => a.order - b.order)) {
@@ -227,14 +259,16 @@ class Rollout {
         let evictions = 0;
         let t = start;
         const deadline = window ? start + window.seconds : undefined;
-        const finish = (pod: SimPod, node: SimNode, at: number, end: number) => {
-            perNode.set(node, Math.max(perNode.get(node) ?? 0, end - start));
+        const finish = (pod: SimPod, node: SimNode, at: number, end: number, held?: { pdb: string; urn?: string }) => {
+            note(node, end - start, pod, "evicted", at - start, held?.pdb);
             if (deadline !== undefined && end > deadline && window && window.expiry !== "fail") {
                 this.report.killed.push({
                     pod: pod.name,
                     workload: pod.workload.model.id,
                     ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
                     wave: this.wave,
+                    graceSeconds: pod.workload.model.pod.graceSeconds,
+                    ...(held ? { pdb: held.pdb, ...(held.urn ? { pdbUrn: held.urn } : {}) } : {}),
                     how: `it needs until ${formatSeconds(Math.round(end - start))} into the drain (evicted at ${formatSeconds(Math.round(at - start))}, grace period ${formatSeconds(pod.workload.model.pod.graceSeconds)}), past the ${formatSeconds(window.seconds)} ${window.source}`,
                 });
             }
@@ -247,13 +281,14 @@ class Rollout {
                     workload: pod.workload.model.id,
                     ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
                     wave: this.wave,
+                    graceSeconds: pod.workload.model.pod.graceSeconds,
                     how: `${window.source}: the instance is terminated without a drain`,
                 });
                 perNode.set(node, 0);
                 this.remove(pod, t, `its pod ${pod.name} is killed when node ${node.name} terminates without a drain`);
             }
             this.cluster.finalizeClaims();
-            return { perNode, evictions };
+            return { perNode, evictions, start };
         }
         let stalled: string | undefined;
         for (;;) {
@@ -288,7 +323,7 @@ class Rollout {
                 }
                 queue.splice(i--, 1);
                 evictions++;
-                finish(pod, node, t, t + pod.workload.model.pod.graceSeconds);
+                finish(pod, node, t, t + pod.workload.model.pod.graceSeconds, waited);
                 this.remove(pod, t, `its last ready pod ${pod.name} is evicted from node ${node.name}`);
             }
             this.cluster.finalizeClaims();
@@ -301,6 +336,10 @@ class Rollout {
                 t = Math.max(t, limit);
                 this.advance(t);
                 if (window?.expiry === "fail") {
+                    // Every node that still holds pods has drained for the whole window.
+                    for (const { pod, node } of queue) {
+                        note(node, t - start, pod, "held", undefined, waiting.get(pod)?.pdb);
+                    }
                     stalled = `node${nodes.length > 1 ? "s" : ""} ${nodes.map((n) => n.name).join(", ")} still hold${nodes.length > 1 ? "" : "s"} pods after ${formatSeconds(window.seconds)} (${window.source}): PodEvictionFailure`;
                     this.recordBlocked(waiting, next === undefined);
                     break;
@@ -315,27 +354,38 @@ class Rollout {
                         1,
                     );
                     const held = waiting.get(pod);
-                    const how =
-                        window?.expiry === "delete"
-                            ? held?.doNotDisrupt
-                                ? `Karpenter never evicts it (${DO_NOT_DISRUPT}) and deletes it after ${formatSeconds(Math.round(t - start))} so that it ends by the ${formatSeconds(window.seconds)} ${window.source}: the annotation holds the node that long, then the pod's work is interrupted`
-                                : `Karpenter deletes it past its PodDisruptionBudget ${held?.pdb ?? ""} so that it ends by the ${formatSeconds(window.seconds)} ${window.source}`
-                            : `still on node ${node.name} when the ${formatSeconds(window!.seconds)} ${window!.source} ends and the instance is terminated`;
-                    this.report.killed.push({
+                    const grace = pod.workload.model.pod.graceSeconds;
+                    const entry = {
                         pod: pod.name,
                         workload: pod.workload.model.id,
                         ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
                         wave: this.wave,
-                        how,
-                    });
+                        graceSeconds: grace,
+                        ...(held?.doNotDisrupt
+                            ? { doNotDisrupt: true as const }
+                            : held
+                              ? { pdb: held.pdb, ...(held.urn ? { pdbUrn: held.urn } : {}) }
+                              : {}),
+                    };
+                    if (window?.expiry === "delete" && t + grace <= deadline!) {
+                        // Deleted early enough for its whole grace period: past its budget, not cut short.
+                        this.report.deleted.push({ ...entry, node: node.name, at: t - start });
+                    } else {
+                        this.report.killed.push({
+                            ...entry,
+                            how:
+                                window?.expiry === "delete"
+                                    ? `Karpenter deletes it past ${held?.doNotDisrupt ? `its ${DO_NOT_DISRUPT} annotation` : `its PodDisruptionBudget ${held?.pdb ?? ""}`} at ${formatSeconds(t - start)}, too late for its ${formatSeconds(grace)} grace period to end by the ${formatSeconds(window.seconds)} ${window.source}`
+                                    : `still on node ${node.name} when the ${formatSeconds(window!.seconds)} ${window!.source} ends and the instance is terminated`,
+                        });
+                    }
                     waiting.delete(pod);
-                    perNode.set(
-                        node,
-                        Math.max(
-                            perNode.get(node) ?? 0,
-                            window?.expiry === "delete" ? t - start + pod.workload.model.pod.graceSeconds : t - start,
-                        ),
-                    );
+                    // The node is gone when the window ends, whatever still runs on it.
+                    if (window?.expiry === "delete") {
+                        note(node, Math.min(t - start + grace, window.seconds), pod, "deleted", t - start, held?.pdb);
+                    } else {
+                        note(node, t - start, pod, "terminated", undefined, held?.pdb);
+                    }
                     this.remove(pod, t, `its pod ${pod.name} is deleted from node ${node.name} despite its budget`);
                 }
                 this.cluster.finalizeClaims();
@@ -356,6 +406,8 @@ class Rollout {
             const late = [...perNode].filter(([, seconds]) => seconds > window.seconds).map(([n]) => n.name);
             if (late.length > 0) {
                 stalled = `pods on ${late.join(", ")} are still terminating after ${formatSeconds(window.seconds)} (${window.source}): PodEvictionFailure`;
+                // The update fails when the window ends, not when the pods were evicted.
+                this.advance(start + window.seconds);
             }
         }
         if (stalled === undefined) {
@@ -363,7 +415,7 @@ class Rollout {
                 this.recordWait(pod, w, t);
             }
         }
-        return { perNode, evictions, ...(stalled ? { stalled } : {}) };
+        return { perNode, evictions, start, ...(slowest ? { slowest } : {}), ...(stalled ? { stalled } : {}) };
     }
 
     /** A budget held `pod` from `w.since` until `t`, then let it go. */
@@ -415,7 +467,7 @@ class Rollout {
         start: number,
         drained: readonly SimNode[],
         launched: readonly SimNode[],
-        result: { evictions: number },
+        result: DrainResult,
         longest: number,
         until: number,
     ): void {
@@ -430,6 +482,7 @@ class Rollout {
             launched: launched.map((n) => n.name),
             evictions: result.evictions,
             drainSeconds: longest,
+            ...drainOf(result, start),
             seconds: this.clock - start,
         });
     }
@@ -439,7 +492,7 @@ class Rollout {
         phase: WaveReport["phase"],
         start: number,
         drained: readonly SimNode[],
-        result: { evictions: number },
+        result: DrainResult,
         longest: number,
         why: string,
     ): void {
@@ -450,6 +503,7 @@ class Rollout {
             launched: [],
             evictions: result.evictions,
             drainSeconds: longest,
+            ...drainOf(result, start),
             seconds: this.clock - start,
         });
         this.report.estimatedSeconds = this.clock;
@@ -474,6 +528,11 @@ class Rollout {
     }
 }
 
+/** Where a wave's drain starts within it, and the pod that leaves its nodes last. */
+function drainOf(result: DrainResult, waveStart: number): Pick<WaveReport, "drainStart" | "slowest"> {
+    return { drainStart: result.start - waveStart, ...(result.slowest ? { slowest: result.slowest } : {}) };
+}
+
 function emptyReport(g: GroupModel, nodes: SimNode[], mechanism: string): GroupReport {
     return {
         name: g.name,
@@ -490,6 +549,7 @@ function emptyReport(g: GroupModel, nodes: SimNode[], mechanism: string): GroupR
         unplaced: [],
         zeroReady: [],
         killed: [],
+        deleted: [],
         windows: [],
         estimatedSeconds: 0,
         undecided: [...g.undecided],

@@ -57,6 +57,32 @@ function stackRunners(job: Job): { stack: string; runsOn: string }[] {
     return entries.map((entry) => ({ stack: fill(stackName, entry), runsOn: fill(String(job["runs-on"] ?? ""), entry) }));
 }
 
+/** The pull request workflow's offline step that writes each stack's drain rehearsal to the job summary. */
+function drainSummaryStep(): Step | undefined {
+    const pr = all.find((w) => "pull_request" in w.doc.on);
+    const offline = Object.values(pr?.doc.jobs ?? {}).filter((j) => !usesCloud(j));
+    return offline.flatMap((j) => j.steps ?? []).find((st) => /npm run --silent drain -- /.test(st.run ?? ""));
+}
+
+/** Runs a step's script with bash and a job summary file, from the repository root, as the runner does. */
+function runStep(script: string): Promise<{ code: number; summary: string; stderr: string }> {
+    const summary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "summary-")), "summary.md");
+    fs.writeFileSync(summary, "");
+    return new Promise((resolve) => {
+        execFile(
+            "bash",
+            ["-e", "-c", script],
+            { cwd: ROOT, env: { ...process.env, GITHUB_STEP_SUMMARY: summary }, maxBuffer: 64 * 1024 * 1024 },
+            (err, _stdout, stderr) =>
+                resolve({
+                    code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
+                    summary: fs.readFileSync(summary, "utf8"),
+                    stderr,
+                }),
+        );
+    });
+}
+
 /** Labels of GitHub's hosted runners (the images GitHub names). */
 const GITHUB_HOSTED = /\b(ubuntu|windows|macos)-(latest|\d)/;
 
@@ -164,6 +190,14 @@ describe("GitHub workflows", () => {
         expect(step!.run).to.include("for file in Pulumi.*.yaml");
         expect(step!.run).to.include("$GITHUB_STEP_SUMMARY");
         expect((step as { env?: Record<string, string> }).env?.BASE_SHA).to.equal("${{ github.event.pull_request.base.sha }}");
+        expect(step!.if).to.equal(undefined);
+    });
+
+    it("rehearse every stack's drains with examples/ into the job summary as Markdown, offline, fork PRs included", () => {
+        const step = drainSummaryStep();
+        expect(step, "a drain rehearsal step").to.not.equal(undefined);
+        expect(step!.run).to.include("for file in Pulumi.*.yaml");
+        expect(step!.run).to.include('drain -- "$stack" examples/ --format markdown >> "$GITHUB_STEP_SUMMARY"');
         expect(step!.if).to.equal(undefined);
     });
 
@@ -380,6 +414,21 @@ steps:
             expect(summary).to.include("Offline plan of <code>dev</code>: no mandatory violation");
             expect(summary).to.include('Plan for stack "dev"');
             expect(summary).to.match(/0 mandatory, \d+ advisory/);
+        });
+
+        it("the drain rehearsal step writes each stack's report as Markdown with a gantt chart per group that has waves", async () => {
+            const step = drainSummaryStep();
+            expect(step?.run, "a drain rehearsal step").to.be.a("string");
+            const { code, summary, stderr } = await runStep(step!.run!);
+            expect(code, stderr || summary.slice(0, 2000)).to.equal(0);
+            for (const stack of stacks()) {
+                const start = summary.indexOf(`## Drain rehearsal of stack \`${stack}\`: `);
+                expect(start, stack).to.be.greaterThan(-1);
+                const next = summary.indexOf("\n## Drain rehearsal of stack ", start + 1);
+                const report = summary.slice(start, next === -1 ? undefined : next);
+                expect(report, stack).to.match(/\n```mermaid\ngantt\n/);
+                expect(report, stack).to.match(/\n\*\*(OK|UNDECIDED):\*\* /);
+            }
         });
 
         it("exits with the plan's code on bad input and still says why in the summary", async () => {

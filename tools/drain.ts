@@ -1,21 +1,23 @@
 /**
  * The drain rehearsal: what each node rollout of a stack would do to its workloads, before `up`.
  *
- *   npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|json]
+ *   npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|markdown|json]
  *
  * Renders the stack offline (tools/offline.ts), adds the Kubernetes objects of the manifests given
  * (files or directories of YAML, `-` for stdin, read as the manifest gate reads them), and runs the
- * pack's rehearsal engine (rehearsal/). Exit codes: 0 no rollout blocks (undecided
- * items are listed, never passed), 1 a rollout would stall, leave a pod nowhere to run, cut a pod
- * short or take a workload to zero ready replicas, 2 bad input.
+ * pack's rehearsal engine (rehearsal/). Text and Markdown show the same report: problems first,
+ * then the passing groups, what is undecided or not modelled, then each group's timeline (in
+ * Markdown a Mermaid gantt chart, for a pull request's job summary). Exit codes: 0 no rollout
+ * blocks (undecided items are listed, never passed), 1 a rollout would stall, leave a pod nowhere
+ * to run, cut a pod short or take a workload to zero ready replicas, 2 bad input.
  */
-import { formatRehearsal, rehearse, UnknownGroupError } from "eks-platform-rehearsal";
+import { formatRehearsal, formatRehearsalMarkdown, rehearse, UnknownGroupError } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
 import { oneOf, parseCommandLine, runMain } from "./cli";
 import { manifestResources, stackResources } from "./drainInput";
 import { InputError } from "./errors";
 
-const USAGE = "usage: npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|json]";
+const USAGE = "usage: npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|markdown|json]";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
@@ -23,7 +25,7 @@ async function main(): Promise<number> {
         { group: { type: "string" }, format: { type: "string", default: "text" } },
         USAGE,
     );
-    const format = oneOf("--format", values.format, ["text", "json"] as const);
+    const format = oneOf("--format", values.format, ["text", "markdown", "json"] as const);
     const [stack, ...paths] = positionals;
     if (!stack) {
         throw new InputError(USAGE);
@@ -32,7 +34,13 @@ async function main(): Promise<number> {
     const manifests = manifestResources(paths, stack);
     const resources = [...(await stackResources(process.cwd(), stack)), ...manifests];
     const rehearsal = rehearse(resources, values.group !== undefined ? { group: values.group } : {});
-    process.stdout.write(format === "json" ? `${JSON.stringify({ stack, ...rehearsal })}\n` : `${formatRehearsal(rehearsal, stack)}\n`);
+    process.stdout.write(
+        format === "json"
+            ? `${JSON.stringify({ stack, ...rehearsal })}\n`
+            : format === "markdown"
+              ? formatRehearsalMarkdown(rehearsal, stack)
+              : `${formatRehearsal(rehearsal, stack)}\n`,
+    );
     return rehearsal.verdict === "blocked" ? 1 : 0;
 }
 

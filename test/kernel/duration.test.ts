@@ -31,7 +31,11 @@ describe("policy lib: durations", () => {
             expect(parseDuration(bad), JSON.stringify(bad)).to.equal(undefined);
         }
         expect(formatSeconds(7200)).to.equal("2h");
-        expect(formatSeconds(90)).to.equal("90s");
+        expect(formatSeconds(90)).to.equal("1m 30s");
+        expect(formatSeconds(5400)).to.equal("1h 30m");
+        expect(formatSeconds(3725)).to.equal("1h 2m 5s");
+        expect(formatSeconds(45.4)).to.equal("45s");
+        expect(formatSeconds(0)).to.equal("0s");
     });
 
     it("reads NodePool durations only as Karpenter v1's CRD admits them", () => {

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { rehearse, Rehearsal } from "eks-platform-rehearsal";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { changed, TestResource, urnOf } from "../policies/harness";
+import { service } from "../policies/fixtures";
 import { app, managed, nodePool, pdb } from "./scenario";
 
 function run(resources: TestResource[]): Rehearsal {
@@ -51,8 +52,11 @@ describe("drain rehearsal: the controllers' own rules", () => {
                 withPod(app("batch", { replicas: 1, grace: 60 }), "metadata.annotations", DO_NOT_DISRUPT),
             ]);
             const g = r.groups[0];
-            expect(g.killed).to.have.length(1);
-            expect(g.killed[0].how).to.match(/never evicts it \(karpenter\.sh\/do-not-disrupt\)/);
+            expect(g.deleted).to.have.length(1);
+            expect(g.deleted[0]).to.include({ doNotDisrupt: true, pod: "batch-0" });
+            expect(problems(r)).to.match(
+                /Pod batch-0 of Deployment prod\/batch is annotated karpenter\.sh\/do-not-disrupt, so Karpenter never evicts it/,
+            );
             // Deleted at 1h − its 60 s grace, gone at 1h: the drain takes the whole window.
             expect(g.longestDrain?.seconds).to.equal(3600);
             expect(g.estimatedSeconds).to.be.at.least(3600);
@@ -280,6 +284,52 @@ describe("drain rehearsal: the controllers' own rules", () => {
             const r = run([managed("apps", 2), changed(app("web"), "spec.replicas", -5)]);
             expect(r.inputUndecided.join("\n")).to.match(/Deployment prod\/web: replicas -5 is refused by the API server/);
             expect(r.groups[0].waves.every((w) => w.evictions === 0)).to.equal(true);
+        });
+    });
+
+    describe("who drops requests: availability is the Service's", () => {
+        it("a single replica no Service sends traffic to interrupts work, an advisory finding that drops no request", () => {
+            const r = run([managed("apps", 3), app("worker", { replicas: 1 })]);
+            expect(r.problems).to.deep.equal([]);
+            expect(r.verdict).to.equal("ok");
+            expect(r.advisories.map((a) => a.message).join("\n")).to.match(
+                /Deployment prod\/worker reaches zero ready replicas .*no Service sends it requests, so none is dropped/,
+            );
+        });
+
+        it("a Service that only exposes metrics does not make its workload one that serves requests", () => {
+            const metrics = changed(service("worker", "prod", { app: "worker" }), "spec.ports", [
+                { name: "metrics", port: 9090, targetPort: 9090 },
+            ]);
+            const r = run([managed("apps", 3), app("worker", { replicas: 1 }), metrics]);
+            expect(r.problems).to.deep.equal([]);
+            expect(r.advisories).to.have.length(1);
+        });
+
+        it("one Service over three versions (Bookinfo's reviews v1/v2/v3) keeps serving while each version is rescheduled", () => {
+            const version = (v: string) =>
+                changed(
+                    changed(app(`reviews-${v}`, { replicas: 1 }), "spec.template.metadata.labels", { app: "reviews", version: v }),
+                    "spec.selector.matchLabels",
+                    {
+                        app: "reviews",
+                        version: v,
+                    },
+                );
+            const r = run([
+                managed("apps", 3),
+                version("v1"),
+                version("v2"),
+                version("v3"),
+                service("reviews", "prod", { app: "reviews" }),
+            ]);
+            expect(r.problems.map((p) => p.message)).to.deep.equal([]);
+            expect(r.groups[0].notes.join("\n")).to.match(
+                /reaches zero ready replicas in wave \d+, but Service prod\/reviews keeps ready endpoints from other workloads/,
+            );
+            // The same three pods as one Deployment's single replica each, each behind its own Service, all drop requests.
+            const own = run([managed("apps", 3), version("v1"), service("reviews-v1", "prod", { app: "reviews", version: "v1" })]);
+            expect(own.problems.map((p) => p.message).join("\n")).to.match(/Service prod\/reviews-v1 has no ready endpoint left/);
         });
     });
 });

@@ -6,6 +6,7 @@ import { expect } from "chai";
 import { rehearse, Rehearsal } from "eks-platform-rehearsal";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { changed, TestResource, urnOf } from "../policies/harness";
+import { service } from "../policies/fixtures";
 import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
 
 /** The engine on test resources, read through the SDK's proxy as under the analyzer. */
@@ -83,8 +84,8 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         expect(r.verdict).to.equal("blocked");
     });
 
-    it("a single replica with no PDB reaches zero ready replicas in its group's rollout", () => {
-        const r = run([managed("apps", 3), app("solo", { replicas: 1 })]);
+    it("a single replica with no PDB behind a Service reaches zero ready replicas in its group's rollout: its Service drops requests", () => {
+        const r = run([managed("apps", 3), app("solo", { replicas: 1 }), service("solo", "prod", { app: "solo" })]);
         expect(r.verdict).to.equal("blocked");
         const g = r.groups[0];
         expect(g.zeroReady).to.have.length(1);
@@ -175,7 +176,7 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         expect(g.killed.filter((k) => k.wave === 1).map((k) => [k.pod, k.how])).to.deep.equal([
             [
                 "trio-2",
-                "it needs until 150s into the drain (evicted at 30s, grace period 2m), past the 2m heartbeat of lifecycle hook nodegroups-batch-terminate",
+                "it needs until 2m 30s into the drain (evicted at 30s, grace period 2m), past the 2m heartbeat of lifecycle hook nodegroups-batch-terminate",
             ],
         ]);
         expect(r.verdict).to.equal("blocked");
@@ -188,8 +189,8 @@ describe("drain rehearsal: hand-checked scenarios", () => {
         const g = r.groups[0];
         expect(g.unplaced[0]).to.include({ pod: "trio-3", reasons: "0/1 nodes are available: 1 cordoned" });
         expect(g.killed.map((k) => k.how)).to.deep.equal([
-            "still on node batch-1 when the 150s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
-            "still on node batch-1 when the 150s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
+            "still on node batch-1 when the 2m 30s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
+            "still on node batch-1 when the 2m 30s heartbeat of lifecycle hook nodegroups-batch-terminate ends and the instance is terminated",
         ]);
     });
 
@@ -247,10 +248,9 @@ describe("drain rehearsal: hand-checked scenarios", () => {
                 pdb("web", { minAvailable: "100%" }),
             ]);
             const g = r.groups[0];
-            expect(g.killed[0].how).to.match(
-                /Karpenter deletes it past its PodDisruptionBudget prod\/web so that it ends by the 10m terminationGracePeriod/,
-            );
-            // Deleted at 10m − 60 s grace; the node is empty at 10m.
+            // Deleted, not cut short: at 10m − 60 s grace; the node is empty at 10m.
+            expect(g.killed).to.deep.equal([]);
+            expect(g.deleted[0]).to.include({ pod: "web-0", pdb: "prod/web", at: 540, graceSeconds: 60 });
             expect(g.longestDrain?.seconds).to.equal(600);
         });
 

@@ -1,11 +1,13 @@
 /**
  * `npm run drain` as users run it, on every stack of the repository: with examples/ every
  * rollout completes (exit 0) and each group shows its waves and estimated time; with workloads
- * no rollout can move (test/fixtures/drain) it exits 1 naming the budget and the group; bad input
- * exits 2. Exact outcomes of small scenarios are in test/rehearsal/index.test.ts.
+ * no rollout can move (test/fixtures/drain) it exits 1 naming the budget and the group, problems
+ * first; bad input exits 2. Exact outcomes of small scenarios are in test/rehearsal/index.test.ts,
+ * the report's wording in test/rehearsal/report.test.ts.
  */
 import { expect } from "chai";
 import * as path from "path";
+import { formatSeconds } from "eks-platform-kernel";
 import type { Rehearsal } from "eks-platform-rehearsal";
 import { kindName } from "eks-platform-rehearsal";
 import { CliResult, runTool } from "../mocks";
@@ -26,11 +28,15 @@ describe("npm run drain", function () {
             let examplesJson: CliResult;
             let examplesText: CliResult;
             let blockers: CliResult;
+            let blockersText: CliResult;
+            let examplesMarkdown: CliResult;
             before(async () => {
-                [examplesJson, examplesText, blockers] = await Promise.all([
+                [examplesJson, examplesText, blockers, blockersText, examplesMarkdown] = await Promise.all([
                     runTool("drain.ts", [stack, "examples/", "--format", "json"]),
                     runTool("drain.ts", [stack, "examples"]),
                     runTool("drain.ts", [stack, BLOCKERS, "--format=json"]),
+                    runTool("drain.ts", [stack, BLOCKERS]),
+                    runTool("drain.ts", [stack, "examples/", "--format", "markdown"]),
                 ]);
             });
 
@@ -51,17 +57,53 @@ describe("npm run drain", function () {
                 expect(r.groups.some((g) => g.waves.some((w) => w.evictions > 0))).to.equal(true);
             });
 
-            it("prints each group's waves and estimated time", () => {
+            it("prints each passing group on one line, then each group's timeline: its waves on the rollout's clock", () => {
                 expect(examplesText.code, examplesText.stderr).to.equal(0);
                 const r = JSON.parse(examplesJson.stdout) as Rehearsal;
+                const text = examplesText.stdout;
+                const timelines = text.indexOf("\nTimelines:\n");
+                expect(timelines).to.be.greaterThan(-1);
                 for (const g of r.groups) {
-                    const section = examplesText.stdout.split(`\n${kindName(g.kind)} ${g.name}: `)[1]?.split("\n\n")[0] ?? "";
-                    expect(section, g.name).to.match(/estimated time: /);
+                    const nodes = `${g.nodes} node${g.nodes === 1 ? "" : "s"}`;
+                    if (g.verdict === "ok") {
+                        expect(text.slice(0, timelines), g.name).to.match(
+                            new RegExp(`\n {2}${g.name} +${kindName(g.kind)} +${nodes} +${formatSeconds(g.estimatedSeconds)} +ok\n`),
+                        );
+                    }
+                    const section =
+                        text
+                            .slice(timelines)
+                            .split(`\n${kindName(g.kind)} ${g.name}: `)[1]
+                            ?.split("\n\n")[0] ?? "";
+                    expect(section, g.name).to.match(
+                        new RegExp(`^${nodes}.*, ${g.verdict.toUpperCase()}, ${formatSeconds(g.estimatedSeconds)}\n`),
+                    );
                     if (g.nodes > 0) {
-                        expect(section, g.name).to.match(/\n {2}wave 1 /);
+                        expect(section, g.name).to.match(
+                            new RegExp(`\n {2}0s → ${formatSeconds(g.waves[0].seconds)} +wave 1 ${g.waves[0].phase}: `),
+                        );
                     }
                 }
-                expect(examplesText.stdout).to.match(/\n(OK|UNDECIDED): /);
+                expect(text).not.to.include("\nProblems");
+                expect(text).to.match(/\n(OK|UNDECIDED): [^\n]*\n$/);
+            });
+
+            it("with --format markdown, prints the report with a Mermaid gantt chart per group that has waves", () => {
+                expect(examplesMarkdown.code, examplesMarkdown.stderr).to.equal(0);
+                const r = JSON.parse(examplesJson.stdout) as Rehearsal;
+                const md = examplesMarkdown.stdout;
+                expect(md).to.match(new RegExp(`^## Drain rehearsal of stack \`${stack}\`: ${r.verdict.toUpperCase()}\n`));
+                const charts = md
+                    .split("\n```mermaid\n")
+                    .slice(1)
+                    .map((c) => c.slice(0, c.indexOf("\n```")));
+                const withWaves = r.groups.filter((g) => g.waves.length > 0);
+                expect(charts).to.have.length(withWaves.length);
+                withWaves.forEach((g, i) => {
+                    expect(charts[i].split("\n")[0]).to.equal("gantt");
+                    expect(charts[i], g.name).to.include(`    title ${kindName(g.kind)} ${g.name}, `);
+                    expect(charts[i].match(/^ {4}section /gm), g.name).to.have.length(g.waves.length);
+                });
             });
 
             it("with a minAvailable-3 budget and a single replica, exits 1 naming the budget, the group and the workload at zero", () => {
@@ -75,6 +117,17 @@ describe("npm run drain", function () {
                     expect(messages).to.include(`of ${kindName(g.kind)} ${g.name}`);
                 }
                 expect(messages).to.match(/Deployment drain-test\/solo reaches zero ready replicas during the rollout of /);
+                // The text lists them first, under their groups, before the groups that pass and the timelines.
+                expect(blockersText.code, blockersText.stderr).to.equal(1);
+                const text = blockersText.stdout;
+                const problems = text.indexOf(`\nProblems (${r.problems.length}):\n`);
+                expect(problems).to.be.greaterThan(-1);
+                expect(problems).to.be.lessThan(text.indexOf("\nTimelines:\n"));
+                if (text.includes("\nPassing groups:\n")) {
+                    expect(problems).to.be.lessThan(text.indexOf("\nPassing groups:\n"));
+                }
+                expect(text.slice(problems)).to.include(`\n${kindName(blocked[0].kind)} ${blocked[0].name}: `);
+                expect(text).to.match(/\nBLOCKED: \d+ problems? in [^\n]+, listed first above\.\n$/);
             });
         });
     }
@@ -88,7 +141,7 @@ describe("npm run drain", function () {
         ]);
         expect([none.code, format.code, stack.code, group.code]).to.deep.equal([2, 2, 2, 2]);
         expect(none.stderr).to.match(/usage: npm run drain -- <stack>/);
-        expect(format.stderr).to.match(/--format must be text or json, not "xml"/);
+        expect(format.stderr).to.match(/--format must be text, markdown or json, not "xml"/);
         expect(stack.stderr).to.match(/unknown stack "no-such-stack"/);
         expect(group.stderr).to.match(/no node group or NodePool named "no-such-group" in this stack \(groups: /);
         expect([none, format, stack, group].map((r) => r.stdout)).to.deep.equal(["", "", "", ""]);
