@@ -10,7 +10,7 @@
  * manufacturer from EC2 DescribeInstanceTypes, here the kernel's instance data.
  */
 import { instanceTypeInfo, InstanceTypeInfo, instanceTypeNames, kubernetesArch } from "./instanceTypes";
-import { NodeRequirement, nodeRequirementMatches } from "./scheduling";
+import { NodePlacement, NodeRequirement, nodeRequirementMatches } from "./scheduling";
 
 // `m6i.large` → category m, generation 6, family m6i, size large (Karpenter's label values).
 const NAME = /^([a-z]+)(\d+)([a-z0-9-]*)\.(.+)$/;
@@ -45,15 +45,21 @@ export function normalizedRequirement(r: NodeRequirement): NodeRequirement {
     return key === undefined ? r : { ...r, key };
 }
 
-/** `labels` with the beta twin of every stable label that has one, as a real node carries them. */
-export function withBetaLabels(labels: Record<string, string>): Record<string, string> {
-    const out = { ...labels };
-    for (const [beta, stable] of Object.entries(NORMALIZED_LABELS)) {
-        if (labels[stable] !== undefined && out[beta] === undefined) {
-            out[beta] = labels[stable];
-        }
+/**
+ * A pod's node placement with beta keys read as stable ones. Karpenter normalises pod
+ * requirements so; kube-scheduler does not, but real nodes carry both labels with the same value,
+ * so matching the normalised placement against the stable labels gives the scheduler's answer too.
+ */
+export function normalizedPlacement(placement: NodePlacement): NodePlacement {
+    const betaKeys = Object.keys(placement.nodeSelector).some((k) => NORMALIZED_LABELS[k] !== undefined);
+    const betaTerms = placement.terms?.some((t) => t.some((r) => NORMALIZED_LABELS[r.key] !== undefined)) ?? false;
+    if (!betaKeys && !betaTerms) {
+        return placement;
     }
-    return out;
+    return {
+        nodeSelector: Object.fromEntries(Object.entries(placement.nodeSelector).map(([k, v]) => [NORMALIZED_LABELS[k] ?? k, v])),
+        terms: placement.terms?.map((t) => t.map(normalizedRequirement)),
+    };
 }
 
 /** Label keys a node's instance type decides and this module models (the others come from the group, pool or zone). */
@@ -110,7 +116,7 @@ export function instanceLabels(info: InstanceTypeInfo): Record<string, string> {
     if (info.gpuName !== undefined) {
         labels[GPU_NAME_LABEL] = info.gpuName;
     }
-    return withBetaLabels(labels);
+    return labels;
 }
 
 /**

@@ -356,17 +356,25 @@ export function readServices(resources: readonly StackResource[], verdicts: Verd
  * pods in their namespace, except those that only expose metrics (`isMetricsPort`).
  */
 export function servedWorkloads(resources: readonly StackResource[], verdicts: Verdicts): { workload: Workload; services: Service[] }[] {
+    return servingServices(readWorkloads(resources, verdicts), readServices(resources, verdicts));
+}
+
+/** `servedWorkloads` on workloads and Services already read. */
+export function servingServices<W extends Workload>(
+    workloads: readonly W[],
+    services: readonly Service[],
+): { workload: W; services: Service[] }[] {
     const index = new SelectorIndex<Service>();
-    for (const svc of readServices(resources, verdicts)) {
+    for (const svc of services) {
         if (!svc.metricsOnly) {
             index.add(svc.namespace, svc.selector, svc);
         }
     }
-    const out: { workload: Workload; services: Service[] }[] = [];
-    for (const workload of readWorkloads(resources, verdicts)) {
-        const services = LONG_RUNNING.has(workload.kind) ? index.matching(workload.namespace, workload.podLabels) : [];
-        if (services.length > 0) {
-            out.push({ workload, services });
+    const out: { workload: W; services: Service[] }[] = [];
+    for (const workload of workloads) {
+        const matched = LONG_RUNNING.has(workload.kind) ? index.matching(workload.namespace, workload.podLabels) : [];
+        if (matched.length > 0) {
+            out.push({ workload, services: matched });
         }
     }
     return out;

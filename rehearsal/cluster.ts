@@ -9,7 +9,7 @@
  * node with the fewest pods of the same workload, then the fewest in its zone, then the least
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
-import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint, withBetaLabels } from "eks-platform-kernel";
+import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
 
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
@@ -78,11 +78,12 @@ interface Use {
     cpuMillis: number;
     memoryMiB: number;
     pods: number;
-    extended: Record<string, number>;
+    /** Extended resources in use; absent until a pod requests one (the common case stays cheap). */
+    extended?: Record<string, number>;
 }
 
 function zeroUse(): Use {
-    return { cpuMillis: 0, memoryMiB: 0, pods: 0, extended: {} };
+    return { cpuMillis: 0, memoryMiB: 0, pods: 0 };
 }
 
 /** Counts a pod's requests (and its slot) on `used`; `sign` -1 takes them off. */
@@ -90,8 +91,11 @@ function count(used: Use, requests: Requests, sign: 1 | -1 = 1): void {
     used.cpuMillis += sign * requests.cpuMillis;
     used.memoryMiB += sign * requests.memoryMiB;
     used.pods += sign;
-    for (const [name, value] of Object.entries(requests.extended ?? {})) {
-        used.extended[name] = (used.extended[name] ?? 0) + sign * value;
+    if (requests.extended !== undefined) {
+        used.extended ??= {};
+        for (const [name, value] of Object.entries(requests.extended)) {
+            used.extended[name] = (used.extended[name] ?? 0) + sign * value;
+        }
     }
 }
 
@@ -101,9 +105,16 @@ function count(used: Use, requests: Requests, sign: 1 | -1 = 1): void {
  * node without it has none (kube-scheduler NodeResourcesFit `fitsRequest`, scalar resources).
  */
 function missingExtended(used: Use, extra: Requests, allocatable: Capacity, overhead?: Use): string | undefined {
-    const names = new Set([...Object.keys(used.extended), ...Object.keys(extra.extended ?? {})]);
+    if (used.extended === undefined && extra.extended === undefined && overhead?.extended === undefined) {
+        return undefined;
+    }
+    const names = new Set([
+        ...Object.keys(used.extended ?? {}),
+        ...Object.keys(extra.extended ?? {}),
+        ...Object.keys(overhead?.extended ?? {}),
+    ]);
     for (const name of names) {
-        const wanted = (used.extended[name] ?? 0) + (overhead?.extended[name] ?? 0) + (extra.extended?.[name] ?? 0);
+        const wanted = (used.extended?.[name] ?? 0) + (overhead?.extended?.[name] ?? 0) + (extra.extended?.[name] ?? 0);
         if (wanted > 0 && wanted > (allocatable.extended?.[name] ?? 0)) {
             return name;
         }
@@ -173,7 +184,12 @@ export class Cluster {
         copy.order = this.order;
         const nodes = new Map<SimNode, SimNode>();
         for (const n of this.nodes) {
-            const c: SimNode = { ...n, labels: n.labels, used: { ...n.used, extended: { ...n.used.extended } }, pods: new Set() };
+            const c: SimNode = {
+                ...n,
+                labels: n.labels,
+                used: { ...n.used, ...(n.used.extended ? { extended: { ...n.used.extended } } : {}) },
+                pods: new Set(),
+            };
             nodes.set(n, c);
             copy.nodes.push(c);
         }
@@ -210,12 +226,12 @@ export class Cluster {
             name,
             group,
             zone,
-            labels: withBetaLabels({
+            labels: {
                 ...shape.labels,
                 [ZONE]: zone,
                 "topology.kubernetes.io/region": zone.replace(/[a-z]$/, ""),
                 [HOSTNAME]: name,
-            }),
+            },
             instanceType: shape.instanceType,
             allocatable: shape.allocatable,
             capacity: shape.capacity,
@@ -500,8 +516,7 @@ export class Cluster {
                             : `its zone requirement allows only ${(pool.zones ?? []).join(", ")}, not the pod's volume zone ${pod.zone ?? ""}`;
                 }
                 for (const zone of zones) {
-                    // Karpenter reads the pod's beta keys as stable ones; the node gets both.
-                    const labels = withBetaLabels({ ...pool.labels, [CAPACITY_TYPE_LABEL]: capacityType, [ZONE]: zone });
+                    const labels = { ...pool.labels, [CAPACITY_TYPE_LABEL]: capacityType, [ZONE]: zone };
                     // Karpenter's scheduler drops an instance type whose capacity exceeds what the
                     // pool's limits leave (karpenter v1.14.1 provisioning/scheduling/scheduler.go
                     // `filterByRemainingResources`), extended resources included.
@@ -572,7 +587,7 @@ export class Cluster {
             .filter((z) => !(pool.zones ?? []).includes(z))
             .some((zone) =>
                 pool.candidates.some(
-                    (c) => placementMismatch(shape.placement, withBetaLabels({ ...pool.labels, ...c.labels, [ZONE]: zone })) === undefined,
+                    (c) => placementMismatch(shape.placement, { ...pool.labels, ...c.labels, [ZONE]: zone }) === undefined,
                 ),
             );
     }

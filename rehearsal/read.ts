@@ -19,6 +19,7 @@ import {
     isUnknownSentinel,
     karpenterDuration,
     nodeRequirementMatches,
+    normalizedPlacement,
     normalizedRequirement,
     NODE_TEMPLATE_LABEL_TAG,
     NODE_TEMPLATE_TAINT_TAG,
@@ -50,8 +51,9 @@ import {
     podTemplateOf,
     readAutoscalers,
     readPdbs,
+    readServices,
     readWorkload,
-    servedWorkloads,
+    servingServices,
     singletonReason,
     UndecidedNamespaces,
     Verdicts,
@@ -468,21 +470,40 @@ function readLimitRanges(
     return out;
 }
 
+/** A container's requests and limits, read once (each read goes through the SDK's proxy). */
+interface ContainerResources {
+    requests: Rec;
+    limits: Rec;
+    /** Every resource name it requests or limits. */
+    names: string[];
+}
+
+function containerResources(spec: Rec): ContainerResources {
+    const resources = field(spec, "resources");
+    const requests = asRecord(field(resources, "requests")) ?? {};
+    const limits = asRecord(field(resources, "limits")) ?? {};
+    const names = Object.keys(requests);
+    for (const name of Object.keys(limits)) {
+        if (!(name in requests)) {
+            names.push(name);
+        }
+    }
+    return { requests, limits, names };
+}
+
 /** A container's request for `resource` after defaulting: its request, else its limit, else the namespace's defaults. */
-function containerRequest(spec: Rec, resource: "cpu" | "memory", defaults: ContainerDefaults | undefined): number {
-    const raw = path(spec, "resources", "requests", resource) ?? path(spec, "resources", "limits", resource) ?? defaults?.request[resource];
+function containerRequest(r: ContainerResources, resource: "cpu" | "memory", defaults: ContainerDefaults | undefined): number {
+    const raw = r.requests[resource] ?? r.limits[resource] ?? defaults?.request[resource];
     const value = parseQuantity(raw) ?? 0;
     return resource === "cpu" ? value * 1000 : value / MIB;
 }
 
 /** A container's requests of extended resources: its request, else its limit (for these a limit is the request). */
-function extendedRequests(spec: Rec): Record<string, number> {
+function extendedRequests(r: ContainerResources): Record<string, number> {
     const out: Record<string, number> = {};
-    const requests = asRecord(path(spec, "resources", "requests")) ?? {};
-    const limits = asRecord(path(spec, "resources", "limits")) ?? {};
-    for (const name of new Set([...Object.keys(requests), ...Object.keys(limits)])) {
-        if (isExtendedResourceName(name)) {
-            const value = parseQuantity(requests[name] ?? limits[name]) ?? 0;
+    for (const name of r.names) {
+        if (name.includes("/") && isExtendedResourceName(name)) {
+            const value = parseQuantity(r.requests[name] ?? r.limits[name]) ?? 0;
             if (value > 0) {
                 out[name] = value;
             }
@@ -496,7 +517,7 @@ function extendedRequests(spec: Rec): Record<string, number> {
  * container if more (kube-scheduler NodeResourcesFit, `computePodResourceRequest`), extended
  * resources included.
  */
-function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined): Requests {
+function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined, unsized?: Set<string>): Requests {
     const total = { cpuMillis: 0, memoryMiB: 0 };
     const init = { cpuMillis: 0, memoryMiB: 0 };
     const sidecars = { cpuMillis: 0, memoryMiB: 0 };
@@ -504,9 +525,16 @@ function podRequests(podSpec: unknown, defaults: ContainerDefaults | undefined):
     const initExtended: Record<string, number> = {};
     const sidecarExtended: Record<string, number> = {};
     for (const c of containersOf(podSpec)) {
-        const cpu = containerRequest(c.spec, "cpu", defaults);
-        const memory = containerRequest(c.spec, "memory", defaults);
-        const own = extendedRequests(c.spec);
+        const resources = containerResources(c.spec);
+        for (const name of resources.names) {
+            // Node disk and huge pages are not in the instance data: said, not sized.
+            if (name === "ephemeral-storage" || name.startsWith("hugepages-")) {
+                unsized?.add(name);
+            }
+        }
+        const cpu = containerRequest(resources, "cpu", defaults);
+        const memory = containerRequest(resources, "memory", defaults);
+        const own = extendedRequests(resources);
         if (c.role === "container" || c.sidecar) {
             total.cpuMillis += cpu;
             total.memoryMiB += memory;
@@ -610,23 +638,14 @@ function podShape(
 ): PodShape {
     const grace = asNumeric(field(podSpec, "terminationGracePeriodSeconds"));
     const unsized = new Set<string>();
-    for (const c of containersOf(podSpec)) {
-        for (const name of [
-            ...Object.keys(asRecord(path(c.spec, "resources", "requests")) ?? {}),
-            ...Object.keys(asRecord(path(c.spec, "resources", "limits")) ?? {}),
-        ]) {
-            if (name === "ephemeral-storage" || name.startsWith("hugepages-")) {
-                unsized.add(name);
-            }
-        }
-    }
+    const requests = podRequests(podSpec, defaults, unsized);
     if (unsized.size > 0) {
         notModelled.push(`its ${[...unsized].sort().join(", ")} requests (node disk and huge pages are not in the instance data)`);
     }
     return {
-        requests: podRequests(podSpec, defaults),
+        requests,
         tolerations: readTolerations(podSpec),
-        placement: readNodePlacement(podSpec),
+        placement: normalizedPlacement(readNodePlacement(podSpec)),
         topology: readTopology(podSpec, labels, notModelled),
         graceSeconds: grace ?? DEFAULT_TERMINATION_GRACE_SECONDS,
         readySeconds: readySeconds(podSpec),
@@ -828,9 +847,9 @@ export function readCluster(input: readonly DrainResource[], verdicts: Verdicts)
         );
     }
     // Who serves requests: a workload a Service sends traffic to (metrics-only Services aside).
-    const byId = new Map(workloads.map((w) => [w.id, w]));
-    for (const { workload, services } of servedWorkloads(resources, new Verdicts())) {
-        const model = byId.get(`${workload.kind} ${workload.namespace}/${workload.name}`);
+    const modelOf = new Map(read.map((w, i) => [w, workloads[i]]));
+    for (const { workload, services } of servingServices(read, readServices(resources, verdicts))) {
+        const model = modelOf.get(workload);
         if (model) {
             model.services = services.map((svc) => `Service ${svc.namespace}/${svc.name}`);
         }

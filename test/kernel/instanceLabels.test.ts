@@ -14,12 +14,9 @@ const FAMILY = "karpenter.k8s.aws/instance-family";
 const CATEGORY = "karpenter.k8s.aws/instance-category";
 
 describe("kernel: instance labels", () => {
-    it("labels a sized GPU type as Karpenter does: name parts, vCPU, memory, GPU count, maker and model, with the beta twins kubelet and the cloud provider set", () => {
-        // Karpenter's published labels of g4dn.xlarge (instance-types reference), and the beta keys every node carries.
+    it("labels a sized GPU type as Karpenter does: name parts, vCPU, memory, GPU count, maker and model", () => {
+        // Karpenter's published labels of g4dn.xlarge (instance-types reference).
         expect(instanceLabels(instanceTypeInfo("g4dn.xlarge")!)).to.deep.equal({
-            "beta.kubernetes.io/instance-type": "g4dn.xlarge",
-            "beta.kubernetes.io/arch": "amd64",
-            "beta.kubernetes.io/os": "linux",
             [GPU_NAME_LABEL]: "t4",
             "node.kubernetes.io/instance-type": "g4dn.xlarge",
             "kubernetes.io/arch": "amd64",
