@@ -97,7 +97,7 @@ export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } fr
  * policy's level: this input will never tell.
  */
 export function reportUndecided(report: ReportViolation, message: string, urn?: string): void {
-    (report as unknown as ReportDiagnostic)({ message, ...(urn ? { urn } : {}), enforcementLevel: "advisory" });
+    reportAdvisory(report, message, urn);
 }
 
 /**

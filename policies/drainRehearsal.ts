@@ -57,7 +57,8 @@ export const drainRehearsal = declareStackPolicy({
             );
         }
         verdicts.finish();
-        if (!evicted && rehearsal.problems.length === 0) {
+        // Not applicable only when nothing at all was said: an undecided or advisory item is a verdict.
+        if (!evicted && rehearsal.problems.length === 0 && rehearsal.inputUndecided.length === 0 && rehearsal.advisories.length === 0) {
             args.notApplicable("no workload of this stack runs on its node groups or NodePools: no eviction to rehearse");
         }
     },

@@ -40,6 +40,38 @@ const recordOr = (value: unknown, fallback: Rec): Rec => asRecord(value) ?? fall
 const listOr = (value: unknown, fallback: unknown[]): unknown[] => (Array.isArray(value) ? asArray(value) : fallback);
 const countOr = (value: unknown, fallback: number): number => asNumber(value) ?? fallback;
 
+/** The values' affinity, else the chart's default, else none. */
+function affinityOf(values: Rec, fallback: Rec | undefined): { affinity?: Rec } {
+    const affinity = asRecord(field(values, "affinity")) ?? fallback;
+    return affinity ? { affinity } : {};
+}
+
+/**
+ * A chart whose values hold the pod settings at the top level: `replicasKey` replicas (default
+ * `replicas`), `resources` (default `requests`), nodeSelector, tolerations, affinity, and a
+ * `podDisruptionBudget` it renders (only with more than one replica when `budgetNeedsTwo`).
+ */
+function topLevelValues(o: {
+    replicasKey: string;
+    replicas: number;
+    requests?: Rec;
+    tolerations?: unknown[];
+    budgetNeedsTwo?: boolean;
+}): (values: Rec) => AddonPods {
+    return (v) => {
+        const replicas = countOr(field(v, o.replicasKey), o.replicas);
+        return {
+            replicas,
+            podSpec: podSpec(
+                v,
+                { resources: recordOr(field(v, "resources"), o.requests ? { requests: o.requests } : {}) },
+                { tolerations: o.tolerations },
+            ),
+            pdb: budget(field(v, "podDisruptionBudget"), !o.budgetNeedsTwo || replicas > 1),
+        };
+    };
+}
+
 /** One container with the chart's resources, and the pod-level settings charts pass through. */
 function podSpec(
     values: Rec,
@@ -50,9 +82,7 @@ function podSpec(
         containers: [{ name: "controller", image: "chart", ...container }],
         nodeSelector: recordOr(field(values, "nodeSelector"), defaults.nodeSelector ?? {}),
         tolerations: listOr(field(values, "tolerations"), defaults.tolerations ?? []),
-        ...((asRecord(field(values, "affinity")) ?? defaults.affinity)
-            ? { affinity: recordOr(field(values, "affinity"), defaults.affinity ?? {}) }
-            : {}),
+        ...affinityOf(values, defaults.affinity),
         topologySpreadConstraints: listOr(field(values, "topologySpreadConstraints"), defaults.spread ?? []),
         ...(asNumber(field(values, "terminationGracePeriodSeconds")) !== undefined
             ? { terminationGracePeriodSeconds: asNumber(field(values, "terminationGracePeriodSeconds")) }
@@ -109,25 +139,14 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         helmChart: "aws-load-balancer-controller",
         serves: { name: "aws-load-balancer-webhook-service", port: 443, portName: "webhook-server" },
         source: "aws/eks-charts aws-load-balancer-controller 1.13.3 values.yaml (replicaCount 2; a budget only when podDisruptionBudget is set and replicas > 1)",
-        pods: (v) => {
-            const replicas = countOr(field(v, "replicaCount"), 2);
-            return {
-                replicas,
-                podSpec: podSpec(v, { resources: recordOr(field(v, "resources"), {}) }),
-                pdb: budget(field(v, "podDisruptionBudget"), replicas > 1),
-            };
-        },
+        pods: topLevelValues({ replicasKey: "replicaCount", replicas: 2, budgetNeedsTwo: true }),
     },
     {
         name: "aws-node-termination-handler",
         namespace: "kube-system",
         helmChart: "aws-node-termination-handler",
         source: "aws/aws-node-termination-handler chart 0.27.1 values.yaml (queue mode runs a Deployment; replicas 1)",
-        pods: (v) => ({
-            replicas: countOr(field(v, "replicas"), 1),
-            podSpec: podSpec(v, { resources: recordOr(field(v, "resources"), {}) }),
-            pdb: budget(field(v, "podDisruptionBudget")),
-        }),
+        pods: topLevelValues({ replicasKey: "replicas", replicas: 1 }),
     },
     {
         name: "coredns",
@@ -139,14 +158,11 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
             "requests when unset: cpu 100m, memory 70Mi (the upstream CoreDNS Deployment's)",
             "tolerations when unset: CriticalAddonsOnly",
         ],
-        pods: (v) => ({
-            replicas: countOr(field(v, "replicaCount"), 2),
-            podSpec: podSpec(
-                v,
-                { resources: recordOr(field(v, "resources"), { requests: { cpu: "100m", memory: "70Mi" } }) },
-                { tolerations: [CRITICAL_ADDONS_ONLY] },
-            ),
-            pdb: budget(field(v, "podDisruptionBudget")),
+        pods: topLevelValues({
+            replicasKey: "replicaCount",
+            replicas: 2,
+            requests: { cpu: "100m", memory: "70Mi" },
+            tolerations: [CRITICAL_ADDONS_ONLY],
         }),
     },
     {
@@ -155,11 +171,7 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         eksAddon: "metrics-server",
         serves: { name: "metrics-server", port: 443, portName: "https" },
         source: "the EKS metrics-server community add-on's configuration (replicas, podDisruptionBudget, resources, nodeSelector, tolerations)",
-        pods: (v) => ({
-            replicas: countOr(field(v, "replicas"), 1),
-            podSpec: podSpec(v, { resources: recordOr(field(v, "resources"), {}) }),
-            pdb: budget(field(v, "podDisruptionBudget")),
-        }),
+        pods: topLevelValues({ replicasKey: "replicas", replicas: 1 }),
     },
     {
         name: "ebs-csi-controller",

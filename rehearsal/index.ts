@@ -82,17 +82,17 @@ export function rehearse(
     const problems: Problem[] = [];
     const withheld: Problem[] = [];
     const advisories: Problem[] = [];
+    // A problem's "what", without its why and fix, for an undecided item.
+    const what = (p: Problem) => p.message.slice(0, p.message.indexOf(" Why: "));
     for (const p of problemsOf(groups, judged, (id) => namespaces.get(id))) {
         if (p.advisory) {
             advisories.push(p);
         } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
-            atApply.push(`${p.message.slice(0, p.message.indexOf(" Why: "))} — unless what is unknown until apply changes it`);
+            atApply.push(`${what(p)} — unless what is unknown until apply changes it`);
         } else if (p.capacity && options.capacityElsewhere) {
             withheld.push(p);
-            fromInput.push(
-                `${p.message.slice(0, p.message.indexOf(" Why: "))} — unless the cluster's nodes outside this input take it (they are not in it)`,
-            );
+            fromInput.push(`${what(p)} — unless the cluster's nodes outside this input take it (they are not in it)`);
         } else {
             problems.push(p);
         }

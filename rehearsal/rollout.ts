@@ -263,11 +263,7 @@ class Rollout {
             note(node, end - start, pod, "evicted", at - start, held?.pdb);
             if (deadline !== undefined && end > deadline && window && window.expiry !== "fail") {
                 this.report.killed.push({
-                    pod: pod.name,
-                    workload: pod.workload.model.id,
-                    ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
-                    wave: this.wave,
-                    graceSeconds: pod.workload.model.pod.graceSeconds,
+                    ...this.podEntry(pod),
                     ...(held ? { pdb: held.pdb, ...(held.urn ? { pdbUrn: held.urn } : {}) } : {}),
                     how: `it needs until ${formatSeconds(Math.round(end - start))} into the drain (evicted at ${formatSeconds(Math.round(at - start))}, grace period ${formatSeconds(pod.workload.model.pod.graceSeconds)}), past the ${formatSeconds(window.seconds)} ${window.source}`,
                 });
@@ -277,11 +273,7 @@ class Rollout {
             // No drain at all: the instance goes with its pods.
             for (const { pod, node } of queue) {
                 this.report.killed.push({
-                    pod: pod.name,
-                    workload: pod.workload.model.id,
-                    ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
-                    wave: this.wave,
-                    graceSeconds: pod.workload.model.pod.graceSeconds,
+                    ...this.podEntry(pod),
                     how: `${window.source}: the instance is terminated without a drain`,
                 });
                 perNode.set(node, 0);
@@ -356,11 +348,7 @@ class Rollout {
                     const held = waiting.get(pod);
                     const grace = pod.workload.model.pod.graceSeconds;
                     const entry = {
-                        pod: pod.name,
-                        workload: pod.workload.model.id,
-                        ...(pod.workload.model.urn ? { workloadUrn: pod.workload.model.urn } : {}),
-                        wave: this.wave,
-                        graceSeconds: grace,
+                        ...this.podEntry(pod),
                         ...(held?.doNotDisrupt
                             ? { doNotDisrupt: true as const }
                             : held
@@ -416,6 +404,18 @@ class Rollout {
             }
         }
         return { perNode, evictions, start, ...(slowest ? { slowest } : {}), ...(stalled ? { stalled } : {}) };
+    }
+
+    /** How a report names a pod that leaves in this wave: the pod, its workload, the wave, its grace period. */
+    private podEntry(pod: SimPod): { pod: string; workload: string; workloadUrn?: string; wave: number; graceSeconds: number } {
+        const w = pod.workload.model;
+        return {
+            pod: pod.name,
+            workload: w.id,
+            ...(w.urn ? { workloadUrn: w.urn } : {}),
+            wave: this.wave,
+            graceSeconds: w.pod.graceSeconds,
+        };
     }
 
     /** A budget held `pod` from `w.since` until `t`, then let it go. */

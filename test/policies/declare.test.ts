@@ -18,16 +18,20 @@ const docs = { requires: "bounds", checks: "bounds, in full", knobs: { max: "the
 const vpc: TestResource = { type: "aws:ec2/vpc:Vpc", name: "main", props: {} };
 const subnet: TestResource = { type: "aws:ec2/subnet:Subnet", name: "a", props: {} };
 
+/** A stack policy with the `Bounds` knobs that judges nothing. */
+const boundsPolicy = () =>
+    declareStackPolicy<Bounds>({
+        name: "test-bounds",
+        description: "Bounds hold for every test resource of the stack.",
+        enforcementLevel: "advisory",
+        config: knobs,
+        docs,
+        validateStack: () => undefined,
+    });
+
 describe("declaring a policy (policies/declare.ts)", () => {
     it("hands the SDK exactly a hand-written policy's fields, in house-style order", () => {
-        const stack = declareStackPolicy<Bounds>({
-            name: "test-bounds",
-            description: "Bounds hold for every test resource of the stack.",
-            enforcementLevel: "advisory",
-            config: knobs,
-            docs,
-            validateStack: () => undefined,
-        });
+        const stack = boundsPolicy();
         expect(Object.keys(stack)).to.deep.equal(["name", "description", "enforcementLevel", "configSchema", "validateStack"]);
         expect(stack.configSchema).to.deep.equal({ properties: knobs });
         const bare = declareStackPolicy({
@@ -97,14 +101,7 @@ describe("declaring a policy (policies/declare.ts)", () => {
     });
 
     it("keeps what the SDK never sees beside the policy, for the docs and the catalogue test", () => {
-        const policy = declareStackPolicy<Bounds>({
-            name: "test-bounds",
-            description: "Bounds hold for every test resource of the stack.",
-            enforcementLevel: "advisory",
-            config: knobs,
-            docs,
-            validateStack: () => undefined,
-        });
+        const policy = boundsPolicy();
         expect(declarationOf(policy)).to.deep.equal({
             name: "test-bounds",
             description: "Bounds hold for every test resource of the stack.",

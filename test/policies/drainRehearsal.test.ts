@@ -58,6 +58,13 @@ describe("policy drain-rehearsal (stack)", () => {
         );
     });
 
+    it("says what it cannot tell even when nothing is evicted: undecided is a verdict, not 'not applicable'", async () => {
+        // Replicas the API server refuses: nothing is rehearsed, and that is said.
+        const outcome = await runStack(drainRehearsal, [managed("apps", 3), changed(app("web"), "spec.replicas", -5)]);
+        expect(outcome.notApplicable).to.equal(undefined);
+        expect(outcome.undecided.map((u) => u.message).join("\n")).to.match(/replicas -5 is refused by the API server/);
+    });
+
     it("says a workload with more replicas than it replays is undecided, without exhausting memory", async () => {
         const outcome = await runStack(drainRehearsal, [managed("apps", 3), changed(app("web"), "spec.replicas", 1e9)]);
         expect(outcome.cantRun).to.equal(undefined);

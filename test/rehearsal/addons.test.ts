@@ -1,10 +1,9 @@
 /** The platform's own controllers as rehearsal workloads (rehearsal/addons.ts), read from their releases and add-ons. */
 import { expect } from "chai";
-import { addonWorkloads, rehearse } from "eks-platform-rehearsal";
+import { addonWorkloads } from "eks-platform-rehearsal";
 import { UNKNOWN } from "eks-platform-kernel";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { TestResource, urnOf } from "../policies/harness";
-import { managed } from "./scenario";
+import { managed, run } from "./scenario";
 
 function helm(chart: string, values: Record<string, unknown>): TestResource {
     return {
@@ -88,18 +87,14 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
 
     it("the system group's verdict covers them: a single CoreDNS replica reaches zero ready replicas, reported on the add-on", () => {
         const coredns = eksAddon("coredns", { replicaCount: 1 });
-        const r = rehearse(
-            drainable([managed("system", 2, { zones: 1 }), coredns]).map((x) => ({ ...x, props: unknownCheckingProxy(x.props) })),
-        );
+        const r = run([managed("system", 2, { zones: 1 }), coredns]);
         const problem = r.problems.find((p) => /Deployment kube-system\/coredns reaches zero ready replicas/.test(p.message));
         expect(problem?.urn).to.equal(urnOf(coredns));
         expect(r.notModelled.join("\n")).to.not.match(/the pods of EKS add-on coredns/);
-        const two = rehearse(
-            drainable([
-                managed("system", 2, { zones: 1 }),
-                eksAddon("coredns", { replicaCount: 2, podDisruptionBudget: { enabled: true, maxUnavailable: 1 } }),
-            ]).map((x) => ({ ...x, props: unknownCheckingProxy(x.props) })),
-        );
+        const two = run([
+            managed("system", 2, { zones: 1 }),
+            eksAddon("coredns", { replicaCount: 2, podDisruptionBudget: { enabled: true, maxUnavailable: 1 } }),
+        ]);
         expect(two.problems.map((p) => p.message)).to.deep.equal([]);
         expect(two.groups[0].waves.some((w) => w.evictions > 0)).to.equal(true);
     });

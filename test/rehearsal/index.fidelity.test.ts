@@ -4,22 +4,10 @@
  * kube-scheduler and the cloud provider at Kubernetes 1.34, karpenter-provider-aws v1.14.1).
  */
 import { expect } from "chai";
-import { rehearse, Rehearsal } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { changed, TestResource, urnOf } from "../policies/harness";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import { changed, TestResource } from "../policies/harness";
 import { service } from "../policies/fixtures";
-import { app, managed, nodePool, pdb } from "./scenario";
-
-function run(resources: TestResource[]): Rehearsal {
-    return rehearse(
-        resources.map((r) => ({
-            type: r.type,
-            name: r.name,
-            urn: urnOf(r),
-            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
-        })),
-    );
-}
+import { app, managed, nodePool, pdb, run } from "./scenario";
 
 /** `app` with its pod template changed at `dotted` (below `spec.template`). */
 function withPod(r: TestResource, dotted: string, value: unknown): TestResource {

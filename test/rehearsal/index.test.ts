@@ -3,24 +3,9 @@
  * builders and the instance sizes they assume: ./scenario.ts).
  */
 import { expect } from "chai";
-import { rehearse, Rehearsal } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { changed, TestResource, urnOf } from "../policies/harness";
+import { changed, TestResource } from "../policies/harness";
 import { service } from "../policies/fixtures";
-import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
-
-/** The engine on test resources, read through the SDK's proxy as under the analyzer. */
-function run(resources: TestResource[], group?: string): Rehearsal {
-    return rehearse(
-        resources.map((r) => ({
-            type: r.type,
-            name: r.name,
-            urn: urnOf(r),
-            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
-        })),
-        group ? { group } : {},
-    );
-}
+import { app, asg, hook, managed, nodePool, pdb, run } from "./scenario";
 
 describe("drain rehearsal: hand-checked scenarios", () => {
     it("a good rollout: 3 spread replicas with maxUnavailable 1 on a 3-zone managed group pass, with the waves and time worked out by hand", () => {

@@ -5,21 +5,9 @@
  */
 import { expect } from "chai";
 import { formatSeconds } from "eks-platform-kernel";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { formatRehearsal, formatRehearsalMarkdown, rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { formatRehearsal, formatRehearsalMarkdown, Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource, urnOf } from "../policies/harness";
-import { app, asg, hook, managed, nodePool, pdb } from "./scenario";
-
-function run(resources: TestResource[]): Rehearsal {
-    return rehearse(
-        resources.map((r) => ({
-            type: r.type,
-            name: r.name,
-            urn: urnOf(r),
-            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
-        })),
-    );
-}
+import { app, asg, hook, managed, nodePool, pdb, run } from "./scenario";
 
 /** A NodePool that launches only Spot m6i.large. */
 function spotPool(name: string, spec: Record<string, unknown> = {}): TestResource {

@@ -6,8 +6,23 @@
  * Sizes (instance data, AL2023 allocatable): m6i.large holds 1930m CPU, 6903 MiB and 29 pods; a
  * pod requesting 1500m leaves 430m, so two never share a node.
  */
+import { rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import * as f from "../policies/fixtures";
-import { changed, TestResource, UNKNOWN } from "../policies/harness";
+import { changed, TestResource, UNKNOWN, urnOf } from "../policies/harness";
+
+/** The engine on test resources, read through the SDK's proxy as under the analyzer (`group`: one group's rollout). */
+export function run(resources: TestResource[], group?: string): Rehearsal {
+    return rehearse(
+        resources.map((r) => ({
+            type: r.type,
+            name: r.name,
+            urn: urnOf(r),
+            props: unknownCheckingProxy(JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>),
+        })),
+        group ? { group } : {},
+    );
+}
 
 const SUBNETS = (n: number) => Array.from({ length: n }, () => UNKNOWN.string);
 
