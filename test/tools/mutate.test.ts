@@ -1,0 +1,56 @@
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import { ROOT } from "../mocks";
+import { MUTATION_MODULES, parseMutateArgs, strykerOptions } from "../../tools/mutate";
+
+/** The files a module glob names (the table uses exact paths and `<dir>/<prefix>*<suffix>` only). */
+function expand(glob: string): string[] {
+    if (!glob.includes("*")) {
+        return fs.existsSync(path.join(ROOT, glob)) ? [glob] : [];
+    }
+    const dir = path.posix.dirname(glob);
+    const [prefix, suffix] = path.posix.basename(glob).split("*");
+    return fs
+        .readdirSync(path.join(ROOT, dir))
+        .filter((f) => f.startsWith(prefix) && f.endsWith(suffix))
+        .map((f) => `${dir}/${f}`);
+}
+
+describe("tools/mutate.ts: mutation testing per module", () => {
+    for (const [name, m] of Object.entries(MUTATION_MODULES)) {
+        it(`${name}: every source glob and test glob names files that exist`, () => {
+            for (const glob of [...m.mutate, ...m.tests]) {
+                expect(expand(glob), `${name}: ${glob}`).to.not.be.empty;
+            }
+            for (const glob of m.tests) {
+                expect(
+                    expand(glob).every((f) => f.endsWith(".test.ts")),
+                    `${name}: ${glob} names test files only`,
+                ).to.equal(true);
+            }
+        });
+    }
+
+    it("mutates in place (the workspace packages are symlinks a sandbox copy would bypass), incrementally unless --full", () => {
+        const incremental = strykerOptions("rehearsal", parseMutateArgs(["rehearsal"]));
+        expect(incremental).to.include({
+            inPlace: true,
+            incremental: true,
+            incrementalFile: "reports/mutation/rehearsal.json",
+            concurrency: 1,
+        });
+        const full = strykerOptions("diff", parseMutateArgs(["diff", "--full", "--concurrency", "2"]));
+        expect(full).to.include({ incremental: false, concurrency: 2 });
+        expect((full.mochaOptions as { spec: string[] }).spec).to.deep.equal(MUTATION_MODULES.diff.tests);
+        expect(full.mutate).to.deep.equal(MUTATION_MODULES.diff.mutate);
+    });
+
+    it("refuses an unknown module, no module, two modules and a bad concurrency, naming the modules", () => {
+        expect(() => parseMutateArgs(["rehersal"])).to.throw(/unknown module "rehersal"[\s\S]*rehearsal /);
+        expect(() => parseMutateArgs([])).to.throw(/name one module/);
+        expect(() => parseMutateArgs(["diff", "rehearsal"])).to.throw(/name one module/);
+        expect(() => parseMutateArgs(["diff", "--concurrency", "0"])).to.throw(/at least 1, not "0"/);
+        expect(() => parseMutateArgs(["diff", "--concurrency", "1.5"])).to.throw(/at least 1/);
+    });
+});

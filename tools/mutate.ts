@@ -1,0 +1,137 @@
+/**
+ * `npm run mutate -- <module> [--full] [--concurrency N]`: mutation testing (StrykerJS) of one of
+ * the modules whose verdicts users rely on. Each module names the source files mutated and the
+ * tests that judge them; Stryker plants one small bug at a time (a flipped comparison, a dropped
+ * condition, a changed constant) and reports each one no test caught.
+ *
+ * Incremental by default: the results of the last run live in `reports/mutation/<module>.json`, so a
+ * re-run tests only the mutants whose code or tests changed. `--full` starts over.
+ *
+ * Not part of CI (a module takes minutes to an hour on two cores); the scores are in
+ * docs/mutation.md. Mutation runs in place (`inPlace`): the workspace packages are symlinked into
+ * node_modules, so a sandbox copy would still load the unmutated `kernel/` and `rehearsal/`. Stryker
+ * restores every file it changed when the run ends or is interrupted with Ctrl-C, from a copy taken
+ * at the start: an edit made meanwhile to a mutated file is lost. Run it in a worktree of its own.
+ */
+
+import * as path from "path";
+import { parseCommandLine, runMain } from "./cli";
+import { InputError } from "./errors";
+
+/** A module under mutation testing: what is mutated and which tests judge it. */
+export interface MutationModule {
+    /** What the module decides, for the usage text. */
+    readonly about: string;
+    /** Source files to mutate (globs, relative to the repository root). */
+    readonly mutate: readonly string[];
+    /** Test files that judge them (globs); only those covering a mutant run against it. */
+    readonly tests: readonly string[];
+}
+
+/** The modules, by the name `npm run mutate -- <name>` takes. */
+export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
+    rehearsal: {
+        about: "the drain rehearsal (Karpenter, managed and self-managed node groups, NTH, PDBs)",
+        mutate: ["rehearsal/*.ts", "kernel/drain.ts"],
+        tests: ["test/rehearsal/*.test.ts", "test/policies/drainRehearsal.test.ts", "test/tools/drain.test.ts"],
+    },
+    diff: {
+        about: "the offline diff and its replacement data (create, update, replace, delete)",
+        mutate: ["tools/diff.ts", "tools/diffStack.ts", "tools/replacements.ts", "kernel/replacement.ts"],
+        tests: ["test/tools/diff.test.ts", "test/tools/diffStack.test.ts"],
+    },
+    platformFit: {
+        about: "platform fit: whether an app's manifests fit the stack's node groups and pools",
+        mutate: ["tools/platformFit.ts"],
+        tests: ["test/tools/platformFit.test.ts"],
+    },
+    validation: {
+        about: "API-server validation before any policy: schemas, names, label keys and values",
+        mutate: ["tools/schema.ts", "kernel/names.ts"],
+        tests: ["test/tools/schema.test.ts"],
+    },
+    deployPath: {
+        about: "the deploy path's config checks: API endpoint access, runners, access entries",
+        mutate: ["components/config/cluster.ts", "components/config/access.ts", "tools/runners.ts"],
+        tests: ["test/components/config/*.test.ts", "test/tools/runners.test.ts"],
+    },
+    podSecurity: {
+        about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
+        mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
+        tests: ["test/policies/podSecurityStandard.test.ts"],
+    },
+};
+
+const ROOT = path.resolve(__dirname, "..");
+
+const USAGE = [
+    "usage: npm run mutate -- <module> [--full] [--concurrency N]",
+    "",
+    "modules:",
+    ...Object.entries(MUTATION_MODULES).map(([name, m]) => `  ${name.padEnd(12)} ${m.about}`),
+].join("\n");
+
+/** The command line, read strictly: one known module, known flags only. */
+export function parseMutateArgs(argv: readonly string[]): { module: string; full: boolean; concurrency: number } {
+    const { values, positionals } = parseCommandLine(argv, { full: { type: "boolean" }, concurrency: { type: "string" } }, USAGE);
+    const concurrency = Number(values.concurrency ?? "1");
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw new InputError(`--concurrency takes a whole number of at least 1, not "${values.concurrency}"\n${USAGE}`);
+    }
+    if (positionals.length !== 1) {
+        throw new InputError(`name one module\n${USAGE}`);
+    }
+    if (!Object.hasOwn(MUTATION_MODULES, positionals[0])) {
+        throw new InputError(`unknown module "${positionals[0]}"\n${USAGE}`);
+    }
+    return { module: positionals[0], full: values.full === true, concurrency };
+}
+
+/** Stryker's options for one module (the JSON a `stryker.config.json` would hold). */
+export function strykerOptions(name: string, opts: { full: boolean; concurrency: number }): Record<string, unknown> {
+    const m = MUTATION_MODULES[name];
+    return {
+        packageManager: "npm",
+        testRunner: "mocha",
+        mochaOptions: {
+            // .mocharc.json for require, extension and timeout; the module's tests instead of all.
+            config: ".mocharc.json",
+            spec: [...m.tests],
+        },
+        mutate: [...m.mutate],
+        checkers: ["typescript"],
+        tsconfigFile: "tsconfig.json",
+        typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+        coverageAnalysis: "perTest",
+        inPlace: true,
+        // Tests run transpile-only, so no file needs `// @ts-nocheck`; in place, the default would
+        // write it atop every file of the repository for the length of the run.
+        disableTypeChecks: false,
+        incremental: !opts.full,
+        incrementalFile: `reports/mutation/${name}.json`,
+        concurrency: opts.concurrency,
+        timeoutMS: 60000,
+        reporters: ["clear-text", "progress", "html"],
+        htmlReporter: { fileName: `reports/mutation/${name}.html` },
+        thresholds: { high: 90, low: 80, break: null },
+        tempDirName: ".stryker-tmp",
+        cleanTempDir: "always",
+    };
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+    const { module, full, concurrency } = parseMutateArgs(argv);
+    process.chdir(ROOT);
+    // Stryker is ESM-only: a real dynamic import, kept as such by the node16 module setting.
+    const { Stryker } = await import("@stryker-mutator/core");
+    const results = await new Stryker(strykerOptions(module, { full, concurrency })).runMutationTest();
+    const killed = results.filter((r) => r.status === "Killed" || r.status === "Timeout").length;
+    const valid = results.filter((r) => r.status !== "CompileError" && r.status !== "RuntimeError" && r.status !== "Ignored").length;
+    const score = valid === 0 ? 100 : (100 * killed) / valid;
+    process.stdout.write(`\n${module}: mutation score ${score.toFixed(1)} % (${killed} of ${valid} mutants killed)\n`);
+    return 0;
+}
+
+if (require.main === module) {
+    runMain(() => main(process.argv.slice(2)));
+}
