@@ -2,19 +2,18 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { ROOT } from "../mocks";
-import { MUTATION_MODULES, parseMutateArgs, strykerOptions } from "../../tools/mutate";
+import { matchesGlob, MUTATION_MODULES, parseMutateArgs, strykerOptions } from "../../tools/mutate";
 
-/** The files a module glob names (the table uses exact paths and `<dir>/<prefix>*<suffix>` only). */
+/** The files a module glob names. */
 function expand(glob: string): string[] {
-    if (!glob.includes("*")) {
-        return fs.existsSync(path.join(ROOT, glob)) ? [glob] : [];
-    }
     const dir = path.posix.dirname(glob);
-    const [prefix, suffix] = path.posix.basename(glob).split("*");
+    if (!fs.existsSync(path.join(ROOT, dir))) {
+        return [];
+    }
     return fs
         .readdirSync(path.join(ROOT, dir))
-        .filter((f) => f.startsWith(prefix) && f.endsWith(suffix))
-        .map((f) => `${dir}/${f}`);
+        .map((f) => `${dir}/${f}`)
+        .filter((f) => matchesGlob(f, glob));
 }
 
 describe("tools/mutate.ts: mutation testing per module", () => {
@@ -44,6 +43,15 @@ describe("tools/mutate.ts: mutation testing per module", () => {
         expect(full).to.include({ incremental: false, concurrency: 2 });
         expect((full.mochaOptions as { spec: string[] }).spec).to.deep.equal(MUTATION_MODULES.diff.tests);
         expect(full.mutate).to.deep.equal(MUTATION_MODULES.diff.mutate);
+    });
+
+    it("--check adds the TypeScript checker; --only mutates one file of the module, with its line range", () => {
+        expect(strykerOptions("diff", parseMutateArgs(["diff"])).checkers).to.deep.equal([]);
+        expect(strykerOptions("diff", parseMutateArgs(["diff", "--check"])).checkers).to.deep.equal(["typescript"]);
+        const only = strykerOptions("rehearsal", parseMutateArgs(["rehearsal", "--only", "rehearsal/rollout.ts:10-40"]));
+        expect(only.mutate).to.deep.equal(["rehearsal/rollout.ts:10-40"]);
+        expect(() => parseMutateArgs(["rehearsal", "--only", "tools/diff.ts"])).to.throw(/not a file of module rehearsal/);
+        expect(() => parseMutateArgs(["rehearsal", "--only", "rehearsal/sub/x.ts"])).to.throw(/not a file of module rehearsal/);
     });
 
     it("refuses an unknown module, no module, two modules and a bad concurrency, naming the modules", () => {
