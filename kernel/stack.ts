@@ -7,7 +7,18 @@ import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "./a
 import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
-import { isBuiltInGroup, isKind, kubernetesKind, LONG_RUNNING, namespaceOf, objectName, readWorkload, Workload } from "./kubernetes";
+import {
+    ContainerRef,
+    containersOf,
+    isBuiltInGroup,
+    isKind,
+    kubernetesKind,
+    LONG_RUNNING,
+    namespaceOf,
+    objectName,
+    readWorkload,
+    Workload,
+} from "./kubernetes";
 import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
 import { asArray, asNumber, asString, field, path, stringMap } from "./values";
@@ -57,20 +68,105 @@ export interface Service {
     namespace: string;
     selector: LabelSelector;
     ports: ServicePort[];
-    /** Every port is a metrics port (`isMetricsPort`): the Service exists to be scraped, not to serve requests. */
-    metricsOnly: boolean;
+    /** Every port is a scrape or debug port (`isScrapePort`): the Service exists to be scraped, not to serve requests. */
+    scrapeOnly: boolean;
     urn?: string;
 }
 
 /**
- * True for a port named for metrics: its name, or its target port's name, holds the word
- * `metrics` between `-`, `_` or `.` (`metrics`, `http-metrics`, `https-metrics`, `metrics-tls`),
- * the names exporters, operators and Helm charts give their scrape ports. Numbers decide nothing:
- * 9090 is Prometheus's own query API, 8080 anybody's.
+ * Words that name a port for scraping or debugging, not for requests: `metrics` (Prometheus
+ * exporters, operators and Helm charts: `metrics`, `http-metrics`, `https-metrics`, `metrics-tls`),
+ * `telemetry` (Envoy and OpenTelemetry collectors' own metrics), `profiling` and `pprof` (Go's
+ * net/http/pprof), `debug` (debuggers, admin consoles). A health-check port is not among them: a
+ * load balancer's health check decides whether requests reach the pod.
  */
-export function isMetricsPort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
-    const named = (s: unknown) => typeof s === "string" && s.toLowerCase().split(/[-_.]/).includes("metrics");
+export const SCRAPE_PORT_WORDS: readonly string[] = ["metrics", "telemetry", "profiling", "pprof", "debug"];
+
+/**
+ * True for a port named for scraping or debugging: its name, or its target port's name, holds one
+ * of `SCRAPE_PORT_WORDS` between `-`, `_` or `.`. Numbers decide nothing: 9090 is Prometheus's own
+ * query API, 8080 anybody's.
+ */
+export function isScrapePort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
+    const named = (s: unknown) =>
+        typeof s === "string" &&
+        s
+            .toLowerCase()
+            .split(/[-_.]/)
+            .some((word) => SCRAPE_PORT_WORDS.includes(word));
     return named(port.name) || named(port.targetPort);
+}
+
+/** The ports a container declares: names and numbers. */
+function declaredPorts(c: ContainerRef): { names: Set<string>; numbers: Set<number> } {
+    const names = new Set<string>();
+    const numbers = new Set<number>();
+    for (const p of asArray(field(c.spec, "ports"))) {
+        const name = asString(field(p, "name"));
+        const number = asNumber(field(p, "containerPort"));
+        if (name) {
+            names.add(name);
+        }
+        if (number !== undefined) {
+            numbers.add(number);
+        }
+    }
+    return { names, numbers };
+}
+
+/** The containers of a pod that can take a Service's traffic: containers and native sidecars. */
+export function servingContainers(podSpec: unknown): ContainerRef[] {
+    return containersOf(podSpec).filter((c) => c.role === "container" || c.sidecar);
+}
+
+/**
+ * Which of `containers` the Services' ports reach, each with how (`Service api sends it traffic
+ * (port 80 → targetPort 8080)`), as the EndpointSlice controller resolves a target port
+ * (kubernetes v1.34 pkg/controller/endpointslice, `podutil.FindPort`): a **name** reaches the
+ * container declaring a port of that name, and no container declaring it leaves the pod out of the
+ * Service's endpoints for that port; a **number** reaches the container declaring that
+ * `containerPort`, and when none declares it (declaring is informational) the only container, or
+ * every container of several, said so. Scrape and debug ports (`isScrapePort`) are left out. A
+ * Service without ports (headless, DNS only) may reach any container.
+ */
+export function serviceRoutes(containers: readonly ContainerRef[], services: readonly Service[]): Map<ContainerRef, string[]> {
+    const out = new Map<ContainerRef, string[]>();
+    const add = (c: ContainerRef, route: string) => out.set(c, [...(out.get(c) ?? []), route]);
+    const declared = new Map(containers.map((c) => [c, declaredPorts(c)]));
+    for (const svc of services) {
+        if (svc.ports.length === 0) {
+            for (const c of containers) {
+                add(c, `Service ${svc.name} (no ports: clients may connect to any port) sends it traffic`);
+            }
+            continue;
+        }
+        for (const port of svc.ports) {
+            if (isScrapePort(port)) {
+                continue;
+            }
+            const route = (note = "") =>
+                `Service ${svc.name} sends it traffic (port ${port.name || port.port} → targetPort ${port.targetPort}${note})`;
+            const target = port.targetPort;
+            if (typeof target === "string") {
+                containers.filter((c) => declared.get(c)?.names.has(target)).forEach((c) => add(c, route()));
+                continue;
+            }
+            const owners = containers.filter((c) => target !== undefined && declared.get(c)?.numbers.has(target));
+            if (owners.length > 0) {
+                owners.forEach((c) => add(c, route()));
+            } else if (containers.length === 1) {
+                add(containers[0], route());
+            } else {
+                for (const c of containers) {
+                    add(
+                        c,
+                        route(", a port no container declares, so any of them may serve it: declare it in the serving container's ports"),
+                    );
+                }
+            }
+        }
+    }
+    return out;
 }
 
 /**
@@ -340,7 +436,7 @@ export function readServices(resources: readonly StackResource[], verdicts: Verd
                 namespace: namespaceOf(r.props),
                 selector,
                 ports,
-                metricsOnly: ports.length > 0 && ports.every(isMetricsPort),
+                scrapeOnly: ports.length > 0 && ports.every(isScrapePort),
                 urn: r.urn,
             };
         });
@@ -353,7 +449,8 @@ export function readServices(resources: readonly StackResource[], verdicts: Verd
 
 /**
  * Long-running workloads with the Services that send them requests: Services selecting their
- * pods in their namespace, except those that only expose metrics (`isMetricsPort`).
+ * pods in their namespace whose ports reach a container of the pod (`serviceRoutes`), so neither a
+ * Service that is only scraped nor one whose named target port the pod does not declare counts.
  */
 export function servedWorkloads(resources: readonly StackResource[], verdicts: Verdicts): { workload: Workload; services: Service[] }[] {
     return servingServices(readWorkloads(resources, verdicts), readServices(resources, verdicts));
@@ -366,18 +463,31 @@ export function servingServices<W extends Workload>(
 ): { workload: W; services: Service[] }[] {
     const index = new SelectorIndex<Service>();
     for (const svc of services) {
-        if (!svc.metricsOnly) {
+        if (!svc.scrapeOnly) {
             index.add(svc.namespace, svc.selector, svc);
         }
     }
     const out: { workload: W; services: Service[] }[] = [];
     for (const workload of workloads) {
-        const matched = LONG_RUNNING.has(workload.kind) ? index.matching(workload.namespace, workload.podLabels) : [];
+        const selecting = LONG_RUNNING.has(workload.kind) ? index.matching(workload.namespace, workload.podLabels) : [];
+        const matched = selecting.filter((svc) => reachesPod(workload.podSpec, svc));
         if (matched.length > 0) {
             out.push({ workload, services: matched });
         }
     }
     return out;
+}
+
+/** Whether a Service's ports reach a container of the pod; a port list unknown at preview counts as reaching it. */
+function reachesPod(podSpec: unknown, svc: Service): boolean {
+    try {
+        return serviceRoutes(servingContainers(podSpec), [svc]).size > 0;
+    } catch (err) {
+        if (isUnknownValueError(err)) {
+            return true;
+        }
+        throw err;
+    }
 }
 
 /** True when the API server would refuse the budget (bad values, both values set, malformed selector, a removed API version): it protects nothing. */

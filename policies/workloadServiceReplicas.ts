@@ -27,14 +27,14 @@ const knobs: Knobs<WorkloadServiceReplicasConfig> = {
         type: "integer",
         minimum: 2,
         default: 2,
-        description: "Fewest replicas of a workload a Service sends traffic to (metrics-only Services aside).",
+        description: "Fewest replicas of a workload a Service sends traffic to (scrape-only Services aside).",
     },
 };
 
 /**
  * A workload that a Service sends traffic to runs at least `minReplicas` pods, so that a drain,
  * an upgrade or a Spot reclaim never takes all of them: no PodDisruptionBudget can keep a single
- * pod serving without blocking the drain. Services that only expose metrics do not count. A
+ * pod serving without blocking the drain. Services only scraped or debugged through, or whose ports reach no container of the pod, do not count. A
  * deliberate singleton says so with the `platform/singleton` annotation and a reason.
  */
 export const workloadServiceReplicas = declareStackPolicy<WorkloadServiceReplicasConfig>({
@@ -45,7 +45,7 @@ export const workloadServiceReplicas = declareStackPolicy<WorkloadServiceReplica
     docs: {
         requires:
             'at least 2 replicas (an autoscaler\'s minimum when one scales it) for a workload a Service sends traffic to; a deliberate singleton is annotated `platform/singleton: "<reason>"`',
-        checks: 'a long-running workload (Deployment, StatefulSet, ReplicaSet, ReplicationController, bare Pod) that a Service sends traffic to runs at least `minReplicas` pods (an HPA\'s or KEDA ScaledObject\'s minimum when one scales it); Services that only expose metrics do not count (see "Which Service ports carry traffic"); a deliberate singleton carries the annotation `platform/singleton: "<reason>"` (a reason is required)',
+        checks: 'a long-running workload (Deployment, StatefulSet, ReplicaSet, ReplicationController, bare Pod) that a Service sends traffic to runs at least `minReplicas` pods (an HPA\'s or KEDA ScaledObject\'s minimum when one scales it); Services only scraped or debugged through, or whose ports reach no container of the pod, do not count (see "Which Service ports carry traffic"); a deliberate singleton carries the annotation `platform/singleton: "<reason>"` (a reason is required)',
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();

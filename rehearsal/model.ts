@@ -97,7 +97,7 @@ export interface WorkloadModel {
     doNotDisrupt: boolean;
     /**
      * The Services that send it requests (`Service ns/name`): those selecting its pods, except
-     * metrics-only ones. Empty: it serves nothing, so losing its pods interrupts work but drops
+     * scrape-only ones and those whose ports reach none of its containers (`servingServices`). Empty: it serves nothing, so losing its pods interrupts work but drops
      * no request.
      */
     services: string[];

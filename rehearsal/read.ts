@@ -846,7 +846,7 @@ export function readCluster(input: readonly DrainResource[], verdicts: Verdicts)
             () => undecidedNamespaces.add(r.props),
         );
     }
-    // Who serves requests: a workload a Service sends traffic to (metrics-only Services aside).
+    // Who serves requests: a workload a Service sends traffic to (scrape-only Services and ports the pod does not declare aside: `servingServices`).
     const modelOf = new Map(read.map((w, i) => [w, workloads[i]]));
     for (const { workload, services } of servingServices(read, readServices(resources, verdicts))) {
         const model = modelOf.get(workload);

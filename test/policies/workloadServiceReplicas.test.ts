@@ -86,6 +86,24 @@ describe("policy workload-service-replicas (stack)", () => {
         );
     });
 
+    it("ignores workloads behind telemetry, pprof or debug ports only, or a named targetPort the pod does not declare (EndpointSlice controller)", async () => {
+        for (const ports of [
+            [{ name: "telemetry", port: 15090, targetPort: 15090 }],
+            [{ name: "pprof", port: 6060, targetPort: 6060 }],
+            [{ name: "http", port: 80, targetPort: "http-debug" }],
+            [{ name: "http", port: 80, targetPort: "web" }],
+        ]) {
+            const svc = changed(service(), "spec.ports", ports);
+            expect(
+                (await runStack(workloadServiceReplicas, [deployment("api", "prod", 1), svc])).notApplicable,
+                JSON.stringify(ports),
+            ).to.match(/no long-running workload in this stack is selected by a Service that serves requests/);
+        }
+        // A numbered targetPort reaches the pod whether or not a container declares it.
+        const numbered = changed(service(), "spec.ports", [{ name: "http", port: 80, targetPort: 8081 }]);
+        expectViolations(await runStack(workloadServiceReplicas, [deployment("api", "prod", 1), numbered]), /runs 1 replica/);
+    });
+
     it("takes minReplicas from config", async () => {
         expectViolations(
             await runStack(workloadServiceReplicas, [deployment("api", "prod", 2), service()], { minReplicas: 3 }),

@@ -294,6 +294,44 @@ describe("drain rehearsal: the controllers' own rules", () => {
             expect(r.advisories).to.have.length(1);
         });
 
+        it("scrape and debug ports (telemetry, pprof, debug) carry no requests: a Service of only those serves nothing", () => {
+            for (const name of ["envoy-telemetry", "pprof", "debug", "http-profiling"]) {
+                const scraped = changed(service("worker", "prod", { app: "worker" }), "spec.ports", [
+                    { name, port: 6060, targetPort: 6060 },
+                ]);
+                const r = run([managed("apps", 3), app("worker", { replicas: 1 }), scraped]);
+                expect(r.problems, name).to.deep.equal([]);
+                expect(r.advisories.map((a) => a.message).join("\n"), name).to.match(/no Service sends it requests/);
+            }
+            // A serving port beside a scrape port makes it served: one replica then drops requests.
+            const both = changed(service("worker", "prod", { app: "worker" }), "spec.ports", [
+                { name: "metrics", port: 9090, targetPort: 9090 },
+                { name: "http", port: 80, targetPort: 8080 },
+            ]);
+            expect(problems(run([managed("apps", 3), app("worker", { replicas: 1 }), both]))).to.match(
+                /Service prod\/worker has no ready endpoint left/,
+            );
+        });
+
+        it("a named targetPort the pod does not declare sends it nothing (EndpointSlice controller, podutil.FindPort): the workload serves no request", () => {
+            const named = changed(service("worker", "prod", { app: "worker" }), "spec.ports", [
+                { name: "http", port: 80, targetPort: "http" },
+            ]);
+            const undeclared = run([managed("apps", 3), app("worker", { replicas: 1 }), named]);
+            expect(undeclared.problems).to.deep.equal([]);
+            expect(undeclared.advisories.map((a) => a.message).join("\n")).to.match(/no Service sends it requests/);
+            // Declared on the container: the Service reaches it, and a single replica drops requests.
+            const declaring = withPod(app("worker", { replicas: 1 }), "spec.containers", [
+                {
+                    name: "app",
+                    image: "registry.example.com/app:1.0.0",
+                    ports: [{ name: "http", containerPort: 8080 }],
+                    resources: { requests: { cpu: "250m", memory: "256Mi" } },
+                },
+            ]);
+            expect(problems(run([managed("apps", 3), declaring, named]))).to.match(/Service prod\/worker has no ready endpoint left/);
+        });
+
         it("one Service over three versions (Bookinfo's reviews v1/v2/v3) keeps serving while each version is rescheduled", () => {
             const version = (v: string) =>
                 changed(
