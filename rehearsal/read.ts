@@ -60,6 +60,7 @@ import {
     Workload,
 } from "eks-platform-kernel/policy";
 import { addonWorkloads } from "./addons";
+import { operatorWorkloads } from "./operators";
 import { nodeSize, poolCandidates } from "./instances";
 import type {
     BudgetModel,
@@ -715,13 +716,17 @@ export function hasNodeCapacity(resources: readonly DrainResource[]): boolean {
 
 /** Reads the stack into the rehearsal's model. */
 export function readCluster(input: readonly DrainResource[], verdicts: Verdicts): ClusterModel {
-    // The platform's own controllers are workloads too, read from their releases and add-ons.
-    const addons = addonWorkloads(input);
-    const resources = [...input, ...addons.resources];
-    const groups: GroupModel[] = [];
-    const notModelled: string[] = [...addons.notes];
-    const hooks: Hook[] = [];
     const undecidedNamespaces = new UndecidedNamespaces();
+    // The platform's own controllers are workloads too, read from their releases and add-ons; so
+    // are the pods and budgets operators make from custom resources (a CloudNativePG Cluster).
+    const addons = addonWorkloads(input);
+    const operators = operatorWorkloads(input, (r, fn) =>
+        readOr(verdicts, `${r.type} ${r.name}`, fn, () => undecidedNamespaces.add(r.props)),
+    );
+    const resources = [...input, ...addons.resources, ...operators.resources];
+    const groups: GroupModel[] = [];
+    const notModelled: string[] = [...addons.notes, ...operators.notes];
+    const hooks: Hook[] = [];
     const undecided: string[] = [];
     let capacityUndecided = false;
     for (const r of resources) {
@@ -791,7 +796,7 @@ export function readCluster(input: readonly DrainResource[], verdicts: Verdicts)
                 if (!w) {
                     return;
                 }
-                const id = `${w.kind} ${w.namespace}/${w.name}`;
+                const id = operators.ids.get(r.name) ?? `${w.kind} ${w.namespace}/${w.name}`;
                 if (!LONG_RUNNING.has(w.kind)) {
                     notModelled.push(`${id} (runs to completion, not drained as a service)`);
                     return;

@@ -1,0 +1,73 @@
+/**
+ * Operator-made pods and budgets, judged as the operator makes them: CloudNativePG v1.30.0
+ * (pkg/specs/poddisruptionbudget.go, internal/controller/cluster_create.go
+ * reconcilePodDisruptionBudget, internal/controller/replicas.go switchover on drain).
+ */
+import { expect } from "chai";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import type { TestResource } from "../policies/harness";
+import { managed, run } from "./scenario";
+
+function cluster(spec: Record<string, unknown>): TestResource {
+    return {
+        type: "kubernetes:postgresql.cnpg.io/v1:Cluster",
+        name: "prod-pg",
+        props: {
+            apiVersion: "postgresql.cnpg.io/v1",
+            kind: "Cluster",
+            metadata: { name: "pg", namespace: "prod" },
+            spec: { storage: { size: "10Gi" }, resources: { requests: { cpu: "500m", memory: "1Gi" } }, stopDelay: 300, ...spec },
+        },
+    };
+}
+
+const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
+
+describe("drain rehearsal: operator-made workloads (CloudNativePG Cluster)", () => {
+    it("one instance: the operator's <name>-primary budget (minAvailable 1) blocks the drain for good, naming the Cluster", () => {
+        const r = run([managed("apps", 3), cluster({ instances: 1 })]);
+        expect(r.verdict).to.equal("blocked");
+        expect(problems(r)).to.match(
+            /PodDisruptionBudget prod\/pg-primary blocks the eviction of pg-0 \(Cluster prod\/pg \(CloudNativePG\)\) .* for good/,
+        );
+        // instances defaults to 1 (api/v1/cluster_types.go: +kubebuilder:default:=1).
+        expect(problems(run([managed("apps", 3), cluster({})]))).to.match(/PodDisruptionBudget prod\/pg-primary blocks the eviction/);
+    });
+
+    it("two or more instances: the operator switches the primary over on drain, so instances leave one at a time and the rollout passes", () => {
+        for (const instances of [2, 3]) {
+            const r = run([managed("apps", 3), cluster({ instances })]);
+            expect(problems(r), `instances ${instances}`).to.equal("");
+            expect(r.verdict, `instances ${instances}`).to.equal("ok");
+        }
+    });
+
+    it("enablePDB: false makes no budget: the single instance is evicted and Service pg-rw is left with no endpoint (requests dropped)", () => {
+        const r = run([managed("apps", 3), cluster({ instances: 1, enablePDB: false })]);
+        expect(problems(r)).to.not.match(/pg-primary/);
+        expect(problems(r)).to.match(
+            /Cluster prod\/pg \(CloudNativePG\) reaches zero ready replicas .*Service prod\/pg-rw has no ready endpoint left/,
+        );
+    });
+
+    it("a node maintenance window (inProgress, reusePVC default true) removes the single instance's budget; reusePVC false keeps it", () => {
+        const open = run([managed("apps", 3), cluster({ instances: 1, nodeMaintenanceWindow: { inProgress: true } })]);
+        expect(problems(open)).to.not.match(/pg-primary/);
+        const keep = run([managed("apps", 3), cluster({ instances: 1, nodeMaintenanceWindow: { inProgress: true, reusePVC: false } })]);
+        expect(problems(keep)).to.match(/PodDisruptionBudget prod\/pg-primary blocks the eviction/);
+    });
+
+    it("the instances take spec.stopDelay as their grace period (default 1800 s, GetMaxStopDelay): past EKS's 15 minutes", () => {
+        const slow = cluster({ instances: 3 });
+        delete (slow.props.spec as Record<string, unknown>).stopDelay;
+        expect(problems(run([managed("apps", 3), slow]))).to.match(
+            /Cluster prod\/pg \(CloudNativePG\) is the cause: .*takes its 30m grace period/,
+        );
+    });
+
+    it("required anti-affinity keeps instances on separate nodes: three instances on two nodes cannot all run", () => {
+        const r = run([managed("apps", 2), cluster({ instances: 3, affinity: { podAntiAffinityType: "required" } })]);
+        expect(problems(r)).to.match(/Cluster prod\/pg \(CloudNativePG\)/);
+        expect(problems(run([managed("apps", 2), cluster({ instances: 3 })]))).to.equal("");
+    });
+});
