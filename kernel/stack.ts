@@ -490,6 +490,33 @@ function reachesPod(podSpec: unknown, svc: Service): boolean {
     }
 }
 
+/**
+ * Why the API server would refuse the budget (policy/v1 ValidatePodDisruptionBudgetSpec), each as
+ * what is wrong (`sets maxUnavailable to -1, …`) and its fix; empty when it would accept it. A
+ * removed API version is `api-versions-served`'s to report and is left out.
+ */
+export function pdbRefusals(pdb: Pdb): { what: string; fix: string; at: string[] }[] {
+    const out: { what: string; fix: string; at: string[] }[] = [];
+    for (const bad of pdb.invalid) {
+        out.push({
+            what: `sets ${bad.key} to ${JSON.stringify(bad.value)}, ${bad.reason}`,
+            fix: `set ${bad.key} to a non-negative integer such as 1 or a percentage string from "0%" to "100%" such as "25%"`,
+            at: ["spec", bad.key],
+        });
+    }
+    if (pdb.bothSet) {
+        out.push({ what: "sets both minAvailable and maxUnavailable", fix: "keep only one of them, e.g. maxUnavailable: 1", at: ["spec"] });
+    }
+    if (pdb.selector?.invalid) {
+        out.push({
+            what: `has a malformed selector: ${pdb.selector.invalid}`,
+            fix: "write spec.selector as matchLabels (a map of label keys to string values) and/or matchExpressions (a list of {key, operator: In|NotIn|Exists|DoesNotExist, values}) matching the workload's pod template labels",
+            at: ["spec", "selector"],
+        });
+    }
+    return out;
+}
+
 /** True when the API server would refuse the budget (bad values, both values set, malformed selector, a removed API version): it protects nothing. */
 export function pdbRejected(pdb: Pdb): boolean {
     return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined || pdb.removedApi !== undefined;

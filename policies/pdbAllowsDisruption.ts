@@ -6,6 +6,7 @@ import {
     customWorkloadKinds,
     describeWorkload,
     Pdb,
+    pdbRefusals,
     pdbRejected,
     pdbsByWorkload,
     PodSource,
@@ -227,31 +228,8 @@ function judgePdb(
         return;
     }
     // What the API server refuses: the budget never exists, so its effect on drains is moot.
-    for (const bad of pdb.invalid) {
-        report(
-            violation(
-                `${subject} sets ${bad.key} to ${JSON.stringify(bad.value)}, ${bad.reason}`,
-                REJECTED,
-                `set ${bad.key} to a non-negative integer such as 1 or a percentage string from "0%" to "100%" such as "25%"`,
-            ),
-            pdb.urn,
-        );
-    }
-    if (pdb.bothSet) {
-        report(
-            violation(`${subject} sets both minAvailable and maxUnavailable`, REJECTED, "keep only one of them, e.g. maxUnavailable: 1"),
-            pdb.urn,
-        );
-    }
-    if (pdb.selector?.invalid) {
-        report(
-            violation(
-                `${subject} has a malformed selector: ${pdb.selector.invalid}`,
-                REJECTED,
-                "write spec.selector as matchLabels (a map of label keys to string values) and/or matchExpressions (a list of {key, operator: In|NotIn|Exists|DoesNotExist, values}) matching the workload's pod template labels",
-            ),
-            pdb.urn,
-        );
+    for (const refusal of pdbRefusals(pdb)) {
+        report(violation(`${subject} ${refusal.what}`, REJECTED, refusal.fix), pdb.urn);
     }
     if (pdbRejected(pdb)) {
         return;

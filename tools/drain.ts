@@ -7,14 +7,16 @@
  * (files or directories of YAML, `-` for stdin, read as the manifest gate reads them), and runs the
  * pack's rehearsal engine (rehearsal/). Text and Markdown show the same report: problems first,
  * then the passing groups, what is undecided or not modelled, then each group's timeline (in
- * Markdown a Mermaid gantt chart, for a pull request's job summary). Exit codes: 0 no rollout
- * blocks (undecided items are listed, never passed), 1 a rollout would stall, leave a pod nowhere
- * to run, cut a pod short or take a workload to zero ready replicas, 2 bad input.
+ * Markdown a Mermaid gantt chart, for a pull request's job summary). The manifests pass the API
+ * server's validation first, as in `policy:check`: an object it would refuse is listed first and
+ * not rehearsed. Exit codes: 0 no rollout blocks (undecided items are listed, never passed), 1 a
+ * rollout would stall, leave a pod nowhere to run, cut a pod short or take a workload to zero
+ * ready replicas, or a manifest holds an object the API server would refuse; 2 bad input.
  */
 import { formatRehearsal, formatRehearsalMarkdown, rehearse, UnknownGroupError } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
 import { oneOf, parseCommandLine, runMain } from "./cli";
-import { manifestResources, stackResources } from "./drainInput";
+import { RefusedObject, stackResources, validatedManifestResources } from "./drainInput";
 import { InputError } from "./errors";
 
 const USAGE = "usage: npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|markdown|json]";
@@ -31,17 +33,25 @@ async function main(): Promise<number> {
         throw new InputError(USAGE);
     }
     // Manifests first: a bad file is named before the stack renders.
-    const manifests = manifestResources(paths, stack);
-    const resources = [...(await stackResources(process.cwd(), stack)), ...manifests];
+    const manifests = await validatedManifestResources(paths, stack);
+    const resources = [...(await stackResources(process.cwd(), stack)), ...manifests.resources];
     const rehearsal = rehearse(resources, values.group !== undefined ? { group: values.group } : {});
     process.stdout.write(
         format === "json"
-            ? `${JSON.stringify({ stack, ...rehearsal })}\n`
-            : format === "markdown"
-              ? formatRehearsalMarkdown(rehearsal, stack)
-              : `${formatRehearsal(rehearsal, stack)}\n`,
+            ? `${JSON.stringify({ stack, refused: manifests.refused, ...rehearsal })}\n`
+            : `${refusedText(manifests.refused, format)}${format === "markdown" ? formatRehearsalMarkdown(rehearsal, stack) : `${formatRehearsal(rehearsal, stack)}\n`}`,
     );
-    return rehearsal.verdict === "blocked" ? 1 : 0;
+    return rehearsal.verdict === "blocked" || manifests.refused.length > 0 ? 1 : 0;
+}
+
+/** Objects the API server would refuse, before the rehearsal's report: each at its file and line. */
+function refusedText(refused: readonly RefusedObject[], format: "text" | "markdown"): string {
+    if (refused.length === 0) {
+        return "";
+    }
+    const head = `Refused by the API server, so not rehearsed (${refused.length}):`;
+    const lines = refused.map((r) => `${format === "markdown" ? "- " : "  "}${r.file}:${r.line}: ${r.message}`);
+    return `${format === "markdown" ? `**${head}**\n\n` : `${head}\n`}${lines.join("\n")}\n\n`;
 }
 
 if (require.main === module) {

@@ -6,10 +6,13 @@
  */
 import * as path from "path";
 import type { DrainResource } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { collectFiles, readManifests, toResources } from "./manifests";
+import { pdbRefusals, readPdbs, readWorkload, unknownCheckingProxy, Verdicts } from "eks-platform-kernel/policy";
+import { violation } from "eks-platform-kernel";
+import { collectFiles, ManifestResource, readManifests, toResources } from "./manifests";
 import { readStackFiles, runProgram } from "./offline";
+import { displayPath } from "./report";
 import { urnOf } from "./requests";
+import { validateObjects } from "./schema";
 
 // The SDK's proxy makes a value unknown at preview throw when read, as under `pulumi preview`.
 function asRead(type: string, name: string, urn: string, props: Record<string, unknown>, parent?: string): DrainResource {
@@ -26,9 +29,90 @@ export async function stackResources(root: string, stack: string): Promise<Drain
     );
 }
 
+function asReadManifest(m: ManifestResource): DrainResource {
+    return asRead(m.resource.type, m.resource.name, m.resource.urn, m.resource.props);
+}
+
 /** The Kubernetes objects of manifest files and directories, read as the manifest gate reads them. */
 export function manifestResources(paths: readonly string[], stack: string): DrainResource[] {
-    return toResources(readManifests(collectFiles(paths)), stack).map((m) =>
-        asRead(m.resource.type, m.resource.name, m.resource.urn, m.resource.props),
+    return toResources(readManifests(collectFiles(paths)), stack).map(asReadManifest);
+}
+
+/** An object of the manifests the API server would refuse: where, and why. */
+export interface RefusedObject {
+    file: string;
+    line: number;
+    message: string;
+}
+
+/**
+ * The manifests' objects after the API server's validation, as `policy:check` runs it first
+ * (tools/schema.ts): an object the API server would refuse (`replicas: -5`, a budget of
+ * `maxUnavailable: -1`) never exists in the cluster, so it is not rehearsed and is returned in
+ * `refused`, with its file and the line of the offending field.
+ */
+export async function validatedManifestResources(
+    paths: readonly string[],
+    stack: string,
+): Promise<{ resources: DrainResource[]; refused: RefusedObject[] }> {
+    const mapped = toResources(readManifests(collectFiles(paths)), stack);
+    const checked = await validateObjects(
+        mapped.map((m) => ({
+            urn: m.resource.urn,
+            object: m.manifest.object,
+            subject: `${m.kind} ${m.namespace ? `${m.namespace}/` : ""}${m.name}`,
+            lineOf: m.manifest.lineOf ?? (() => m.manifest.line),
+        })),
+    );
+    const byUrn = new Map(mapped.map((m) => [m.resource.urn, m]));
+    const refused = checked.diagnostics.map((d) => ({
+        file: displayPath(byUrn.get(d.urn ?? "")?.manifest.file ?? "-"),
+        line: d.line ?? byUrn.get(d.urn ?? "")?.manifest.line ?? 0,
+        message: d.message,
+    }));
+    const refusedUrns = new Set(checked.diagnostics.map((d) => d.urn));
+    // Beyond the schema, the API server's own validation of the fields the rehearsal reads: the
+    // kernel's readers hold those rules (apps/v1 ValidateDeploymentSpec and kin: replicas >= 0;
+    // policy/v1 ValidatePodDisruptionBudgetSpec).
+    for (const m of mapped.filter((m) => !refusedUrns.has(m.resource.urn))) {
+        const reasons = beyondSchema(m);
+        if (reasons.length > 0) {
+            refusedUrns.add(m.resource.urn);
+            refused.push(
+                ...reasons.map((r) => ({
+                    file: displayPath(m.manifest.file),
+                    line: r.at && m.manifest.lineOf ? m.manifest.lineOf(r.at) : m.manifest.line,
+                    message: r.message,
+                })),
+            );
+        }
+    }
+    return { resources: mapped.filter((m) => !refusedUrns.has(m.resource.urn)).map(asReadManifest), refused };
+}
+
+const REFUSED = "kubectl apply, Helm and Pulumi fail on it and nothing of the object is created, so it is not rehearsed";
+
+/** Why the API server would refuse an object the schema admits, in the fields the rehearsal reads. */
+function beyondSchema(m: ManifestResource): { message: string; at?: string[] }[] {
+    const subject = `${m.kind} ${m.namespace ? `${m.namespace}/` : ""}${m.name}`;
+    const w = readWorkload(m.resource.type, m.resource.name, m.resource.props);
+    if (w?.invalidReplicas !== undefined) {
+        return [
+            {
+                message: violation(
+                    `${subject} would be refused by the API server: spec.replicas ${JSON.stringify(w.invalidReplicas)} is not a non-negative integer`,
+                    REFUSED,
+                    "set spec.replicas to a whole number of at least 0",
+                ),
+                at: ["spec", "replicas"],
+            },
+        ];
+    }
+    const pdbs = readPdbs([m.resource], new Verdicts());
+    return pdbs.flatMap((pdb) =>
+        pdbRefusals(pdb).map((r) => ({
+            message: violation(`${subject} would be refused by the API server: it ${r.what}`, REFUSED, r.fix),
+            at: r.at,
+        })),
     );
 }

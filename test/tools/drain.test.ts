@@ -132,6 +132,37 @@ describe("npm run drain", function () {
         });
     }
 
+    it("validates manifests first, as policy:check does: objects the API server would refuse are listed at their line and not rehearsed (exit 1)", async () => {
+        const dir = path.join("test", "fixtures", "drain-refused");
+        const [json, text] = await Promise.all([
+            runTool("drain.ts", [STACKS[0], dir, "--format", "json"]),
+            runTool("drain.ts", [STACKS[0], dir]),
+        ]);
+        expect([json.code, text.code], json.stderr).to.deep.equal([1, 1]);
+        const out = JSON.parse(json.stdout) as Rehearsal & { refused: { file: string; line: number; message: string }[] };
+        const file = `${dir}/app.yaml`;
+        expect(out.refused.map((r) => [r.file, r.line])).to.deep.equal([
+            [file, 20],
+            [file, 8],
+            [file, 32],
+        ]);
+        expect(out.refused[0].message).to.match(
+            /^Deployment shop\/api would be refused by the API server: spec\.replicas is the string "3"/,
+        );
+        expect(out.refused[1].message).to.match(
+            /^Deployment shop\/web would be refused by the API server: spec\.replicas -5 is not a non-negative integer\. Why: .*not rehearsed/,
+        );
+        expect(out.refused[2].message).to.match(
+            /^PodDisruptionBudget shop\/cart would be refused by the API server: it sets maxUnavailable to -1/,
+        );
+        // The refused workloads are not rehearsed at all (not as one replica); the valid one is.
+        const rehearsed = JSON.stringify(out.groups);
+        expect(rehearsed).to.not.match(/shop\/web|shop\/api/);
+        expect(out.undecided.join("\n")).to.not.match(/shop\/web/);
+        expect(text.stdout.split("\n")[0]).to.equal("Refused by the API server, so not rehearsed (3):");
+        expect(text.stdout).to.match(/\n {2}test\/fixtures\/drain-refused\/app\.yaml:8: Deployment shop\/web would be refused/);
+    });
+
     it("refuses bad input with exit 2 and a message: no stack, a bad format, an unknown stack or group", async () => {
         const [none, format, stack, group] = await Promise.all([
             runTool("drain.ts", []),
