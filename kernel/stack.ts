@@ -40,6 +40,13 @@ export interface Pdb {
     /** Both `minAvailable` and `maxUnavailable` are set: the API server rejects the budget. */
     bothSet: boolean;
     /**
+     * `spec.unhealthyPodEvictionPolicy` (k8s.io/api policy/v1 types.go): `AlwaysAllow` lets a
+     * running pod that is not yet Ready be evicted whatever the budget; `IfHealthyBudget` (the
+     * default, also when unset) only while the budget is met. Any other value is refused by the API
+     * server (`pdbRefusals`).
+     */
+    unhealthyPodEvictionPolicy?: unknown;
+    /**
      * Neither is set. The API server accepts such a budget (policy/v1 defaults neither), but the
      * disruption controller then never computes the pods it expects and keeps
      * `disruptionsAllowed` at 0: it blocks every eviction of the pods it selects.
@@ -375,6 +382,10 @@ export function readPdbs(resources: readonly StackResource[], verdicts: Verdicts
             };
             intOrPercentField(spec, "minAvailable", p);
             intOrPercentField(spec, "maxUnavailable", p);
+            const unhealthy = field(spec, "unhealthyPodEvictionPolicy");
+            if (unhealthy !== undefined && unhealthy !== null) {
+                p.unhealthyPodEvictionPolicy = unhealthy;
+            }
             const set = [field(spec, "minAvailable"), field(spec, "maxUnavailable")].filter((v) => v !== undefined && v !== null);
             p.bothSet = set.length === 2;
             p.empty = set.length === 0;
@@ -490,6 +501,9 @@ function reachesPod(podSpec: unknown, svc: Service): boolean {
     }
 }
 
+/** The values policy/v1 accepts for `spec.unhealthyPodEvictionPolicy` (ValidatePodDisruptionBudgetSpec). */
+export const UNHEALTHY_POD_EVICTION_POLICIES: readonly string[] = ["IfHealthyBudget", "AlwaysAllow"];
+
 /**
  * Why the API server would refuse the budget (policy/v1 ValidatePodDisruptionBudgetSpec), each as
  * what is wrong (`sets maxUnavailable to -1, …`) and its fix; empty when it would accept it. A
@@ -502,6 +516,14 @@ export function pdbRefusals(pdb: Pdb): { what: string; fix: string; at: string[]
             what: `sets ${bad.key} to ${JSON.stringify(bad.value)}, ${bad.reason}`,
             fix: `set ${bad.key} to a non-negative integer such as 1 or a percentage string from "0%" to "100%" such as "25%"`,
             at: ["spec", bad.key],
+        });
+    }
+    const policy = pdb.unhealthyPodEvictionPolicy;
+    if (policy !== undefined && !UNHEALTHY_POD_EVICTION_POLICIES.includes(policy as string)) {
+        out.push({
+            what: `sets unhealthyPodEvictionPolicy to ${JSON.stringify(policy)}, not one of ${UNHEALTHY_POD_EVICTION_POLICIES.join(" or ")}`,
+            fix: "set unhealthyPodEvictionPolicy to AlwaysAllow (pods not yet Ready never hold a drain) or IfHealthyBudget, or leave it unset",
+            at: ["spec", "unhealthyPodEvictionPolicy"],
         });
     }
     if (pdb.bothSet) {
@@ -519,7 +541,7 @@ export function pdbRefusals(pdb: Pdb): { what: string; fix: string; at: string[]
 
 /** True when the API server would refuse the budget (bad values, both values set, malformed selector, a removed API version): it protects nothing. */
 export function pdbRejected(pdb: Pdb): boolean {
-    return pdb.invalid.length > 0 || pdb.bothSet || pdb.selector?.invalid !== undefined || pdb.removedApi !== undefined;
+    return pdbRefusals(pdb).length > 0 || pdb.removedApi !== undefined;
 }
 
 /** What a PodDisruptionBudget can select: the pods of a workload or of a workload-like custom resource. */

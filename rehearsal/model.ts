@@ -64,6 +64,8 @@ export interface PdbModel {
     desiredHealthy: number;
     /** What it was written as, for messages: `maxUnavailable: 1`. */
     describe: string;
+    /** `unhealthyPodEvictionPolicy: AlwaysAllow`: a pod not yet Ready is evicted whatever the budget. */
+    alwaysAllowUnhealthy: boolean;
 }
 
 export interface WorkloadModel {

@@ -677,6 +677,7 @@ function pdbModel(pdb: ReturnType<typeof readPdbs>[number], workloads: readonly 
         expected,
         desiredHealthy,
         describe,
+        alwaysAllowUnhealthy: pdb.unhealthyPodEvictionPolicy === "AlwaysAllow",
     };
 }
 

@@ -203,7 +203,10 @@ class Rollout {
         }
         const pdb = pdbs[0];
         const healthy = (this.pdbWorkloads.get(pdb) ?? []).reduce((sum, w) => sum + w.ready, 0);
-        const allowed = pod.ready ? healthy - pdb.desiredHealthy > 0 : healthy >= pdb.desiredHealthy;
+        // The eviction subresource (kubernetes v1.34 pkg/registry/core/pod/storage/eviction.go): a
+        // Ready pod needs a disruption to spare; one not yet Ready goes while the budget is met
+        // (IfHealthyBudget, the default), or always (unhealthyPodEvictionPolicy: AlwaysAllow).
+        const allowed = pod.ready ? healthy - pdb.desiredHealthy > 0 : pdb.alwaysAllowUnhealthy || healthy >= pdb.desiredHealthy;
         if (allowed) {
             return { ok: true };
         }

@@ -85,6 +85,11 @@ describe("policy pdb-allows-disruption (stack)", () => {
             [{ minAvailable: "-5%" }, /sets minAvailable to "-5%", which is neither/],
             [{ maxUnavailable: true }, /sets maxUnavailable to true, which is neither/],
             [{ minAvailable: 1, maxUnavailable: 1 }, /sets both minAvailable and maxUnavailable/],
+            // k8s.io/api policy/v1: IfHealthyBudget and AlwaysAllow are the only values (ValidatePodDisruptionBudgetSpec).
+            [
+                { maxUnavailable: 1, unhealthyPodEvictionPolicy: "Always" },
+                /sets unhealthyPodEvictionPolicy to "Always", not one of IfHealthyBudget or AlwaysAllow/,
+            ],
         ] as const) {
             const p = pdb("api", "prod", { ...spec, selector: select });
             const outcome = await runStack(pdbAllowsDisruption, [deployment(), p]);
@@ -92,6 +97,10 @@ describe("policy pdb-allows-disruption (stack)", () => {
             expect(outcome.violations[0].urn).to.equal(urnOf(p));
         }
         expectClean(await runStack(pdbAllowsDisruption, [deployment(), pdb("api", "prod", { maxUnavailable: "100%", selector: select })]));
+        for (const policy of ["AlwaysAllow", "IfHealthyBudget"]) {
+            const p = pdb("api", "prod", { maxUnavailable: 1, unhealthyPodEvictionPolicy: policy, selector: select });
+            expectClean(await runStack(pdbAllowsDisruption, [deployment(), p]));
+        }
     });
 
     it("reports a malformed selector as rejected, not as matching everything or nothing", async () => {
