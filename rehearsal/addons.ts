@@ -31,8 +31,17 @@ interface AddonSpec {
     assumed?: string[];
     /** The Service that sends it requests (DNS queries, webhook calls, the metrics API), if any. */
     serves?: { name: string; port: number; portName: string };
-    pods(values: Rec): AddonPods;
+    /** Its controller's pods (a Deployment), if it runs one. */
+    pods?(values: Rec): AddonPods;
+    /**
+     * Its node agent (a DaemonSet on every node, tolerating every taint): the requests it takes
+     * from each node's allocatable, so the nodes hold less for workloads.
+     */
+    node?: { name: string; requests(values: Rec): Rec };
 }
+
+/** What a node agent tolerates: every taint (the charts' and add-ons' `operator: Exists`). */
+const EVERY_TAINT = [{ operator: "Exists" }];
 
 const CRITICAL_ADDONS_ONLY = { key: "CriticalAddonsOnly", operator: "Exists" };
 
@@ -174,11 +183,33 @@ export const ADDON_SPECS: readonly AddonSpec[] = [
         pods: topLevelValues({ replicasKey: "replicas", replicas: 1 }),
     },
     {
+        name: "aws-node",
+        namespace: "kube-system",
+        eksAddon: "vpc-cni",
+        source: "aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/values.yaml (resources.requests.cpu 25m; tolerates every taint)",
+        node: { name: "aws-node", requests: (v) => recordOr(path(v, "resources", "requests"), { cpu: "25m" }) },
+    },
+    {
+        name: "kube-proxy",
+        namespace: "kube-system",
+        eksAddon: "kube-proxy",
+        source: "the EKS kube-proxy add-on's DaemonSet (tolerates every taint)",
+        assumed: ["requests: cpu 100m (the upstream kube-proxy DaemonSet's; the add-on takes no resources configuration)"],
+        node: { name: "kube-proxy", requests: () => ({ cpu: "100m" }) },
+    },
+    {
+        name: "eks-pod-identity-agent",
+        namespace: "kube-system",
+        eksAddon: "eks-pod-identity-agent",
+        source: "aws/eks-pod-identity-agent charts/eks-pod-identity-agent/values.yaml (resources {}: no requests unless configured; tolerations operator Exists)",
+        node: { name: "eks-pod-identity-agent", requests: (v) => recordOr(path(v, "resources", "requests"), {}) },
+    },
+    {
         name: "ebs-csi-controller",
         namespace: "kube-system",
         eksAddon: "aws-ebs-csi-driver",
-        source: "kubernetes-sigs/aws-ebs-csi-driver chart (controller.replicaCount 2; poddisruptionbudget-controller.yaml: maxUnavailable 1 up to 2 replicas, else minAvailable 2, while controller.podDisruptionBudget.enabled)",
-        assumed: ["its node DaemonSet (ebs-csi-node) is not counted against the nodes' capacity"],
+        source: "kubernetes-sigs/aws-ebs-csi-driver chart (controller.replicaCount 2; poddisruptionbudget-controller.yaml: maxUnavailable 1 up to 2 replicas, else minAvailable 2, while controller.podDisruptionBudget.enabled; node.resources.requests cpu 10m, memory 40Mi, its sidecars none; node.tolerateAllTaints true)",
+        node: { name: "ebs-csi-node", requests: (v) => recordOr(path(v, "node", "resources", "requests"), { cpu: "10m", memory: "40Mi" }) },
         pods: (v) => {
             const controller = recordOr(field(v, "controller"), {});
             const replicas = countOr(field(controller, "replicaCount"), 2);
@@ -247,6 +278,56 @@ function valuesOf(r: DrainResource): Rec | undefined {
     return asRecord(field(r.props, "values")) ?? {};
 }
 
+/** The Deployment, budget and Service of an add-on's controller. */
+function controllerResources(r: DrainResource, spec: AddonSpec, pods: AddonPods): DrainResource[] {
+    const out: DrainResource[] = [];
+    const labels = { "app.kubernetes.io/name": spec.name };
+    withOwnSelector(pods.podSpec, labels);
+    const metadata = { name: spec.name, namespace: spec.namespace };
+    out.push({
+        type: "kubernetes:apps/v1:Deployment",
+        name: `${r.name}/${spec.name}`,
+        urn: r.urn,
+        props: {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata,
+            spec: {
+                replicas: pods.replicas,
+                selector: { matchLabels: labels },
+                template: { metadata: { labels }, spec: pods.podSpec },
+            },
+        },
+    });
+    if (pods.pdb) {
+        out.push({
+            type: "kubernetes:policy/v1:PodDisruptionBudget",
+            name: `${r.name}/${spec.name}-pdb`,
+            urn: r.urn,
+            props: {
+                apiVersion: "policy/v1",
+                kind: "PodDisruptionBudget",
+                metadata,
+                spec: { ...pods.pdb, selector: { matchLabels: labels } },
+            },
+        });
+    }
+    if (spec.serves) {
+        out.push({
+            type: "kubernetes:core/v1:Service",
+            name: `${r.name}/${spec.serves.name}`,
+            urn: r.urn,
+            props: {
+                apiVersion: "v1",
+                kind: "Service",
+                metadata: { name: spec.serves.name, namespace: spec.namespace },
+                spec: { selector: labels, ports: [{ name: spec.serves.portName, port: spec.serves.port }] },
+            },
+        });
+    }
+    return out;
+}
+
 /**
  * The Deployments and budgets the platform's add-ons run, as resources the rehearsal reads like
  * any other, each carrying its release's or add-on's URN; `modelled` names the resources they
@@ -270,48 +351,31 @@ export function addonWorkloads(resources: readonly DrainResource[]): {
             notes.push(`the pods of ${spec.name} (${r.name}): its values cannot be read, so they are not rehearsed`);
             continue;
         }
-        const pods = spec.pods(values);
-        const labels = { "app.kubernetes.io/name": spec.name };
-        withOwnSelector(pods.podSpec, labels);
-        const metadata = { name: spec.name, namespace: spec.namespace };
-        out.push({
-            type: "kubernetes:apps/v1:Deployment",
-            name: `${r.name}/${spec.name}`,
-            urn: r.urn,
-            props: {
-                apiVersion: "apps/v1",
-                kind: "Deployment",
-                metadata,
-                spec: {
-                    replicas: pods.replicas,
-                    selector: { matchLabels: labels },
-                    template: { metadata: { labels }, spec: pods.podSpec },
-                },
-            },
-        });
-        if (pods.pdb) {
-            out.push({
-                type: "kubernetes:policy/v1:PodDisruptionBudget",
-                name: `${r.name}/${spec.name}-pdb`,
-                urn: r.urn,
-                props: {
-                    apiVersion: "policy/v1",
-                    kind: "PodDisruptionBudget",
-                    metadata,
-                    spec: { ...pods.pdb, selector: { matchLabels: labels } },
-                },
-            });
+        if (spec.pods) {
+            out.push(...controllerResources(r, spec, spec.pods(values)));
         }
-        if (spec.serves) {
+        if (spec.node) {
+            const labels = { "app.kubernetes.io/name": spec.node.name };
             out.push({
-                type: "kubernetes:core/v1:Service",
-                name: `${r.name}/${spec.serves.name}`,
+                type: "kubernetes:apps/v1:DaemonSet",
+                name: `${r.name}/${spec.node.name}`,
                 urn: r.urn,
                 props: {
-                    apiVersion: "v1",
-                    kind: "Service",
-                    metadata: { name: spec.serves.name, namespace: spec.namespace },
-                    spec: { selector: labels, ports: [{ name: spec.serves.portName, port: spec.serves.port }] },
+                    apiVersion: "apps/v1",
+                    kind: "DaemonSet",
+                    metadata: { name: spec.node.name, namespace: spec.namespace },
+                    spec: {
+                        selector: { matchLabels: labels },
+                        template: {
+                            metadata: { labels },
+                            spec: {
+                                containers: [
+                                    { name: spec.node.name, image: "add-on", resources: { requests: spec.node.requests(values) } },
+                                ],
+                                tolerations: EVERY_TAINT,
+                            },
+                        },
+                    },
                 },
             });
         }

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { addonWorkloads } from "eks-platform-rehearsal";
 import { UNKNOWN } from "eks-platform-kernel";
 import { TestResource, urnOf } from "../policies/harness";
-import { managed, run } from "./scenario";
+import { app, managed, run } from "./scenario";
 
 function helm(chart: string, values: Record<string, unknown>): TestResource {
     return {
@@ -97,5 +97,41 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
         ]);
         expect(two.problems.map((p) => p.message)).to.deep.equal([]);
         expect(two.groups[0].waves.some((w) => w.evictions > 0)).to.equal(true);
+    });
+
+    it("node agents are DaemonSets on every node, tolerating every taint, with their charts' requests (vpc-cni 25m, ebs-csi-node 10m/40Mi, pod identity none)", () => {
+        const { resources, modelled } = addonWorkloads(
+            drainable([eksAddon("vpc-cni"), eksAddon("aws-ebs-csi-driver"), eksAddon("eks-pod-identity-agent"), eksAddon("kube-proxy")]),
+        );
+        const agents = byKind(resources, "DaemonSet");
+        expect(agents.map((d) => [d.metadata.name, d.spec.template.spec.containers[0].resources.requests])).to.deep.equal([
+            ["aws-node", { cpu: "25m" }],
+            ["ebs-csi-node", { cpu: "10m", memory: "40Mi" }],
+            ["eks-pod-identity-agent", {}],
+            ["kube-proxy", { cpu: "100m" }],
+        ]);
+        expect(agents.every((d) => JSON.stringify(d.spec.template.spec.tolerations) === JSON.stringify([{ operator: "Exists" }]))).to.equal(
+            true,
+        );
+        expect([...modelled].sort()).to.deep.equal([
+            "addons-aws-ebs-csi-driver",
+            "addons-eks-pod-identity-agent",
+            "addons-kube-proxy",
+            "addons-vpc-cni",
+        ]);
+        // The add-on's configuration wins over the chart's default.
+        const configured = addonWorkloads(drainable([eksAddon("vpc-cni", { resources: { requests: { cpu: "200m" } } })]));
+        expect(byKind(configured.resources, "DaemonSet")[0].spec.template.spec.containers[0].resources.requests).to.deep.equal({
+            cpu: "200m",
+        });
+    });
+
+    it("a node agent's requests come out of every node's allocatable: a pod that fits an empty m6i.large (1930m) no longer fits beside a 1000m agent", () => {
+        const big = app("big", { replicas: 3, cpu: "1500m" });
+        expect(run([managed("apps", 3), big]).problems.map((p) => p.message)).to.deep.equal([]);
+        const heavy = run([managed("apps", 3), eksAddon("vpc-cni", { resources: { requests: { cpu: "1000m" } } }), big]);
+        expect(heavy.problems.map((p) => p.message).join("\n")).to.match(
+            /Pod big-0 of Deployment prod\/big fits on no node of the stack, before any rollout: 0\/3 nodes are available: 3 insufficient cpu/,
+        );
     });
 });
