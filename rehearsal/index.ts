@@ -13,6 +13,8 @@ import { rollout } from "./rollout";
 export type { DrainResource } from "./model";
 export { ADDON_SPECS, addonWorkloads } from "./addons";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
+export { describeCapacity } from "./capacity";
+export type { GroupCapacity, InstanceTypeCapacity } from "./capacity";
 export { formatRehearsal, formatRehearsalMarkdown, kindName } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
 

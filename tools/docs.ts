@@ -1,6 +1,8 @@
 /**
  * Writes the policy tables of README.md and docs/policies.md from the policies' declarations and
- * the environment files (tools/policyTables.ts). Run it after adding or changing a policy:
+ * the environment files (tools/policyTables.ts), and the platform profile's JSON Schema
+ * (schemas/platform-profile.schema.json, from tools/platformProfile.ts). Run it after adding or
+ * changing a policy or the profile's shape:
  *
  *   npm run docs
  *
@@ -11,7 +13,16 @@ import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { parseCommandLine, runMain } from "./cli";
 import { InputError } from "./errors";
+import { profileJsonSchema } from "./platformProfile";
 import { declarationsOf, policyTables } from "./policyTables";
+
+/** Where the platform profile's JSON Schema is published (generated from its zod schema). */
+export const PROFILE_SCHEMA_FILE = "schemas/platform-profile.schema.json";
+
+/** The schema file's text as `npm run docs` writes it. */
+export function profileSchemaText(): string {
+    return `${JSON.stringify(profileJsonSchema(), null, 2)}\n`;
+}
 
 const USAGE = "usage: npm run docs";
 
@@ -27,6 +38,14 @@ function run(): number {
         }
         process.stdout.write(`${file}: ${generated === current ? "up to date" : "table written"}\n`);
     }
+    const schemaFile = path.join(root, PROFILE_SCHEMA_FILE);
+    const schema = profileSchemaText();
+    const current = fs.existsSync(schemaFile) ? fs.readFileSync(schemaFile, "utf8") : undefined;
+    if (current !== schema) {
+        fs.mkdirSync(path.dirname(schemaFile), { recursive: true });
+        fs.writeFileSync(schemaFile, schema);
+    }
+    process.stdout.write(`${PROFILE_SCHEMA_FILE}: ${current === schema ? "up to date" : "written"}\n`);
     return 0;
 }
 

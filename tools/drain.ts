@@ -1,7 +1,13 @@
 /**
  * The drain rehearsal: what each node rollout of a stack would do to its workloads, before `up`.
  *
- *   npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|markdown|json]
+ *   npm run drain -- <stack> [manifest paths…] [--group NAME] [--namespace NAME] [--format text|markdown|json]
+ *   npm run drain -- --platform PROFILE [manifest paths…] [--group NAME] [--namespace NAME] [--format …]
+ *
+ * With `--platform` the platform comes from a profile (`npm run profile`) instead of rendering a
+ * stack: an application repository rehearses its manifests on the platform's real node groups,
+ * pools and add-ons without the platform's program. `--namespace` is the namespace of objects that
+ * name none, as `kubectl apply -n` sets it.
  *
  * Renders the stack offline (tools/offline.ts), adds the Kubernetes objects of the manifests given
  * (files or directories of YAML, `-` for stdin, read as the manifest gate reads them), and runs the
@@ -16,25 +22,38 @@
 import { formatRehearsal, formatRehearsalMarkdown, rehearse, UnknownGroupError } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
 import { oneOf, parseCommandLine, runMain } from "./cli";
-import { RefusedObject, stackResources, validatedManifestResources } from "./drainInput";
+import { profileResources, RefusedObject, stackResources, validatedManifestResources } from "./drainInput";
+import { namespaceOption, readProfile } from "./platformProfile";
 import { InputError } from "./errors";
 
-const USAGE = "usage: npm run drain -- <stack> [manifest paths…] [--group NAME] [--format text|markdown|json]";
+const USAGE =
+    "usage: npm run drain -- <stack> [manifest paths…] [--group NAME] [--namespace NAME] [--format text|markdown|json]\n" +
+    "       npm run drain -- --platform PROFILE [manifest paths…] [--group NAME] [--namespace NAME] [--format text|markdown|json]";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
         process.argv.slice(2),
-        { group: { type: "string" }, format: { type: "string", default: "text" } },
+        {
+            group: { type: "string" },
+            format: { type: "string", default: "text" },
+            platform: { type: "string" },
+            namespace: { type: "string" },
+        },
         USAGE,
     );
     const format = oneOf("--format", values.format, ["text", "markdown", "json"] as const);
-    const [stack, ...paths] = positionals;
+    const namespace = namespaceOption(values.namespace);
+    const root = process.cwd();
+    const profile = values.platform !== undefined ? readProfile(values.platform, root) : undefined;
+    const [stack, ...paths] = profile ? [profile.profile.stack, ...positionals] : positionals;
     if (!stack) {
         throw new InputError(USAGE);
     }
+    profile?.warnings.forEach((w) => process.stderr.write(`warning: ${w}\n`));
     // Manifests first: a bad file is named before the stack renders.
-    const manifests = await validatedManifestResources(paths, stack);
-    const resources = [...(await stackResources(process.cwd(), stack)), ...manifests.resources];
+    const manifests = await validatedManifestResources(paths, stack, namespace);
+    const platform = profile ? profileResources(profile.profile.context) : await stackResources(root, stack);
+    const resources = [...platform, ...manifests.resources];
     const rehearsal = rehearse(resources, values.group !== undefined ? { group: values.group } : {});
     process.stdout.write(
         format === "json"

@@ -33,6 +33,13 @@ function asReadManifest(m: ManifestResource): DrainResource {
     return asRead(m.resource.type, m.resource.name, m.resource.urn, m.resource.props);
 }
 
+/** A platform profile's context (tools/platformProfile.ts) as the pack's engine reads it: the platform without its program. */
+export function profileResources(
+    context: readonly { type: string; name: string; urn: string; props: Record<string, unknown> }[],
+): DrainResource[] {
+    return context.map((r) => asRead(r.type, r.name, r.urn, JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>));
+}
+
 /** The Kubernetes objects of manifest files and directories, read as the manifest gate reads them. */
 export function manifestResources(paths: readonly string[], stack: string): DrainResource[] {
     return toResources(readManifests(collectFiles(paths)), stack).map(asReadManifest);
@@ -54,8 +61,9 @@ export interface RefusedObject {
 export async function validatedManifestResources(
     paths: readonly string[],
     stack: string,
+    namespace?: string,
 ): Promise<{ resources: DrainResource[]; refused: RefusedObject[] }> {
-    const mapped = toResources(readManifests(collectFiles(paths)), stack);
+    const mapped = toResources(readManifests(collectFiles(paths)), stack, namespace);
     const checked = await validateObjects(
         mapped.map((m) => ({
             urn: m.resource.urn,

@@ -227,13 +227,19 @@ export const MANIFEST_PROJECT = "k8s-manifests";
 /**
  * Maps objects to the resources Pulumi would register, without the duplicate check (see
  * `toResources`). `offset`: how many objects came before these (unnamed objects are numbered
- * across the whole input).
+ * across the whole input). `defaultNamespace` is the namespace of namespaced objects that name
+ * none, as `kubectl apply -n` sets it (`default` when not given).
  */
-export function mapObjects(objects: readonly ManifestObject[], env: string, offset = 0): ManifestResource[] {
+export function mapObjects(objects: readonly ManifestObject[], env: string, offset = 0, defaultNamespace?: string): ManifestResource[] {
     return objects.map((m, j): ManifestResource => {
         const i = offset + j;
-        const o = m.object;
-        const kind = o.kind as string;
+        const written = m.object;
+        const kind = written.kind as string;
+        const writtenMeta = (written.metadata ?? {}) as Record<string, unknown>;
+        const o =
+            defaultNamespace !== undefined && !CLUSTER_SCOPED.has(kind) && typeof writtenMeta.namespace !== "string"
+                ? { ...written, metadata: { ...writtenMeta, namespace: defaultNamespace } }
+                : written;
         const meta = (o.metadata ?? {}) as { name?: unknown; generateName?: unknown; namespace?: unknown };
         const name =
             typeof meta.name === "string" ? meta.name : typeof meta.generateName === "string" ? `${meta.generateName}${i}` : `unnamed-${i}`;
@@ -278,8 +284,8 @@ export function assertUnique(resources: readonly ManifestResource[]): void {
 }
 
 /** Maps objects to the resources Pulumi would register; duplicates are an error (`assertUnique`). */
-export function toResources(objects: readonly ManifestObject[], env: string): ManifestResource[] {
-    const resources = mapObjects(objects, env);
+export function toResources(objects: readonly ManifestObject[], env: string, defaultNamespace?: string): ManifestResource[] {
+    const resources = mapObjects(objects, env, 0, defaultNamespace);
     assertUnique(resources);
     return resources;
 }

@@ -6,6 +6,8 @@
  * the report's wording in test/rehearsal/report.test.ts.
  */
 import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import { formatSeconds } from "eks-platform-kernel";
 import type { Rehearsal } from "eks-platform-rehearsal";
@@ -161,6 +163,38 @@ describe("npm run drain", function () {
         expect(out.undecided.join("\n")).to.not.match(/shop\/web/);
         expect(text.stdout.split("\n")[0]).to.equal("Refused by the API server, so not rehearsed (3):");
         expect(text.stdout).to.match(/\n {2}test\/fixtures\/drain-refused\/app\.yaml:8: Deployment shop\/web would be refused/);
+    });
+
+    it("--platform rehearses manifests on a profile's platform exactly as on the rendered stack, with no program to run", async () => {
+        const stack = STACKS[0];
+        const profile = await runTool("profile.ts", [stack]);
+        expect(profile.code, profile.stderr).to.equal(0);
+        const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "drain-platform-")), "profile.json");
+        fs.writeFileSync(file, profile.stdout);
+        const [onStack, onProfile] = await Promise.all([
+            runTool("drain.ts", [stack, "examples/", "--format", "json"]),
+            runTool("drain.ts", ["--platform", file, "examples/", "--format", "json"]),
+        ]);
+        expect([onStack.code, onProfile.code], onProfile.stderr).to.deep.equal([0, 0]);
+        // URNs aside (the profile carries the engine's full URNs), the same rehearsal.
+        const withoutUrns = (text: string) =>
+            JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === "urn" || k === "workloadUrn" ? undefined : v)));
+        expect(withoutUrns(onProfile.stdout)).to.equal(withoutUrns(onStack.stdout));
+        expect(onProfile.stderr).to.equal("");
+    });
+
+    it("--namespace puts objects that name none in that namespace, as kubectl apply -n does", async () => {
+        const dir = path.join("test", "fixtures", "namespaceless");
+        const [shop, plain, bad] = await Promise.all([
+            runTool("drain.ts", [STACKS[0], dir, "--namespace", "shop", "--format", "json"]),
+            runTool("drain.ts", [STACKS[0], dir, "--format", "json"]),
+            runTool("drain.ts", [STACKS[0], dir, "--namespace", "Shop"]),
+        ]);
+        expect([shop.code, plain.code], shop.stderr).to.deep.equal([0, 0]);
+        expect(shop.stdout).to.include("Deployment shop/api").and.not.include("Deployment default/api");
+        expect(plain.stdout).to.include("Deployment default/api");
+        expect(bad.code).to.equal(2);
+        expect(bad.stderr).to.match(/--namespace "Shop" is not a namespace name/);
     });
 
     it("refuses bad input with exit 2 and a message: no stack, a bad format, an unknown stack or group", async () => {

@@ -1,0 +1,248 @@
+/**
+ * A stack's platform profile: what an application repository needs to know about the cluster it
+ * deploys to, so its manifests are judged there and not in a vacuum. Derived from the same offline
+ * render as the plan (tools/stackPlan.ts), versioned (`formatVersion`), and published as JSON
+ * Schema (`schemas/platform-profile.schema.json`, written by `npm run docs` from `PROFILE_SCHEMA`).
+ *
+ * Two parts. The summary (cluster, node groups and pools, namespaces, classes, pack, policy
+ * config, commit) is for people and for tools that only read. `context` holds the platform's own
+ * resources the pack and the rehearsal read — node capacity, Kubernetes objects, add-ons — so that
+ * `drain --platform` and `policy:check --platform` judge manifests beside them exactly as the
+ * stack's own preview would. Secrets are never part of it.
+ */
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { z } from "zod";
+import { asRecord, asString, field, path as at, stringMap } from "eks-platform-kernel";
+import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { describeCapacity } from "eks-platform-rehearsal";
+import { FileError, InputError } from "./errors";
+import { platformOf } from "./platformFit";
+import { readStackFiles } from "./offline";
+import { planToGateResources, renderPlan } from "./stackPlan";
+
+/** The format of this file; a reader refuses another. Bump it on any change a reader must know about. */
+export const PROFILE_FORMAT_VERSION = 1;
+
+const taint = z.object({ key: z.string(), value: z.string(), effect: z.string() });
+const capacity = z.object({
+    cpuMillis: z.number(),
+    memoryMiB: z.number(),
+    pods: z.number(),
+    extended: z.record(z.string(), z.number()).optional(),
+});
+
+const group = z.object({
+    name: z.string(),
+    kind: z.enum(["managed", "selfManaged", "nodePool"]),
+    capacityType: z.enum(["spot", "on-demand", "spot or on-demand"]),
+    instanceTypes: z.array(z.object({ name: z.string(), allocatable: capacity.optional() })),
+    labels: z.record(z.string(), z.string()),
+    taints: z.array(taint),
+    zones: z.union([z.number(), z.array(z.string()), z.literal("every zone of the cluster")]),
+    desired: z.number().optional(),
+    limits: z.record(z.string(), z.number()).optional(),
+    rollout: z.record(z.string(), z.unknown()),
+    drainWindowSeconds: z.number().optional(),
+    undecided: z.array(z.string()),
+});
+
+const namespace = z.object({
+    name: z.string(),
+    labels: z.record(z.string(), z.string()),
+    /** `spec.hard` of each ResourceQuota in it. */
+    quotas: z.array(z.object({ name: z.string(), hard: z.record(z.string(), z.string()) })),
+    /** Container defaults of its LimitRanges (`default`, `defaultRequest`, `max`). */
+    limitRanges: z.array(z.object({ name: z.string(), container: z.record(z.string(), z.unknown()) })),
+    networkPolicies: z.array(z.string()),
+});
+
+/** The profile's schema: the one home of its shape, for the reader and for the published JSON Schema. */
+export const PROFILE_SCHEMA = z.object({
+    formatVersion: z.literal(PROFILE_FORMAT_VERSION),
+    stack: z.string(),
+    project: z.string(),
+    /** The commit of the platform repository it was rendered from (null outside git). */
+    commit: z.string().nullable(),
+    pack: z.object({ name: z.string(), version: z.string() }),
+    /** `policies/config/<stack>.json` as it was when the profile was rendered (null: none). */
+    policyConfig: z.record(z.string(), z.unknown()).nullable(),
+    cluster: z.object({
+        name: z.string().nullable(),
+        kubernetesVersion: z.string().nullable(),
+        /** API versions this Kubernetes version no longer serves (`policy/v1beta1 PodDisruptionBudget`, …). */
+        removedApis: z.array(z.string()),
+        zones: z.array(z.string()),
+    }),
+    nodeGroups: z.array(group),
+    namespaces: z.array(namespace),
+    storageClasses: z.array(z.object({ name: z.string(), provisioner: z.string(), isDefault: z.boolean(), served: z.boolean() })),
+    ingressClasses: z.array(z.object({ name: z.string(), controller: z.string(), isDefault: z.boolean(), served: z.boolean() })),
+    loadBalancerController: z.boolean(),
+    metricsApi: z.boolean(),
+    /** The platform's resources the pack and the rehearsal read, as the engine would send them. */
+    context: z.array(z.object({ type: z.string(), name: z.string(), urn: z.string(), props: z.record(z.string(), z.unknown()) })),
+});
+
+export type PlatformProfile = z.infer<typeof PROFILE_SCHEMA>;
+export type ProfileResource = PlatformProfile["context"][number];
+
+/** The published JSON Schema of the profile (draft 2020-12), generated from `PROFILE_SCHEMA`. */
+export function profileJsonSchema(): Record<string, unknown> {
+    return {
+        title: "EKS platform profile",
+        description: "What an application repository needs to know about the platform stack it deploys to (npm run profile).",
+        ...z.toJSONSchema(PROFILE_SCHEMA),
+    };
+}
+
+/** Types of AWS resources the pack and the rehearsal read as platform context; every Kubernetes object but Secrets joins them. */
+const CONTEXT_TYPES = new Set([
+    "eks:index:Cluster",
+    "aws:eks/nodeGroup:NodeGroup",
+    "aws:autoscaling/group:Group",
+    "aws:autoscaling/lifecycleHook:LifecycleHook",
+    "aws:ec2/launchTemplate:LaunchTemplate",
+    "aws:ec2/subnet:Subnet",
+    "aws:eks/addon:Addon",
+]);
+
+function inContext(r: { type: string; props: Record<string, unknown> }): boolean {
+    if (r.type.startsWith("kubernetes:")) {
+        return asString(r.props.kind) !== "Secret" && !r.type.endsWith(":Secret");
+    }
+    return CONTEXT_TYPES.has(r.type);
+}
+
+/** A Pulumi resource reference in a props tree (a parent or provider object): only its name is kept. */
+function plain(value: unknown): unknown {
+    if (Array.isArray(value)) {
+        return value.map(plain);
+    }
+    const rec = asRecord(value);
+    if (!rec) {
+        return value;
+    }
+    if (rec.__pulumiResource === true) {
+        return `resource ${String(rec.__name)}`;
+    }
+    return Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, plain(v)]));
+}
+
+function commitOf(root: string): string | null {
+    try {
+        return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] })
+            .toString()
+            .trim();
+    } catch {
+        return null;
+    }
+}
+
+/** The pack's name and version (policies/package.json). */
+export function packIdentity(root: string): { name: string; version: string } {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, "policies", "package.json"), "utf8")) as { name: string; version: string };
+    return { name: pkg.name, version: pkg.version };
+}
+
+/** Renders `stack` offline and derives its profile. Throws `ConfigError` / `StackFileError` on bad input. */
+export async function buildProfile(stack: string, root: string): Promise<PlatformProfile> {
+    const { project } = readStackFiles(root, stack);
+    const plan = await renderPlan(stack, root);
+    const context = planToGateResources(plan, project)
+        .filter(inContext)
+        .map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: plain(r.props) as Record<string, unknown> }));
+    const platform = platformOf(stack, context);
+    const capacity = describeCapacity(context.map((r) => ({ ...r, props: unknownCheckingProxy(r.props) })));
+    const cluster = context.find((r) => r.type === "eks:index:Cluster");
+    const version = asString(cluster?.props.version) ?? null;
+    const release = version ? parseRelease(version) : undefined;
+    const kinds = (kind: string) => context.filter((r) => r.type.startsWith("kubernetes:") && r.props.kind === kind);
+    const nsOf = (r: ProfileResource) => asString(at(r.props, "metadata", "namespace")) ?? "default";
+    const configFile = path.join(root, "policies", "config", `${stack}.json`);
+    return {
+        formatVersion: PROFILE_FORMAT_VERSION,
+        stack,
+        project,
+        commit: commitOf(root),
+        pack: packIdentity(root),
+        policyConfig: fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, "utf8")) as Record<string, unknown>) : null,
+        cluster: {
+            name: asString(cluster?.props.name) ?? null,
+            kubernetesVersion: version,
+            removedApis: release ? REMOVED_APIS.filter((api) => removedBy(api, release)).map((api) => `${api.apiVersion} ${api.kind}`) : [],
+            zones: capacity.zones,
+        },
+        nodeGroups: capacity.groups,
+        namespaces: kinds("Namespace").map((ns) => {
+            const name = asString(at(ns.props, "metadata", "name")) ?? ns.name;
+            const inNs = (kind: string) => kinds(kind).filter((r) => nsOf(r) === name);
+            return {
+                name,
+                labels: stringMap(at(ns.props, "metadata", "labels")),
+                quotas: inNs("ResourceQuota").map((q) => ({
+                    name: asString(at(q.props, "metadata", "name")) ?? q.name,
+                    hard: stringMap(at(q.props, "spec", "hard")),
+                })),
+                limitRanges: inNs("LimitRange").map((l) => ({
+                    name: asString(at(l.props, "metadata", "name")) ?? l.name,
+                    container:
+                        asRecord((at(l.props, "spec", "limits") as unknown[] | undefined)?.find((x) => field(x, "type") === "Container")) ??
+                        {},
+                })),
+                networkPolicies: inNs("NetworkPolicy").map((p) => asString(at(p.props, "metadata", "name")) ?? p.name),
+            };
+        }),
+        storageClasses: [...platform.storageClasses].map(([name, c]) => ({ name, ...c })),
+        ingressClasses: [...platform.ingressClasses].map(([name, c]) => ({ name, ...c })),
+        loadBalancerController: platform.loadBalancerController,
+        metricsApi: platform.metricsApi,
+        context,
+    };
+}
+
+/**
+ * Reads a profile file: JSON, of this format version, valid against the schema. A profile
+ * rendered by another pack version is accepted with a warning naming both versions (its context is
+ * data, judged by this pack); another format version is refused.
+ */
+export function readProfile(file: string, root: string): { profile: PlatformProfile; warnings: string[] } {
+    let raw: unknown;
+    try {
+        raw = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (err) {
+        throw new FileError(file, undefined, `not a platform profile: ${(err as Error).message}`);
+    }
+    const version = field(raw, "formatVersion");
+    if (version !== PROFILE_FORMAT_VERSION) {
+        throw new FileError(
+            file,
+            undefined,
+            `formatVersion ${JSON.stringify(version)} is not ${PROFILE_FORMAT_VERSION}, the format this tool reads: render the profile again with this repository's \`npm run profile\``,
+        );
+    }
+    const parsed = PROFILE_SCHEMA.safeParse(raw);
+    if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+        throw new FileError(file, undefined, `not a valid platform profile:\n  ${problems.join("\n  ")}`);
+    }
+    const pack = packIdentity(root);
+    const warnings =
+        parsed.data.pack.version === pack.version && parsed.data.pack.name === pack.name
+            ? []
+            : [
+                  `${file} was rendered with ${parsed.data.pack.name} ${parsed.data.pack.version}, this is ${pack.name} ${pack.version}: its platform context is judged by this pack's rules`,
+              ];
+    return { profile: parsed.data, warnings };
+}
+
+/** A namespace given with `--namespace`: a Kubernetes namespace name. */
+export function namespaceOption(value: string | undefined): string | undefined {
+    if (value !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
+        throw new InputError(
+            `--namespace ${JSON.stringify(value)} is not a namespace name (a DNS label: lowercase letters, digits and '-')`,
+        );
+    }
+    return value;
+}
