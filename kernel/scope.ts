@@ -5,13 +5,23 @@
  * nothing: the gate reads it without loading the SDK.
  */
 
-/** The stack tag the manifest gate sets to `manifests`. */
+/**
+ * The stack tag the manifest gate sets: `manifests` for manifests alone (the platform's nodes and
+ * namespaces live elsewhere), `manifests-on-platform` for manifests beside a platform profile's
+ * context (tools/platformProfile.ts: the platform's nodes, namespaces and add-ons are in the input).
+ */
 export const INPUT_TAG = "platform/input";
 export const MANIFEST_INPUT = "manifests";
+export const PLATFORM_INPUT = "manifests-on-platform";
 
-/** `in these manifests` for the manifest gate, else `in this stack`. */
+/** `in these manifests` for the manifest gate, `in these manifests and their platform` with a profile, else `in this stack`. */
 export function inputScope(stackTags: ReadonlyMap<string, string> | undefined): string {
-    return stackTags?.get(INPUT_TAG) === MANIFEST_INPUT ? "in these manifests" : "in this stack";
+    const input = stackTags?.get(INPUT_TAG);
+    return input === MANIFEST_INPUT
+        ? "in these manifests"
+        : input === PLATFORM_INPUT
+          ? "in these manifests and their platform"
+          : "in this stack";
 }
 
 /**

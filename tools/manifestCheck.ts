@@ -2,12 +2,13 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
-import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
+import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT } from "eks-platform-kernel";
 import { PolicyPackProcess } from "./analyzer";
 import { GateReport, openGate } from "./gate";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
+import type { GateResource } from "./requests";
 import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DESCRIPTION, validateObjects } from "./schema";
 
 /** An object the API server's validation could not be applied to (no schema known for its kind). */
@@ -35,6 +36,14 @@ export interface CheckOptions {
     packDir: string;
     /** Defaults to `<packDir>/config/<env>.json` (the pack's own levels when that does not exist). */
     configFile?: string;
+    /**
+     * A platform profile's context (tools/platformProfile.ts): the platform's resources are judged
+     * with the manifests, so policies see its nodes, pools, namespaces and add-ons; findings on the
+     * platform's own resources are the platform's gate's, and are left out of the report.
+     */
+    platform?: readonly GateResource[];
+    /** The namespace of namespaced objects that name none (`kubectl apply -n`); `default` otherwise. */
+    namespace?: string;
 }
 
 /** `Deployment shop/web`: how reports name an object. */
@@ -87,11 +96,14 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             stack: opts.env,
             project: MANIFEST_PROJECT,
             pack,
-            stackTags: { [INPUT_TAG]: MANIFEST_INPUT },
+            stackTags: { [INPUT_TAG]: opts.platform ? PLATFORM_INPUT : MANIFEST_INPUT },
         });
+        if (opts.platform) {
+            gate.analyze(opts.platform);
+        }
         const schema: Awaited<ReturnType<typeof validateObjects>> = { diagnostics: [], unvalidated: [], validated: 0 };
         for (const file of files) {
-            const mapped = mapObjects(readManifests([file]), opts.env, resources.length);
+            const mapped = mapObjects(readManifests([file]), opts.env, resources.length, opts.namespace);
             resources.push(...mapped);
             const checked = await validateObjects(
                 mapped.map((r) => ({
@@ -111,6 +123,8 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         }
         assertUnique(resources);
         report = await gate.finish();
+        const platformUrns = new Set((opts.platform ?? []).map((r) => r.urn));
+        report = { ...report, diagnostics: report.diagnostics.filter((d) => d.urn === undefined || !platformUrns.has(d.urn)) };
         const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
         const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));
         unvalidated = notValidated.map(({ r, reason }) => ({

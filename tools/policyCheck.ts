@@ -2,7 +2,12 @@
  * The manifest gate's command: the policy pack on plain Kubernetes YAML (kubectl, Helm `template`
  * output), for teams that do not ship through Pulumi.
  *
- *   npm run policy:check -- [--env dev|prod] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... | -
+ *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... | -
+ *
+ * With `--platform`, the manifests are judged beside the platform profile's context (its nodes,
+ * pools, namespaces and add-ons: `npm run profile`), in the profile's environment unless `--env`
+ * says otherwise; findings on the platform's own resources are left out. `--namespace` is the
+ * namespace of objects that name none, as `kubectl apply -n` sets it.
  *
  * Exit codes: 0 no mandatory violation, 1 at least one, 2 bad input (unreadable file, invalid
  * YAML — named with file and line —, bad config, unknown option).
@@ -12,29 +17,42 @@ import { InputError } from "./errors";
 import { summarize } from "./gate";
 import { checkManifests, formatCheckText } from "./manifestCheck";
 import { STDIN_NAME } from "./manifests";
+import { namespaceOption, readProfile } from "./platformProfile";
 import { toSarif } from "./report";
 
 const USAGE =
-    "usage: npm run policy:check -- [--env dev|prod] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
+    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
         process.argv.slice(2),
         {
-            env: { type: "string", default: "prod" },
+            env: { type: "string" },
+            platform: { type: "string" },
+            namespace: { type: "string" },
             format: { type: "string", default: "text" },
             "policy-pack": { type: "string", default: "policies" },
         },
         USAGE,
     );
     const format = oneOf("--format", values.format, ["text", "json", "sarif"] as const);
-    if (!/^[A-Za-z0-9_.-]+$/.test(values.env)) {
-        throw new InputError(`--env must be an environment name like dev or prod, not "${values.env}"`);
+    const namespace = namespaceOption(values.namespace);
+    const profile = values.platform !== undefined ? readProfile(values.platform, process.cwd()) : undefined;
+    const env = values.env ?? profile?.profile.stack ?? "prod";
+    if (!/^[A-Za-z0-9_.-]+$/.test(env)) {
+        throw new InputError(`--env must be an environment name like dev or prod, not "${env}"`);
     }
     if (positionals.length === 0) {
         throw new InputError(USAGE);
     }
-    const result = await checkManifests({ paths: positionals, env: values.env, packDir: values["policy-pack"] });
+    const result = await checkManifests({
+        paths: positionals,
+        env,
+        packDir: values["policy-pack"],
+        ...(profile ? { platform: profile.profile.context } : {}),
+        ...(namespace ? { namespace } : {}),
+    });
+    profile?.warnings.forEach((w) => process.stderr.write(`warning: ${w}\n`));
     if (result.resources.length === 0) {
         throw new InputError(`no Kubernetes objects found in ${positionals.join(", ")}`);
     }

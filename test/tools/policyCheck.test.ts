@@ -10,6 +10,7 @@ import { runGate, summarize } from "../../tools/gate";
 import { collectFiles, MANIFEST_PROJECT, parseManifests, toResources } from "../../tools/manifests";
 import { validateObjects } from "../../tools/schema";
 import { ROOT, runTool } from "../mocks";
+import { fixtureProject } from "../stackFiles";
 import { aliasBomb, tooDeep } from "./hostileYaml";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
@@ -314,5 +315,102 @@ describe("policy check: real-world manifests against the real pack in prod (issu
         const { report, exit } = await check("on-demand-pinned");
         expect(exit, JSON.stringify(report.diagnostics)).to.equal(0);
         expect(report.policies.find((p) => p.name === "drain-window")?.evaluated).to.be.greaterThan(0);
+    });
+});
+
+describe("policy check --platform: manifests judged on the platform they deploy to (the fixture prod stack's profile)", function () {
+    this.timeout(240_000);
+    const APP = path.join("test", "fixtures", "platform-app");
+    let profile: string;
+
+    before(async () => {
+        const out = await runTool("profile.ts", ["prod"], fixtureProject());
+        expect(out.code, out.stderr).to.equal(0);
+        profile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "platform-")), "prod.profile.json");
+        fs.writeFileSync(profile, out.stdout);
+    });
+
+    it("places a controller pinned off Karpenter's nodes on the platform's system group and judges the namespace it is given by its real labels", async () => {
+        const [alone, onPlatform] = await Promise.all([
+            check("--env", "prod", APP),
+            check("--platform", profile, "--namespace", "checkout", APP),
+        ]);
+        expect([alone.code, onPlatform.code], onPlatform.stderr).to.deep.equal([0, 0]);
+        // Alone, the rehearsal has no nodes to judge on: not applicable, never a failure.
+        expect(alone.stdout).to.match(/not applicable to this input[^\n]*drain-rehearsal/);
+        expect(alone.stdout).to.match(/not applicable to this input[^\n]*namespace-quota-required/);
+        // On the platform, the rehearsal and the namespace policies run, and pass.
+        expect(onPlatform.stdout).to.match(/^0 mandatory, 0 advisory, 23 policies evaluated over 3 resources$/m);
+        expect(onPlatform.stdout).to.not.match(
+            /not applicable to this input[^\n]*(drain-rehearsal|namespace-quota-required|pod-security-standard)/,
+        );
+    });
+
+    it("decides what the platform makes true: without the CriticalAddonsOnly toleration the pods fit on no node of the platform, naming the taints", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "platform-app-"));
+        fs.writeFileSync(
+            path.join(dir, "app.yaml"),
+            fs
+                .readFileSync(path.join(ROOT, APP, "app.yaml"), "utf8")
+                .replace("      tolerations: [{ key: CriticalAddonsOnly, operator: Exists }]\n", ""),
+        );
+        const r = await check("--platform", profile, "--namespace", "checkout", "--format", "json", dir);
+        expect(r.code, r.stderr).to.equal(1);
+        const messages = (JSON.parse(r.stdout) as { violations: { policy: string; message: string }[] }).violations.map(
+            (v) => `${v.policy}: ${v.message}`,
+        );
+        expect(messages.join("\n")).to.match(
+            /drain-rehearsal: [\s\S]*Pod api-0 of Deployment checkout\/api fits on no node of the stack, before any rollout: .*untolerated taint CriticalAddonsOnly=true:NoSchedule/,
+        );
+    });
+
+    it("judges a namespace-less object in the --namespace it is given, with that namespace's real Pod Security labels, never 'the stack default'", async () => {
+        const r = await check("--platform", profile, "--namespace", "checkout", path.join("test", "fixtures", "namespaceless"));
+        expect(r.code).to.equal(1);
+        expect(r.stdout).to.include("Deployment checkout/api violates PodSecurity");
+        expect(r.stdout).to.include("which namespace checkout enforces (its pod-security.kubernetes.io/enforce label)");
+        expect(r.stdout).to.not.include("stack default");
+        expect(r.stdout).to.not.include("default/api");
+    });
+
+    it("reports nothing against the platform's own resources (they are its own gate's), though the same object as a manifest is reported", async () => {
+        const zero = {
+            apiVersion: "policy/v1",
+            kind: "PodDisruptionBudget",
+            metadata: { name: "zero", namespace: "checkout" },
+            spec: { maxUnavailable: 0, selector: { matchLabels: { app: "platform-thing" } } },
+        };
+        const withZero = path.join(path.dirname(profile), "with-zero.json");
+        const parsed = JSON.parse(fs.readFileSync(profile, "utf8")) as { context: unknown[] };
+        parsed.context.push({
+            type: "kubernetes:policy/v1:PodDisruptionBudget",
+            name: "platform-zero",
+            urn: "urn:pulumi:prod::eks-platform::kubernetes:policy/v1:PodDisruptionBudget::platform-zero",
+            props: zero,
+        });
+        fs.writeFileSync(withZero, JSON.stringify(parsed));
+        const asManifest = fs.mkdtempSync(path.join(os.tmpdir(), "zero-"));
+        fs.writeFileSync(path.join(asManifest, "zero.yaml"), YAML.stringify(zero));
+        const [inContext, inManifests] = await Promise.all([
+            check("--platform", withZero, "--namespace", "checkout", "--format", "json", APP),
+            check("--platform", profile, "--namespace", "checkout", "--format", "json", APP, asManifest),
+        ]);
+        const policies = (r: { stdout: string }) =>
+            (JSON.parse(r.stdout) as { violations: { policy: string }[] }).violations.map((v) => v.policy);
+        expect(policies(inContext)).to.deep.equal([]);
+        expect(inContext.code, inContext.stderr).to.equal(0);
+        expect(policies(inManifests)).to.include("pdb-allows-disruption");
+    });
+
+    it("refuses a profile of another format version, and a --namespace that is not a namespace name (exit 2)", async () => {
+        const other = path.join(path.dirname(profile), "other.json");
+        fs.writeFileSync(other, JSON.stringify({ ...JSON.parse(fs.readFileSync(profile, "utf8")), formatVersion: 9 }));
+        const [bad, badNs] = await Promise.all([
+            check("--platform", other, APP),
+            check("--platform", profile, "--namespace", "Check_out", APP),
+        ]);
+        expect([bad.code, badNs.code]).to.deep.equal([2, 2]);
+        expect(bad.stderr).to.match(/formatVersion 9 is not 1/);
+        expect(badNs.stderr).to.match(/--namespace "Check_out" is not a namespace name/);
     });
 });
