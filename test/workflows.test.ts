@@ -14,6 +14,7 @@ const DIR = path.join(ROOT, ".github", "workflows");
 const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)) : [];
 
 interface Step {
+    name?: string;
     if?: string;
     uses?: string;
     run?: string;
@@ -39,6 +40,8 @@ const load = (f: string) => ({
     doc: YAML.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as Workflow,
 });
 const all = files.map((f) => ({ file: f, ...load(f) }));
+/** This repository's own pipelines (pull requests, deploys); reusable workflows run in other repositories. */
+const pipelines = all.filter((w) => !("workflow_call" in w.doc.on));
 const usesCloud = (job: Job) => (job.steps ?? []).some((s) => s.uses?.startsWith("aws-actions/configure-aws-credentials@"));
 const runs = (job: Job) => (job.steps ?? []).map((s) => s.run ?? "").join("\n");
 const environmentOf = (job: Job) => (typeof job.environment === "string" ? job.environment : job.environment?.name);
@@ -151,7 +154,7 @@ describe("GitHub workflows", () => {
     });
 
     it("run npm ci, npm test, the gate on every stack and the manifest check before anything touches the cloud", () => {
-        for (const w of all) {
+        for (const w of pipelines) {
             const offline = Object.entries(w.doc.jobs).filter(([, j]) => !usesCloud(j));
             expect(offline.length, w.file).to.equal(1);
             const [offlineName, job] = offline[0];
@@ -202,7 +205,7 @@ describe("GitHub workflows", () => {
     });
 
     it("upload the manifest gate's SARIF to code scanning before the blocking check (PRs: this repository's branches only)", () => {
-        for (const w of all) {
+        for (const w of pipelines) {
             const [, job] = Object.entries(w.doc.jobs).find(([, j]) => !usesCloud(j))!;
             const steps = job.steps ?? [];
             const sarif = steps.findIndex((s) =>
@@ -339,6 +342,8 @@ steps:
             "aws-actions/configure-aws-credentials": 6,
             "pulumi/actions": 7,
             "github/codeql-action/upload-sarif": 4,
+            // actions/upload-artifact v5.0.0 runs on node20, v6.0.0 on node24 (action.yml).
+            "actions/upload-artifact": 6,
         };
         for (const w of all) {
             for (const line of w.text.split("\n").filter((l) => /^\s*-?\s*uses:/.test(l))) {
@@ -347,6 +352,70 @@ steps:
                 expect(Number(major), `${w.file}: ${action}`).to.be.at.least(minimumMajor[action]);
             }
         }
+    });
+
+    it("publish each deployed stack's platform profile as an artifact, right after its up", () => {
+        const deploy = all.find((w) => Object.keys(w.doc.on).includes("push"))!;
+        const ups = Object.values(deploy.doc.jobs).filter((j) =>
+            (j.steps ?? []).some((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command === "up"),
+        );
+        expect(ups.length).to.be.greaterThan(0);
+        for (const job of ups) {
+            const steps = job.steps ?? [];
+            const up = steps.findIndex((s) => s.uses?.startsWith("pulumi/actions@"));
+            const stack = String(steps[up].with?.["stack-name"]);
+            const profile = steps.findIndex((s) => s.run?.includes(`profile -- ${stack} --out ${stack}.profile.json`));
+            const upload = steps.findIndex((s) => s.uses?.startsWith("actions/upload-artifact@"));
+            expect([up < profile, profile < upload], stack).to.deep.equal([true, true]);
+            expect(steps[upload].with, stack).to.include({
+                name: `platform-profile-${stack}`,
+                path: `${stack}.profile.json`,
+                "if-no-files-found": "error",
+            });
+        }
+    });
+
+    describe("the reusable platform gate for application repositories (app-gate.yml)", () => {
+        const gate = all.find((w) => "workflow_call" in w.doc.on);
+        const job = () => Object.values(gate!.doc.jobs)[0];
+        const steps = () => job().steps ?? [];
+
+        it("exists, is called with the platform repository, ref, stack, manifests and namespace", () => {
+            expect(gate, "a workflow_call workflow").to.not.equal(undefined);
+            const inputs = (gate!.doc.on.workflow_call as { inputs: Record<string, { required?: boolean }> }).inputs;
+            expect(Object.keys(inputs).sort()).to.deep.equal(["manifests", "namespace", "platform-ref", "platform-repository", "stack"]);
+            expect(["platform-repository", "stack", "manifests"].every((k) => inputs[k].required === true)).to.equal(true);
+        });
+
+        it("needs no secret and no cloud access, so fork pull requests run it; code scanning only from the caller's own branches", () => {
+            expect(gate!.text).to.not.match(/secrets\.|id-token|configure-aws-credentials/);
+            expect(Object.values(gate!.doc.jobs).every((j) => !usesCloud(j))).to.equal(true);
+            const upload = steps().find((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+            expect(upload?.if).to.include("github.event.pull_request.head.repo.full_name == github.repository");
+            expect(job().permissions).to.deep.equal({ contents: "read", "security-events": "write" });
+        });
+
+        it("passes inputs to scripts through the environment only, never spliced into a script", () => {
+            for (const s of steps()) {
+                expect(s.run ?? "", s.run).to.not.match(/\$\{\{\s*inputs\./);
+            }
+        });
+
+        it("renders the stack's profile, judges the manifests on it as SARIF, rehearses them into the summary, then blocks on the gate", () => {
+            const at = (pattern: RegExp) => steps().findIndex((s) => pattern.test(s.run ?? ""));
+            const profile = at(/npm run --silent profile -- "\$STACK" --out "\$RUNNER_TEMP\/platform\.profile\.json"/);
+            const sarif = at(/policy:check -- "\$\{args\[@\]\}" --format sarif/);
+            const drain = at(/drain -- "\$\{args\[@\]\}" --format markdown >> "\$GITHUB_STEP_SUMMARY"/);
+            const upload = steps().findIndex((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+            const blocking = steps().findIndex((s) => s.name === "policy gate on the platform (blocking)");
+            expect(
+                [profile, sarif, drain, upload, blocking].every((i) => i >= 0),
+                JSON.stringify([profile, sarif, drain, upload, blocking]),
+            ).to.equal(true);
+            expect(profile < sarif && sarif <= drain && drain < upload && upload < blocking).to.equal(true);
+            expect(steps()[sarif].run).to.include('args=(--platform "$RUNNER_TEMP/platform.profile.json")');
+            expect(steps()[blocking].run).to.include('exit "$status"');
+        });
     });
 
     it("show reviewers a fresh prod preview with the pack, as the read-only role, before prod's approval gate", () => {
