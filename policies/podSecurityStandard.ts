@@ -1,4 +1,4 @@
-import { field, path, stringMap, SYSTEM_NAMESPACES } from "eks-platform-kernel";
+import { field, INPUT_TAG, MANIFEST_INPUT, path, stringMap, SYSTEM_NAMESPACES } from "eks-platform-kernel";
 import {
     describeWorkload,
     ENFORCE_LABEL,
@@ -11,6 +11,8 @@ import {
     podTemplateOf,
     readNamespace,
     readWorkload,
+    reportUndecided,
+    undecided,
     Verdicts,
     violation,
     workloadKind,
@@ -64,7 +66,7 @@ export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>
     config: knobs,
     docs: {
         requires: "every pod template meets the Pod Security Standard its namespace enforces (Pod Security Admission's checks per version)",
-        checks: "every pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets the Pod Security Standard its namespace enforces — the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when it is in the input, else `defaultLevel`/`defaultVersion` — with Pod Security Admission's own checks at that version (see below): baseline (host namespaces, privileged, capabilities, hostPath, hostPorts, AppArmor, SELinux, procMount, seccomp, sysctls, HostProcess, probe and lifecycle hosts) and restricted (volume types, allowPrivilegeEscalation, runAsNonRoot, runAsUser 0, seccomp, capabilities drop ALL)",
+        checks: "every pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets the Pod Security Standard its namespace enforces — the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when it is in the input, else `defaultLevel`/`defaultVersion` (for plain manifests without `--platform`, a finding in a namespace they do not hold is undecided: the cluster's label is unknown) — with Pod Security Admission's own checks at that version (see below): baseline (host namespaces, privileged, capabilities, hostPath, hostPorts, AppArmor, SELinux, procMount, seccomp, sysctls, HostProcess, probe and lifecycle hosts) and restricted (volume types, allowPrivilegeEscalation, runAsNonRoot, runAsUser 0, seccomp, capabilities drop ALL)",
     },
     validateStack: (args, reportViolation, config) => {
         const exempt = new Set(config.exemptNamespaces);
@@ -87,6 +89,9 @@ export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>
             );
         }
         const defaults = { level: config.defaultLevel, version: config.defaultVersion };
+        // Plain manifests without their platform: a namespace they do not hold is the cluster's,
+        // whose enforce label they cannot tell.
+        const manifestsAlone = args.stackTags.get(INPUT_TAG) === MANIFEST_INPUT;
         for (const r of args.resources) {
             const kind = r.type.startsWith("kubernetes:") ? workloadKind(r.type, r.props) : undefined;
             if (!kind) {
@@ -125,6 +130,18 @@ export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>
                     policy,
                 );
                 if (findings.length === 0) {
+                    return;
+                }
+                if (manifestsAlone && !namespaces.has(w.namespace)) {
+                    reportUndecided(
+                        reportViolation,
+                        undecided(
+                            `${subject} would violate PodSecurity "${policy.name}" if namespace ${w.namespace} enforces it (this policy's defaultLevel): ${findings.map((f) => `${f.reason} (${f.detail})`).join(", ")}`,
+                            `namespace ${w.namespace} is not in these manifests, so the level its pod-security.kubernetes.io/enforce label sets cannot be told`,
+                            `judge the manifests on the platform's profile (npm run policy:check -- --platform <profile>), or meet "${policy.name}" anyway: ${findings.map((f) => f.fix).join("; ")}`,
+                        ),
+                        w.urn,
+                    );
                     return;
                 }
                 reportViolation(

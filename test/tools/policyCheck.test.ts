@@ -373,6 +373,18 @@ describe("policy check --platform: manifests judged on the platform they deploy 
         expect(r.stdout).to.not.include("default/api");
     });
 
+    it("without --platform, a Pod Security finding in a namespace the manifests do not hold is undecided (advisory, naming --platform), never a failure", async () => {
+        const r = await check("--env", "prod", "--format", "json", path.join("test", "fixtures", "namespaceless"));
+        const { violations } = JSON.parse(r.stdout) as { violations: { policy: string; level: string; message: string }[] };
+        const pss = violations.filter((v) => v.policy === "pod-security-standard");
+        expect(pss.map((v) => v.level)).to.deep.equal(["advisory"]);
+        expect(pss[0].message).to.match(
+            /^Undecided: Deployment default\/api would violate PodSecurity "restricted:v1\.34" if namespace default enforces it/,
+        );
+        expect(pss[0].message).to.include("--platform");
+        expect(pss[0].message).to.not.include("stack default");
+    });
+
     it("reports nothing against the platform's own resources (they are its own gate's), though the same object as a manifest is reported", async () => {
         const zero = {
             apiVersion: "policy/v1",
