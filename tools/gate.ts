@@ -29,6 +29,8 @@ export interface GateDiagnostic {
     undecided?: string;
     /** The source line the verdict points at, when the resource came from a file and the verdict names a field of it. */
     line?: number;
+    /** Waived on the object (tools/waivers.ts): the reason. Still reported, never counted. */
+    waived?: string;
 }
 
 /** The reason of an undecided verdict: its message from the "Undecided:" prefix on, without it. */
@@ -254,11 +256,19 @@ export function runGate(opts: GateOptions): Promise<GateReport> {
  * Counts behind the summary line. Undeterminable mandatory verdicts count as mandatory; undecided
  * verdicts count apart (they never block, and are not advice either).
  */
-export function summarize(report: GateReport): { mandatory: number; advisory: number; undeterminable: number; undecided: number } {
+export function summarize(report: GateReport): {
+    mandatory: number;
+    advisory: number;
+    undeterminable: number;
+    undecided: number;
+    waived: number;
+} {
+    const counted = report.diagnostics.filter((d) => d.waived === undefined);
     return {
-        mandatory: report.diagnostics.filter((d) => d.level === "mandatory").length,
-        advisory: report.diagnostics.filter((d) => d.level === "advisory" && d.undecided === undefined).length,
-        undeterminable: report.diagnostics.filter((d) => d.undeterminable).length,
-        undecided: report.diagnostics.filter((d) => d.undecided !== undefined).length,
+        mandatory: counted.filter((d) => d.level === "mandatory").length,
+        advisory: counted.filter((d) => d.level === "advisory" && d.undecided === undefined).length,
+        undeterminable: counted.filter((d) => d.undeterminable).length,
+        undecided: counted.filter((d) => d.undecided !== undefined).length,
+        waived: report.diagnostics.length - counted.length,
     };
 }

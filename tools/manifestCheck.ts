@@ -9,6 +9,7 @@ import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObje
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 import type { GateResource } from "./requests";
+import { applyWaivers, readWaivers, unwaivable } from "./waivers";
 import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DESCRIPTION, validateObjects } from "./schema";
 
 /** An object the API server's validation could not be applied to (no schema known for its kind). */
@@ -124,7 +125,13 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         assertUnique(resources);
         report = await gate.finish();
         const platformUrns = new Set((opts.platform ?? []).map((r) => r.urn));
-        report = { ...report, diagnostics: report.diagnostics.filter((d) => d.urn === undefined || !platformUrns.has(d.urn)) };
+        const waived = applyWaivers(
+            report.diagnostics.filter((d) => d.urn === undefined || !platformUrns.has(d.urn)),
+            readWaivers(resources, [API_SERVER_VALIDATION, ...report.policies.map((p) => p.name)]),
+            unwaivable(opts.packDir, opts.env),
+            opts.env,
+        );
+        report = { ...report, diagnostics: waived.diagnostics, warnings: [...report.warnings, ...waived.warnings] };
         const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
         const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));
         unvalidated = notValidated.map(({ r, reason }) => ({

@@ -18,6 +18,8 @@ export interface Violation {
     undeterminable?: true;
     /** An undecided verdict (advisory, never blocking, never a pass): the reason the input cannot decide it. */
     undecided?: string;
+    /** Waived on the object (`platform/waive-<policy>`): the reason; not counted towards the exit code. */
+    waived?: string;
     location?: { file: string; line: number };
 }
 
@@ -42,6 +44,7 @@ export function toViolations(report: GateReport, locate: Locate): Violation[] {
             message: d.message,
             ...(d.undeterminable ? { undeterminable: true as const } : {}),
             ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
+            ...(d.waived !== undefined ? { waived: d.waived } : {}),
             ...(view.location ? { location: view.location } : {}),
         };
     });
@@ -53,7 +56,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function summaryLine(report: GateReport): string {
     const s = summarize(report);
     return (
-        `${s.mandatory} mandatory, ${s.advisory} advisory, ${s.undecided > 0 ? `${s.undecided} undecided, ` : ""}${report.policies.length} policies evaluated over ${report.resources} resources` +
+        `${s.mandatory} mandatory, ${s.advisory} advisory, ${s.undecided > 0 ? `${s.undecided} undecided, ` : ""}${s.waived > 0 ? `${s.waived} waived, ` : ""}${report.policies.length} policies evaluated over ${report.resources} resources` +
         (s.undeterminable > 0 ? ` (${s.undeterminable} undeterminable at preview)` : "")
     );
 }
@@ -82,12 +85,15 @@ function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: reado
     // By resource, and within it by the line a verdict points at (a field of a manifest).
     const byResource = groupBy(ds, (d) => (d.line === undefined ? d.urn : `${d.urn ?? ""}:${d.line}`));
     const resources = new Set(ds.map((d) => d.urn)).size;
-    const decided = ds.filter((d) => d.undecided === undefined);
+    const waived = ds.filter((d) => d.waived !== undefined);
+    const decided = ds.filter((d) => d.undecided === undefined && d.waived === undefined);
+    const undecidedCount = ds.length - decided.length - waived.length;
     const levels = [...new Set(decided.map((d) => d.level))].join("/");
     const level = outcome?.level === "remediate" && levels ? `remediate, counted as ${levels}` : levels;
     const counts = [
         ...(decided.length > 0 ? [plural(decided.length, "violation")] : []),
-        ...(decided.length < ds.length ? [`${ds.length - decided.length} undecided`] : []),
+        ...(undecidedCount > 0 ? [`${undecidedCount} undecided`] : []),
+        ...(waived.length > 0 ? [`${waived.length} waived`] : []),
     ];
     const lines = [`${name}${level ? ` [${level}]` : ""}: ${counts.join(", ")} on ${plural(resources, "resource")}`];
     if (outcome?.description) {
@@ -100,11 +106,14 @@ function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: reado
             // An undecided verdict already starts with "Undecided: "; the report says what that means.
             const text = d.undecided !== undefined && own.startsWith(UNDECIDED_PREFIX) ? own.slice(UNDECIDED_PREFIX.length) : own;
             const [first, ...rest] = text.split("\n");
-            const mark = d.undeterminable
-                ? `undeterminable at preview, counted as ${d.level} (not a pass): `
-                : d.undecided !== undefined
-                  ? "undecided (not a pass, not a violation): "
-                  : "";
+            const mark =
+                d.waived !== undefined
+                    ? `waived (${d.waived}), not counted: `
+                    : d.undeterminable
+                      ? `undeterminable at preview, counted as ${d.level} (not a pass): `
+                      : d.undecided !== undefined
+                        ? "undecided (not a pass, not a violation): "
+                        : "";
             lines.push(`      ${mark}${first}`, ...rest.map((l) => `        ${l}`));
         }
     }
@@ -132,7 +141,7 @@ export function formatGateText(report: GateReport, locate: Locate): string {
     }
     const byPolicy = groupBy(report.diagnostics, (d) => d.policy);
     const outcomes = new Map(report.policies.map((p) => [p.name, p]));
-    const blocking = (ds: readonly GateDiagnostic[]) => (ds.some((d) => d.level === "mandatory") ? 0 : 1);
+    const blocking = (ds: readonly GateDiagnostic[]) => (ds.some((d) => d.level === "mandatory" && d.waived === undefined) ? 0 : 1);
     const ordered = [...byPolicy].sort(([a, da], [b, db]) => blocking(da) - blocking(db) || a.localeCompare(b));
     for (const [name, ds] of ordered) {
         lines.push("", ...policyBlock(name, outcomes.get(name), ds, locate));
@@ -175,6 +184,8 @@ export function toSarif(report: GateReport, violations: readonly Violation[], st
                     ruleId: v.policy,
                     ruleIndex: rules.indexOf(v.policy),
                     level: v.level === "mandatory" ? "error" : v.undecided !== undefined ? "note" : "warning",
+                    // A waiver is an in-source suppression: code scanning shows it as dismissed, with its reason.
+                    ...(v.waived !== undefined ? { suppressions: [{ kind: "inSource" as const, justification: v.waived }] } : {}),
                     message: {
                         text: `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}: ${v.message}`,
                     },

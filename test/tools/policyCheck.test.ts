@@ -426,3 +426,73 @@ describe("policy check --platform: manifests judged on the platform they deploy 
         expect(badNs.stderr).to.match(/--namespace "Check_out" is not a namespace name/);
     });
 });
+
+describe("policy check: waivers (platform/waive-<policy>: <reason>)", function () {
+    this.timeout(240_000);
+    const WAIVED = path.join("test", "fixtures", "waived");
+
+    /** The fixture with its waiver annotation replaced (`undefined`: removed). */
+    function withWaiver(line: string | undefined): string {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "waived-"));
+        const text = fs.readFileSync(path.join(ROOT, WAIVED, "app.yaml"), "utf8");
+        const original = '    platform/waive-workload-service-replicas: "leader-elected; clients retry for 60 s"\n';
+        expect(text).to.include(original);
+        fs.writeFileSync(path.join(dir, "app.yaml"), text.replace(original, line === undefined ? "" : `    ${line}\n`));
+        return dir;
+    }
+
+    it("a waived finding is listed as waived with its reason in text, JSON and SARIF, and no longer fails the run", async () => {
+        const [text, json, sarif] = await Promise.all([
+            check("--env", "prod", WAIVED),
+            check("--env", "prod", "--format", "json", WAIVED),
+            check("--env", "prod", "--format", "sarif", WAIVED),
+        ]);
+        expect([text.code, json.code, sarif.code], text.stdout).to.deep.equal([0, 0, 0]);
+        expect(text.stdout).to.match(/^0 mandatory, 0 advisory, 1 waived, /m);
+        expect(text.stdout).to.include(
+            "waived (leader-elected; clients retry for 60 s), not counted: Deployment shop/scheduler runs 1 replica",
+        );
+        const violations = (JSON.parse(json.stdout) as { violations: { policy: string; waived?: string; level: string }[] }).violations;
+        expect(violations.map((v) => [v.policy, v.level, v.waived])).to.deep.equal([
+            ["workload-service-replicas", "mandatory", "leader-elected; clients retry for 60 s"],
+        ]);
+        const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; suppressions?: unknown }[] }[] }).runs[0].results;
+        expect(results.map((r) => [r.ruleId, r.suppressions])).to.deep.equal([
+            ["workload-service-replicas", [{ kind: "inSource", justification: "leader-elected; clients retry for 60 s" }]],
+        ]);
+    });
+
+    it("without the waiver the same finding fails the run (so the waiver is what passes it)", async () => {
+        const r = await check("--env", "prod", withWaiver(undefined));
+        expect(r.code).to.equal(1);
+        expect(r.stdout).to.match(/^1 mandatory, 0 advisory, 23 policies/m);
+    });
+
+    it("a waiver needs a reason and a policy of the pack: bad input (exit 2) naming file, line and object", async () => {
+        const [empty, unknown] = await Promise.all([
+            check("--env", "prod", withWaiver('platform/waive-workload-service-replicas: ""')),
+            check("--env", "prod", withWaiver('platform/waive-workload-service-replica: "typo"')),
+        ]);
+        expect([empty.code, unknown.code]).to.deep.equal([2, 2]);
+        expect(empty.stderr).to.match(/app\.yaml:9: Deployment shop\/scheduler: platform\/waive-workload-service-replicas needs a reason/);
+        expect(unknown.stderr).to.match(
+            /waives "workload-service-replica", which is no policy of this pack \(policies: .*workload-service-replicas/,
+        );
+    });
+
+    it("an environment can forbid waiving a policy (waivers.json): the waiver is refused, said so, and the finding stands", async () => {
+        const dir = withWaiver('platform/waive-pod-security-standard: "runs as root for now"');
+        // The namespace is in the input, so its enforce label decides (restricted): runAsNonRoot is a finding.
+        const namespace =
+            "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: { pod-security.kubernetes.io/enforce: restricted }\n";
+        const text = fs.readFileSync(path.join(dir, "app.yaml"), "utf8").replace("runAsNonRoot: true, ", "");
+        fs.writeFileSync(path.join(dir, "app.yaml"), text + namespace);
+        const [prod, dev] = await Promise.all([check("--env", "prod", dir), check("--env", "dev", dir)]);
+        expect(prod.code).to.equal(1);
+        expect(prod.stdout).to.match(
+            /warning: .*app\.yaml:9: the waiver of pod-security-standard is refused: environment prod does not allow waiving it/,
+        );
+        expect(prod.stdout).to.match(/pod-security-standard \[mandatory\]: 1 violation/);
+        expect(dev.stdout).to.include("waived (runs as root for now), not counted");
+    });
+});
