@@ -2,7 +2,7 @@
  * The manifest gate's command: the policy pack on plain Kubernetes YAML (kubectl, Helm `template`
  * output), for teams that do not ship through Pulumi.
  *
- *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... | -
+ *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--policy-pack <dir>] <file-or-dir>... | -
  *
  * With `--platform`, the manifests are judged beside the platform profile's context (its nodes,
  * pools, namespaces and add-ons: `npm run profile`), in the profile's environment unless `--env`
@@ -18,10 +18,10 @@ import { summarize } from "./gate";
 import { checkManifests, formatCheckText } from "./manifestCheck";
 import { STDIN_NAME } from "./manifests";
 import { namespaceOption, readProfile } from "./platformProfile";
-import { toSarif } from "./report";
+import { formatCompact, toSarif } from "./report";
 
 const USAGE =
-    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
+    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
         },
         USAGE,
     );
-    const format = oneOf("--format", values.format, ["text", "json", "sarif"] as const);
+    const format = oneOf("--format", values.format, ["text", "compact", "json", "sarif"] as const);
     const namespace = namespaceOption(values.namespace);
     const profile = values.platform !== undefined ? readProfile(values.platform, process.cwd()) : undefined;
     const env = values.env ?? profile?.profile.stack ?? "prod";
@@ -56,13 +56,15 @@ async function main(): Promise<number> {
     if (result.resources.length === 0) {
         throw new InputError(`no Kubernetes objects found in ${positionals.join(", ")}`);
     }
-    if (format !== "text") {
+    if (format !== "text" && format !== "compact") {
         for (const w of result.report.warnings) {
             process.stderr.write(`warning: ${w}\n`);
         }
     }
     if (format === "json") {
         process.stdout.write(`${JSON.stringify({ violations: result.violations, unvalidated: result.unvalidated })}\n`);
+    } else if (format === "compact") {
+        process.stdout.write(`${formatCompact(result.report, result.violations)}\n`);
     } else if (format === "sarif") {
         process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME), null, 2)}\n`);
     } else {

@@ -61,6 +61,22 @@ export function summaryLine(report: GateReport): string {
     );
 }
 
+/**
+ * A message in the house style split into its parts: what, then " Why: …", then " Fix: …"
+ * (kernel `violation`); a message of another shape is all `what`.
+ */
+export function messageParts(message: string): { what: string; why?: string; fix?: string } {
+    // A violation ends "Fix: …"; an undecided verdict "To decide it: …" (kernel `undecided`).
+    const [fixAt, marker] = [" Fix: ", " To decide it: "]
+        .map((m): [number, string] => [message.lastIndexOf(m), m])
+        .reduce((a, b) => (b[0] > a[0] ? b : a));
+    const whyAt = fixAt < 0 ? -1 : message.lastIndexOf(" Why: ", fixAt);
+    if (whyAt < 0) {
+        return { what: message };
+    }
+    return { what: message.slice(0, whyAt), why: message.slice(whyAt + 6, fixAt), fix: message.slice(fixAt + marker.length) };
+}
+
 /** The SDK starts a violation's message with the policy's description; the report prints it once. */
 function ownWords(message: string, description: string): string {
     return description && message.startsWith(`${description}\n`) ? message.slice(description.length + 1) : message;
@@ -99,12 +115,37 @@ function policyBlock(name: string, outcome: PolicyOutcome | undefined, ds: reado
     if (outcome?.description) {
         lines.push(`  ${outcome.description}`);
     }
+    // The "Why" (and the "Fix") every finding of the policy shares is printed once, under the
+    // description; each finding then says only what it is (and its own fix).
+    const texts = ds.map((d) => {
+        const own = ownWords(d.message, outcome?.description ?? "");
+        // An undecided verdict already starts with "Undecided: "; the report says what that means.
+        return d.undecided !== undefined && own.startsWith(UNDECIDED_PREFIX) ? own.slice(UNDECIDED_PREFIX.length) : own;
+    });
+    const parts = texts.map((t) => messageParts(t.split("\n").pop() ?? t));
+    const shared = (key: "why" | "fix") =>
+        ds.length > 1 && parts.every((p) => p[key] !== undefined && p[key] === parts[0][key]) ? parts[0][key] : undefined;
+    const why = shared("why");
+    const fix = shared("fix");
+    if (why !== undefined) {
+        lines.push(`  Why: ${why}`);
+    }
+    if (fix !== undefined) {
+        lines.push(`  Fix: ${fix}`);
+    }
+    const textOf = new Map(ds.map((d, i) => [d, texts[i]]));
+    const shorten = (text: string): string => {
+        if (why === undefined) {
+            return text;
+        }
+        const lines = text.split("\n");
+        const last = messageParts(lines.pop() ?? "");
+        return [...lines, `${last.what}${fix === undefined && last.fix !== undefined ? ` Fix: ${last.fix}` : ""}`].join("\n");
+    };
     for (const items of byResource.values()) {
         lines.push(`  - ${locate(items[0].urn, items[0].line).label}`);
         for (const d of items) {
-            const own = ownWords(d.message, outcome?.description ?? "");
-            // An undecided verdict already starts with "Undecided: "; the report says what that means.
-            const text = d.undecided !== undefined && own.startsWith(UNDECIDED_PREFIX) ? own.slice(UNDECIDED_PREFIX.length) : own;
+            const text = shorten(textOf.get(d) ?? d.message);
             const [first, ...rest] = text.split("\n");
             const mark =
                 d.waived !== undefined
@@ -152,6 +193,32 @@ export function formatGateText(report: GateReport, locate: Locate): string {
 /** A path as reports show it and code scanning expects it: relative to the working directory (the checkout), with `/`. */
 export function displayPath(file: string): string {
     return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join("/");
+}
+
+/**
+ * One line per finding, for repositories of hundreds of objects: `file:line: object: policy
+ * [status]: what` (the "Why" and "Fix" are in the text and JSON reports), then the totals.
+ */
+/** The longest finding text a compact line carries; the full message is in the text and JSON reports. */
+const COMPACT_WIDTH = 200;
+
+export function formatCompact(report: GateReport, violations: readonly Violation[]): string {
+    const lines = violations.map((v) => {
+        const where = v.location ? `${displayPath(v.location.file)}:${v.location.line}: ` : "";
+        const object = `${v.resource.kind ?? v.resource.type} ${v.resource.namespace ? `${v.resource.namespace}/` : ""}${v.resource.name}`;
+        const status =
+            v.waived !== undefined
+                ? "waived"
+                : v.undecided !== undefined
+                  ? "undecided"
+                  : v.undeterminable
+                    ? `${v.level}, undeterminable`
+                    : v.level;
+        const text = v.message.split("\n").pop() ?? v.message;
+        const what = messageParts(text.startsWith(UNDECIDED_PREFIX) ? text.slice(UNDECIDED_PREFIX.length) : text).what;
+        return `${where}${object}: ${v.policy} [${status}]: ${what.length > COMPACT_WIDTH ? `${what.slice(0, COMPACT_WIDTH - 1)}…` : what}`;
+    });
+    return [...lines, summaryLine(report)].join("\n");
 }
 
 /**

@@ -94,7 +94,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         expect(d.message).to.equal(
             "Deployments run enough replicas to survive a node drain.\nhas 1 replica(s); at least 2 are needed so a drain never takes all of them.",
         );
-        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0, undecided: 0 });
+        expect(summarize(report)).to.deep.equal({ mandatory: 1, advisory: 0, undeterminable: 0, undecided: 0, waived: 0 });
     });
 
     it("reports a stack violation on the resource the policy names", async () => {
@@ -151,7 +151,7 @@ describe("gate: a policy pack served over the analyzer protocol (fixture pack)",
         const [d] = report.diagnostics;
         expect(d).to.deep.include({ policy: "deployment-min-replicas", level: "advisory", undeterminable: false });
         expect(d.undecided).to.match(/^Deployment web sets no replicas\. Why: .+ To decide it: .+\.$/);
-        expect(summarize(report)).to.deep.equal({ mandatory: 0, advisory: 0, undeterminable: 0, undecided: 1 });
+        expect(summarize(report)).to.deep.equal({ mandatory: 0, advisory: 0, undeterminable: 0, undecided: 1, waived: 0 });
         const text = formatGateText(report, byUrn).split("\n");
         expect(text[0]).to.equal("0 mandatory, 0 advisory, 1 undecided, 3 policies evaluated over 1 resources");
         const block = text.indexOf("deployment-min-replicas: 1 undecided on 1 resource");

@@ -126,7 +126,7 @@ describe("policy check: the CLI on the fixture pack", function () {
         expect(invalid.stderr).to.match(/test\/fixtures\/manifests\/invalid\/bad\.yaml:1[01]: not valid YAML/);
         const format = await check("--format", "xml", "examples");
         expect(format.code).to.equal(2);
-        expect(format.stderr).to.include("--format must be text, json or sarif");
+        expect(format.stderr).to.include("--format must be text, compact, json or sarif");
         // The fixture pack's environments, not the repository's, which forks change.
         const env = await check("--policy-pack", FIXTURE_PACK, "--env", "prd", "examples");
         expect(env.code).to.equal(2);
