@@ -1,0 +1,519 @@
+/**
+ * The drain rehearsal's rules, one hand-checked scenario each, titled with the rule and the
+ * upstream source it follows (Amazon EKS User Guide, Amazon EC2 Auto Scaling User Guide and API
+ * reference, Kubernetes 1.34 API and kube-scheduler, Karpenter v1.14.1). The sizes the builders
+ * assume are in ./scenario.ts: an m6i.large holds 1930m CPU, 6903 MiB and 29 pods.
+ */
+import { expect } from "chai";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import { changed, TestResource } from "../policies/harness";
+import { app, asg, daemonSet, hook, limitRange, managed, nodePool, pdb, run } from "./scenario";
+
+const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
+const drained = (r: Rehearsal, phase: string) => r.groups[0].waves.filter((w) => w.phase === phase).map((w) => w.drained);
+
+/** `app` with its pod spec changed at `dotted` (below `spec.template.spec`). */
+function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
+    return changed(r, `spec.template.spec.${dotted}`, value);
+}
+
+function container(name: string, requests?: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { name, image: `registry.example.com/${name}:1.0.0`, ...(requests ? { resources: { requests } } : {}), ...extra };
+}
+
+/** One m6i.large node in one zone. */
+const oneNode = () => managed("apps", 1, { zones: 1 });
+
+describe("drain rehearsal: one scenario per rule", () => {
+    describe("updateConfig of a managed node group (EKS User Guide, Understand each phase of node updates: setup phase)", () => {
+        it("maxUnavailablePercentage rounds down: 50% of 5 nodes is 2 at a time (EKS does not document its rounding; down is the slower reading)", () => {
+            const r = run([managed("apps", 5, { zones: 1, update: { maxUnavailablePercentage: 50 } })]);
+            expect(r.groups[0].mechanism).to.include("then 2 nodes at a time (updateConfig.maxUnavailablePercentage 50% of 5)");
+            expect(drained(r, "upgrade")).to.deep.equal([["apps-1", "apps-2"], ["apps-3", "apps-4"], ["apps-5"]]);
+        });
+
+        it("maxUnavailablePercentage is at least 1 node: 10% of 5 nodes updates one at a time", () => {
+            const r = run([managed("apps", 5, { zones: 1, update: { maxUnavailablePercentage: 10 } })]);
+            expect(r.groups[0].mechanism).to.include("then 1 node at a time (updateConfig.maxUnavailablePercentage 10% of 5)");
+            expect(drained(r, "upgrade")).to.deep.equal([["apps-1"], ["apps-2"], ["apps-3"], ["apps-4"], ["apps-5"]]);
+        });
+
+        it("maxUnavailable is a node count; unset, EKS's default is one node", () => {
+            const two = run([managed("apps", 3, { zones: 1, update: { maxUnavailable: 2 } })]);
+            expect(two.groups[0].mechanism).to.include("then 2 nodes at a time (updateConfig.maxUnavailable 2)");
+            expect(drained(two, "upgrade")).to.deep.equal([["apps-1", "apps-2"], ["apps-3"]]);
+            const unset = run([managed("apps", 2, { zones: 1, update: {} })]);
+            expect(unset.groups[0].mechanism).to.include("then 1 node at a time (EKS's default of 1 node)");
+            expect(drained(unset, "upgrade")).to.deep.equal([["apps-1"], ["apps-2"]]);
+        });
+
+        it("maxUnavailable above the group's size updates every node in one wave", () => {
+            const r = run([managed("apps", 3, { zones: 1, update: { maxUnavailable: 10 } })]);
+            expect(r.groups[0].mechanism).to.include("then 3 nodes at a time (updateConfig.maxUnavailable 10)");
+            expect(drained(r, "upgrade")).to.deep.equal([["apps-1", "apps-2", "apps-3"]]);
+        });
+    });
+
+    describe("the surge of a managed node group update (EKS User Guide, scale up phase: the larger of up to twice the zones or maxUnavailable, at least one new node in every zone that has nodes)", () => {
+        it("launches one new node per zone in use before draining: 2 nodes in 2 of 3 configured zones surge 2, in those zones", () => {
+            const r = run([managed("apps", 2, { zones: 3 })]);
+            const g = r.groups[0];
+            expect(g.mechanism).to.include("surge 2 new nodes (one per zone in use, or maxUnavailable if larger)");
+            expect(g.mechanism).to.include("then scale down by 2");
+            expect(g.waves[0]).to.include({ phase: "scale-up", seconds: 120 });
+            expect(g.waves[0].launched).to.deep.equal(["apps-3", "apps-4"]);
+            expect(g.waves[0].drained).to.deep.equal([]);
+            // The surge nodes are emptiest at the end and go first in the scale-down (newest first).
+            expect(g.waves.map((w) => w.phase)).to.deep.equal(["scale-up", "upgrade", "upgrade", "scale-down"]);
+            expect(g.waves[3].drained).to.have.length(2);
+        });
+
+        it("surges maxUnavailable nodes when that is larger than the zones in use: 4 nodes in one zone with maxUnavailable 3 surge 3", () => {
+            const r = run([managed("apps", 4, { zones: 1, update: { maxUnavailable: 3 } })]);
+            const g = r.groups[0];
+            expect(g.mechanism).to.include("surge 3 new nodes");
+            expect(g.waves[0].launched).to.have.length(3);
+            expect(drained(r, "upgrade")).to.deep.equal([["apps-1", "apps-2", "apps-3"], ["apps-4"]]);
+            expect(drained(r, "scale-down")[0]).to.have.length(3);
+        });
+
+        it("the surge is why an evicted pod finds room: the same 1500m pair that stalls under MINIMAL moves to a surge node", () => {
+            const pair = app("big", { replicas: 2, cpu: "1500m" });
+            const surge = run([managed("apps", 2, { zones: 1 }), pair]);
+            expect(surge.groups[0].unplaced).to.deep.equal([]);
+            expect(surge.verdict).to.equal("ok");
+            const minimal = run([managed("apps", 2, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }), pair]);
+            expect(minimal.groups[0].waves.map((w) => w.phase)).to.deep.equal(["upgrade", "upgrade"]);
+            expect(minimal.groups[0].mechanism).to.include("MINIMAL strategy: 1 node at a time");
+            expect(minimal.groups[0].unplaced[0]).to.include({ workload: "Deployment prod/big", wave: 1 });
+        });
+    });
+
+    describe("instance refresh batches (EC2 Auto Scaling User Guide, instance refresh; RefreshPreferences.MinHealthyPercentage is rounded up)", () => {
+        it("minHealthyPercentage rounds the instances kept up: 60% of 4 keeps 3, so 1 at a time (rounding down would take 2)", () => {
+            const r = run([asg("batch", 4, { minHealthy: 60 }), hook(300)]);
+            expect(r.groups[0].mechanism).to.include(
+                "1 instance at a time (minHealthyPercentage 60, maxHealthyPercentage 100: terminate before launch)",
+            );
+            expect(drained(r, "refresh")).to.deep.equal([["batch-1"], ["batch-2"], ["batch-3"], ["batch-4"]]);
+        });
+
+        it("minHealthyPercentage 50 of 4 keeps 2 in service: 2 at a time", () => {
+            const r = run([asg("batch", 4, { minHealthy: 50 }), hook(300)]);
+            expect(r.groups[0].mechanism).to.include("2 instances at a time");
+            expect(drained(r, "refresh")).to.deep.equal([
+                ["batch-1", "batch-2"],
+                ["batch-3", "batch-4"],
+            ]);
+        });
+
+        it("a batch is at least one instance: the default 90% of 4 keeps all 4, yet the refresh replaces 1 at a time", () => {
+            const r = run([asg("batch", 4, { minHealthy: 90 }), hook(300)]);
+            expect(r.groups[0].mechanism).to.include("1 instance at a time (minHealthyPercentage 90");
+            expect(drained(r, "refresh")).to.have.length(4);
+        });
+
+        it("minHealthyPercentage 0 replaces every instance at once", () => {
+            const r = run([asg("batch", 3, { minHealthy: 0 }), hook(300)]);
+            expect(drained(r, "refresh")).to.deep.equal([["batch-1", "batch-2", "batch-3"]]);
+        });
+
+        it("maxHealthyPercentage above 100 launches first, in batches of the range rounded down: 4 × (125 − 60)% = 2.6, so 2", () => {
+            const r = run([asg("batch", 4, { minHealthy: 60, maxHealthy: 125 }), hook(300)]);
+            const g = r.groups[0];
+            expect(g.mechanism).to.include(
+                "2 instances at a time (minHealthyPercentage 60, maxHealthyPercentage 125: launch before terminate)",
+            );
+            expect(drained(r, "refresh")).to.deep.equal([
+                ["batch-1", "batch-2"],
+                ["batch-3", "batch-4"],
+            ]);
+            // Launch first: each wave's replacements are there before its drain (120 s launch + 60 s warmup).
+            expect(g.waves[0].launched).to.have.length(2);
+            expect(g.waves[0].drainStart).to.equal(180);
+        });
+
+        it("launch-first batches are at least one instance: 2 × (100.5 − 100)% rounds to 0, so 1", () => {
+            const r = run([asg("batch", 2, { minHealthy: 100, maxHealthy: 101 }), hook(300)]);
+            expect(r.groups[0].mechanism).to.include(
+                "1 instance at a time (minHealthyPercentage 100, maxHealthyPercentage 101: launch before terminate)",
+            );
+        });
+    });
+
+    describe("pod slots (max pods per node: amazon-eks-ami eni-max-pods.txt; kube-scheduler NodeResourcesFit counts pods)", () => {
+        it("an m6i.large takes 29 pods: the 30th tiny pod has nowhere to run, for too many pods, not for CPU or memory", () => {
+            const r = run([oneNode(), app("tiny", { replicas: 30, cpu: "10m", memory: "16Mi" })]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([["tiny-29", "0/1 nodes are available: 1 too many pods"]]);
+            expect(run([oneNode(), app("tiny", { replicas: 29, cpu: "10m", memory: "16Mi" })]).unschedulable).to.deep.equal([]);
+        });
+
+        it("a t3.small takes 11 pods: the slots come from each instance type's data", () => {
+            const r = run([
+                managed("apps", 1, { zones: 1, types: ["t3.small"] }),
+                app("tiny", { replicas: 12, cpu: "10m", memory: "16Mi" }),
+            ]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([["tiny-11", "0/1 nodes are available: 1 too many pods"]]);
+        });
+
+        it("a DaemonSet pod takes a slot on every node: 28 are left on an m6i.large", () => {
+            const r = run([oneNode(), daemonSet("agent", "10m"), app("tiny", { replicas: 29, cpu: "10m", memory: "16Mi" })]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([["tiny-28", "0/1 nodes are available: 1 too many pods"]]);
+        });
+    });
+
+    describe("a pod's effective request (kube-scheduler NodeResourcesFit computePodResourceRequest; LimitRanger admission)", () => {
+        it("a native sidecar (an init container with restartPolicy Always) adds to the containers: 500m + 600m twice do not fit 1930m", () => {
+            const sidecar = withPodSpec(
+                withPodSpec(app("web", { replicas: 2, cpu: "500m" }), "initContainers", [
+                    container("proxy", { cpu: "600m", memory: "64Mi" }, { restartPolicy: "Always" }),
+                ]),
+                "terminationGracePeriodSeconds",
+                60,
+            );
+            const r = run([oneNode(), sidecar]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                ["web-1", "0/1 nodes are available: 1 insufficient cpu"],
+            ]);
+            // A plain init container runs before the others and counts only as the largest: max(500m, 600m) twice fits.
+            const plain = withPodSpec(app("web", { replicas: 2, cpu: "500m" }), "initContainers", [
+                container("setup", { cpu: "600m", memory: "64Mi" }),
+            ]);
+            expect(run([oneNode(), plain]).unschedulable).to.deep.equal([]);
+        });
+
+        it("an init container after a native sidecar runs beside it: sidecar 1000m then init 1000m need 2000m, more than any m6i.large", () => {
+            const inits = (order: Record<string, unknown>[]) =>
+                withPodSpec(app("web", { replicas: 1, cpu: "500m" }), "initContainers", order);
+            const sidecar = container("proxy", { cpu: "1000m", memory: "64Mi" }, { restartPolicy: "Always" });
+            const setup = container("setup", { cpu: "1000m", memory: "64Mi" });
+            const after = run([oneNode(), inits([sidecar, setup])]);
+            expect(after.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                ["web-0", "0/1 nodes are available: 1 insufficient cpu"],
+            ]);
+            // Before the sidecar starts the init container runs alone: max(500m + 1000m, 1000m) = 1500m fits.
+            expect(run([oneNode(), inits([setup, sidecar])]).unschedulable).to.deep.equal([]);
+        });
+
+        it("a container without requests gets its namespace's LimitRange defaultRequest: two 1500m pods never share a node", () => {
+            const bare = withPodSpec(app("web", { replicas: 2 }), "containers", [container("app")]);
+            const r = run([oneNode(), bare, limitRange("prod", [{ type: "Container", defaultRequest: { cpu: "1500m" } }])]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                ["web-1", "0/1 nodes are available: 1 insufficient cpu"],
+            ]);
+            // Without the LimitRange, or with one in another namespace, the pods request nothing and share the node.
+            expect(run([oneNode(), bare]).unschedulable).to.deep.equal([]);
+            expect(
+                run([oneNode(), bare, limitRange("other", [{ type: "Container", defaultRequest: { cpu: "1500m" } }])]).unschedulable,
+            ).to.deep.equal([]);
+            // A LimitRange item for Pods sets no container default.
+            expect(
+                run([oneNode(), bare, limitRange("prod", [{ type: "Pod", defaultRequest: { cpu: "1500m" } }])]).unschedulable,
+            ).to.deep.equal([]);
+        });
+
+        it("the API server defaults defaultRequest from default, and default from max", () => {
+            const bare = withPodSpec(app("web", { replicas: 2 }), "containers", [container("app")]);
+            const cases: [Record<string, unknown>, string][] = [
+                [{ default: { cpu: "1500m" } }, "cpu"],
+                [{ max: { cpu: "1500m" } }, "cpu"],
+                [{ max: { memory: "4Gi" } }, "memory"],
+            ];
+            for (const [item, resource] of cases) {
+                const r = run([oneNode(), bare, limitRange("prod", [{ type: "Container", ...item }])]);
+                expect(
+                    r.unschedulable.map((u) => u.reasons),
+                    JSON.stringify(item),
+                ).to.deep.equal([`0/1 nodes are available: 1 insufficient ${resource}`]);
+            }
+        });
+
+        it("a container's limit is its request when it sets none, before any LimitRange default", () => {
+            const limited = withPodSpec(app("web", { replicas: 2 }), "containers", [
+                container("app", undefined, { resources: { limits: { cpu: "1500m", memory: "64Mi" } } }),
+            ]);
+            expect(run([oneNode(), limited]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/1 nodes are available: 1 insufficient cpu",
+            ]);
+            const small = withPodSpec(app("web", { replicas: 2 }), "containers", [
+                container("app", undefined, { resources: { limits: { cpu: "200m", memory: "64Mi" } } }),
+            ]);
+            const r = run([oneNode(), small, limitRange("prod", [{ type: "Container", defaultRequest: { cpu: "1500m" } }])]);
+            expect(r.unschedulable).to.deep.equal([]);
+        });
+    });
+
+    describe("topologySpreadConstraints[].whenUnsatisfiable (Kubernetes API TopologySpreadConstraint: DoNotSchedule is the default)", () => {
+        // Three nodes, one pod each, refreshed one at a time with the drained node still counted as a domain.
+        const spread = (whenUnsatisfiable?: string) =>
+            withPodSpec(app("web"), "topologySpreadConstraints", [
+                {
+                    maxSkew: 1,
+                    topologyKey: "kubernetes.io/hostname",
+                    ...(whenUnsatisfiable ? { whenUnsatisfiable } : {}),
+                    labelSelector: { matchLabels: { app: "web" } },
+                },
+            ]);
+        const refresh = (w: TestResource) => run([asg("batch", 3), hook(300), w, pdb("web", { maxUnavailable: 1 })]);
+
+        it("a constraint without whenUnsatisfiable is hard: the evicted pod stays Pending, for topology spread", () => {
+            const r = refresh(spread());
+            expect(r.groups[0].unplaced[0]).to.include({
+                workload: "Deployment prod/web",
+                reasons: "0/3 nodes are available: 2 topology spread (kubernetes.io/hostname, maxSkew 1), 1 cordoned",
+            });
+            expect(problems(r)).to.match(/Evicted pod web-3 of Deployment prod\/web has nowhere to run/);
+        });
+
+        it("ScheduleAnyway only steers: the evicted pod lands beside another", () => {
+            const r = refresh(spread("ScheduleAnyway"));
+            expect(r.groups[0].unplaced).to.deep.equal([]);
+            expect(problems(r)).to.equal("");
+        });
+    });
+
+    describe("StatefulSet pods with volume claims (EBS volumes are zonal: the PV's node affinity pins the zone; the StatefulSet controller recreates a pod after the old one is gone)", () => {
+        const db = (claims: boolean) => {
+            const base = app("db", { replicas: 2, kind: "StatefulSet" });
+            return claims
+                ? changed(base, "spec.volumeClaimTemplates", [
+                      {
+                          metadata: { name: "data" },
+                          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } },
+                      },
+                  ])
+                : base;
+        };
+        const minimal = () => managed("apps", 2, { zones: 2, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } });
+
+        it("an evicted pod waits for a node in its volume's zone, though a node elsewhere has room", () => {
+            const r = run([minimal(), db(true)]);
+            const first = r.groups[0].unplaced[0];
+            expect(first).to.include({
+                workload: "StatefulSet prod/db",
+                wave: 1,
+                reasons: "0/2 nodes are available: 1 cordoned, 1 volume in another zone (zone-a)",
+            });
+            // Its zone gets a node again when the drained node's replacement is up: 60 s grace + 60 s EKS wait + 120 s launch.
+            expect(first.placedAfterSeconds).to.equal(240);
+            // Without claims the pod may go to the other zone.
+            expect(run([minimal(), db(false)]).groups[0].unplaced).to.deep.equal([]);
+        });
+
+        it("a StatefulSet pod is recreated only after its predecessor's grace period: the budget waits 60 s grace + 30 s start, not 30 s", () => {
+            const pair = (kind: "Deployment" | "StatefulSet") => [
+                oneNode(),
+                app("pair", { replicas: 2, cpu: "500m", kind }),
+                pdb("pair", { maxUnavailable: 1 }),
+            ];
+            const sts = run(pair("StatefulSet")).groups[0];
+            expect(sts.waits.map((w) => [w.pod, w.pdb, w.seconds])).to.deep.equal([["pair-1", "prod/pair", 90]]);
+            expect(sts.longestDrain?.seconds).to.equal(150);
+            const deployment = run(pair("Deployment")).groups[0];
+            expect(deployment.waits.map((w) => [w.pod, w.pdb, w.seconds])).to.deep.equal([["pair-1", "prod/pair", 30]]);
+            expect(deployment.longestDrain?.seconds).to.equal(90);
+        });
+
+        it("a pod is Ready after 30 s plus its readiness probe's initialDelaySeconds + periodSeconds × successThreshold (periodSeconds 10 when unset)", () => {
+            const probed = (probe: Record<string, unknown>) => [
+                oneNode(),
+                withPodSpec(app("pair", { replicas: 2, cpu: "500m" }), "containers", [
+                    container("app", { cpu: "500m", memory: "64Mi" }, { readinessProbe: { httpGet: { path: "/", port: 80 }, ...probe } }),
+                ]),
+                pdb("pair", { maxUnavailable: 1 }),
+            ];
+            expect(run(probed({ initialDelaySeconds: 10 })).groups[0].waits.map((w) => w.seconds)).to.deep.equal([30 + 10 + 10]);
+            expect(run(probed({ periodSeconds: 5, successThreshold: 3 })).groups[0].waits.map((w) => w.seconds)).to.deep.equal([30 + 15]);
+        });
+    });
+
+    describe("DaemonSets (the DaemonSet controller runs a pod on every node it may; drains skip DaemonSet pods: kubectl drain --ignore-daemonsets, NTH IgnoreDaemonSets, Karpenter)", () => {
+        it("take capacity on every node: a 1000m DaemonSet leaves 930m, so a 1000m pod has nowhere to run", () => {
+            const web = app("web", { replicas: 1, cpu: "1000m" });
+            const r = run([oneNode(), daemonSet("agent", "1000m"), web]);
+            expect(r.unschedulable.map((u) => [u.pod, u.workload, u.reasons])).to.deep.equal([
+                ["web-0", "Deployment prod/web", "0/1 nodes are available: 1 insufficient cpu"],
+            ]);
+            expect(run([oneNode(), web]).unschedulable).to.deep.equal([]);
+        });
+
+        it("take nothing on nodes they do not run on: a node selector they miss, or a taint they do not tolerate", () => {
+            const web = app("web", { replicas: 1, cpu: "1000m" });
+            const elsewhere = daemonSet("agent", "1000m", { nodeSelector: { "node.kubernetes.io/instance-type": "g5.xlarge" } });
+            expect(run([oneNode(), elsewhere, web]).unschedulable).to.deep.equal([]);
+            const tainted = changed(oneNode(), "taints", [{ key: "dedicated", value: "web", effect: "NO_SCHEDULE" }]);
+            const tolerant = changed(web, "spec.template.spec.tolerations", [
+                { key: "dedicated", operator: "Equal", value: "web", effect: "NoSchedule" },
+            ]);
+            expect(run([tainted, daemonSet("agent", "1000m"), tolerant]).unschedulable).to.deep.equal([]);
+        });
+
+        it("are never evicted as workloads: a budget over the DaemonSet's pods blocks nothing, and only the Deployment's pods are evicted", () => {
+            const r = run([
+                managed("apps", 3),
+                daemonSet("agent", "100m"),
+                pdb("agent", { minAvailable: "100%" }),
+                app("web", { spreadHost: true }),
+                pdb("web", { maxUnavailable: 1 }),
+            ]);
+            const g = r.groups[0];
+            expect(g.stalled).to.equal(undefined);
+            expect(g.blocked).to.deep.equal([]);
+            expect(drained(r, "upgrade")).to.have.length(3);
+            expect(g.waves.filter((w) => w.phase === "upgrade").map((w) => [w.evictions, w.slowest?.workload])).to.deep.equal([
+                [1, "Deployment prod/web"],
+                [1, "Deployment prod/web"],
+                [1, "Deployment prod/web"],
+            ]);
+            expect(problems(r)).to.equal("");
+        });
+    });
+
+    describe("NodePool weight (karpenter v1.14.1 utils/nodepool OrderByWeight: the scheduler tries heavier NodePools first)", () => {
+        const pools = (weights: { alpha?: number; zeta?: number }) => [
+            ...(["alpha", "zeta"] as const).map((name) =>
+                weights[name] === undefined ? nodePool(name) : changed(nodePool(name), "spec.weight", weights[name]),
+            ),
+            app("web", { replicas: 1 }),
+        ];
+        const nodesOf = (r: Rehearsal) => Object.fromEntries(r.groups.map((g) => [g.name, g.nodes]));
+
+        it("a pod that fits no node goes to the heavier pool, whatever the names", () => {
+            expect(nodesOf(run(pools({ zeta: 10 })))).to.deep.equal({ alpha: 0, zeta: 1 });
+            expect(nodesOf(run(pools({ alpha: 10, zeta: 1 })))).to.deep.equal({ alpha: 1, zeta: 0 });
+        });
+
+        it("a heavier pool that cannot take the pod (an untolerated taint) passes it to the next, and says why", () => {
+            const tainted = changed(changed(nodePool("zeta"), "spec.weight", 10), "spec.template.spec.taints", [
+                { key: "gpu", value: "true", effect: "NoSchedule" },
+            ]);
+            const r = run([nodePool("alpha"), tainted, app("web", { replicas: 1 })]);
+            expect(nodesOf(r)).to.deep.equal({ alpha: 1, zeta: 0 });
+            const alone = run([tainted, app("web", { replicas: 1 })]);
+            expect(alone.unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/0 nodes are available; NodePool zeta: untolerated taint gpu=true:NoSchedule",
+            ]);
+        });
+
+        // BUG: Karpenter breaks a tie of weights by name, the name later in the alphabet first
+        // (karpenter v1.14.1 pkg/utils/nodepool/nodepool.go OrderByWeight: `nps[a].Name > nps[b].Name`);
+        // the rehearsal's Cluster.provision sorts ties by name ascending, so it picks alpha.
+        it.skip("of two pools of equal weight, the one whose name sorts later is tried first", () => {
+            expect(nodesOf(run(pools({})))).to.deep.equal({ alpha: 0, zeta: 1 });
+        });
+    });
+
+    describe("Spot capacity of an Auto Scaling group (EC2 Auto Scaling API InstancesDistribution: OnDemandPercentageAboveBaseCapacity defaults to 100; Spot interruption notice: 2 minutes)", () => {
+        const spotDistribution = {
+            onDemandBaseCapacity: 0,
+            onDemandPercentageAboveBaseCapacity: 0,
+            spotAllocationStrategy: "price-capacity-optimized",
+        };
+
+        it("a mixed instances policy below 100% on-demand runs Spot: the 2-minute notice is a window, and the smallest override is counted", () => {
+            const r = run([
+                asg("batch", 2, { minHealthy: 50, types: ["m6i.xlarge", "m6i.large"], distribution: spotDistribution }),
+                hook(300),
+            ]);
+            const g = r.groups[0];
+            expect(g.windows).to.deep.include({ seconds: 120, source: "Spot interruption notice" });
+            expect(g.instanceType).to.equal("m6i.large");
+        });
+
+        it("100% on-demand, or the percentage unset, is on-demand: no Spot window, and the first override (prioritized) is counted", () => {
+            for (const distribution of [
+                { onDemandPercentageAboveBaseCapacity: 100 },
+                { spotAllocationStrategy: "price-capacity-optimized" },
+            ]) {
+                const g = run([asg("batch", 2, { minHealthy: 50, types: ["m6i.xlarge", "m6i.large"], distribution }), hook(300)]).groups[0];
+                expect(
+                    g.windows.map((w) => w.source),
+                    JSON.stringify(distribution),
+                ).to.deep.equal(["heartbeat of lifecycle hook nodegroups-batch-terminate"]);
+                expect(g.instanceType).to.equal("m6i.xlarge");
+            }
+        });
+
+        it("a Spot group whose drain outlasts the notice is blocked, naming the workload and its grace period", () => {
+            const r = run([
+                asg("batch", 2, { minHealthy: 50, distribution: spotDistribution }),
+                hook(600),
+                app("slow", { replicas: 2, grace: 150 }),
+            ]);
+            expect(r.verdict).to.equal("blocked");
+            expect(problems(r)).to.match(
+                /Deployment prod\/slow keeps node batch-1 of self-managed node group batch draining for 2m 30s in wave 1 \(0s–5m 30s into the rollout\), longer than the 2m Spot interruption notice/,
+            );
+            expect(problems(r)).to.include("shorten the grace period of Deployment prod/slow (terminationGracePeriodSeconds 2m 30s");
+            const onDemand = run([asg("batch", 2, { minHealthy: 50 }), hook(600), app("slow", { replicas: 2, grace: 150 })]);
+            expect(onDemand.verdict).to.equal("ok");
+        });
+
+        // BUG: Spot is read from onDemandPercentageAboveBaseCapacity alone (read.ts readSelfManagedGroup);
+        // instances up to onDemandBaseCapacity are on-demand, so a group whose base covers its desired
+        // capacity runs no Spot instance and has no 2-minute notice.
+        it.skip("a group whose onDemandBaseCapacity covers its desired capacity runs on-demand only", () => {
+            const g = run([
+                asg("batch", 2, { minHealthy: 50, distribution: { onDemandBaseCapacity: 2, onDemandPercentageAboveBaseCapacity: 0 } }),
+                hook(300),
+            ]).groups[0];
+            expect(g.windows.map((w) => w.source)).to.not.include("Spot interruption notice");
+        });
+    });
+
+    describe("an unsized group (its instance type not in the instance data: capacity unknown, verdict never ok)", () => {
+        const unsized = (taints?: unknown[]) => {
+            const g = managed("odd", 2, { zones: 1, types: ["r5.large"] });
+            return taints ? changed(g, "taints", taints) : g;
+        };
+
+        it("is undecided, never ok, and its nodes hold any pod: a 3000m pod no m6i.large holds is placed there, not reported", () => {
+            const huge = app("huge", { replicas: 1, cpu: "3000m" });
+            const r = run([unsized(), oneNode(), huge]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.inputUndecided).to.deep.equal([
+                "managed node group odd: the size of instance type r5.large is not in the instance data, so its nodes' capacity is unknown",
+            ]);
+            expect(r.groups.map((g) => [g.name, g.verdict])).to.deep.equal([
+                ["odd", "undecided"],
+                ["apps", "ok"],
+            ]);
+            expect(r.verdict).to.equal("undecided");
+            // With the group sized, the same pod has nowhere to run.
+            const sized = run([managed("odd", 2, { zones: 1 }), oneNode(), huge]);
+            expect(sized.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                ["huge-0", "0/3 nodes are available: 3 insufficient cpu"],
+            ]);
+            expect(sized.verdict).to.equal("blocked");
+        });
+
+        it("its nodes count as unbounded, so the other groups are still judged: a deadlock elsewhere is still blocked", () => {
+            const r = run([
+                unsized([{ key: "odd", value: "true", effect: "NO_SCHEDULE" }]),
+                managed("apps", 3),
+                app("web", { spreadHost: true }),
+                pdb("web", { minAvailable: 3 }),
+            ]);
+            expect(r.verdict).to.equal("blocked");
+            expect(r.groups.map((g) => [g.name, g.verdict])).to.deep.equal([
+                ["odd", "undecided"],
+                ["apps", "blocked"],
+            ]);
+            expect(problems(r)).to.match(
+                /PodDisruptionBudget prod\/web blocks the eviction of web-\d \(Deployment prod\/web\) from node apps-1/,
+            );
+        });
+
+        it("a group whose instance type lives in its launch template is unsized; one with neither gets EKS's default t3.medium", () => {
+            const templated = changed(changed(managed("lt", 2), "instanceTypes", []), "launchTemplate", { id: "lt-1", version: "1" });
+            const r = run([templated, app("web", { replicas: 1 })]);
+            expect(r.groups[0].undecided).to.deep.equal([
+                "its instance type is set in the launch template, which the rehearsal does not follow",
+            ]);
+            expect(r.inputUndecided).to.include("web-0 (Deployment prod/web) found no node, but the nodes of lt could not be counted");
+            expect(r.verdict).to.equal("undecided");
+            const bare = run([changed(managed("apps", 1, { zones: 1 }), "instanceTypes", [])]);
+            expect(bare.groups[0].instanceType).to.equal("t3.medium");
+        });
+    });
+});
