@@ -65,7 +65,20 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(g.waves[0].drained).to.deep.equal([]);
             // The surge nodes are emptiest at the end and go first in the scale-down (newest first).
             expect(g.waves.map((w) => w.phase)).to.deep.equal(["scale-up", "upgrade", "upgrade", "scale-down"]);
-            expect(g.waves[3].drained).to.have.length(2);
+            // apps-1 and apps-2 are replaced by apps-5 and apps-6; all four new nodes are empty, the newest go.
+            expect(g.waves[3].drained).to.deep.equal(["apps-6", "apps-5"]);
+        });
+
+        it("marks every old node unschedulable when the surge is up: an evicted pod goes to a new node, so the next old node drains empty", () => {
+            // web-0 on apps-1; its replacement goes to the surge node apps-3, not to the old apps-2.
+            const r = run([managed("apps", 2, { zones: 1 }), app("web", { replicas: 1 })]);
+            const g = r.groups[0];
+            expect(g.waves.filter((w) => w.phase === "upgrade").map((w) => [w.drained, w.evictions])).to.deep.equal([
+                [["apps-1"], 1],
+                [["apps-2"], 0],
+            ]);
+            // The scale-down sheds the emptiest new node, not the one web-1 runs on.
+            expect(g.waves[3]).to.deep.include({ phase: "scale-down", drained: ["apps-5"], evictions: 0 });
         });
 
         it("surges maxUnavailable nodes when that is larger than the zones in use: 4 nodes in one zone with maxUnavailable 3 surge 3", () => {
@@ -96,6 +109,14 @@ describe("drain rehearsal: one scenario per rule", () => {
                 "1 instance at a time (minHealthyPercentage 60, maxHealthyPercentage 100: terminate before launch)",
             );
             expect(drained(r, "refresh")).to.deep.equal([["batch-1"], ["batch-2"], ["batch-3"], ["batch-4"]]);
+            // Terminate, then launch (120 s) and warm up (60 s): empty nodes take 180 s each.
+            expect(r.groups[0].waves.map((w) => [w.drainStart, w.seconds])).to.deep.equal([
+                [0, 180],
+                [0, 180],
+                [0, 180],
+                [0, 180],
+            ]);
+            expect(r.groups[0].estimatedSeconds).to.equal(720);
         });
 
         it("minHealthyPercentage 50 of 4 keeps 2 in service: 2 at a time", () => {
@@ -130,7 +151,22 @@ describe("drain rehearsal: one scenario per rule", () => {
             ]);
             // Launch first: each wave's replacements are there before its drain (120 s launch + 60 s warmup).
             expect(g.waves[0].launched).to.have.length(2);
-            expect(g.waves[0].drainStart).to.equal(180);
+            expect(g.waves.map((w) => [w.drainStart, w.seconds])).to.deep.equal([
+                [180, 180],
+                [180, 180],
+            ]);
+        });
+
+        it("a launch-first refresh moves evicted pods to the new instances: the 1500m pair that stalls terminate-first has room", () => {
+            const pair = app("big", { replicas: 2, cpu: "1500m" });
+            const first = run([asg("batch", 2, { minHealthy: 50, maxHealthy: 100 }), hook(300), pair]).groups[0];
+            expect(first.unplaced.map((u) => u.reasons)).to.include("0/2 nodes are available: 1 cordoned, 1 insufficient cpu");
+            const launchFirst = run([asg("batch", 2, { minHealthy: 50, maxHealthy: 150 }), hook(300), pair]).groups[0];
+            expect(launchFirst.unplaced).to.deep.equal([]);
+            // Both instances at once (2 × 100% = 2), after their replacements are up: 120 s + 60 s warmup, then 60 s grace.
+            expect(launchFirst.waves.map((w) => [w.drained, w.drainStart, w.drainSeconds, w.seconds])).to.deep.equal([
+                [["batch-1", "batch-2"], 180, 60, 240],
+            ]);
         });
 
         it("launch-first batches are at least one instance: 2 × (100.5 − 100)% rounds to 0, so 1", () => {
@@ -420,6 +456,19 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(g.instanceType).to.equal("m6i.large");
         });
 
+        it("a managed node group with capacityType SPOT has the 2-minute window too, counted at its smallest instance type", () => {
+            const spot = changed(managed("apps", 2, { zones: 1, types: ["m6i.xlarge", "m6i.large"] }), "capacityType", "SPOT");
+            const g = run([spot]).groups[0];
+            expect(g.windows).to.deep.equal([
+                { seconds: 900, source: "EKS eviction limit (PodEvictionFailure)" },
+                { seconds: 120, source: "Spot interruption notice" },
+            ]);
+            expect(g.instanceType).to.equal("m6i.large");
+            const onDemand = run([managed("apps", 2, { zones: 1, types: ["m6i.xlarge", "m6i.large"] })]).groups[0];
+            expect(onDemand.windows.map((w) => w.source)).to.deep.equal(["EKS eviction limit (PodEvictionFailure)"]);
+            expect(onDemand.instanceType).to.equal("m6i.xlarge");
+        });
+
         it("100% on-demand, or the percentage unset, is on-demand: no Spot window, and the first override (prioritized) is counted", () => {
             for (const distribution of [
                 { onDemandPercentageAboveBaseCapacity: 100 },
@@ -514,6 +563,109 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(r.verdict).to.equal("undecided");
             const bare = run([changed(managed("apps", 1, { zones: 1 }), "instanceTypes", [])]);
             expect(bare.groups[0].instanceType).to.equal("t3.medium");
+        });
+    });
+
+    describe("the 15-minute eviction limit of a managed node group update (EKS User Guide, upgrade phase: PodEvictionFailure when pods have not left)", () => {
+        it("fails when a budget would let go only after 15 minutes: a replacement Ready after 20 minutes holds the last pod past the limit", () => {
+            const slow = withPodSpec(app("pair", { replicas: 2, cpu: "500m" }), "containers", [
+                container(
+                    "app",
+                    { cpu: "500m", memory: "64Mi" },
+                    { readinessProbe: { httpGet: { path: "/", port: 80 }, initialDelaySeconds: 1200 } },
+                ),
+            ]);
+            const r = run([oneNode(), slow, pdb("pair", { maxUnavailable: 1 })]);
+            const g = r.groups[0];
+            expect(g.stalled).to.equal("wave 2: node apps-1 still holds pods after 15m (EKS eviction limit): PodEvictionFailure");
+            expect(g.blocked.map((b) => [b.pod, b.pdb, b.why])).to.deep.equal([
+                ["pair-1", "prod/pair", "the budget still waits for rescheduled pods when the window ends"],
+            ]);
+            // The update fails 15 minutes into wave 2, after the 2-minute scale-up.
+            expect(g.estimatedSeconds).to.equal(120 + 900);
+        });
+
+        it("names every node of a parallel wave, and a budget that waits for pods with nowhere to run", () => {
+            // MINIMAL, both nodes at once: the evicted pods have no node at all, so the budget never lets the others go.
+            const r = run([
+                managed("apps", 2, { zones: 1, update: { maxUnavailable: 2, updateStrategy: "MINIMAL" } }),
+                app("web", { replicas: 4 }),
+                pdb("web", { maxUnavailable: 2 }),
+            ]);
+            const g = r.groups[0];
+            expect(g.stalled).to.equal("wave 1: nodes apps-1, apps-2 still hold pods after 15m (EKS eviction limit): PodEvictionFailure");
+            expect(g.blocked.map((b) => b.why)).to.deep.equal([
+                "the budget waits for 2 rescheduled pods that have nowhere to run, so they never get Ready",
+                "the budget waits for 2 rescheduled pods that have nowhere to run, so they never get Ready",
+            ]);
+        });
+    });
+
+    describe("bare Pods (no controller recreates a Pod evicted from its node)", () => {
+        it("an evicted bare Pod is gone: its workload reaches zero ready replicas, and the note says why", () => {
+            const r = run([managed("apps", 3), app("solo", { kind: "Pod" })]);
+            const g = r.groups[0];
+            expect(g.zeroReady.map((z) => [z.workload, z.cause])).to.deep.equal([
+                ["Pod prod/solo", "its last ready pod solo-0 is evicted from node apps-1"],
+            ]);
+            expect(g.notes).to.include("solo-0 (Pod prod/solo) is a bare Pod: nothing recreates it after its eviction");
+            expect(g.unplaced).to.deep.equal([]);
+        });
+    });
+
+    describe("Karpenter disruption budgets for drift (karpenter v1.14.1 nodepool.go GetAllowedDisruptionsByReason: the minimum over active budgets for the reason, percentages rounded up)", () => {
+        const pool = (budgets: Record<string, unknown>[]) => changed(nodePool("general"), "spec.disruption", { budgets });
+        const three = (budgets: Record<string, unknown>[]) => run([pool(budgets), app("web", { spreadHost: true })]);
+
+        it("50% of 3 nodes rounds up to 2 at a time", () => {
+            const r = three([{ nodes: "50%" }]);
+            expect(r.groups[0].mechanism).to.include("Karpenter drift: 2 nodes at a time");
+            expect(r.groups[0].waves.map((w) => w.drained.length)).to.deep.equal([2, 1]);
+        });
+
+        it("a budget for another reason does not limit drift; with none for Drifted, every node goes at once", () => {
+            const limited = three([
+                { nodes: "0", reasons: ["Underutilized"] },
+                { nodes: "1", reasons: ["Drifted"] },
+            ]);
+            expect(limited.groups[0].mechanism).to.include("Karpenter drift: 1 node at a time");
+            expect(limited.groups[0].stalled).to.equal(undefined);
+            const unlimited = three([{ nodes: "0", reasons: ["Empty", "Underutilized"] }]);
+            expect(unlimited.groups[0].mechanism).to.include("Karpenter drift: 3 nodes at a time");
+            expect(unlimited.groups[0].waves.map((w) => w.drained.length)).to.deep.equal([3]);
+        });
+
+        it("a scheduled budget is active only in its window: noted, not applied", () => {
+            const r = three([{ nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h" }, { nodes: "1" }]);
+            const g = r.groups[0];
+            expect(g.stalled).to.equal(undefined);
+            expect(g.mechanism).to.include("1 node at a time");
+            expect(g.notes).to.include('budget nodes 0 applies during "0 9 * * mon-fri" for 8h: drift pauses then');
+            const percent = three([{ nodes: "50%", schedule: "@daily", duration: "1h" }]).groups[0];
+            expect(percent.notes).to.include('budget nodes 50% applies during "@daily" for 1h: drift is limited to 2 nodes then');
+        });
+
+        it("without terminationGracePeriod a pod under two budgets keeps its node from drift: the eviction API refuses it (registry/core/pod/storage/eviction.go)", () => {
+            const second: TestResource = changed(
+                { ...pdb("web", { maxUnavailable: 1 }), name: "prod-web-2-pdb" },
+                "metadata.name",
+                "web-2",
+            );
+            const r = run([nodePool("general"), app("web", { spreadHost: true }), pdb("web", { maxUnavailable: 1 }), second]);
+            const g = r.groups[0];
+            expect(g.stalled).to.equal(
+                "Karpenter never disrupts node general-1: web-0 (Deployment prod/web) is held by PodDisruptionBudget prod/web and prod/web-2, and the NodePool sets no terminationGracePeriod to override it",
+            );
+            expect(g.blocked.map((b) => [b.pod, b.node, b.pdb, b.why])).to.deep.equal([
+                ["web-0", "general-1", "prod/web and prod/web-2", "the pod is matched by more than one PodDisruptionBudget"],
+            ]);
+        });
+
+        it("without terminationGracePeriod a budget that allows no disruption is named with its pods", () => {
+            const r = run([nodePool("general"), app("web", { spreadHost: true }), pdb("web", { maxUnavailable: 0 })]);
+            expect(r.groups[0].blocked.map((b) => [b.pod, b.pdb, b.why])).to.deep.equal([
+                ["web-0", "prod/web", "maxUnavailable: 0 allows no disruption of its 3 pods"],
+            ]);
         });
     });
 });
