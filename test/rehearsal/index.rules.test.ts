@@ -668,4 +668,106 @@ describe("drain rehearsal: one scenario per rule", () => {
             ]);
         });
     });
+
+    describe("placement order (docs/drain.md Placement: deterministic; Karpenter's queue: largest requests first, karpenter v1.14.1 scheduling/queue.go byCPUAndMemoryDescending)", () => {
+        it("places workloads in order of kind, namespace and name, whatever the input order: of two 1500m pods on one node, alpha's gets it", () => {
+            for (const order of [
+                ["zeta", "alpha"],
+                ["alpha", "zeta"],
+            ]) {
+                const r = run([oneNode(), ...order.map((n) => app(n, { replicas: 1, cpu: "1500m" }))]);
+                expect(
+                    r.unschedulable.map((u) => u.workload),
+                    order.join(),
+                ).to.deep.equal(["Deployment prod/zeta"]);
+            }
+        });
+
+        it("gives Karpenter the largest pending pods first: a pool with room for one node takes zeta's 1500m pod before alpha's 500m", () => {
+            const pool = changed(nodePool("general"), "spec.limits", { cpu: "2" });
+            const r = run([pool, app("alpha", { replicas: 1, cpu: "500m" }), app("zeta", { replicas: 1, cpu: "1500m" })]);
+            expect(r.unschedulable.map((u) => [u.workload, u.reasons])).to.deep.equal([
+                ["Deployment prod/alpha", "0/1 nodes are available: 1 insufficient cpu; NodePool general: at its limits (cpu 2)"],
+            ]);
+        });
+
+        it("of equal CPU, the larger memory request goes first", () => {
+            const pool = changed(nodePool("general"), "spec.limits", { cpu: "2" });
+            const r = run([
+                pool,
+                app("alpha", { replicas: 1, cpu: "1000m", memory: "256Mi" }),
+                app("zeta", { replicas: 1, cpu: "1000m", memory: "4Gi" }),
+            ]);
+            expect(r.unschedulable.map((u) => u.workload)).to.deep.equal(["Deployment prod/alpha"]);
+        });
+
+        it("counts a NodeClaim at its largest instance type while it is packed, then at its real size: a second pass fits what the first refused (karpenter v1.14.1 scheduler.go subtractMax)", () => {
+            // Two pods that must not share a node; the pool may launch m6i.large or m6i.xlarge within 4 vCPU.
+            const pool = changed(
+                nodePool("general", {
+                    requirements: [
+                        { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                        { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large", "m6i.xlarge"] },
+                    ],
+                }),
+                "spec.limits",
+                { cpu: "4" },
+            );
+            const apart = withPodSpec(app("web", { replicas: 2, cpu: "1000m" }), "affinity", {
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [
+                        { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { app: "web" } } },
+                    ],
+                },
+            });
+            const r = run([pool, apart]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0]).to.include({ nodes: 2, instanceType: "m6i.large" });
+        });
+
+        it("an Auto Scaling group balances its nodes over its own zones only: a one-subnet group in a three-zone cluster surges one node", () => {
+            const r = run([managed("apps", 2, { zones: 1 }), managed("wide", 1, { zones: 3 })], "apps");
+            expect(r.zones).to.deep.equal(["zone-a", "zone-b", "zone-c"]);
+            expect(r.groups[0].mechanism).to.include("surge 1 new node (one per zone in use");
+        });
+    });
+
+    describe("NodePool instance types (docs/drain.md Placement: launched as the smallest type that holds the pods, the rehearsal's stand-in for Karpenter's cheapest)", () => {
+        const pool = (types: string[]) =>
+            nodePool("general", {
+                requirements: [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "node.kubernetes.io/instance-type", operator: "In", values: types },
+                ],
+            });
+        const launched = (types: string[]) =>
+            run([pool(types), app("web", { replicas: 1, cpu: "100m", memory: "64Mi" })]).groups[0].instanceType;
+
+        it("smallest by vCPU, then memory, then name; a type the data cannot size is never launched", () => {
+            expect(launched(["m6i.xlarge", "r6i.large", "m6i.large"])).to.equal("m6i.large");
+            expect(launched(["r6i.large", "m6i.large", "t3.medium"])).to.equal("t3.medium");
+            expect(launched(["m6i.large", "m5.large"])).to.equal("m5.large");
+            expect(launched(["c6i.large", "m6i.xlarge"])).to.equal("m6i.xlarge");
+        });
+
+        it("a requirement on an instance label the data does not carry leaves the pool undecided, not narrowed", () => {
+            const r = run([
+                changed(pool(["m6i.large"]), "spec.template.spec.requirements", [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "karpenter.k8s.aws/instance-hypervisor", operator: "In", values: ["nitro"] },
+                ]),
+            ]);
+            expect(r.groups[0].undecided).to.deep.equal([
+                "its requirement on karpenter.k8s.aws/instance-hypervisor is not in the instance data, so the instance types it allows are not narrowed by it",
+            ]);
+            expect(r.verdict).to.equal("undecided");
+        });
+
+        it("a managed group of a type the data lists without a size (c5a.metal: max pods only) is unsized", () => {
+            const r = run([managed("metal", 1, { types: ["c5a.metal"] })]);
+            expect(r.groups[0].undecided).to.deep.equal([
+                "the size of instance type c5a.metal is not in the instance data, so its nodes' capacity is unknown",
+            ]);
+        });
+    });
 });
