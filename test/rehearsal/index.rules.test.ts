@@ -770,4 +770,39 @@ describe("drain rehearsal: one scenario per rule", () => {
             ]);
         });
     });
+
+    describe("Karpenter terminationGracePeriod (karpenter v1.14.1 termination/terminator DeleteExpiringPods: a pod is deleted at the node's expiry minus its own grace period)", () => {
+        const held = (name: string, grace: number) => [app(name, { replicas: 1, grace }), pdb(name, { minAvailable: 1 })];
+
+        it("deletes the pod with the longest grace period first, each early enough to end by the window", () => {
+            // Both pods share one node; neither budget ever lets go. 10m − 5m = 5m for b, 10m − 1m = 9m for a.
+            const r = run([nodePool("general", { terminationGracePeriod: "10m" }), ...held("a", 60), ...held("b", 300)]);
+            const g = r.groups[0];
+            expect(g.nodes).to.equal(1);
+            expect(g.deleted.map((d) => [d.pod, d.pdb, d.at, d.graceSeconds])).to.deep.equal([
+                ["b-0", "prod/b", 300, 300],
+                ["a-0", "prod/a", 540, 60],
+            ]);
+            expect(g.killed).to.deep.equal([]);
+            expect(g.longestDrain?.seconds).to.equal(600);
+            // Both are gone at 10m; the first to get there is named as the one that leaves last.
+            expect(g.waves[0].slowest).to.include({ pod: "b-0", left: "deleted", at: 300, pdb: "prod/b" });
+        });
+
+        it("a grace period longer than the window is cut short: deleted at once, it cannot end by the pool's terminationGracePeriod", () => {
+            const r = run([nodePool("general", { terminationGracePeriod: "1m" }), ...held("slow", 120)]);
+            const g = r.groups[0];
+            expect(g.deleted).to.deep.equal([]);
+            expect(g.killed.map((k) => [k.pod, k.pdb, k.how])).to.deep.equal([
+                [
+                    "slow-0",
+                    "prod/slow",
+                    "Karpenter deletes it past its PodDisruptionBudget prod/slow at 0s, too late for its 2m grace period to end by the 1m terminationGracePeriod of NodePool general",
+                ],
+            ]);
+            // The node is gone when the window ends.
+            expect(g.longestDrain?.seconds).to.equal(60);
+            expect(r.verdict).to.equal("blocked");
+        });
+    });
 });
