@@ -805,4 +805,105 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(r.verdict).to.equal("blocked");
         });
     });
+
+    describe("Karpenter NodeClaims (karpenter v1.14.1 provisioning/scheduling: pods packed while an allowed instance type holds them, DaemonSet overhead included, then launched)", () => {
+        const pool = (types = ["m6i.large"]) =>
+            nodePool("general", {
+                requirements: [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: "node.kubernetes.io/instance-type", operator: "In", values: types },
+                ],
+            });
+
+        it("packs within the type's allocatable memory and pod slots: two 4Gi pods need two m6i.large, 30 tiny pods too", () => {
+            expect(run([pool(), app("mem", { replicas: 2, cpu: "100m", memory: "4Gi" })]).groups[0].nodes).to.equal(2);
+            expect(run([pool(), app("mem", { replicas: 1, cpu: "100m", memory: "4Gi" })]).groups[0].nodes).to.equal(1);
+            expect(run([pool(), app("tiny", { replicas: 30, cpu: "10m", memory: "16Mi" })]).groups[0].nodes).to.equal(2);
+            expect(run([pool(), app("tiny", { replicas: 29, cpu: "10m", memory: "16Mi" })]).groups[0].nodes).to.equal(1);
+        });
+
+        it("launches the smallest type that holds everything packed: 1000m and 1500m share one m6i.xlarge", () => {
+            const r = run([
+                pool(["m6i.large", "m6i.xlarge"]),
+                app("a", { replicas: 1, cpu: "1500m" }),
+                app("b", { replicas: 1, cpu: "1000m" }),
+            ]);
+            expect(r.groups[0]).to.include({ nodes: 1, instanceType: "m6i.xlarge" });
+            expect(r.unschedulable).to.deep.equal([]);
+        });
+
+        it("counts a DaemonSet once per node: with a 500m DaemonSet, three 400m pods fit one m6i.large (1700m of 1930m)", () => {
+            expect(run([pool(), daemonSet("agent", "500m"), app("web", { replicas: 3, cpu: "400m" })]).groups[0].nodes).to.equal(1);
+            expect(run([pool(), daemonSet("agent", "500m"), app("web", { replicas: 4, cpu: "400m" })]).groups[0].nodes).to.equal(2);
+        });
+
+        it("counts only DaemonSets that tolerate the pool's taints: an intolerant 1000m DaemonSet leaves a tainted pool's node whole", () => {
+            const tainted = changed(pool(), "spec.template.spec.taints", [{ key: "dedicated", value: "web", effect: "NoSchedule" }]);
+            const web = changed(app("web", { replicas: 1, cpu: "1500m" }), "spec.template.spec.tolerations", [
+                { key: "dedicated", operator: "Equal", value: "web", effect: "NoSchedule" },
+            ]);
+            const r = run([tainted, daemonSet("agent", "1000m"), web]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(1);
+            // Tolerating the taint, the DaemonSet runs there and the pod no longer fits any type the pool allows.
+            const everywhere = daemonSet("agent", "1000m", { tolerations: [{ operator: "Exists" }] });
+            expect(run([tainted, everywhere, web]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/0 nodes are available; NodePool general: no instance type it allows fits the pod's requests (cpu 1500m, memory 256Mi)",
+            ]);
+        });
+
+        it("a pod larger than every type the pool allows has nowhere to run, with its requests in the reason", () => {
+            const r = run([pool(), app("huge", { replicas: 1, cpu: "3000m" })]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                [
+                    "huge-0",
+                    "0/0 nodes are available; NodePool general: no instance type it allows fits the pod's requests (cpu 3000m, memory 256Mi)",
+                ],
+            ]);
+        });
+
+        it("honours zone spread when it launches: 3 replicas with maxSkew 1 over 3 zones get a node per zone, maxSkew 2 packs two (karpenter scheduling/topology.go)", () => {
+            const zoneSpread = (maxSkew: number) =>
+                withPodSpec(app("web"), "topologySpreadConstraints", [
+                    {
+                        maxSkew,
+                        topologyKey: "topology.kubernetes.io/zone",
+                        whenUnsatisfiable: "DoNotSchedule",
+                        labelSelector: { matchLabels: { app: "web" } },
+                    },
+                ]);
+            expect(run([pool(), zoneSpread(1)]).groups[0].nodes).to.equal(3);
+            expect(run([pool(), zoneSpread(2)]).groups[0].nodes).to.equal(2);
+            // Without the rule, all three share one node.
+            expect(run([pool(), app("web")]).groups[0].nodes).to.equal(1);
+        });
+    });
+
+    describe("node labels the kubelet and cloud provider set (kubernetes.io/hostname, topology.kubernetes.io/region)", () => {
+        const subnet = (zone: string): TestResource => ({
+            type: "aws:ec2/subnet:Subnet",
+            name: `network-private-${zone}`,
+            props: { availabilityZone: zone, cidrBlock: "10.0.0.0/19" },
+        });
+        const pinned = (selector: Record<string, string>) => withPodSpec(app("web", { replicas: 1 }), "nodeSelector", selector);
+
+        it("a node's region is its zone without the letter: a selector on us-east-1 matches, us-west-2 does not", () => {
+            const nodes = [subnet("us-east-1a"), managed("apps", 1, { zones: 1 })];
+            expect(run([...nodes, pinned({ "topology.kubernetes.io/region": "us-east-1" })]).unschedulable).to.deep.equal([]);
+            expect(
+                run([...nodes, pinned({ "topology.kubernetes.io/region": "us-west-2" })]).unschedulable.map((u) => u.reasons),
+            ).to.deep.equal(["0/1 nodes are available: 1 node affinity/selector mismatch"]);
+        });
+
+        it("a node selector on kubernetes.io/hostname picks that node among nodes alike", () => {
+            const nodes = managed("apps", 2, { zones: 1 });
+            const r = run([nodes, pinned({ "kubernetes.io/hostname": "apps-2" })]);
+            expect(r.unschedulable).to.deep.equal([]);
+            // On apps-2, it is evicted in the second upgrade wave, not the first.
+            expect(r.groups[0].waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions)).to.deep.equal([0, 1]);
+            expect(run([nodes, pinned({ "kubernetes.io/hostname": "apps-9" })]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/2 nodes are available: 2 node affinity/selector mismatch",
+            ]);
+        });
+    });
 });
