@@ -906,4 +906,121 @@ describe("drain rehearsal: one scenario per rule", () => {
             ]);
         });
     });
+
+    describe("how the groups are read (EC2 Auto Scaling PutLifecycleHook, RefreshPreferences and CreateAutoScalingGroup; EKS CreateNodegroup)", () => {
+        const namedHook = (name: string, group: string | undefined, heartbeat?: number): TestResource => ({
+            type: "aws:autoscaling/lifecycleHook:LifecycleHook",
+            name: `nodegroups-${name}-terminate`,
+            props: {
+                ...(group !== undefined ? { autoscalingGroupName: group } : {}),
+                lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+                defaultResult: "CONTINUE",
+                ...(heartbeat !== undefined ? { heartbeatTimeout: heartbeat } : {}),
+            },
+        });
+
+        it("a lifecycle hook belongs to the Auto Scaling group it names; with two groups, each gets its own", () => {
+            const r = run([
+                changed(asg("batch", 1), "name", "batch"),
+                changed(asg("other", 1), "name", "other"),
+                namedHook("other", "other", 600),
+                namedHook("batch", "batch", 120),
+            ]);
+            expect(r.groups.map((g) => [g.name, g.windows.map((w) => `${w.seconds} ${w.source}`)])).to.deep.equal([
+                ["batch", ["120 heartbeat of lifecycle hook nodegroups-batch-terminate"]],
+                ["other", ["600 heartbeat of lifecycle hook nodegroups-other-terminate"]],
+            ]);
+        });
+
+        it("a hook that names neither group, among two groups, belongs to none: their instances terminate without a drain", () => {
+            const r = run([
+                changed(asg("batch", 1), "name", "batch"),
+                changed(asg("other", 1), "name", "other"),
+                namedHook("x", "elsewhere", 120),
+            ]);
+            expect(r.groups.map((g) => g.mechanism.includes("no termination lifecycle hook"))).to.deep.equal([true, true]);
+        });
+
+        it("a hook without heartbeatTimeout holds an instance for 3600 s, the API's default", () => {
+            const g = run([asg("batch", 1), namedHook("batch", undefined)]).groups[0];
+            expect(g.windows).to.deep.equal([{ seconds: 3600, source: "heartbeat of lifecycle hook nodegroups-batch-terminate" }]);
+            expect(g.mechanism).to.include("lifecycle hook nodegroups-batch-terminate (1h heartbeat)");
+        });
+
+        it("instance warmup: the refresh's instanceWarmup, else the group's defaultInstanceWarmup, else its healthCheckGracePeriod", () => {
+            const noPreference = changed(asg("batch", 1), "instanceRefresh.preferences", { minHealthyPercentage: 90 });
+            const warmup = (r: TestResource) => {
+                const g = run([r, hook(300)]).groups[0];
+                return [g.mechanism.slice(g.mechanism.lastIndexOf(", ") + 2), g.waves[0].seconds];
+            };
+            expect(warmup(asg("batch", 1))).to.deep.equal(["1m warmup", 120 + 60]);
+            expect(warmup(changed(changed(noPreference, "defaultInstanceWarmup", 300), "healthCheckGracePeriod", 90))).to.deep.equal([
+                "5m warmup",
+                120 + 300,
+            ]);
+            expect(warmup(changed(noPreference, "healthCheckGracePeriod", 90))).to.deep.equal(["1m 30s warmup", 120 + 90]);
+            expect(warmup(noPreference)).to.deep.equal(["0s warmup", 120]);
+        });
+
+        it("a group's desired size is scalingConfig.desiredSize, else minSize; one above 1 000 nodes is undecided, not replayed", () => {
+            const noDesired = changed(managed("apps", 2, { zones: 1 }), "scalingConfig", { minSize: 2, maxSize: 4 });
+            expect(run([noDesired]).groups[0].nodes).to.equal(2);
+            const huge = changed(managed("apps", 2), "scalingConfig", { minSize: 1, desiredSize: 1001, maxSize: 2000 });
+            const r = run([huge]);
+            expect(r.groups[0].nodes).to.equal(0);
+            expect(r.groups[0].undecided).to.deep.equal(["its desired size 1001 is above the 1000 the rehearsal replays one by one"]);
+            const half = run([changed(asg("batch", 1), "desiredCapacity", 1.5)]).groups[0];
+            expect(half.undecided).to.include("its desired capacity 1.5 is not a whole number of 0 or more");
+        });
+
+        it("a Spot group that may get a type the data cannot size is undecided: any of its types may come", () => {
+            const spot = changed(managed("apps", 1, { zones: 1, types: ["m6i.large", "r5.large"] }), "capacityType", "SPOT");
+            const g = run([spot]).groups[0];
+            expect(g.instanceType).to.equal("r5.large");
+            expect(g.undecided).to.deep.equal([
+                "the size of instance type r5.large is not in the instance data, so its nodes' capacity is unknown",
+            ]);
+            // On-demand, the first type is the one launched.
+            expect(run([managed("apps", 1, { zones: 1, types: ["m6i.large", "r5.large"] })]).groups[0].undecided).to.deep.equal([]);
+        });
+    });
+
+    describe("what the rehearsal reads of a pod's topology, and says it does not model", () => {
+        const spreadOn = (topologyKey: string, matchLabels: Record<string, string> = { app: "web" }) =>
+            withPodSpec(app("web", { replicas: 2 }), "topologySpreadConstraints", [
+                { maxSkew: 1, topologyKey, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels } },
+            ]);
+        const notModelled = (r: Rehearsal) => r.notModelled.filter((n) => n.startsWith("Deployment prod/web: "));
+
+        it("spread on a key other than hostname or zone, or over other pods, is listed as not modelled, per workload", () => {
+            expect(notModelled(run([oneNode(), spreadOn("node.kubernetes.io/instance-type")]))).to.deep.equal([
+                "Deployment prod/web: a topology spread constraint on node.kubernetes.io/instance-type (only hostname and zone domains are modelled)",
+            ]);
+            expect(notModelled(run([oneNode(), spreadOn("kubernetes.io/hostname", { app: "db" })]))).to.deep.equal([
+                "Deployment prod/web: a topology spread constraint on kubernetes.io/hostname whose selector does not pick the workload's own pods",
+            ]);
+            // Not modelled, the rule does not bind: both pods share the one node.
+            expect(run([oneNode(), spreadOn("node.kubernetes.io/instance-type")]).unschedulable).to.deep.equal([]);
+        });
+
+        it("required anti-affinity on another key or over other pods, and pod affinity, are listed as not modelled", () => {
+            const term = (topologyKey: string, app: string) => ({ topologyKey, labelSelector: { matchLabels: { app } } });
+            const affinity = withPodSpec(app("web", { replicas: 2 }), "affinity", {
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [
+                        term("node.kubernetes.io/instance-type", "web"),
+                        term("kubernetes.io/hostname", "db"),
+                    ],
+                },
+                podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term("kubernetes.io/hostname", "cache")] },
+            });
+            const r = run([oneNode(), affinity]);
+            expect(notModelled(r)).to.deep.equal([
+                "Deployment prod/web: a required pod anti-affinity on node.kubernetes.io/instance-type (only hostname and zone domains are modelled)",
+                "Deployment prod/web: a required pod anti-affinity on kubernetes.io/hostname whose selector does not pick the workload's own pods",
+                "Deployment prod/web: pod affinity",
+            ]);
+            expect(r.unschedulable).to.deep.equal([]);
+        });
+    });
 });
