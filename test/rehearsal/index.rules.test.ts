@@ -5,8 +5,8 @@
  * assume are in ./scenario.ts: an m6i.large holds 1930m CPU, 6903 MiB and 29 pods.
  */
 import { expect } from "chai";
-import type { Rehearsal } from "eks-platform-rehearsal";
-import { changed, TestResource } from "../policies/harness";
+import { rehearse, Rehearsal } from "eks-platform-rehearsal";
+import { changed, TestResource, urnOf } from "../policies/harness";
 import { app, asg, daemonSet, hook, limitRange, managed, nodePool, pdb, run } from "./scenario";
 
 const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
@@ -1021,6 +1021,97 @@ describe("drain rehearsal: one scenario per rule", () => {
                 "Deployment prod/web: pod affinity",
             ]);
             expect(r.unschedulable).to.deep.equal([]);
+        });
+    });
+
+    describe("node labels of a group (EKS: eks.amazonaws.com/nodegroup and eks.amazonaws.com/capacityType on managed nodes; cluster-autoscaler node-template tags on an ASG)", () => {
+        const pinned = (selector: Record<string, string>) => withPodSpec(app("web", { replicas: 1 }), "nodeSelector", selector);
+
+        it("a managed node carries its group's name (the prefix without its dash) and its capacity type", () => {
+            const groups = [managed("apps", 1, { zones: 1 }), changed(managed("spot", 1, { zones: 1 }), "capacityType", "SPOT")];
+            const on = (selector: Record<string, string>) => run([...groups, pinned(selector)]);
+            expect(on({ "eks.amazonaws.com/nodegroup": "apps" }).unschedulable).to.deep.equal([]);
+            expect(on({ "eks.amazonaws.com/capacityType": "SPOT" }).unschedulable).to.deep.equal([]);
+            // Each lands on its group: evicted in that group's rollout only.
+            const evictions = (selector: Record<string, string>, group: string) =>
+                run([...groups, pinned(selector)], group).groups[0].waves.reduce((n, w) => n + w.evictions, 0);
+            expect(evictions({ "eks.amazonaws.com/capacityType": "SPOT" }, "spot")).to.equal(1);
+            expect(evictions({ "eks.amazonaws.com/capacityType": "SPOT" }, "apps")).to.equal(0);
+            expect(evictions({ "eks.amazonaws.com/capacityType": "ON_DEMAND" }, "apps")).to.equal(1);
+            expect(on({ "eks.amazonaws.com/nodegroup": "apps-" }).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/2 nodes are available: 2 node affinity/selector mismatch",
+            ]);
+        });
+
+        it("an ASG's nodes carry the labels and taints of its node-template tags", () => {
+            const tags = [
+                { key: "k8s.io/cluster-autoscaler/node-template/label/workload", value: "batch" },
+                { key: "k8s.io/cluster-autoscaler/node-template/taint/dedicated", value: "batch:NoSchedule" },
+            ];
+            const group = [asg("batch", 1, { tags }), hook(300)];
+            const batch = changed(pinned({ workload: "batch" }), "spec.template.spec.tolerations", [
+                { key: "dedicated", operator: "Equal", value: "batch", effect: "NoSchedule" },
+            ]);
+            expect(run([...group, batch]).unschedulable).to.deep.equal([]);
+            expect(run([...group, pinned({ workload: "batch" })]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/1 nodes are available: 1 untolerated taint dedicated=batch:NoSchedule",
+            ]);
+        });
+    });
+
+    describe("which lifecycle hook is an Auto Scaling group's (read.ts hookOf: the engine's property dependency, else the group's name, else a shared parent)", () => {
+        const hookProps = {
+            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+            defaultResult: "CONTINUE",
+        };
+        const resource = (r: TestResource, extra: Record<string, unknown> = {}) => ({
+            type: r.type,
+            name: r.name,
+            urn: urnOf(r),
+            props: r.props,
+            ...extra,
+        });
+        const groups = [asg("batch", 1), asg("other", 1)].map((g) =>
+            changed(g, "name", g.name === "nodegroups-batch-asg" ? "batch" : "other"),
+        );
+        const heartbeats = (r: Rehearsal) => Object.fromEntries(r.groups.map((g) => [g.name, g.windows.map((w) => w.seconds)]));
+
+        it("a hook whose autoscalingGroupName depends on the group's resource is that group's", () => {
+            const h: TestResource = {
+                type: "aws:autoscaling/lifecycleHook:LifecycleHook",
+                name: "h",
+                props: { ...hookProps, heartbeatTimeout: 240 },
+            };
+            const r = rehearse([
+                ...groups.map((g) => resource(g)),
+                resource(h, { propertyDependencies: { autoscalingGroupName: [{ urn: urnOf(groups[1]) }] } }),
+            ]);
+            expect(heartbeats(r)).to.deep.equal({ batch: [], other: [240] });
+        });
+
+        it("a hook that shares the group's parent component is that group's", () => {
+            const h: TestResource = {
+                type: "aws:autoscaling/lifecycleHook:LifecycleHook",
+                name: "h",
+                props: { ...hookProps, heartbeatTimeout: 240 },
+            };
+            const parent = { urn: "urn:pulumi:test::eks-platform::platform:nodegroups:Batch::batch" };
+            const r = rehearse([resource(groups[0], { parent }), resource(groups[1]), resource(h, { parent })]);
+            expect(heartbeats(r)).to.deep.equal({ batch: [240], other: [] });
+        });
+
+        it("a hook that is not for terminations is no drain's", () => {
+            const launching = { ...hook(300), props: { ...hook(300).props, lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING" } };
+            expect(run([asg("batch", 1), launching]).groups[0].mechanism).to.include("no termination lifecycle hook");
+        });
+    });
+
+    describe("a NodePool's budget counts (Karpenter v1 NodePool spec.disruption.budgets[].nodes: a count or a percentage, as a string)", () => {
+        it("a count of 10 of 12 nodes drifts 10, then 2", () => {
+            const pool = changed(nodePool("general"), "spec.disruption", { budgets: [{ nodes: "10" }] });
+            const r = run([pool, app("web", { replicas: 12, spreadHost: true })]);
+            expect(r.groups[0].nodes).to.equal(12);
+            expect(r.groups[0].waves.map((w) => w.drained.length)).to.deep.equal([10, 2]);
         });
     });
 });
