@@ -1114,4 +1114,34 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(r.groups[0].waves.map((w) => w.drained.length)).to.deep.equal([10, 2]);
         });
     });
+
+    describe("a budget lets go when a rescheduled pod is Ready (kubernetes disruption controller: currentHealthy counts Ready pods), each pod on its own clock", () => {
+        it("a Deployment's pod Ready 30 s after its eviction frees the budget then, though a StatefulSet pod evicted first is Ready only at 90 s", () => {
+            // One node: db-0 (StatefulSet, recreated after its 60 s grace) and web-0, web-1 (budget maxUnavailable 1).
+            const r = run([
+                oneNode(),
+                app("db", { replicas: 1, kind: "StatefulSet" }),
+                app("web", { replicas: 2 }),
+                pdb("web", { maxUnavailable: 1 }),
+            ]);
+            const g = r.groups[0];
+            expect(g.waits.map((w) => [w.pod, w.pdb, w.seconds])).to.deep.equal([["web-1", "prod/web", 30]]);
+            // web-1 goes at 30 s and takes its 60 s grace period: the drain lasts 90 s.
+            expect(g.longestDrain?.seconds).to.equal(90);
+        });
+    });
+
+    describe("a NodePool's limits count only its own nodes (karpenter v1.14.1 state/cluster.go: usage per NodePool)", () => {
+        it("a pool exactly at its limit still replaces its nodes when a managed group runs beside it", () => {
+            const pool = changed(nodePool("general"), "spec.limits", { cpu: "6", memory: "1024Gi" });
+            const spread = changed(app("web", { spreadHost: true }), "spec.template.spec.nodeSelector", {
+                "karpenter.sh/nodepool": "general",
+            });
+            const r = run([managed("apps", 2, { zones: 1 }), pool, spread, pdb("web", { maxUnavailable: 1 })], "general");
+            const g = r.groups[0];
+            expect(g.nodes).to.equal(3);
+            expect(g.stalled).to.equal(undefined);
+            expect(g.waves.map((w) => w.phase)).to.deep.equal(["drift", "drift", "drift"]);
+        });
+    });
 });
