@@ -683,6 +683,18 @@ describe("drain rehearsal: one scenario per rule", () => {
             }
         });
 
+        it("fills existing nodes in that order, not by size: alpha's 500m pod gets the node before zeta's 1500m one", () => {
+            const r = run([oneNode(), app("zeta", { replicas: 1, cpu: "1500m" }), app("alpha", { replicas: 1, cpu: "500m" })]);
+            expect(r.unschedulable.map((u) => [u.pod, u.workload, u.workloadUrn, u.reasons])).to.deep.equal([
+                [
+                    "zeta-0",
+                    "Deployment prod/zeta",
+                    "urn:pulumi:test::eks-platform::kubernetes:apps/v1:Deployment::prod-zeta",
+                    "0/1 nodes are available: 1 insufficient cpu",
+                ],
+            ]);
+        });
+
         it("gives Karpenter the largest pending pods first: a pool with room for one node takes zeta's 1500m pod before alpha's 500m", () => {
             const pool = changed(nodePool("general"), "spec.limits", { cpu: "2" });
             const r = run([pool, app("alpha", { replicas: 1, cpu: "500m" }), app("zeta", { replicas: 1, cpu: "1500m" })]);
