@@ -1207,6 +1207,103 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(g.nodes).to.equal(3);
             expect(g.stalled).to.equal(undefined);
             expect(g.waves.map((w) => w.phase)).to.deep.equal(["drift", "drift", "drift"]);
+            // The replacements carry the pool's label, so the pods pinned to it move there.
+            expect(g.unplaced).to.deep.equal([]);
+        });
+    });
+
+    describe("kube-scheduler's filters at their boundaries (NodeResourcesFit: a request up to what is left fits; PodTopologySpread: skew against the global minimum over the domains the pod's node affinity allows)", () => {
+        it("a pod requesting exactly a node's allocatable CPU or memory fits; one more does not", () => {
+            expect(run([oneNode(), app("full", { replicas: 1, cpu: "1930m" })]).unschedulable).to.deep.equal([]);
+            expect(run([oneNode(), app("full", { replicas: 1, cpu: "1931m" })]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/1 nodes are available: 1 insufficient cpu",
+            ]);
+            expect(run([oneNode(), app("full", { replicas: 1, cpu: "100m", memory: "6903Mi" })]).unschedulable).to.deep.equal([]);
+            expect(
+                run([oneNode(), app("full", { replicas: 1, cpu: "100m", memory: "6904Mi" })]).unschedulable.map((u) => u.reasons),
+            ).to.deep.equal(["0/1 nodes are available: 1 insufficient memory"]);
+        });
+
+        it("Karpenter packs up to the type's allocatable too: a 1930m pod gets one m6i.large", () => {
+            const r = run([nodePool("general"), app("full", { replicas: 1, cpu: "1930m" })]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0]).to.include({ nodes: 1, instanceType: "m6i.large" });
+        });
+
+        it("hostname spread over a single node is always satisfied: one domain has no skew", () => {
+            expect(run([oneNode(), app("web", { replicas: 2, spreadHost: true })]).unschedulable).to.deep.equal([]);
+        });
+
+        it("zone spread counts against the least-filled zone: 4 replicas over 3 zones place as 2/1/1", () => {
+            const zoneSpread = withPodSpec(app("web", { replicas: 4 }), "topologySpreadConstraints", [
+                {
+                    maxSkew: 1,
+                    topologyKey: "topology.kubernetes.io/zone",
+                    whenUnsatisfiable: "DoNotSchedule",
+                    labelSelector: { matchLabels: { app: "web" } },
+                },
+            ]);
+            expect(run([managed("apps", 3), zoneSpread]).unschedulable).to.deep.equal([]);
+            // Pinned to zone-a, the pods have one domain only: no skew, all four share zone-a's node.
+            const oneZone = withPodSpec(zoneSpread, "nodeSelector", { "topology.kubernetes.io/zone": "zone-a" });
+            expect(run([managed("apps", 3), oneZone]).unschedulable).to.deep.equal([]);
+        });
+
+        it("domains are only the nodes the pod's node selector allows (nodeAffinityPolicy Honor): another group's empty node does not skew a hostname spread", () => {
+            const pinned = withPodSpec(app("web", { replicas: 2, spreadHost: true }), "nodeSelector", {
+                "eks.amazonaws.com/nodegroup": "apps",
+            });
+            const r = run([managed("apps", 1, { zones: 1 }), managed("other", 1, { zones: 1 }), pinned]);
+            expect(r.unschedulable).to.deep.equal([]);
+        });
+    });
+
+    describe("NodePool limits at launch (karpenter v1.14.1 scheduler.go filterByRemainingResources: a type must fit what every limit leaves)", () => {
+        it("a memory limit alone bounds launches by memory: 16Gi holds two m6i.large, a third pod has nowhere to run", () => {
+            const pool = changed(nodePool("general"), "spec.limits", { memory: "16Gi" });
+            const r = run([pool, app("big", { replicas: 3, cpu: "1500m" })]);
+            expect(r.groups[0].nodes).to.equal(2);
+            expect(r.unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/2 nodes are available: 2 insufficient cpu; NodePool general: at its limits (memory 16Gi)",
+            ]);
+            const roomy = changed(nodePool("general"), "spec.limits", { memory: "1024Gi" });
+            expect(run([roomy, app("big", { replicas: 3, cpu: "1500m" })]).unschedulable).to.deep.equal([]);
+        });
+
+        it("a GPU pod no type of the pool can hold is named with its GPU request", () => {
+            const gpu = withPodSpec(app("train", { replicas: 1 }), "containers", [
+                container(
+                    "train",
+                    { cpu: "500m", memory: "1Gi" },
+                    { resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { "nvidia.com/gpu": "1" } } },
+                ),
+            ]);
+            expect(run([nodePool("general"), gpu]).unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/0 nodes are available; NodePool general: no instance type it allows fits the pod's requests (cpu 500m, memory 1024Mi, nvidia.com/gpu 1)",
+            ]);
+        });
+
+        it("a claim that held nothing leaves no gap in the pool's node names: the next node is general-1", () => {
+            const r = run([nodePool("general"), app("huge", { replicas: 1, cpu: "3000m" }), app("web", { replicas: 1 })]);
+            expect(r.groups[0].waves.map((w) => w.drained)).to.deep.equal([["general-1"]]);
+        });
+    });
+
+    describe("a pod moved onto a node Karpenter launches during a rollout (Karpenter provisioning; docs/drain.md Timing: 120 s to a Ready node)", () => {
+        it("is Ready after the node's launch and its own start: the budget waits 150 s", () => {
+            // MINIMAL: the only managed node is cordoned, so web-0's replacement goes to a new NodeClaim.
+            const r = run(
+                [
+                    managed("apps", 1, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }),
+                    nodePool("general"),
+                    app("web", { replicas: 2 }),
+                    pdb("web", { maxUnavailable: 1 }),
+                ],
+                "apps",
+            );
+            const g = r.groups[0];
+            expect(g.unplaced).to.deep.equal([]);
+            expect(g.waits.map((w) => [w.pod, w.pdb, w.seconds])).to.deep.equal([["web-1", "prod/web", 150]]);
         });
     });
 });
