@@ -45,11 +45,18 @@ export function managed(
     };
 }
 
-export function asg(
-    name: string,
-    desired: number,
-    opts: { minHealthy?: number; tags?: { key: string; value: string }[] } = {},
-): TestResource {
+export interface AsgOptions {
+    minHealthy?: number;
+    /** `instanceRefresh.preferences.maxHealthyPercentage` (unset: 100, terminate before launch). */
+    maxHealthy?: number;
+    tags?: { key: string; value: string }[];
+    /** The mixed instances policy's overrides, in priority order (default: m6i.large). */
+    types?: string[];
+    /** `instancesDistribution` (default: all on-demand, `onDemandPercentageAboveBaseCapacity: 100`). */
+    distribution?: Record<string, unknown>;
+}
+
+export function asg(name: string, desired: number, opts: AsgOptions = {}): TestResource {
     return {
         type: "aws:autoscaling/group:Group",
         name: `nodegroups-${name}-asg`,
@@ -62,11 +69,18 @@ export function asg(
             mixedInstancesPolicy: {
                 launchTemplate: {
                     launchTemplateSpecification: { launchTemplateId: UNKNOWN.string },
-                    overrides: [{ instanceType: "m6i.large" }],
+                    overrides: (opts.types ?? ["m6i.large"]).map((instanceType) => ({ instanceType })),
                 },
-                instancesDistribution: { onDemandBaseCapacity: 0, onDemandPercentageAboveBaseCapacity: 100 },
+                instancesDistribution: opts.distribution ?? { onDemandBaseCapacity: 0, onDemandPercentageAboveBaseCapacity: 100 },
             },
-            instanceRefresh: { strategy: "Rolling", preferences: { minHealthyPercentage: opts.minHealthy ?? 90, instanceWarmup: "60" } },
+            instanceRefresh: {
+                strategy: "Rolling",
+                preferences: {
+                    minHealthyPercentage: opts.minHealthy ?? 90,
+                    ...(opts.maxHealthy !== undefined ? { maxHealthyPercentage: opts.maxHealthy } : {}),
+                    instanceWarmup: "60",
+                },
+            },
             tags: opts.tags ?? [{ key: "k8s.io/cluster-autoscaler/node-template/label/workload", value: "batch" }],
         },
     };
@@ -101,6 +115,8 @@ export function nodePool(name: string, spec: Record<string, unknown> = {}): Test
 export interface AppOptions {
     replicas?: number;
     cpu?: string;
+    /** The container's memory request (default 256Mi). */
+    memory?: string;
     grace?: number;
     spreadHost?: boolean;
     kind?: "Deployment" | "StatefulSet" | "Pod";
@@ -111,7 +127,11 @@ export function app(name: string, opts: AppOptions = {}): TestResource {
     const spec = {
         terminationGracePeriodSeconds: opts.grace ?? 60,
         containers: [
-            { name: "app", image: "registry.example.com/app:1.0.0", resources: { requests: { cpu: opts.cpu ?? "250m", memory: "256Mi" } } },
+            {
+                name: "app",
+                image: "registry.example.com/app:1.0.0",
+                resources: { requests: { cpu: opts.cpu ?? "250m", memory: opts.memory ?? "256Mi" } },
+            },
         ],
         ...(opts.spreadHost
             ? {
@@ -159,5 +179,39 @@ export function pdb(name: string, values: Record<string, unknown>): TestResource
             metadata: { name, namespace: "prod" },
             spec: { ...values, selector: { matchLabels: { app: name } } },
         },
+    };
+}
+
+/** A DaemonSet in `prod` whose one container requests `cpu` (and 64Mi); `spec` is merged into its pod spec. */
+export function daemonSet(name: string, cpu: string, spec: Record<string, unknown> = {}): TestResource {
+    return {
+        type: "kubernetes:apps/v1:DaemonSet",
+        name: `prod-${name}`,
+        props: {
+            apiVersion: "apps/v1",
+            kind: "DaemonSet",
+            metadata: { name, namespace: "prod" },
+            spec: {
+                selector: { matchLabels: { app: name } },
+                template: {
+                    metadata: { labels: { app: name } },
+                    spec: {
+                        containers: [
+                            { name: "agent", image: "registry.example.com/agent:1.0.0", resources: { requests: { cpu, memory: "64Mi" } } },
+                        ],
+                        ...spec,
+                    },
+                },
+            },
+        },
+    };
+}
+
+/** A LimitRange in `namespace` with these `spec.limits` items. */
+export function limitRange(namespace: string, limits: Record<string, unknown>[]): TestResource {
+    return {
+        type: "kubernetes:core/v1:LimitRange",
+        name: `${namespace}-defaults`,
+        props: { apiVersion: "v1", kind: "LimitRange", metadata: { name: "defaults", namespace }, spec: { limits } },
     };
 }
