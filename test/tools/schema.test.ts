@@ -251,6 +251,16 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
         expect((await objectProblems({ ...pdb, apiVersion: "apps/v1", kind: "Pod" })).problems[0].message).to.match(
             /: it is served as v1$/,
         );
+        // Several stable versions: each named.
+        expect((await objectProblems({ ...pdb, kind: "HorizontalPodAutoscaler" })).problems[0].message).to.match(
+            /: it is served as autoscaling\/v1, autoscaling\/v2 \(autoscaling\/v2beta1, autoscaling\/v2beta2 in older releases\)$/,
+        );
+        // A kind of the same name in a group the packages do not know is a custom resource of its own, never refused.
+        expect(await objectProblems({ ...pdb, apiVersion: "example.com/v1", kind: "Deployment" })).to.deep.equal({
+            status: "unvalidated",
+            problems: [],
+            reason: "no schema is known for example.com/v1 Deployment: its CRD's validation was not applied",
+        });
     });
 
     it("says a custom resource without a known schema is unvalidated, never valid", async () => {
