@@ -83,13 +83,17 @@ interface Check {
 
 // --- helpers shaped like PSA's (helpers.go, visitor.go) ---
 
-/** A value of any type as messages show it: strings as they are, anything else as JSON. */
+/**
+ * A value of any type as messages show it: strings as they are, an absent one as the empty string
+ * (Go's zero value: PSA prints an unset seccomp or AppArmor type as ""), anything else as JSON.
+ */
 function shown(value: unknown): string {
-    return typeof value === "string" ? value : (JSON.stringify(value) ?? "undefined");
+    return typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
 }
 
+/** `"a", "b"`: PSA's joinQuote (helpers.go), which quotes without escaping. */
 function quote(names: readonly string[]): string {
-    return names.map((n) => JSON.stringify(n)).join(", ");
+    return names.map((n) => `"${n}"`).join(", ");
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -399,22 +403,34 @@ function sysctls(allowed: ReadonlySet<string>): CheckFn {
     };
 }
 
-const SYSCTLS_1_0 = [
-    "kernel.shm_rmid_forced",
-    "net.ipv4.ip_local_port_range",
-    "net.ipv4.tcp_syncookies",
-    "net.ipv4.ping_group_range",
-    "net.ipv4.ip_unprivileged_port_start",
+/**
+ * The safe sysctls baseline allows, by the policy version that added them (check_sysctls.go:
+ * sysctlsAllowedV1Dot0, V1Dot27, V1Dot29, V1Dot32; each version allows its own and every earlier one).
+ */
+export const SAFE_SYSCTLS: readonly { readonly minor: number; readonly names: readonly string[] }[] = [
+    {
+        minor: 0,
+        names: [
+            "kernel.shm_rmid_forced",
+            "net.ipv4.ip_local_port_range",
+            "net.ipv4.tcp_syncookies",
+            "net.ipv4.ping_group_range",
+            "net.ipv4.ip_unprivileged_port_start",
+        ],
+    },
+    { minor: 27, names: ["net.ipv4.ip_local_reserved_ports"] },
+    {
+        minor: 29,
+        names: ["net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"],
+    },
+    { minor: 32, names: ["net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"] },
 ];
-const SYSCTLS_1_27 = [...SYSCTLS_1_0, "net.ipv4.ip_local_reserved_ports"];
-const SYSCTLS_1_29 = [
-    ...SYSCTLS_1_27,
-    "net.ipv4.tcp_keepalive_time",
-    "net.ipv4.tcp_fin_timeout",
-    "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes",
-];
-const SYSCTLS_1_32 = [...SYSCTLS_1_29, "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"];
+
+/** The sysctls check of each version: the safe names of that version and the earlier ones. */
+const SYSCTL_CHECKS = SAFE_SYSCTLS.map((v, i) => ({
+    min: v.minor,
+    check: sysctls(new Set(SAFE_SYSCTLS.slice(0, i + 1).flatMap((s) => s.names))),
+}));
 
 const hostProbesAndLifecycle: CheckFn = (pod) => {
     const bad = new Set<string>();
@@ -635,13 +651,8 @@ const CHECKS: readonly Check[] = [
     {
         id: "sysctls",
         level: "baseline",
-        fix: `set only the safe sysctls (${SYSCTLS_1_32.join(", ")}, as far as the policy version knows them)`,
-        versions: [
-            { min: 0, check: sysctls(new Set(SYSCTLS_1_0)) },
-            { min: 27, check: sysctls(new Set(SYSCTLS_1_27)) },
-            { min: 29, check: sysctls(new Set(SYSCTLS_1_29)) },
-            { min: 32, check: sysctls(new Set(SYSCTLS_1_32)) },
-        ],
+        fix: `set only the safe sysctls (${SAFE_SYSCTLS.flatMap((v) => v.names).join(", ")}, as far as the policy version knows them)`,
+        versions: SYSCTL_CHECKS,
     },
     {
         id: "hostProbesAndHostLifecycle",

@@ -49,7 +49,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     validation: {
         about: "API-server validation before any policy: schemas, names, label keys and values",
         mutate: ["tools/schema.ts", "kernel/names.ts"],
-        tests: ["test/tools/schema.test.ts"],
+        tests: ["test/kernel/names.test.ts", "test/tools/schema.test.ts"],
     },
     deployPath: {
         about: "the deploy path's config checks: API endpoint access, runners, access entries",
@@ -59,7 +59,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     podSecurity: {
         about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
         mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
-        tests: ["test/policies/podSecurityStandard.test.ts"],
+        tests: ["test/kernel/podSecurity.test.ts", "test/kernel/podSecurityLevels.test.ts", "test/policies/podSecurityStandard.test.ts"],
     },
 };
 

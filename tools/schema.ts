@@ -10,6 +10,7 @@ import * as path from "path";
 import {
     asRecord,
     describeShape,
+    generateNameProblem,
     isBuiltInGroup,
     isUnknownSentinel,
     labelKeyProblem,
@@ -45,21 +46,30 @@ const cache = new Map<string, Promise<Model | undefined>>();
 // What `import()` throws for a module the package does not have.
 const MISSING = new Set(["ERR_MODULE_NOT_FOUND", "ERR_PACKAGE_PATH_NOT_EXPORTED"]);
 
+/**
+ * Imports the model of a kind from `spec` (a module of the schema packages), uncached: `undefined`
+ * when there is no such module, or when the module is a sub-type and not a kind. Exported for tests:
+ * `loadModel` keeps each answer for the life of the process.
+ */
+export function importModel(spec: string, kind: string): Promise<Model | undefined> {
+    return (import(spec) as Promise<Record<string, Model & { kind?: unknown }>>).then(
+        // A module of that name may be a sub-type (PodDisruptionBudgetSpec): only a kind has `kind`.
+        (mod) => (mod[kind]?.kind === kind ? mod[kind] : undefined),
+        (err: NodeJS.ErrnoException) => {
+            if (MISSING.has(err.code ?? "")) {
+                return undefined;
+            }
+            throw err;
+        },
+    );
+}
+
 /** The model of a kind, or `undefined` when the packages have none for this group and version. */
 async function loadModel(group: string, version: string, kind: string): Promise<Model | undefined> {
     const spec = modulePath(group, version, kind);
     let pending = cache.get(spec);
     if (!pending) {
-        pending = (import(spec) as Promise<Record<string, Model & { kind?: unknown }>>).then(
-            // A module of that name may be a sub-type (PodDisruptionBudgetSpec): only a kind has `kind`.
-            (mod) => (mod[kind]?.kind === kind ? mod[kind] : undefined),
-            (err: NodeJS.ErrnoException) => {
-                if (MISSING.has(err.code ?? "")) {
-                    return undefined;
-                }
-                throw err;
-            },
-        );
+        pending = importModel(spec, kind);
         cache.set(spec, pending);
     }
     return pending;
@@ -110,9 +120,15 @@ let servedCache: Map<string, string[]> | undefined;
 
 /** Every apiVersion the schema packages serve each kind under (scanned once, only when needed). */
 function servedVersions(): Map<string, string[]> {
-    if (servedCache) {
-        return servedCache;
-    }
+    servedCache ??= scanServedVersions();
+    return servedCache;
+}
+
+/**
+ * Every apiVersion the schema packages serve each kind under, read from their files (a kind is a
+ * module that sets `this.kind`), uncached. Exported for tests: `servedVersions` scans only once.
+ */
+export function scanServedVersions(): Map<string, string[]> {
     const out = new Map<string, string[]>();
     const add = (kind: string, apiVersion: string) => out.set(kind, [...(out.get(kind) ?? []), apiVersion]);
     const scan = (root: string | undefined, groups: string[]) => {
@@ -140,7 +156,6 @@ function servedVersions(): Map<string, string[]> {
             : []),
     ]);
     scan(packageDir("@kubernetes-models/karpenter"), [...KARPENTER_GROUPS]);
-    servedCache = out;
     return out;
 }
 
@@ -212,19 +227,28 @@ function schemaProblem(object: unknown, e: AjvError): SchemaProblem {
     }
 }
 
-/** The API server's checks beyond the schema: object name and namespace, label keys and values, annotation keys. */
+/** The API server's checks beyond the schema: object name (or generateName) and namespace, label keys and values, annotation keys. */
 function metadataProblems(kind: string, object: Record<string, unknown>): SchemaProblem[] {
     const meta = asRecord(object.metadata);
     if (!meta) {
         return [];
     }
     const out: SchemaProblem[] = [];
-    if (typeof meta.name === "string") {
-        const p = objectNameProblem(kind, meta.name);
+    // ValidateObjectMetaAccessor: an empty name or generateName is an absent one.
+    const name = typeof meta.name === "string" ? meta.name : "";
+    const generateName = typeof meta.generateName === "string" ? meta.generateName : "";
+    if (generateName !== "") {
+        const p = generateNameProblem(kind, generateName, name !== "");
+        if (p) {
+            out.push({ path: ["metadata", "generateName"], message: p });
+        }
+    }
+    if (name !== "") {
+        const p = objectNameProblem(kind, name);
         if (p) {
             out.push({ path: ["metadata", "name"], message: p });
         }
-    } else if (typeof meta.generateName !== "string") {
+    } else if (generateName === "") {
         out.push({ path: ["metadata"], message: "metadata.name: name or generateName is required" });
     }
     if (typeof meta.namespace === "string") {

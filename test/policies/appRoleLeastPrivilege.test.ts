@@ -118,6 +118,25 @@ describe("policy app-role-least-privilege (stack)", () => {
         );
     });
 
+    it("still judges a role whose trust admits kube-system and an application namespace: only roles of exempt namespaces alone are the platform's", async () => {
+        // Two ways a trust admits two namespaces: one condition listing both, or one statement each.
+        const listed = JSON.parse(podIdentityTrust("kube-system", "controller"));
+        listed.Statement[0].Condition.StringEquals["aws:RequestTag/kubernetes-namespace"] = ["kube-system", "analytics"];
+        const perStatement = JSON.parse(podIdentityTrust("kube-system", "controller"));
+        perStatement.Statement.push(JSON.parse(podIdentityTrust("analytics", "reports")).Statement[0]);
+        for (const [how, trust] of [
+            ["one condition", listed],
+            ["two statements", perStatement],
+        ] as const) {
+            const shared = [role("platform-prod-shared", JSON.stringify(trust)), attachment("platform-prod-shared", "AdministratorAccess")];
+            expectViolations(
+                await runStack(appRoleLeastPrivilege, shared),
+                /^IAM role platform-prod-shared \(assumed by pods through EKS Pod Identity\) attaches the AWS managed policy AdministratorAccess \(RolePolicyAttachment platform-prod-shared-AdministratorAccess\)\. Why: /,
+            );
+            expect(trustNamespaces(JSON.stringify(trust)), how).to.deep.equal(["kube-system", "analytics"]);
+        }
+    });
+
     it("judges a Pod Identity role whose trust names no namespace, whatever it is for", async () => {
         const open = JSON.stringify({
             Statement: [{ Effect: "Allow", Principal: { Service: "pods.eks.amazonaws.com" }, Action: "sts:AssumeRole" }],

@@ -1,5 +1,16 @@
 import { expect } from "chai";
-import { objectProblems } from "../../tools/schema";
+import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
+import {
+    API_SERVER_VALIDATION,
+    API_SERVER_VALIDATION_DESCRIPTION,
+    importModel,
+    NOT_API_OBJECTS,
+    objectProblems,
+    parseTypeToken,
+    scanServedVersions,
+    validateKubernetesObject,
+    validateObjects,
+} from "../../tools/schema";
 
 const deployment = (): Record<string, unknown> => ({
     apiVersion: "apps/v1",
@@ -60,6 +71,81 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
         }
     });
 
+    it("says an enum value, a missing required field and a failed pattern as the schema states them (Ajv enum, required, pattern)", async () => {
+        const C = ["spec", "template", "spec", "containers", 0];
+        expect((await objectProblems(withValue([...C, "imagePullPolicy"], "Sometimes"))).problems).to.deep.equal([
+            {
+                path: [...C, "imagePullPolicy"],
+                message: 'spec.template.spec.containers[0].imagePullPolicy is "Sometimes", not one of "Always", "IfNotPresent", "Never"',
+            },
+        ]);
+        expect((await objectProblems(withValue([...C, "name"], undefined))).problems).to.deep.equal([
+            { path: C, message: "spec.template.spec.containers[0].name is required" },
+        ]);
+        const pool = {
+            apiVersion: "karpenter.sh/v1",
+            kind: "NodePool",
+            metadata: { name: "general" },
+            spec: {
+                disruption: { consolidateAfter: "1m", budgets: [{ nodes: "ten" }] },
+                template: {
+                    spec: { requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" } },
+                },
+            },
+        };
+        expect((await objectProblems(pool)).problems).to.deep.equal([
+            {
+                path: ["spec", "disruption", "budgets", 0, "nodes"],
+                message: 'spec.disruption.budgets[0].nodes: must match pattern "^((100|[0-9]{1,2})%|[0-9]+)$"',
+            },
+        ]);
+        // The object itself is named when the problem is at its root.
+        expect(
+            (await objectProblems({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: "x" })).problems[0].message,
+        ).to.equal('data is the string "x", not an object');
+    });
+
+    it("decodes JSON-pointer escapes in the path of a key with / or ~ (RFC 6901)", async () => {
+        const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { "a/b": 1, "c~d": true } };
+        expect((await objectProblems(cm)).problems).to.deep.equal([
+            { path: ["data", "a/b"], message: "data.a/b is number 1, not a string" },
+            { path: ["data", "c~d"], message: "data.c~d is boolean true, not a string" },
+        ]);
+    });
+
+    it("names the type a field should have: booleans and numbers (quantities) too", async () => {
+        expect((await objectProblems(withValue(["spec", "paused"], "yes"))).problems).to.deep.equal([
+            { path: ["spec", "paused"], message: 'spec.paused is the string "yes", not a boolean' },
+        ]);
+        const quota = { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "q" }, spec: { hard: { pods: true } } };
+        expect((await objectProblems(quota)).problems.map((p) => p.message)).to.include("spec.hard.pods is boolean true, not a number");
+    });
+
+    it("reads a path segment as a list index only when it is all digits", async () => {
+        const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { a1: 1, "1a": 2 } };
+        expect((await objectProblems(cm)).problems.map((p) => p.path)).to.deep.equal([
+            ["data", "a1"],
+            ["data", "1a"],
+        ]);
+        const containers = Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: "nginx" }));
+        containers[10] = { name: "c10", image: 5 } as unknown as (typeof containers)[number];
+        const result = await objectProblems(withValue(["spec", "template", "spec", "containers"], containers));
+        expect(result.problems).to.deep.equal([
+            {
+                path: ["spec", "template", "spec", "containers", 10, "image"],
+                message: "spec.template.spec.containers[10].image is number 5, not a string",
+            },
+        ]);
+    });
+
+    it("leaves a value unknown at preview to the policies (the engine's marker is not refused)", async () => {
+        expect(await objectProblems(withValue(["spec", "replicas"], UNKNOWN_SENTINELS.number))).to.deep.equal({
+            status: "validated",
+            problems: [],
+        });
+        expect((await objectProblems(withValue(["spec", "replicas"], "three"))).problems).to.have.length(1);
+    });
+
     it("validates names as the API server does, naming invisible and bidirectional characters", async () => {
         const bidi = await objectProblems(withValue(["metadata", "name"], "web\u202e"));
         expect(bidi.problems.map((p) => p.message)).to.deep.equal([
@@ -79,6 +165,66 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
         );
     });
 
+    it("validates metadata.generateName as the API server does: a valid prefix accepted, an invalid one refused (apimachinery ValidateObjectMetaAccessor, maskTrailingDash)", async () => {
+        const problems = async (metadata: Record<string, unknown>) =>
+            (await objectProblems({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "shop", ...metadata } })).problems;
+        const SUBDOMAIN =
+            'a DNS-1123 subdomain (lower-case letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters)';
+        expect(await problems({ generateName: "web-" })).to.deep.equal([]);
+        expect(await problems({ generateName: "web.config-" })).to.deep.equal([]);
+        expect(await problems({ generateName: "Web-" })).to.deep.equal([
+            { path: ["metadata", "generateName"], message: `metadata.generateName "Web-" is not the start of ${SUBDOMAIN}` },
+        ]);
+        // The prefix is validated even when a name is given (and then names nothing).
+        expect(await problems({ name: "web", generateName: "web_" })).to.deep.equal([
+            { path: ["metadata", "generateName"], message: `metadata.generateName "web_" is not the start of ${SUBDOMAIN}` },
+        ]);
+        // "A-" passes as a prefix (checked as "a"), but the names made of it do not.
+        expect(await problems({ generateName: "A-" })).to.deep.equal([
+            {
+                path: ["metadata", "generateName"],
+                message: `metadata.generateName "A-" makes names that are not ${SUBDOMAIN}: the API server names the object with it (its first 58 characters) and 5 random letters and digits, e.g. "A-x7k2p"`,
+            },
+        ]);
+        expect(await problems({ name: "web", generateName: "A-" })).to.deep.equal([]);
+    });
+
+    it("takes an empty name or generateName for an absent one: one of them is required (ValidateObjectMetaAccessor)", async () => {
+        const required = [{ path: ["metadata"], message: "metadata.name: name or generateName is required" }];
+        for (const metadata of [{}, { name: "" }, { generateName: "" }, { name: "", generateName: "" }]) {
+            const cm = { apiVersion: "v1", kind: "ConfigMap", metadata };
+            expect((await objectProblems(cm)).problems, JSON.stringify(metadata)).to.deep.equal(required);
+        }
+        // A path-segment name rule accepts "" as a name, but the API server never gets that far.
+        const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "", namespace: "shop" } };
+        expect((await objectProblems(role)).problems).to.deep.equal(required);
+        expect((await objectProblems({ ...role, metadata: { generateName: "reader-", namespace: "shop" } })).problems).to.deep.equal([]);
+    });
+
+    it("points name, namespace, label and annotation problems at their field, and judges label values only when they are strings", async () => {
+        const cm = {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: {
+                name: "Web",
+                namespace: "Shop",
+                labels: { app: "-web", tier: 3 },
+                annotations: { "example.com/ok": "x", "bad key": "x" },
+            },
+        };
+        const problems = (await objectProblems(cm)).problems;
+        expect(problems.map((p) => p.path)).to.deep.equal([
+            ["metadata", "labels", "tier"],
+            ["metadata", "name"],
+            ["metadata", "namespace"],
+            ["metadata", "labels", "app"],
+            ["metadata", "annotations", "bad key"],
+        ]);
+        expect(problems[3].message).to.match(/^metadata\.labels: "-web" is not a valid label value/);
+        expect(problems[4].message).to.match(/^metadata\.annotations: "bad key" is not a valid annotation key/);
+        expect(problems[4].message).to.not.include("label key");
+    });
+
     it("refuses a kind under an apiVersion that does not serve it, naming the ones that do", async () => {
         const pdb = { apiVersion: "v1", kind: "PodDisruptionBudget", metadata: { name: "web" }, spec: { maxUnavailable: 1 } };
         const result = await objectProblems(pdb);
@@ -90,9 +236,31 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
                     'apiVersion v1 does not serve kind PodDisruptionBudget (the API server answers "no matches for kind"): it is served as policy/v1 (policy/v1beta1 in older releases)',
             },
         ]);
-        expect((await objectProblems({ ...pdb, apiVersion: "apps/v1", kind: "Deploymnet" })).problems[0].message).to.match(
-            /^apps\/v1 has no kind Deploymnet/,
+        expect(await objectProblems({ ...pdb, apiVersion: "apps/v1", kind: "Deploymnet" })).to.deep.equal({
+            status: "validated",
+            problems: [{ path: ["kind"], message: 'apps/v1 has no kind Deploymnet (the API server answers "no matches for kind")' }],
+        });
+        // A built-in group that serves other kinds than this one: the kind is known elsewhere, so it says where.
+        expect((await objectProblems({ ...pdb, apiVersion: "batch/v1", kind: "Deployment" })).problems[0].message).to.equal(
+            'apiVersion batch/v1 does not serve kind Deployment (the API server answers "no matches for kind"): it is served as apps/v1 (apps/v1beta1, apps/v1beta2, extensions/v1beta1 in older releases)',
         );
+        // Only older versions: all of them, no "older releases".
+        expect((await objectProblems({ ...pdb, kind: "PodSecurityPolicy" })).problems[0].message).to.equal(
+            'apiVersion v1 does not serve kind PodSecurityPolicy (the API server answers "no matches for kind"): it is served as extensions/v1beta1, policy/v1beta1',
+        );
+        expect((await objectProblems({ ...pdb, apiVersion: "apps/v1", kind: "Pod" })).problems[0].message).to.match(
+            /: it is served as v1$/,
+        );
+        // Several stable versions: each named.
+        expect((await objectProblems({ ...pdb, kind: "HorizontalPodAutoscaler" })).problems[0].message).to.match(
+            /: it is served as autoscaling\/v1, autoscaling\/v2 \(autoscaling\/v2beta1, autoscaling\/v2beta2 in older releases\)$/,
+        );
+        // A kind of the same name in a group the packages do not know is a custom resource of its own, never refused.
+        expect(await objectProblems({ ...pdb, apiVersion: "example.com/v1", kind: "Deployment" })).to.deep.equal({
+            status: "unvalidated",
+            problems: [],
+            reason: "no schema is known for example.com/v1 Deployment: its CRD's validation was not applied",
+        });
     });
 
     it("says a custom resource without a known schema is unvalidated, never valid", async () => {
@@ -114,6 +282,147 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
             const result = await objectProblems({ apiVersion, kind, metadata: { name: "web", namespace: "shop" }, spec: {} });
             expect(result, `${apiVersion} ${kind}`).to.deep.include({ status: "unvalidated", problems: [] });
         }
+    });
+
+    it("reads Pulumi Kubernetes type tokens: group, version, kind; anything else is no token", () => {
+        expect(parseTypeToken("kubernetes:apps/v1:Deployment")).to.deep.equal({ group: "apps", version: "v1", kind: "Deployment" });
+        expect(parseTypeToken("kubernetes:core/v1:ConfigMap")).to.deep.equal({ group: "core", version: "v1", kind: "ConfigMap" });
+        for (const bad of [
+            "aws:iam/role:Role",
+            "kubernetes:apps/v1",
+            "xkubernetes:apps/v1:Deployment",
+            "kubernetes:v1:Pod",
+            "kubernetes:apps/v1:Deployment\nx",
+        ]) {
+            expect(parseTypeToken(bad), bad).to.equal(undefined);
+        }
+    });
+
+    it("validates program inputs by type token, and throws for a type with no schema, never passing it", async () => {
+        await validateKubernetesObject("kubernetes:core/v1:ConfigMap", { metadata: { name: "c" }, data: { a: "b" } });
+        await validateKubernetesObject("kubernetes:karpenter.sh/v1:NodePool", {
+            metadata: { name: "general" },
+            spec: {
+                template: {
+                    spec: { requirements: [], nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" } },
+                },
+            },
+        });
+        const refused = async (type: string, props: Record<string, unknown>) =>
+            validateKubernetesObject(type, props).then(
+                () => expect.fail(`${type} accepted`),
+                (err: Error) => err.message,
+            );
+        expect(await refused("kubernetes:core/v1:ConfigMap", { metadata: { name: "c" }, data: { a: 1 } })).to.match(/must be string/);
+        expect(await refused("kubernetes:apps/v1:Deployment", { metadata: { name: "w" }, spec: { replicas: "3" } })).to.match(/replicas/);
+        expect(await refused("aws:iam/role:Role", {})).to.equal("aws:iam/role:Role is not a Kubernetes type token");
+        expect(await refused("kubernetes:example.com/v1:Widget", {})).to.equal(
+            "kubernetes-models/example.com/v1/Widget: no schema for example.com/v1 Widget",
+        );
+        expect(await refused("kubernetes:core/v1:Widget", {})).to.equal("kubernetes-models/v1/Widget: no schema for v1 Widget");
+        expect(await refused("kubernetes:karpenter.sh/v1:Widget", {})).to.equal(
+            "@kubernetes-models/karpenter/karpenter.sh/v1/Widget: no schema for karpenter.sh/v1 Widget",
+        );
+        await validateKubernetesObject("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", {
+            metadata: { name: "default" },
+            spec: {
+                role: "node",
+                amiSelectorTerms: [{ alias: "al2023@latest" }],
+                subnetSelectorTerms: [{ tags: { a: "b" } }],
+                securityGroupSelectorTerms: [{ tags: { a: "b" } }],
+            },
+        });
+        // Pulumi types that are no API objects have no schema: callers skip them.
+        expect([...NOT_API_OBJECTS].sort()).to.deep.equal([
+            "kubernetes:helm.sh/v3:Release",
+            "kubernetes:helm.sh/v4:Chart",
+            "kubernetes:yaml/v2:ConfigGroup",
+        ]);
+        for (const type of NOT_API_OBJECTS) {
+            expect(await refused(type, {}), type).to.match(/: no schema for /);
+        }
+        // A module of the package that is a sub-type, not a kind, is no schema of a kind.
+        expect(await refused("kubernetes:policy/v1:PodDisruptionBudgetSpec", {})).to.match(
+            /no schema for policy\/v1 PodDisruptionBudgetSpec$/,
+        );
+    });
+
+    it("imports a kind's model only: a missing module or a sub-type is no model (uncached, as loadModel first reads it)", async () => {
+        expect((await importModel("kubernetes-models/apps/v1/Deployment", "Deployment"))?.name).to.equal("Deployment");
+        expect(await importModel("kubernetes-models/policy/v1/PodDisruptionBudgetSpec", "PodDisruptionBudgetSpec")).to.equal(undefined);
+        expect(await importModel("kubernetes-models/apps/v1/Deployment", "StatefulSet")).to.equal(undefined);
+        expect(await importModel("kubernetes-models/apps/v1/Widget", "Widget")).to.equal(undefined);
+        expect(await importModel("kubernetes-models/nope/v1/Widget", "Widget")).to.equal(undefined);
+    });
+
+    it("finds the apiVersions of every kind in the schema packages' files, core and Karpenter included, nothing else", () => {
+        const served = scanServedVersions();
+        expect(served.get("PodDisruptionBudget")).to.deep.equal(["policy/v1", "policy/v1beta1"]);
+        expect(served.get("Pod")).to.deep.equal(["v1"]);
+        expect(served.get("NodePool")).to.deep.equal(["karpenter.sh/v1"]);
+        expect(served.get("EC2NodeClass")).to.deep.equal(["karpenter.k8s.aws/v1"]);
+        expect(served.get("HorizontalPodAutoscaler")).to.deep.equal([
+            "autoscaling/v1",
+            "autoscaling/v2",
+            "autoscaling/v2beta1",
+            "autoscaling/v2beta2",
+        ]);
+        // Sub-types and index modules are no kinds.
+        expect(served.has("ObjectMeta")).to.equal(false);
+        expect(served.has("PodDisruptionBudgetSpec")).to.equal(false);
+        expect([...served.values()].flat().every((v) => /^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/.test(v))).to.equal(true);
+        expect(served.size).to.be.greaterThan(100);
+    });
+
+    it("turns every refusal into a mandatory verdict at the line of the field, and counts what it validated", async () => {
+        const located = (urn: string, object: Record<string, unknown>) => ({
+            urn,
+            object,
+            subject: `${String(object.kind)} shop/web`,
+            lineOf: (at: readonly (string | number)[]) => 10 + at.length,
+        });
+        const result = await validateObjects([
+            located("urn:ok", deployment()),
+            located("urn:bad", withValue(["spec", "replicas"], "3")),
+            located("urn:pdb", { apiVersion: "v1", kind: "PodDisruptionBudget", metadata: { name: "web" }, spec: {} }),
+            located("urn:keda", { apiVersion: "keda.sh/v1alpha1", kind: "ScaledObject", metadata: { name: "web" }, spec: {} }),
+            located("urn:typo", { apiVersion: "apps/v1", kind: "Deploymnet", metadata: { name: "web" } }),
+        ]);
+        expect(result.validated).to.equal(4);
+        expect(result.unvalidated).to.deep.equal([
+            { urn: "urn:keda", reason: "no schema is known for keda.sh/v1alpha1 ScaledObject: its CRD's validation was not applied" },
+        ]);
+        expect(result.diagnostics).to.deep.equal([
+            {
+                policy: API_SERVER_VALIDATION,
+                level: "mandatory",
+                urn: "urn:bad",
+                message:
+                    'Deployment shop/web would be refused by the API server: spec.replicas is the string "3", not an integer. Why: kubectl apply, Helm and Pulumi fail on it and nothing of the object is created; no policy judged it, since the cluster would never hold it. Fix: write spec.replicas as the Kubernetes API reference defines it for apps/v1 Deployment.',
+                undeterminable: false,
+                line: 12,
+            },
+            {
+                policy: API_SERVER_VALIDATION,
+                level: "mandatory",
+                urn: "urn:pdb",
+                message:
+                    'PodDisruptionBudget shop/web would be refused by the API server: apiVersion v1 does not serve kind PodDisruptionBudget (the API server answers "no matches for kind"): it is served as policy/v1 (policy/v1beta1 in older releases). Why: kubectl apply, Helm and Pulumi fail on it and nothing of the object is created; no policy judged it, since the cluster would never hold it. Fix: use an apiVersion and kind the cluster serves, as named above.',
+                undeterminable: false,
+                line: 11,
+            },
+            {
+                policy: API_SERVER_VALIDATION,
+                level: "mandatory",
+                urn: "urn:typo",
+                message:
+                    'Deploymnet shop/web would be refused by the API server: apps/v1 has no kind Deploymnet (the API server answers "no matches for kind"). Why: kubectl apply, Helm and Pulumi fail on it and nothing of the object is created; no policy judged it, since the cluster would never hold it. Fix: use an apiVersion and kind the cluster serves, as named above.',
+                undeterminable: false,
+                line: 11,
+            },
+        ]);
+        expect(API_SERVER_VALIDATION).to.equal("api-server-validation");
+        expect(API_SERVER_VALIDATION_DESCRIPTION).to.match(/^Objects are ones the API server accepts: the official schema/);
     });
 
     it("validates Karpenter objects against their CRD schemas", async () => {
