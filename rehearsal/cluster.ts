@@ -493,7 +493,9 @@ export class Cluster {
         const reasons: Reasons = new Map();
         const w = pod.workload;
         const shape = w.model.pod;
-        const pools = [...this.pools].sort((a, b) => b.weight - a.weight || (a.name < b.name ? -1 : 1));
+        // Heavier first; of equal weight, the name later in the alphabet first (karpenter v1.14.1
+        // pkg/utils/nodepool/nodepool.go OrderByWeight).
+        const pools = [...this.pools].sort((a, b) => b.weight - a.weight || (a.name > b.name ? -1 : 1));
         for (const pool of pools) {
             const taint = untoleratedTaint(shape.tolerations, pool.taints);
             if (taint) {

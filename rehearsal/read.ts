@@ -297,8 +297,12 @@ function readSelfManagedGroup(r: DrainResource, hooks: readonly Hook[], groupCou
     const types = asArray(path(mixed, "launchTemplate", "overrides"))
         .map((o) => asString(field(o, "instanceType")))
         .filter((t): t is string => !!t);
+    // EC2 Auto Scaling InstancesDistribution: the first onDemandBaseCapacity instances (default 0)
+    // are on-demand, then onDemandPercentageAboveBaseCapacity (default 100) of the rest; any Spot
+    // instance gives the group the Spot notice as its window.
     const onDemandShare = asNumeric(path(mixed, "instancesDistribution", "onDemandPercentageAboveBaseCapacity"));
-    const spot = mixed !== undefined && onDemandShare !== undefined && onDemandShare < 100;
+    const onDemandBase = asNumeric(path(mixed, "instancesDistribution", "onDemandBaseCapacity")) ?? 0;
+    const spot = mixed !== undefined && onDemandShare !== undefined && onDemandShare < 100 && onDemandBase < desired;
     const tags = new Map<string, string>();
     for (const tag of asArray(field(p, "tags"))) {
         const key = asString(field(tag, "key"));

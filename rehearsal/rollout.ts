@@ -801,6 +801,11 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
         run.advance(start + NODE_READY_SECONDS);
         const result = run.drain(batch, window, { respectDoNotDisrupt: true });
         const longest = run.noteDrain(result.perNode);
+        if (result.stalled) {
+            // A drain that can never finish holds its nodes: drift stops here, the nodes stay.
+            run.stallWave("drift", start, batch, result, longest, `wave ${run.wave}: ${result.stalled}`);
+            return report;
+        }
         run.closeWave("drift", start, batch, launched, result, longest, start + NODE_READY_SECONDS + longest);
     }
     run.finishRollout();

@@ -431,10 +431,9 @@ describe("drain rehearsal: one scenario per rule", () => {
             ]);
         });
 
-        // BUG: Karpenter breaks a tie of weights by name, the name later in the alphabet first
-        // (karpenter v1.14.1 pkg/utils/nodepool/nodepool.go OrderByWeight: `nps[a].Name > nps[b].Name`);
-        // the rehearsal's Cluster.provision sorts ties by name ascending, so it picks alpha.
-        it.skip("of two pools of equal weight, the one whose name sorts later is tried first", () => {
+        // Karpenter breaks a tie of weights by name, the name later in the alphabet first
+        // (karpenter v1.14.1 pkg/utils/nodepool/nodepool.go OrderByWeight: `nps[a].Name > nps[b].Name`).
+        it("of two pools of equal weight, the one whose name sorts later is tried first", () => {
             expect(nodesOf(run(pools({})))).to.deep.equal({ alpha: 0, zeta: 1 });
         });
     });
@@ -498,10 +497,9 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(onDemand.verdict).to.equal("ok");
         });
 
-        // BUG: Spot is read from onDemandPercentageAboveBaseCapacity alone (read.ts readSelfManagedGroup);
-        // instances up to onDemandBaseCapacity are on-demand, so a group whose base covers its desired
-        // capacity runs no Spot instance and has no 2-minute notice.
-        it.skip("a group whose onDemandBaseCapacity covers its desired capacity runs on-demand only", () => {
+        // EC2 Auto Scaling InstancesDistribution: instances up to onDemandBaseCapacity are on-demand,
+        // so a group whose base covers its desired capacity runs no Spot instance and has no 2-minute notice.
+        it("a group whose onDemandBaseCapacity covers its desired capacity runs on-demand only", () => {
             const g = run([
                 asg("batch", 2, { minHealthy: 50, distribution: { onDemandBaseCapacity: 2, onDemandPercentageAboveBaseCapacity: 0 } }),
                 hook(300),
@@ -1186,11 +1184,8 @@ describe("drain rehearsal: one scenario per rule", () => {
             expect(r.verdict).to.equal("blocked");
         });
 
-        // BUG: rollNodePool (rollout.ts) never reads DrainResult.stalled: the drain that can never finish is
-        // recorded as a completed 2-minute drift wave (zonal-1 "drained" with 0 evictions and removed, web-0
-        // still counted as running), the rollout is estimated at 2m and `stalled` stays unset; the managed
-        // and self-managed rollouts stop in stallWave instead.
-        it.skip("... and the drift rollout stalls in that wave, its node never drained", () => {
+        // A drain that can never finish stops drift in that wave, as it stops the managed and self-managed rollouts.
+        it("... and the drift rollout stalls in that wave, its node never drained", () => {
             const g = shortBudget().groups[0];
             expect(g.stalled).to.equal("wave 1: the evictions from zonal-1 can never finish");
         });
