@@ -449,7 +449,7 @@ class Rollout {
                     w.never ??
                     (forever
                         ? pendingPeers > 0
-                            ? `the budget waits for ${pendingPeers} rescheduled pod${pendingPeers > 1 ? "s" : ""} that have nowhere to run, so they never get Ready`
+                            ? `the budget waits for ${pendingPeers} rescheduled pod${pendingPeers > 1 ? "s" : ""} ${pendingPeers > 1 ? "that have" : "that has"} nowhere to run, so ${pendingPeers > 1 ? "they never get" : "it never gets"} Ready`
                             : "the budget waits for pods that never get Ready"
                         : "the budget still waits for rescheduled pods when the window ends"),
             });
