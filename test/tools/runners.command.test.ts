@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { InputError } from "../../tools/errors";
-import { GITHUB_HOSTED_RUNNER, runnerMatrix, runnersCommand, runnerVariable } from "../../tools/runners";
+import { runnerMatrix, runnersCommand, runnerVariable } from "../../tools/runners";
 import { FIXTURE_STACKS, projectCopy } from "../stackFiles";
 
 /** The fixture project (stacks dev and prod, neither admitting GitHub's hosted runners), made once. */
@@ -66,12 +66,12 @@ describe("tools/runners.ts: the labels a RUNNER_<STACK> variable holds (GitHub A
         );
     });
 
-    it("falls back to GitHub's hosted runner only where the stack says GitHub's runners reach its public endpoint", () => {
+    it("falls back to GitHub's hosted runner (ubuntu-24.04, the offline jobs' image) only where the stack says GitHub's runners reach its public endpoint", () => {
         const hosted = projectCopy(FIXTURE_STACKS, (file, text) =>
             file === "Pulumi.dev.yaml" ? text.replace("githubHostedRunners: false", "githubHostedRunners: true") : text,
         );
         expect(runnerMatrix(hosted, { RUNNER_PROD: "self-hosted", RUNNER_DEV: "" })).to.deep.equal([
-            { stack: "dev", runner: JSON.stringify(GITHUB_HOSTED_RUNNER) },
+            { stack: "dev", runner: '"ubuntu-24.04"' },
             { stack: "prod", runner: '"self-hosted"' },
         ]);
         // Prod's endpoint is private: no GitHub-hosted runner reaches it, and its config says so.

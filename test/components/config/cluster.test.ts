@@ -58,10 +58,13 @@ describe("components/config/cluster.ts: the deployer's route to the API server",
         for (const endpoint of [null, {}]) {
             const found = problems(section(endpoint));
             expect(found, JSON.stringify(endpoint)).to.have.length(1);
-            expect(found[0]).to.match(/^endpoint: is private-only and admits nothing but the cluster's own nodes/);
-            for (const fix of ["privateAccessCidrs", "privateAccessSecurityGroupIds", "publicAccess: true", "publicAccessCidrs"]) {
-                expect(found[0]).to.include(fix);
-            }
+            expect(found[0]).to.equal(
+                "endpoint: is private-only and admits nothing but the cluster's own nodes: `pulumi up` creates Kubernetes resources from " +
+                    "wherever it runs and would fail on every one of them after the control plane exists. Give the deployer a route: " +
+                    "privateAccessCidrs (a tooling VPC peered or behind a Transit Gateway, a VPN) or privateAccessSecurityGroupIds " +
+                    "(a self-hosted runner's security group), and run CI there; or set publicAccess: true with publicAccessCidrs " +
+                    "that include the runner's egress addresses",
+            );
         }
     });
 
@@ -123,10 +126,11 @@ describe("components/config/cluster.ts: GitHub-hosted runners", () => {
         const open = { publicAccess: true, publicAccessCidrs: ["203.0.113.0/24"], githubHostedRunners: true };
         expect(problems(section(open))).to.deep.equal([]);
         expect(parsed(section(open)).endpoint.githubHostedRunners).to.equal(true);
-        const found = problems(section({ ...ROUTE, githubHostedRunners: true }));
-        expect(found).to.have.length(1);
-        expect(found[0]).to.match(/^endpoint\.githubHostedRunners: is true while publicAccess is false: GitHub's hosted runners/);
-        expect(found[0]).to.include("RUNNER_<STACK>");
+        expect(problems(section({ ...ROUTE, githubHostedRunners: true }))).to.deep.equal([
+            "endpoint.githubHostedRunners: is true while publicAccess is false: GitHub's hosted runners reach the API server only " +
+                "through the public endpoint, from the static egress ranges of larger runners listed in publicAccessCidrs; enable " +
+                "publicAccess with those ranges, or set githubHostedRunners: false and point RUNNER_<STACK> at a runner with a private route",
+        ]);
     });
 });
 
@@ -148,7 +152,10 @@ describe("components/config/cluster.ts: versions and defaults", () => {
     });
 
     it("takes pinned add-on versions only, as describe-addon-versions prints them", () => {
-        for (const vpcCni of ["v1.20.4", "1.20.4-eksbuild.1", "v1.20.4-eksbuild.1 ", "latest"]) {
+        for (const vpcCni of ["v1.20.14-eksbuild.12", "v10.0.1-eksbuild.1"]) {
+            expect(problems(section(ROUTE, { addons: { ...ADDONS, vpcCni } })), vpcCni).to.deep.equal([]);
+        }
+        for (const vpcCni of ["v1.20.4", "1.20.4-eksbuild.1", "v1.20.4-eksbuild.1 ", "xv1.20.4-eksbuild.1", "latest"]) {
             expect(problems(section(ROUTE, { addons: { ...ADDONS, vpcCni } })), vpcCni).to.deep.equal([
                 "addons.vpcCni: must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
             ]);
@@ -158,6 +165,18 @@ describe("components/config/cluster.ts: versions and defaults", () => {
     it("refuses a kube-proxy build of another minor than the cluster's (EKS: each kube-proxy build serves one Kubernetes minor)", () => {
         expect(problems(section(ROUTE, { addons: { ...ADDONS, kubeProxy: "v1.33.3-eksbuild.1" } }))).to.deep.equal([
             "addons.kubeProxy: v1.33.3-eksbuild.1 is kube-proxy 1.33 but the cluster runs 1.34: EKS refuses it; pin the 1.34 build (aws eks describe-addon-versions --addon-name kube-proxy --kubernetes-version 1.34)",
+        ]);
+    });
+
+    it("names a malformed CIDR or add-on version once, as malformed, with no follow-on problem from the checks that read it", () => {
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["0.0.0.0/1", "bad"] }))).to.deep.equal([
+            "endpoint.publicAccessCidrs.1: must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16",
+        ]);
+        expect(problems(section({ privateAccessCidrs: ["bad"] }))).to.deep.equal([
+            "endpoint.privateAccessCidrs.0: must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16",
+        ]);
+        expect(problems(section(ROUTE, { addons: { ...ADDONS, kubeProxy: "latest" } }))).to.deep.equal([
+            "addons.kubeProxy: must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
         ]);
     });
 });
