@@ -217,6 +217,24 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
         const diff = diffRenders([group, subnet, asg, ns, key], [changed(group, { releaseVersion: "x" }), asg]);
         expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["refused", "retained", "network", "roll"]);
     });
+    it("joins several forcing or rolling inputs with commas, and reads a one-element list of JSON strings element by element", () => {
+        const messages = (before: RecordedResource, props: Record<string, unknown>) =>
+            diffRenders([before], [changed(before, props)]).disruptions.map((d) => d.message);
+        expect(messages(subnet, { cidrBlock: "10.0.32.0/19", vpcId: "vpc-2" })[0]).to.include(
+            "replaced (cidrBlock, vpcId): everything in it",
+        );
+        expect(messages(nat, { subnetId: "subnet-2", allocationId: "eip-2" })[0]).to.include("replaced (allocationId, subnetId): outbound");
+        expect(messages(group, { instanceTypes: ["m7i.large"], subnetIds: ["s-1"] })[0]).to.include(
+            "replaced (instanceTypes[0], subnetIds): a new one",
+        );
+        expect(messages(group, { releaseVersion: "x", version: "1.35" })[0]).to.include("releaseVersion, version changed:");
+        expect(changedPaths({ p: ["[1]"] }, { p: ["[2]"] })).to.deep.equal([{ path: "p[0](json)[0]", before: 1, after: 2 }]);
+    });
+
+    it("refuses a control-plane version change only when the version moves wrongly, not when another input changes", () => {
+        const renamed = { ...cluster("1.34"), props: { name: "d", version: "1.34" } };
+        expect(diffRenders([cluster("1.34")], [renamed]).disruptions.map((d) => d.kind)).to.deep.equal([]);
+    });
 });
 
 describe("tools/diff.ts: the report", () => {
@@ -259,6 +277,12 @@ describe("tools/diff.ts: the report", () => {
             `      tags: (unset) → {"note":"${"x".repeat(108)}...`,
             "  + aws:iam/role:Role  new",
         ]);
+    });
+
+    it("prints a value of exactly 120 characters whole", () => {
+        const exact = "y".repeat(118);
+        const d = diffRenders([subnet], [changed(subnet, { tags: exact })]);
+        expect(formatDiffText(d, "H")).to.include(`tags: (unset) → "${exact}"`);
     });
 
     it("says so when nothing changed, with no disruption section", () => {
