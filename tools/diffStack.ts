@@ -49,13 +49,16 @@ export interface DiffReport {
     changes: StackDiff["changes"];
 }
 
-/** Diffs `stack` between `ref` and the working tree at `root`. */
-export async function diffStack(root: string, stack: string, ref: string): Promise<DiffReport> {
+/** Renders `stack` of the program tree at `root`; `label` names that side in an error. */
+export type Render = (root: string, stack: string, label: string) => Promise<RecordedResource[]>;
+
+/** Diffs `stack` between `ref` and the working tree at `root`, each side rendered by `render`. */
+export async function diffStack(root: string, stack: string, ref: string, render: Render = renderInChild): Promise<DiffReport> {
     resolveRef(root, ref);
     const tree = checkoutRef(root, ref);
     try {
         const label = `${ref} (${tree.commit.slice(0, 12)})`;
-        const [before, after] = await Promise.all([renderInChild(tree.dir, stack, label), renderInChild(root, stack, "the working tree")]);
+        const [before, after] = await Promise.all([render(tree.dir, stack, label), render(root, stack, "the working tree")]);
         const diff = diffRenders(before, after);
         return {
             stack,
@@ -80,8 +83,14 @@ export function formatDiffReport(report: DiffReport): string {
  * Runs the diff for the CLI; returns the exit code. A ref or side that cannot be used throws an
  * `InputError` (`RefError`, `RenderError`), which the command reports with exit 2.
  */
-export async function runDiffCommand(stack: string, ref: string, format: "text" | "json", root: string = process.cwd()): Promise<number> {
-    const report = await diffStack(root, stack, ref);
+export async function runDiffCommand(
+    stack: string,
+    ref: string,
+    format: "text" | "json",
+    root: string = process.cwd(),
+    render: Render = renderInChild,
+): Promise<number> {
+    const report = await diffStack(root, stack, ref, render);
     process.stdout.write(format === "json" ? `${JSON.stringify(report)}\n` : `${formatDiffReport(report)}\n`);
     return report.disruptions.some((d) => d.kind === "refused") ? 2 : 0;
 }

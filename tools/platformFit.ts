@@ -29,6 +29,7 @@ export interface PlanResource {
 }
 
 const IS_DEFAULT_INGRESS_CLASS = "ingressclass.kubernetes.io/is-default-class";
+const LEGACY_INGRESS_CLASS = "kubernetes.io/ingress.class";
 
 function isHelmChart(r: PlanResource, chart: string): boolean {
     const name = asString(r.props.chart);
@@ -152,13 +153,15 @@ export function needsOf(objects: readonly ManifestObject[]): Need[] {
         for (const volume of asArray(podSpecOf(kind, spec)?.volumes)) {
             const template = asRecord(asRecord(asRecord(volume)?.ephemeral)?.volumeClaimTemplate);
             if (template) {
-                add(`ephemeral volume ${asString(asRecord(volume)?.name) ?? ""}`, claimNeed(template.spec));
+                add(`ephemeral volume ${asString(asRecord(volume)?.name) ?? "(unnamed)"}`, claimNeed(template.spec));
             }
         }
         if (kind === "Ingress") {
-            const className = asString(spec?.ingressClassName) ?? annotations["kubernetes.io/ingress.class"];
+            // The deprecated annotation still names the class where spec.ingressClassName is unset.
+            const fromSpec = asString(spec?.ingressClassName);
+            const className = fromSpec ?? annotations[LEGACY_INGRESS_CLASS];
             add(
-                className ? "spec.ingressClassName" : "no ingressClassName",
+                fromSpec ? "spec.ingressClassName" : className ? `annotation ${LEGACY_INGRESS_CLASS}` : "no ingressClassName",
                 className ? { kind: "ingressClass", name: className } : { kind: "defaultIngressClass" },
             );
             lbcAnnotations(LOAD_BALANCER_CONTROLLER.ingressAnnotationPrefix);

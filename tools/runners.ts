@@ -82,26 +82,33 @@ export function runnerMatrix(root: string, vars: Readonly<Record<string, unknown
 
 const USAGE = "usage: VARS='<toJSON(vars)>' npm run --silent runners";
 
-function run(): number {
-    const { positionals } = parseCommandLine(process.argv.slice(2), {}, USAGE);
+/**
+ * The command: its arguments (none), `VARS` (the workflow's `toJSON(vars)`) and the project
+ * root in, the `matrix=…` line for `$GITHUB_OUTPUT` out. Bad input throws an `InputError`.
+ */
+export function runnersCommand(argv: readonly string[], varsJson: string | undefined, root: string): string {
+    const { positionals } = parseCommandLine(argv, {}, USAGE);
     if (positionals.length > 0) {
         throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
     }
     let vars: unknown;
     try {
-        vars = JSON.parse(process.env.VARS ?? "{}");
+        vars = JSON.parse(varsJson ?? "{}");
     } catch (err) {
         throw new InputError(`VARS is not JSON (${(err as Error).message})\n${USAGE}`);
     }
     if (!vars || typeof vars !== "object" || Array.isArray(vars)) {
         throw new InputError(`VARS must be a JSON object of repository variables\n${USAGE}`);
     }
-    process.stdout.write(`matrix=${JSON.stringify(runnerMatrix(process.cwd(), vars as Record<string, unknown>))}\n`);
-    return 0;
+    return `matrix=${JSON.stringify(runnerMatrix(root, vars as Record<string, unknown>))}\n`;
 }
 
 // Synchronous work, run inside a promise so that bad input reaches runMain as a rejection.
-const main = (): Promise<number> => new Promise((resolve) => resolve(run()));
+const main = (): Promise<number> =>
+    new Promise((resolve) => {
+        process.stdout.write(runnersCommand(process.argv.slice(2), process.env.VARS, process.cwd()));
+        resolve(0);
+    });
 
 if (require.main === module) {
     runMain(main, [ConfigError]);

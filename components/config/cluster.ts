@@ -73,7 +73,7 @@ export const clusterSchema = z
                 /**
                  * GitHub-hosted runners reach this endpoint (larger runners whose static egress
                  * ranges are in `publicAccessCidrs`): only then may CI fall back to a GitHub-hosted
-                 * runner when no runner variable is set. Defaults to `false`.
+                 * runner when no runner variable is set. Needs `publicAccess`. Defaults to `false`.
                  */
                 githubHostedRunners: z.boolean().default(false),
             })
@@ -138,6 +138,18 @@ export const clusterSchema = z
                 code: "custom",
                 path: ["endpoint", "publicAccessCidrs"],
                 message: "is set while publicAccess is false; remove it or enable publicAccess",
+            });
+        }
+        // GitHub's hosted runners are outside every network a private endpoint admits: the larger
+        // runners' static egress ranges, listed in publicAccessCidrs, are their only way in.
+        if (c.endpoint.githubHostedRunners && !c.endpoint.publicAccess) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["endpoint", "githubHostedRunners"],
+                message:
+                    "is true while publicAccess is false: GitHub's hosted runners reach the API server only through the public " +
+                    "endpoint, from the static egress ranges of larger runners listed in publicAccessCidrs; enable publicAccess " +
+                    "with those ranges, or set githubHostedRunners: false and point RUNNER_<STACK> at a runner with a private route",
             });
         }
     });

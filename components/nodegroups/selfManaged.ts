@@ -322,8 +322,9 @@ export const selfManagedKind: NodeGroupKind<typeof selfManagedNodeGroupSchema> =
         },
         "aws:autoscaling/lifecycleHook:LifecycleHook": {
             replacement: {
-                replaceOn: ["name", "autoscalingGroupName"],
-                source: terraformForceNew("aws_autoscaling_lifecycle_hook", "name, autoscaling_group_name"),
+                // autoscaling_group_name is required but not ForceNew: a new group name is a PutLifecycleHook.
+                replaceOn: ["name"],
+                source: terraformForceNew("aws_autoscaling_lifecycle_hook", "name"),
             },
             planFields: ["lifecycleTransition", "defaultResult", "heartbeatTimeout"],
         },

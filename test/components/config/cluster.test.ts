@@ -1,0 +1,182 @@
+/**
+ * components/config/cluster.ts rule by rule, on a small hand-written `cluster` section: the
+ * deployer's route to the API endpoint (CIDRs or security groups), the public endpoint's CIDRs,
+ * the GitHub-hosted runner switch, and the pinned versions.
+ */
+import { expect } from "chai";
+import { clusterSchema, endpointRouteProblem } from "../../../components/config/cluster";
+
+const ADDONS = {
+    vpcCni: "v1.20.4-eksbuild.1",
+    coreDns: "v1.12.4-eksbuild.1",
+    kubeProxy: "v1.34.1-eksbuild.2",
+    podIdentityAgent: "v1.3.8-eksbuild.2",
+};
+const ROUTE = { privateAccessCidrs: ["10.99.0.0/16"] };
+
+/** A `cluster` section: version 1.34, pinned add-ons, the endpoint given (a private route by default; `null`: no endpoint key). */
+const section = (endpoint: Record<string, unknown> | null = ROUTE, more: Record<string, unknown> = {}) => ({
+    version: "1.34",
+    addons: ADDONS,
+    ...(endpoint === null ? {} : { endpoint }),
+    ...more,
+});
+
+/** Every problem as `path: message`. */
+function problems(value: unknown): string[] {
+    const result = clusterSchema.safeParse(value);
+    return result.success ? [] : result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+}
+
+const parsed = (value: unknown) => clusterSchema.parse(value);
+
+describe("components/config/cluster.ts: the deployer's route to the API server", () => {
+    it("admits a security-group-only route: a runner's security group on the private endpoint is a route without any CIDR (EKS cluster security group ingress on 443 from a source group)", () => {
+        const endpoint = { privateAccessSecurityGroupIds: ["sg-0123456789abcdef0"] };
+        expect(problems(section(endpoint))).to.deep.equal([]);
+        expect(parsed(section(endpoint)).endpoint).to.deep.equal({
+            publicAccess: false,
+            publicAccessCidrs: [],
+            privateAccessCidrs: [],
+            privateAccessSecurityGroupIds: ["sg-0123456789abcdef0"],
+            githubHostedRunners: false,
+        });
+        expect(
+            endpointRouteProblem({ publicAccess: false, privateAccessCidrs: [], privateAccessSecurityGroupIds: ["sg-01234567"] }),
+        ).to.equal(undefined);
+    });
+
+    it("takes each of a public endpoint, an admitted network or an admitted security group as a route, and nothing else (EKS endpoint access: private-only admits the cluster's own nodes)", () => {
+        const none = { publicAccess: false, privateAccessCidrs: [], privateAccessSecurityGroupIds: [] };
+        expect(endpointRouteProblem(none)).to.match(/^is private-only and admits nothing but the cluster's own nodes: `pulumi up`/);
+        expect(endpointRouteProblem({ ...none, publicAccess: true })).to.equal(undefined);
+        expect(endpointRouteProblem({ ...none, privateAccessCidrs: ["10.99.0.0/16"] })).to.equal(undefined);
+        expect(endpointRouteProblem({ ...none, privateAccessSecurityGroupIds: ["sg-01234567"] })).to.equal(undefined);
+    });
+
+    it("defaults the endpoint to private-only with no route, and refuses that at cluster.endpoint", () => {
+        for (const endpoint of [null, {}]) {
+            const found = problems(section(endpoint));
+            expect(found, JSON.stringify(endpoint)).to.have.length(1);
+            expect(found[0]).to.equal(
+                "endpoint: is private-only and admits nothing but the cluster's own nodes: `pulumi up` creates Kubernetes resources from " +
+                    "wherever it runs and would fail on every one of them after the control plane exists. Give the deployer a route: " +
+                    "privateAccessCidrs (a tooling VPC peered or behind a Transit Gateway, a VPN) or privateAccessSecurityGroupIds " +
+                    "(a self-hosted runner's security group), and run CI there; or set publicAccess: true with publicAccessCidrs " +
+                    "that include the runner's egress addresses",
+            );
+        }
+    });
+
+    it("takes security group ids as EC2 prints them: sg- and 8 or 17 lower-case hex digits, nothing around them (EC2 resource ids)", () => {
+        for (const id of ["sg-01234567", "sg-0123456789abcdef0"]) {
+            expect(problems(section({ privateAccessSecurityGroupIds: [id] })), id).to.deep.equal([]);
+        }
+        for (const id of ["sg-0123456", "sg-012345678", "sg-0123456789ABCDEF0", "xsg-01234567", "sg-01234567 ", "sg-0123456789abcdef0a"]) {
+            expect(problems(section({ privateAccessSecurityGroupIds: [id] })), id).to.deep.equal([
+                "endpoint.privateAccessSecurityGroupIds.0: must be a security group id such as sg-0123456789abcdef0",
+            ]);
+        }
+    });
+});
+
+describe("components/config/cluster.ts: the public endpoint's CIDRs", () => {
+    it("needs CIDRs when the endpoint is public, and none when it is not (EKS publicAccessCidrs default 0.0.0.0/0)", () => {
+        expect(problems(section({ publicAccess: true }))).to.deep.equal([
+            "endpoint.publicAccessCidrs: is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
+        ]);
+        expect(problems(section({ ...ROUTE, publicAccessCidrs: ["203.0.113.0/24"] }))).to.deep.equal([
+            "endpoint.publicAccessCidrs: is set while publicAccess is false; remove it or enable publicAccess",
+        ]);
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["203.0.113.0/24"] }))).to.deep.equal([]);
+    });
+
+    it("refuses 0.0.0.0/0 on either side, naming the entry", () => {
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["203.0.113.0/24", "0.0.0.0/0"] }))).to.deep.equal([
+            "endpoint.publicAccessCidrs.1: opens the API server to the whole internet; list the CIDRs that need it",
+        ]);
+        expect(problems(section({ privateAccessCidrs: ["10.99.0.0/16", "0.0.0.0/0"] }))).to.deep.equal([
+            "endpoint.privateAccessCidrs.1: admits every connected network to the API server; list the deployer's networks",
+        ]);
+    });
+
+    it("refuses public CIDRs that add up to the whole internet, and only when they do", () => {
+        const halves = ["0.0.0.0/1", "128.0.0.0/1"];
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: halves }))).to.deep.equal([
+            "endpoint.publicAccessCidrs: together cover the whole internet (0.0.0.0/0); list the CIDRs that need the API server",
+        ]);
+        // One half alone, or both halves short of an address block, is not everything.
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["0.0.0.0/1"] }))).to.deep.equal([]);
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["0.0.0.0/1", "128.0.0.0/2"] }))).to.deep.equal([]);
+        // A /0 among them is named once, as itself.
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["0.0.0.0/0", "0.0.0.0/1"] }))).to.deep.equal([
+            "endpoint.publicAccessCidrs.0: opens the API server to the whole internet; list the CIDRs that need it",
+        ]);
+    });
+});
+
+describe("components/config/cluster.ts: GitHub-hosted runners", () => {
+    it("defaults githubHostedRunners to false, with or without an endpoint section (tools/runners.ts then needs RUNNER_<STACK>)", () => {
+        expect(parsed(section()).endpoint.githubHostedRunners).to.equal(false);
+        expect(parsed(section({ privateAccessSecurityGroupIds: ["sg-01234567"] })).endpoint.githubHostedRunners).to.equal(false);
+        expect(clusterSchema.shape.endpoint.parse(undefined).githubHostedRunners).to.equal(false);
+    });
+
+    it("lets GitHub-hosted runners in only through the public endpoint (GitHub larger runners: static egress ranges; hosted runners have no route to a private endpoint)", () => {
+        const open = { publicAccess: true, publicAccessCidrs: ["203.0.113.0/24"], githubHostedRunners: true };
+        expect(problems(section(open))).to.deep.equal([]);
+        expect(parsed(section(open)).endpoint.githubHostedRunners).to.equal(true);
+        expect(problems(section({ ...ROUTE, githubHostedRunners: true }))).to.deep.equal([
+            "endpoint.githubHostedRunners: is true while publicAccess is false: GitHub's hosted runners reach the API server only " +
+                "through the public endpoint, from the static egress ranges of larger runners listed in publicAccessCidrs; enable " +
+                "publicAccess with those ranges, or set githubHostedRunners: false and point RUNNER_<STACK> at a runner with a private route",
+        ]);
+    });
+});
+
+describe("components/config/cluster.ts: versions and defaults", () => {
+    it("applies the documented defaults: all five log types, 90 days, 172.20.0.0/16, unprotected", () => {
+        const c = parsed(section());
+        expect(c.logTypes).to.deep.equal(["api", "audit", "authenticator", "controllerManager", "scheduler"]);
+        expect(c.logRetentionDays).to.equal(90);
+        expect(c.serviceCidr).to.equal("172.20.0.0/16");
+        expect(c.protect).to.equal(false);
+    });
+
+    it("takes a Kubernetes minor such as 1.34, nothing looser", () => {
+        for (const version of ["1.3", "1.345", "v1.34", "1.34.1", " 1.34"]) {
+            expect(problems(section(ROUTE, { version })), version).to.deep.include(
+                "version: must be a Kubernetes minor version such as 1.34",
+            );
+        }
+    });
+
+    it("takes pinned add-on versions only, as describe-addon-versions prints them", () => {
+        for (const vpcCni of ["v1.20.14-eksbuild.12", "v10.0.1-eksbuild.1"]) {
+            expect(problems(section(ROUTE, { addons: { ...ADDONS, vpcCni } })), vpcCni).to.deep.equal([]);
+        }
+        for (const vpcCni of ["v1.20.4", "1.20.4-eksbuild.1", "v1.20.4-eksbuild.1 ", "xv1.20.4-eksbuild.1", "latest"]) {
+            expect(problems(section(ROUTE, { addons: { ...ADDONS, vpcCni } })), vpcCni).to.deep.equal([
+                "addons.vpcCni: must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
+            ]);
+        }
+    });
+
+    it("refuses a kube-proxy build of another minor than the cluster's (EKS: each kube-proxy build serves one Kubernetes minor)", () => {
+        expect(problems(section(ROUTE, { addons: { ...ADDONS, kubeProxy: "v1.33.3-eksbuild.1" } }))).to.deep.equal([
+            "addons.kubeProxy: v1.33.3-eksbuild.1 is kube-proxy 1.33 but the cluster runs 1.34: EKS refuses it; pin the 1.34 build (aws eks describe-addon-versions --addon-name kube-proxy --kubernetes-version 1.34)",
+        ]);
+    });
+
+    it("names a malformed CIDR or add-on version once, as malformed, with no follow-on problem from the checks that read it", () => {
+        expect(problems(section({ publicAccess: true, publicAccessCidrs: ["0.0.0.0/1", "bad"] }))).to.deep.equal([
+            "endpoint.publicAccessCidrs.1: must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16",
+        ]);
+        expect(problems(section({ privateAccessCidrs: ["bad"] }))).to.deep.equal([
+            "endpoint.privateAccessCidrs.0: must be an IPv4 CIDR with zero host bits, e.g. 10.0.0.0/16",
+        ]);
+        expect(problems(section(ROUTE, { addons: { ...ADDONS, kubeProxy: "latest" } }))).to.deep.equal([
+            "addons.kubeProxy: must be a pinned add-on version such as v1.20.4-eksbuild.1 (see `aws eks describe-addon-versions`)",
+        ]);
+    });
+});

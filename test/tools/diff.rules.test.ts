@@ -1,0 +1,293 @@
+/**
+ * tools/diff.ts rule by rule, on small hand-built renders: how inputs are compared, which change
+ * is a replacement or a node roll, what each disruption says, and how the report is printed.
+ * The stack-level cases are in diff.test.ts.
+ */
+import { expect } from "chai";
+import { changedPaths, diffRenders, formatDiffText, nodeCapacity, summaryLine } from "../../tools/diff";
+import { RecordedResource } from "../../tools/offline";
+
+const urn = (type: string, name: string) => `urn:pulumi:dev::eks-platform::${type}::${name}`;
+const resource = (
+    type: string,
+    name: string,
+    props: Record<string, unknown>,
+    options: RecordedResource["options"] = {},
+): RecordedResource => ({
+    type,
+    name,
+    urn: urn(type, name),
+    props,
+    options,
+});
+const changed = (r: RecordedResource, props: Record<string, unknown>): RecordedResource => ({ ...r, props: { ...r.props, ...props } });
+
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
+const ASG = "aws:autoscaling/group:Group";
+const group = resource(NODE_GROUP, "general", {
+    instanceTypes: ["t3.large"],
+    releaseVersion: "1.34.7-20260512",
+    scalingConfig: { minSize: 2, desiredSize: 3, maxSize: 6 },
+});
+const asg = resource(ASG, "batch", { name: "batch-asg", minSize: 1, maxSize: 3, launchTemplate: { id: "lt-1", version: "1" } });
+const subnet = resource("aws:ec2/subnet:Subnet", "private-a", { cidrBlock: "10.0.0.0/19", vpcId: "vpc-1" });
+const nat = resource("aws:ec2/natGateway:NatGateway", "nat-a", { subnetId: "subnet-1", allocationId: "eip-1" });
+const cluster = (version?: string) =>
+    resource("eks:index:Cluster", "cluster-eks", { name: "c", ...(version === undefined ? {} : { version }) });
+
+describe("tools/diff.ts changedPaths: what changed, as dot paths", () => {
+    it("walks objects key by key in sorted order, arrays of equal length index by index, anything else as a whole", () => {
+        expect(changedPaths({ b: 1, a: { x: 1, y: [1, 2] } }, { b: 2, a: { x: 1, y: [1, 3] }, c: null })).to.deep.equal([
+            { path: "a.y[1]", before: 2, after: 3 },
+            { path: "b", before: 1, after: 2 },
+            { path: "c", before: undefined, after: null },
+        ]);
+        expect(changedPaths({ y: [1, 2] }, { y: [1, 2, 3] })).to.deep.equal([{ path: "y", before: [1, 2], after: [1, 2, 3] }]);
+        expect(changedPaths({ y: null }, { y: { a: 1 } })).to.deep.equal([{ path: "y", before: null, after: { a: 1 } }]);
+        expect(changedPaths({ y: [1] }, { y: { 0: 1 } })).to.deep.equal([{ path: "y", before: [1], after: { 0: 1 } }]);
+        expect(changedPaths(1, 2)).to.deep.equal([{ path: "", before: 1, after: 2 }]);
+        expect(changedPaths({ a: { b: 1 } }, { a: { b: 1 } })).to.deep.equal([]);
+    });
+
+    it("compares strings holding a JSON object or array as documents, and any other string as text", () => {
+        expect(changedPaths({ p: '  ["a"]' }, { p: '["b"]' })).to.deep.equal([{ path: "p(json)[0]", before: "a", after: "b" }]);
+        // The same document written differently is no change.
+        expect(changedPaths({ p: '{"a": 1}' }, { p: '{ "a":1 }' })).to.deep.equal([]);
+        // Not JSON, JSON that is no document, or a document on one side only: compared as values.
+        expect(changedPaths({ p: "{not json" }, { p: "{not json either" })).to.deep.equal([
+            { path: "p", before: "{not json", after: "{not json either" },
+        ]);
+        expect(changedPaths({ p: '"a"' }, { p: '"b"' })).to.deep.equal([{ path: "p", before: '"a"', after: '"b"' }]);
+        expect(changedPaths({ p: "x{}" }, { p: "x{ }" })).to.deep.equal([{ path: "p", before: "x{}", after: "x{ }" }]);
+        expect(changedPaths({ p: "{}" }, { p: "plain" })).to.deep.equal([{ path: "p", before: "{}", after: "plain" }]);
+        expect(changedPaths({ p: 1 }, { p: "{}" })).to.deep.equal([{ path: "p", before: 1, after: "{}" }]);
+    });
+});
+
+describe("tools/diff.ts diffRenders: what the engine does to each resource", () => {
+    it("leaves components and providers out (platform: and pulumi: types hold no cloud object)", () => {
+        const component = resource("platform:cluster:Cluster", "c", { a: 1 });
+        const provider = resource("pulumi:providers:aws", "default", { region: "us-east-1" });
+        const diff = diffRenders([component, provider], [changed(component, { a: 2 }), changed(provider, { region: "eu-west-1" })]);
+        expect(diff.changes).to.deep.equal([]);
+        expect(diffRenders([component, provider], []).changes).to.deep.equal([]);
+        expect(diffRenders([], [component, provider]).changes).to.deep.equal([]);
+    });
+
+    it("counts a replacement only under a listed input: the path itself, a field, an element or a JSON document under it, never a longer name (pulumi-aws: ForceNew on the attribute)", () => {
+        const vpc = resource("aws:ec2/vpc:Vpc", "vpc", { cidrBlock: "10.0.0.0/16", cidrBlockNote: "a" });
+        expect(diffRenders([vpc], [changed(vpc, { cidrBlockNote: "b" })]).changes[0]).to.deep.include({ kind: "update" });
+        expect(diffRenders([vpc], [changed(vpc, { cidrBlock: "10.1.0.0/16" })]).changes[0]).to.deep.include({
+            kind: "replace",
+            forcedBy: ["cidrBlock"],
+        });
+        const ng = (props: Record<string, unknown>) => diffRenders([group], [changed(group, props)]).changes[0].forcedBy;
+        expect(ng({ instanceTypes: ["m7i.large"] })).to.deep.equal(["instanceTypes[0]"]);
+        expect(ng({ remoteAccess: { ec2SshKey: "k" } })).to.deep.equal(["remoteAccess"]);
+        const sg = resource("aws:ec2/securityGroup:SecurityGroup", "sg", { description: '{"a":1}', name: "x" });
+        expect(diffRenders([sg], [changed(sg, { description: '{"a":2}' })]).changes[0].forcedBy).to.deep.equal(["description(json).a"]);
+        const lt = resource("aws:ec2/launchTemplate:LaunchTemplate", "lt", { name: "lt", tags: { a: "1" } });
+        expect(diffRenders([lt], [changed(lt, { tags: { a: "2" } })]).changes[0]).to.deep.equal({
+            kind: "update",
+            urn: lt.urn,
+            type: lt.type,
+            name: "lt",
+            properties: [{ path: "tags.a", before: "1", after: "2" }],
+        });
+    });
+
+    it("updates a type it has no rule for, whatever changed", () => {
+        const bucket = resource("aws:s3/bucket:Bucket", "b", { bucket: "one" });
+        const [change] = diffRenders([bucket], [changed(bucket, { bucket: "two" })]).changes;
+        expect(change.kind).to.equal("update");
+        expect(change).to.not.have.property("forcedBy");
+    });
+
+    it("rolls a managed group's nodes on a new release version, and an ASG's on a new launch template version (EKS UpdateNodegroupVersion; ASG instance refresh)", () => {
+        const released = diffRenders([group], [changed(group, { releaseVersion: "1.34.8-20260601" })]);
+        expect(released.changes[0]).to.deep.include({ kind: "update", rollsNodesOn: ["releaseVersion"] });
+        expect(released.disruptions).to.deep.equal([
+            {
+                kind: "roll",
+                urn: group.urn,
+                message: `${NODE_GROUP} general: releaseVersion changed: every node is replaced one batch at a time, each drained first`,
+            },
+        ]);
+        const refreshed = diffRenders([asg], [changed(asg, { launchTemplate: { id: "lt-1", version: "2" } })]);
+        expect(refreshed.changes[0].rollsNodesOn).to.deep.equal(["launchTemplate.version"]);
+        // A scaling change rolls nothing.
+        const scaled = diffRenders([asg], [changed(asg, { maxSize: 4 })]);
+        expect(scaled.changes[0]).to.not.have.property("rollsNodesOn");
+        expect(scaled.disruptions).to.deep.equal([]);
+        // A type without roll inputs rolls nothing either.
+        expect(diffRenders([subnet], [changed(subnet, { tags: { a: "b" } })]).changes[0]).to.not.have.property("rollsNodesOn");
+    });
+
+    it("calls a replacement a replacement, not a roll, when both kinds of input change", () => {
+        const diff = diffRenders([group], [changed(group, { instanceTypes: ["m7i.large"], releaseVersion: "1.34.8-20260601" })]);
+        expect(diff.changes[0].kind).to.equal("replace");
+        expect(diff.changes[0]).to.not.have.property("rollsNodesOn");
+        expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["drain"]);
+    });
+
+    it("refuses to replace a protected resource, naming the forcing inputs (pulumi protect: the engine refuses a replacement)", () => {
+        const key = resource("aws:kms/key:Key", "secrets", { keyUsage: "ENCRYPT_DECRYPT", multiRegion: false }, { protect: true });
+        const diff = diffRenders([key], [changed(key, { keyUsage: "SIGN_VERIFY", multiRegion: true })]);
+        expect(diff.disruptions).to.deep.equal([
+            {
+                kind: "refused",
+                urn: key.urn,
+                message:
+                    "aws:kms/key:Key secrets: protected, but keyUsage, multiRegion forces a replacement: the engine refuses the update",
+            },
+        ]);
+        // Unprotected, the same replacement is no refusal.
+        expect(diffRenders([{ ...key, options: {} }], [changed(key, { keyUsage: "SIGN_VERIFY" })]).disruptions).to.deep.equal([]);
+    });
+
+    it("says what a replaced subnet, NAT gateway or node group takes with it", () => {
+        const messages = (before: RecordedResource, props: Record<string, unknown>) =>
+            diffRenders([before], [changed(before, props)]).disruptions.map((d) => `${d.kind}: ${d.message}`);
+        expect(messages(subnet, { cidrBlock: "10.0.32.0/19" })).to.deep.equal([
+            "network: aws:ec2/subnet:Subnet private-a: replaced (cidrBlock): everything in it (nodes, load balancer ENIs) must move first, or the deletion fails",
+        ]);
+        expect(messages(nat, { subnetId: "subnet-2" })).to.deep.equal([
+            "network: aws:ec2/natGateway:NatGateway nat-a: replaced (subnetId): outbound traffic of its AZ stops until the new gateway is up",
+        ]);
+        expect(messages(asg, { name: "batch-asg-2" })).to.deep.equal([
+            "drain: aws:autoscaling/group:Group batch: replaced (name): a new one is created, then the old one drains all of its nodes (1–3) at once; see docs/nodegroups.md#removing-or-renaming-a-group",
+        ]);
+        expect(nodeCapacity("aws:ec2/subnet:Subnet")).to.equal(undefined);
+    });
+
+    it("refuses a control-plane version that skips a minor or goes down, and ignores one it cannot read (EKS: one minor at a time, never down)", () => {
+        const refusals = (from?: string, to?: string) => diffRenders([cluster(from)], [cluster(to)]).disruptions;
+        expect(refusals("1.34", "1.34")).to.deep.equal([]);
+        expect(refusals("1.34", "1.35")).to.deep.equal([]);
+        expect(refusals("1.34", "1.36")).to.deep.equal([
+            {
+                kind: "refused",
+                urn: cluster().urn,
+                message:
+                    "eks:index:Cluster cluster-eks: version 1.34 → 1.36: EKS upgrades the control plane one minor at a time and never downgrades",
+            },
+        ]);
+        expect(refusals("1.34", "1.33").map((d) => d.kind)).to.deep.equal(["refused"]);
+        expect(refusals("1.34", undefined)).to.deep.equal([]);
+        expect(refusals(undefined, "1.36")).to.deep.equal([]);
+        // Another type with a version input is no control plane.
+        const other = resource("aws:eks/addon:Addon", "a", { version: "1.34" });
+        expect(diffRenders([other], [changed(other, { version: "1.36" })]).disruptions).to.deep.equal([]);
+    });
+
+    it("names each deletion's consequence: refused when protected (even if retained), retained, drained, network", () => {
+        const messages = (...before: RecordedResource[]) => diffRenders(before, []).disruptions.map((d) => `${d.kind}: ${d.message}`);
+        const both = resource("aws:kms/key:Key", "k", {}, { protect: true, retainOnDelete: true });
+        expect(messages(both)).to.deep.equal([
+            "refused: aws:kms/key:Key k: protected, and deleted here: the engine refuses the update until someone unprotects it",
+        ]);
+        const ns = resource("kubernetes:core/v1:Namespace", "ns", {}, { retainOnDelete: true });
+        expect(messages(ns)).to.deep.equal([
+            "retained: kubernetes:core/v1:Namespace ns: retained on delete: it stays in the cloud or cluster, no longer managed by Pulumi",
+        ]);
+        expect(messages(group)).to.deep.equal([
+            "drain: aws:eks/nodeGroup:NodeGroup general: deleted: drains all of its nodes (2–6, 3 at creation) at once; see docs/nodegroups.md#removing-or-renaming-a-group",
+        ]);
+        expect(messages(nat)).to.deep.equal([
+            "network: aws:ec2/natGateway:NatGateway nat-a: deleted: the private subnets routed through it lose outbound access",
+        ]);
+        expect(messages(subnet)).to.deep.equal([
+            "network: aws:ec2/subnet:Subnet private-a: deleted: the deletion fails while nodes or load balancers still use it",
+        ]);
+        expect(messages(resource("aws:iam/role:Role", "r", {}))).to.deep.equal([]);
+    });
+
+    it("matches an alias once: a second resource naming the same old URN is a create", () => {
+        const old = resource("aws:iam/role:Role", "old", { path: "/" });
+        const a = { ...resource("aws:iam/role:Role", "a", { path: "/" }), aliases: [old.urn] };
+        const b = { ...resource("aws:iam/role:Role", "b", { path: "/" }), aliases: [old.urn] };
+        const diff = diffRenders([old], [a, b]);
+        expect(diff.changes.map((c) => `${c.kind} ${c.name}`)).to.deep.equal(["create b"]);
+        expect(diff.counts).to.deep.equal({ create: 1, update: 0, replace: 0, delete: 0 });
+    });
+
+    it("orders the disruptions refused, retained, drain, network, roll, whatever the order of the resources", () => {
+        const key = resource("aws:kms/key:Key", "k", {}, { protect: true });
+        const ns = resource("kubernetes:core/v1:Namespace", "ns", {}, { retainOnDelete: true });
+        const diff = diffRenders([group, subnet, asg, ns, key], [changed(group, { releaseVersion: "x" }), asg]);
+        expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["refused", "retained", "network", "roll"]);
+    });
+    it("joins several forcing or rolling inputs with commas, and reads a one-element list of JSON strings element by element", () => {
+        const messages = (before: RecordedResource, props: Record<string, unknown>) =>
+            diffRenders([before], [changed(before, props)]).disruptions.map((d) => d.message);
+        expect(messages(subnet, { cidrBlock: "10.0.32.0/19", vpcId: "vpc-2" })[0]).to.include(
+            "replaced (cidrBlock, vpcId): everything in it",
+        );
+        expect(messages(nat, { subnetId: "subnet-2", allocationId: "eip-2" })[0]).to.include("replaced (allocationId, subnetId): outbound");
+        expect(messages(group, { instanceTypes: ["m7i.large"], subnetIds: ["s-1"] })[0]).to.include(
+            "replaced (instanceTypes[0], subnetIds): a new one",
+        );
+        expect(messages(group, { releaseVersion: "x", version: "1.35" })[0]).to.include("releaseVersion, version changed:");
+        expect(changedPaths({ p: ["[1]"] }, { p: ["[2]"] })).to.deep.equal([{ path: "p[0](json)[0]", before: 1, after: 2 }]);
+    });
+
+    it("refuses a control-plane version change only when the version moves wrongly, not when another input changes", () => {
+        const renamed = { ...cluster("1.34"), props: { name: "d", version: "1.34" } };
+        expect(diffRenders([cluster("1.34")], [renamed]).disruptions.map((d) => d.kind)).to.deep.equal([]);
+    });
+});
+
+describe("tools/diff.ts: the report", () => {
+    const key = resource("aws:kms/key:Key", "k", { keyUsage: "ENCRYPT_DECRYPT" }, { protect: true });
+    const long = "x".repeat(200);
+    const before = [group, asg, subnet, key, resource("aws:iam/role:Role", "gone", {})];
+    const after = [
+        changed(group, { releaseVersion: "1.34.8-20260601", scalingConfig: { minSize: 2, desiredSize: 3, maxSize: 8 } }),
+        changed(asg, { name: "batch-asg-2" }),
+        changed(subnet, { tags: { note: long } }),
+        key,
+        resource("aws:iam/role:Role", "new", { path: "/" }),
+    ];
+    const diff = diffRenders(before, after);
+
+    it("counts each kind and names each kind of disruption", () => {
+        expect(summaryLine(diff)).to.equal("DISRUPTIVE: 1 node drains, 1 node rolls — 1 to create, 2 to update, 1 to replace, 1 to delete");
+        const all = diffRenders([subnet, resource("kubernetes:core/v1:Namespace", "ns", {}, { retainOnDelete: true })], []);
+        expect(summaryLine(all)).to.equal(
+            "DISRUPTIVE: 1 retained deletions, 1 network replacements — 0 to create, 0 to update, 0 to replace, 2 to delete",
+        );
+    });
+
+    it("prints replacements, deletions, updates and creates in that order, each input with its note, a value longer than 120 characters cut to 117 and an ellipsis", () => {
+        expect(formatDiffText(diff, "H").split("\n")).to.deep.equal([
+            "H",
+            summaryLine(diff),
+            "",
+            "Disruptive changes, most severe first:",
+            `  ! [drain] ${ASG} batch: replaced (name): a new one is created, then the old one drains all of its nodes (1–3) at once; see docs/nodegroups.md#removing-or-renaming-a-group`,
+            `  ! [roll] ${NODE_GROUP} general: releaseVersion changed: every node is replaced one batch at a time, each drained first`,
+            "",
+            `  +- ${ASG}  batch`,
+            '      name: "batch-asg" → "batch-asg-2"  (forces replacement)',
+            "  - aws:iam/role:Role  gone",
+            `  ~ ${NODE_GROUP}  general`,
+            '      releaseVersion: "1.34.7-20260512" → "1.34.8-20260601"  (rolls nodes)',
+            "      scalingConfig.maxSize: 6 → 8",
+            "  ~ aws:ec2/subnet:Subnet  private-a",
+            `      tags: (unset) → {"note":"${"x".repeat(108)}...`,
+            "  + aws:iam/role:Role  new",
+        ]);
+    });
+
+    it("prints a value of exactly 120 characters whole", () => {
+        const exact = "y".repeat(118);
+        const d = diffRenders([subnet], [changed(subnet, { tags: exact })]);
+        expect(formatDiffText(d, "H")).to.include(`tags: (unset) → "${exact}"`);
+    });
+
+    it("says so when nothing changed, with no disruption section", () => {
+        expect(formatDiffText(diffRenders([group], [group]), "H")).to.equal(
+            "H\n0 to create, 0 to update, 0 to replace, 0 to delete; nothing disruptive\n\n  no changes",
+        );
+    });
+});

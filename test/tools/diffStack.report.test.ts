@@ -1,0 +1,116 @@
+/**
+ * tools/diffStack.ts in process, on a two-commit repository of its own and a stand-in renderer:
+ * which tree each side renders, the report, the exit code. The real renders, in child processes,
+ * are in diffStack.test.ts and diffStack.refused.test.ts.
+ */
+import { expect } from "chai";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { DiffReport, diffStack, formatDiffReport, Render, RenderError, runDiffCommand } from "../../tools/diffStack";
+import { RecordedResource } from "../../tools/offline";
+import { ROOT } from "../mocks";
+
+function git(cwd: string, ...args: string[]): string {
+    return execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], { cwd }).toString();
+}
+
+const KEY = "aws:kms/key:Key";
+const key = (keyUsage: string): RecordedResource => ({
+    type: KEY,
+    name: "secrets",
+    urn: `urn:pulumi:dev::eks-platform::${KEY}::secrets`,
+    props: { keyUsage },
+    options: { protect: true },
+});
+
+describe("tools/diffStack.ts: the diff of a stack between a ref and the working tree", () => {
+    let repo: string;
+    let base: string;
+    /** Each side's tree root and label, as the renderer saw them. */
+    let calls: { root: string; stack: string; label: string; existed: boolean }[];
+    /** Renders a tree by the `usage` file it holds: the key's usage at that side. */
+    const render: Render = (root, stack, label) => {
+        calls.push({ root, stack, label, existed: fs.existsSync(root) });
+        return Promise.resolve([key(fs.readFileSync(path.join(root, "usage"), "utf8").trim())]);
+    };
+    /** What `run` writes to stdout, and what it returns. */
+    async function captured<T>(run: () => Promise<T>): Promise<{ out: string; result: T }> {
+        const write = process.stdout.write.bind(process.stdout);
+        let out = "";
+        process.stdout.write = (chunk: string) => {
+            out += chunk;
+            return true;
+        };
+        try {
+            const result = await run();
+            return { out, result };
+        } finally {
+            process.stdout.write = write;
+        }
+    }
+
+    before(() => {
+        repo = fs.mkdtempSync(path.join(os.tmpdir(), "diff-stack-report-"));
+        git(repo, "init", "--quiet", "--initial-branch=main");
+        fs.writeFileSync(path.join(repo, "usage"), "ENCRYPT_DECRYPT\n");
+        git(repo, "add", "usage");
+        git(repo, "commit", "--quiet", "-m", "base");
+        base = git(repo, "rev-parse", "HEAD").trim();
+        // What `npm ci` leaves: dependencies, untracked, linked into the base tree.
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
+    });
+    beforeEach(() => {
+        calls = [];
+        fs.writeFileSync(path.join(repo, "usage"), "ENCRYPT_DECRYPT\n");
+    });
+    after(() => fs.rmSync(repo, { recursive: true, force: true }));
+
+    it("renders the ref's own tree, labelled with the ref and its short commit, and the working tree, then removes the ref's tree", async () => {
+        fs.writeFileSync(path.join(repo, "usage"), "SIGN_VERIFY\n");
+        const report = await diffStack(repo, "dev", "HEAD", render);
+        expect(calls.map((c) => [c.stack, c.label, c.existed])).to.deep.equal([
+            ["dev", `HEAD (${base.slice(0, 12)})`, true],
+            ["dev", "the working tree", true],
+        ]);
+        expect(calls[0].root).to.not.equal(repo);
+        expect(calls[1].root).to.equal(repo);
+        expect(fs.existsSync(calls[0].root), "the ref's tree is removed").to.equal(false);
+        expect(report).to.deep.include({ stack: "dev", base: { ref: "HEAD", commit: base } });
+        expect(report.summary).to.equal("DISRUPTIVE: 1 refused — 0 to create, 0 to update, 1 to replace, 0 to delete");
+        expect(report.counts).to.deep.equal({ create: 0, update: 0, replace: 1, delete: 0 });
+        expect(report.disruptions.map((d) => d.kind)).to.deep.equal(["refused"]);
+        expect(report.changes.map((c) => [c.kind, c.name, c.forcedBy])).to.deep.equal([["replace", "secrets", ["keyUsage"]]]);
+    });
+
+    it("removes the ref's tree when a side fails to render too", async () => {
+        const failing: Render = (root, stack, label) => {
+            calls.push({ root, stack, label, existed: true });
+            return Promise.reject(new RenderError(`stack "${stack}" at ${label} does not render:\nboom`));
+        };
+        const failure = await diffStack(repo, "dev", "HEAD", failing).catch((err: unknown) => err);
+        expect(failure).to.be.instanceOf(RenderError);
+        expect(fs.existsSync(calls[0].root)).to.equal(false);
+    });
+
+    it("exits 2 for a refused change and 0 otherwise, printing the text or the JSON report (docs/changes.md exit codes)", async () => {
+        fs.writeFileSync(path.join(repo, "usage"), "SIGN_VERIFY\n");
+        const json = await captured(() => runDiffCommand("dev", "HEAD", "json", repo, render));
+        expect(json.result).to.equal(2);
+        const report = JSON.parse(json.out) as DiffReport;
+        expect(Object.keys(report)).to.deep.equal(["stack", "base", "summary", "counts", "disruptions", "changes"]);
+        expect(report.disruptions[0].message).to.equal(
+            `${KEY} secrets: protected, but keyUsage forces a replacement: the engine refuses the update`,
+        );
+        const text = await captured(() => runDiffCommand("dev", "HEAD", "text", repo, render));
+        expect(text.result).to.equal(2);
+        expect(text.out).to.equal(`${formatDiffReport(report)}\n`);
+        fs.writeFileSync(path.join(repo, "usage"), "ENCRYPT_DECRYPT\n");
+        const clean = await captured(() => runDiffCommand("dev", "HEAD", "text", repo, render));
+        expect(clean.result).to.equal(0);
+        expect(clean.out).to.equal(
+            `Diff of stack "dev": HEAD (${base.slice(0, 12)}) → working tree\n0 to create, 0 to update, 0 to replace, 0 to delete; nothing disruptive\n\n  no changes\n`,
+        );
+    });
+});
