@@ -2,9 +2,10 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
-import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT } from "eks-platform-kernel";
+import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, violation } from "eks-platform-kernel";
 import { PolicyPackProcess } from "./analyzer";
-import { GateReport, openGate } from "./gate";
+import { GateDiagnostic, GateReport, openGate } from "./gate";
+import { needsOf, platformOf, unmet } from "./platformFit";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
@@ -73,6 +74,31 @@ function locator(resources: readonly ManifestResource[], env: string): Locate {
     };
 }
 
+/** The check that manifests get what the platform provides (tools/platformFit.ts), run with a platform profile. */
+export const PLATFORM_FIT = "platform-fit";
+const PLATFORM_FIT_DESCRIPTION =
+    "Objects get what they rely on from the platform: the StorageClass of a claim, the IngressClass of an Ingress, the load balancer controller of a Service, the metrics API of an HPA.";
+
+/** One mandatory finding per need of the manifests the platform's profile leaves unmet. */
+function platformFitDiagnostics(resources: readonly ManifestResource[], context: readonly GateResource[], env: string): GateDiagnostic[] {
+    const platform = platformOf(env, context);
+    const byPlace = new Map(resources.map((r) => [`${r.manifest.file}:${r.manifest.line}`, r]));
+    return unmet(needsOf(resources.map((r) => r.manifest)), platform).map(({ need, what, why }) => {
+        const r = byPlace.get(`${need.file}:${need.line}`);
+        return {
+            policy: PLATFORM_FIT,
+            level: "mandatory" as const,
+            ...(r ? { urn: r.resource.urn } : {}),
+            message: violation(
+                `${need.object} (${need.via}) needs ${what}, which the platform does not provide: ${why}`,
+                "the cluster accepts the object, but what it relies on never comes: a claim stays Pending, an Ingress or a Service never gets a load balancer, an HPA never scales",
+                "use what the platform provides (the profile's storageClasses, ingressClasses, loadBalancerController and metricsApi), or ask the platform team to add it",
+            ),
+            undeterminable: false,
+        };
+    });
+}
+
 /**
  * Reads, maps and gates the manifests under `paths`. The API server's validation comes first: an
  * object it refuses is a mandatory verdict at the offending field and never reaches the pack (the
@@ -125,9 +151,10 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         assertUnique(resources);
         report = await gate.finish();
         const platformUrns = new Set((opts.platform ?? []).map((r) => r.urn));
+        const fit = opts.platform ? platformFitDiagnostics(resources, opts.platform, opts.env) : [];
         const waived = applyWaivers(
-            report.diagnostics.filter((d) => d.urn === undefined || !platformUrns.has(d.urn)),
-            readWaivers(resources, [API_SERVER_VALIDATION, ...report.policies.map((p) => p.name)]),
+            [...fit, ...report.diagnostics.filter((d) => d.urn === undefined || !platformUrns.has(d.urn))],
+            readWaivers(resources, [API_SERVER_VALIDATION, PLATFORM_FIT, ...report.policies.map((p) => p.name)]),
             unwaivable(opts.packDir, opts.env),
             opts.env,
         );
@@ -150,6 +177,17 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
                     level: "mandatory",
                     evaluated: schema.validated,
                 },
+                ...(opts.platform
+                    ? [
+                          {
+                              name: PLATFORM_FIT,
+                              description: PLATFORM_FIT_DESCRIPTION,
+                              kind: "resource" as const,
+                              level: "mandatory" as const,
+                              evaluated: resources.length,
+                          },
+                      ]
+                    : []),
                 ...report.policies,
             ],
             diagnostics: [...schema.diagnostics, ...report.diagnostics],

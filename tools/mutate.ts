@@ -51,7 +51,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         ],
     },
     platformFit: {
-        about: "platform fit: whether an app's manifests fit the stack's node groups and pools",
+        about: "platform fit: whether manifests get the storage and ingress classes, load balancers and metrics a stack provides",
         mutate: ["tools/platformFit.ts"],
         tests: ["test/tools/platformFit.test.ts", "test/tools/platformFit.rules.test.ts"],
     },

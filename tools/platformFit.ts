@@ -261,12 +261,16 @@ function gap(r: Requirement, p: Platform): string | undefined {
  * and why the stack does not provide it. Empty when everything is provided. Pure.
  */
 export function unmetNeeds(needs: readonly Need[], platform: Platform): string[] {
+    return unmet(needs, platform).map(
+        ({ need: n, what, why }) =>
+            `${n.file}:${n.line} ${n.object} (${n.via}) needs ${what}, which stack ${platform.stack} does not provide: ${why}`,
+    );
+}
+
+/** The needs the stack leaves unmet, each with what it needs (`StorageClass "fast"`) and why the stack does not provide it. Pure. */
+export function unmet(needs: readonly Need[], platform: Platform): { need: Need; what: string; why: string }[] {
     return needs.flatMap((n) => {
         const why = gap(n.requires, platform);
-        return why === undefined
-            ? []
-            : [
-                  `${n.file}:${n.line} ${n.object} (${n.via}) needs ${describe(n.requires)}, which stack ${platform.stack} does not provide: ${why}`,
-              ];
+        return why === undefined ? [] : [{ need: n, what: describe(n.requires), why }];
     });
 }

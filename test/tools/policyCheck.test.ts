@@ -340,7 +340,7 @@ describe("policy check --platform: manifests judged on the platform they deploy 
         expect(alone.stdout).to.match(/not applicable to this input[^\n]*drain-rehearsal/);
         expect(alone.stdout).to.match(/not applicable to this input[^\n]*namespace-quota-required/);
         // On the platform, the rehearsal and the namespace policies run, and pass.
-        expect(onPlatform.stdout).to.match(/^0 mandatory, 0 advisory, 23 policies evaluated over 3 resources$/m);
+        expect(onPlatform.stdout).to.match(/^0 mandatory, 0 advisory, 24 policies evaluated over 3 resources$/m);
         expect(onPlatform.stdout).to.not.match(
             /not applicable to this input[^\n]*(drain-rehearsal|namespace-quota-required|pod-security-standard)/,
         );
@@ -412,6 +412,35 @@ describe("policy check --platform: manifests judged on the platform they deploy 
         expect(policies(inContext)).to.deep.equal([]);
         expect(inContext.code, inContext.stderr).to.equal(0);
         expect(policies(inManifests)).to.include("pdb-allows-disruption");
+    });
+
+    it("platform-fit: a claim of a StorageClass the platform does not have is a finding naming the class; one it has passes", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fit-"));
+        const claim = (storageClassName: string) =>
+            YAML.stringify({
+                apiVersion: "v1",
+                kind: "PersistentVolumeClaim",
+                metadata: { name: "data", namespace: "checkout" },
+                spec: { storageClassName, accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } },
+            });
+        const classes = (JSON.parse(fs.readFileSync(profile, "utf8")) as { storageClasses: { name: string }[] }).storageClasses;
+        expect(classes.length, "the fixture platform has a StorageClass").to.be.greaterThan(0);
+        fs.writeFileSync(path.join(dir, "missing.yaml"), claim("no-such-class"));
+        const missing = await check("--platform", profile, "--format", "json", dir);
+        expect(missing.code, missing.stderr).to.equal(1);
+        const fit = (
+            JSON.parse(missing.stdout) as { violations: { policy: string; level: string; message: string; location?: unknown }[] }
+        ).violations.filter((v) => v.policy === "platform-fit");
+        expect(fit.map((v) => v.level)).to.deep.equal(["mandatory"]);
+        expect(fit[0].message).to.match(
+            /^PersistentVolumeClaim checkout\/data .*needs StorageClass "no-such-class", which the platform does not provide/,
+        );
+        expect(fit[0].location).to.deep.equal({ file: path.join(dir, "missing.yaml"), line: 1 });
+        fs.writeFileSync(path.join(dir, "missing.yaml"), claim(classes[0].name));
+        const present = await check("--platform", profile, "--format", "json", dir);
+        expect(
+            (JSON.parse(present.stdout) as { violations: { policy: string }[] }).violations.filter((v) => v.policy === "platform-fit"),
+        ).to.deep.equal([]);
     });
 
     it("refuses a profile of another format version, and a --namespace that is not a namespace name (exit 2)", async () => {
