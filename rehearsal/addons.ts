@@ -278,52 +278,42 @@ function valuesOf(r: DrainResource): Rec | undefined {
     return asRecord(field(r.props, "values")) ?? {};
 }
 
+/**
+ * A Kubernetes object the rehearsal makes for a resource that stands for it (a chart's Deployment,
+ * an operator's budget), carrying that resource's URN so findings land on what the user wrote.
+ * `apiVersion/kind` as the object says them; `name` is its logical name, after the source's.
+ */
+export function madeObject(source: DrainResource, apiVersion: string, kind: string, name: string, body: Rec): DrainResource {
+    const group = apiVersion.includes("/") ? apiVersion : `core/${apiVersion}`;
+    return { type: `kubernetes:${group}:${kind}`, name: `${source.name}/${name}`, urn: source.urn, props: { apiVersion, kind, ...body } };
+}
+
 /** The Deployment, budget and Service of an add-on's controller. */
 function controllerResources(r: DrainResource, spec: AddonSpec, pods: AddonPods): DrainResource[] {
-    const out: DrainResource[] = [];
     const labels = { "app.kubernetes.io/name": spec.name };
     withOwnSelector(pods.podSpec, labels);
     const metadata = { name: spec.name, namespace: spec.namespace };
-    out.push({
-        type: "kubernetes:apps/v1:Deployment",
-        name: `${r.name}/${spec.name}`,
-        urn: r.urn,
-        props: {
-            apiVersion: "apps/v1",
-            kind: "Deployment",
+    const out = [
+        madeObject(r, "apps/v1", "Deployment", spec.name, {
             metadata,
-            spec: {
-                replicas: pods.replicas,
-                selector: { matchLabels: labels },
-                template: { metadata: { labels }, spec: pods.podSpec },
-            },
-        },
-    });
+            spec: { replicas: pods.replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pods.podSpec } },
+        }),
+    ];
     if (pods.pdb) {
-        out.push({
-            type: "kubernetes:policy/v1:PodDisruptionBudget",
-            name: `${r.name}/${spec.name}-pdb`,
-            urn: r.urn,
-            props: {
-                apiVersion: "policy/v1",
-                kind: "PodDisruptionBudget",
+        out.push(
+            madeObject(r, "policy/v1", "PodDisruptionBudget", `${spec.name}-pdb`, {
                 metadata,
                 spec: { ...pods.pdb, selector: { matchLabels: labels } },
-            },
-        });
+            }),
+        );
     }
     if (spec.serves) {
-        out.push({
-            type: "kubernetes:core/v1:Service",
-            name: `${r.name}/${spec.serves.name}`,
-            urn: r.urn,
-            props: {
-                apiVersion: "v1",
-                kind: "Service",
+        out.push(
+            madeObject(r, "v1", "Service", spec.serves.name, {
                 metadata: { name: spec.serves.name, namespace: spec.namespace },
                 spec: { selector: labels, ports: [{ name: spec.serves.portName, port: spec.serves.port }] },
-            },
-        });
+            }),
+        );
     }
     return out;
 }
@@ -356,13 +346,8 @@ export function addonWorkloads(resources: readonly DrainResource[]): {
         }
         if (spec.node) {
             const labels = { "app.kubernetes.io/name": spec.node.name };
-            out.push({
-                type: "kubernetes:apps/v1:DaemonSet",
-                name: `${r.name}/${spec.node.name}`,
-                urn: r.urn,
-                props: {
-                    apiVersion: "apps/v1",
-                    kind: "DaemonSet",
+            out.push(
+                madeObject(r, "apps/v1", "DaemonSet", spec.node.name, {
                     metadata: { name: spec.node.name, namespace: spec.namespace },
                     spec: {
                         selector: { matchLabels: labels },
@@ -376,8 +361,8 @@ export function addonWorkloads(resources: readonly DrainResource[]): {
                             },
                         },
                     },
-                },
-            });
+                }),
+            );
         }
         modelled.add(r.name);
         if (spec.assumed?.length) {

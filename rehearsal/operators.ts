@@ -26,6 +26,7 @@
  */
 import { asArray, asNumber, asRecord, asString, field, path, Rec, stringMap } from "eks-platform-kernel";
 import { kubernetesKind, namespaceOf, objectName } from "eks-platform-kernel/policy";
+import { madeObject } from "./addons";
 import type { DrainResource } from "./model";
 
 /** Workloads synthesised from operators' custom resources, and how reports name each. */
@@ -84,13 +85,8 @@ function cloudNativePg(r: DrainResource, out: OperatorWorkloads): void {
     const metadata = { name, namespace };
     const workload = `${r.name}/instances`;
     out.ids.set(workload, `Cluster ${namespace}/${name} (CloudNativePG)`);
-    out.resources.push({
-        type: "kubernetes:apps/v1:StatefulSet",
-        name: workload,
-        urn: r.urn,
-        props: {
-            apiVersion: "apps/v1",
-            kind: "StatefulSet",
+    out.resources.push(
+        madeObject(r, "apps/v1", "StatefulSet", "instances", {
             metadata,
             spec: {
                 replicas: instances,
@@ -99,8 +95,8 @@ function cloudNativePg(r: DrainResource, out: OperatorWorkloads): void {
                 // One PVC per instance: the instance stays in its volume's zone.
                 volumeClaimTemplates: [{ metadata: { name: "pgdata" } }],
             },
-        },
-    });
+        }),
+    );
     const maintenance =
         path(spec, "nodeMaintenanceWindow", "inProgress") === true && path(spec, "nodeMaintenanceWindow", "reusePVC") !== false;
     let budget: { name: string; values: Rec } | undefined;
@@ -112,32 +108,22 @@ function cloudNativePg(r: DrainResource, out: OperatorWorkloads): void {
         budget = { name: `${name}-primary`, values: { maxUnavailable: 1 } };
     }
     if (budget) {
-        out.resources.push({
-            type: "kubernetes:policy/v1:PodDisruptionBudget",
-            name: `${r.name}/${budget.name}`,
-            urn: r.urn,
-            props: {
-                apiVersion: "policy/v1",
-                kind: "PodDisruptionBudget",
+        out.resources.push(
+            madeObject(r, "policy/v1", "PodDisruptionBudget", budget.name, {
                 metadata: { name: budget.name, namespace },
                 spec: { ...budget.values, selector: { matchLabels: { "cnpg.io/cluster": name } } },
-            },
-        });
+            }),
+        );
     }
-    out.resources.push({
-        type: "kubernetes:core/v1:Service",
-        name: `${r.name}/${name}-rw`,
-        urn: r.urn,
-        props: {
-            apiVersion: "v1",
-            kind: "Service",
+    out.resources.push(
+        madeObject(r, "v1", "Service", `${name}-rw`, {
             metadata: { name: `${name}-rw`, namespace },
             spec: {
                 selector: { "cnpg.io/cluster": name, "cnpg.io/podRole": "instance" },
                 ports: [{ name: "postgres", port: POSTGRES_PORT, targetPort: POSTGRES_PORT }],
             },
-        },
-    });
+        }),
+    );
 }
 
 /** Operators the rehearsal knows, by API group and kind. */

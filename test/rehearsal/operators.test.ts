@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import type { Rehearsal } from "eks-platform-rehearsal";
-import type { TestResource } from "../policies/harness";
+import { changed, TestResource } from "../policies/harness";
 import { managed, run } from "./scenario";
 
 function cluster(spec: Record<string, unknown>): TestResource {
@@ -69,5 +69,55 @@ describe("drain rehearsal: operator-made workloads (CloudNativePG Cluster)", () 
         const r = run([managed("apps", 2), cluster({ instances: 3, affinity: { podAntiAffinityType: "required" } })]);
         expect(problems(r)).to.match(/Cluster prod\/pg \(CloudNativePG\)/);
         expect(problems(run([managed("apps", 2), cluster({ instances: 3 })]))).to.equal("");
+    });
+
+    it("the instances request spec.resources: three of 3000m fit on no m6i.large (1930m allocatable), named on the Cluster", () => {
+        const r = run([managed("apps", 3), cluster({ instances: 3, resources: { requests: { cpu: "3000m", memory: "1Gi" } } })]);
+        expect(problems(r)).to.match(
+            /Pod pg-0 of Cluster prod\/pg \(CloudNativePG\) fits on no node of the stack, before any rollout: .*insufficient cpu/,
+        );
+    });
+
+    it("affinity.nodeSelector and affinity.tolerations place the instances (pods.go CreateAffinitySection, the pod's tolerations)", () => {
+        const tainted = changed(managed("db", 3), "taints", [{ key: "dedicated", value: "db", effect: "NO_SCHEDULE" }]);
+        const tolerating = cluster({
+            instances: 3,
+            affinity: { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] },
+        });
+        expect(problems(run([tainted, tolerating]))).to.equal("");
+        expect(problems(run([tainted, cluster({ instances: 3 })]))).to.match(
+            /Pod pg-0 of Cluster prod\/pg \(CloudNativePG\) fits on no node/,
+        );
+        const selected = cluster({ instances: 3, affinity: { nodeSelector: { "node-role": "db" } } });
+        expect(problems(run([managed("apps", 3), selected]))).to.match(/Pod pg-0 of Cluster prod\/pg \(CloudNativePG\) fits on no node/);
+    });
+
+    it("required anti-affinity only while enablePodAntiAffinity is not false, on affinity.topologyKey when given", () => {
+        const required = { podAntiAffinityType: "required" };
+        expect(
+            problems(run([managed("apps", 2), cluster({ instances: 3, affinity: { ...required, enablePodAntiAffinity: false } })])),
+        ).to.equal("");
+        // One zone, three instances required apart by zone: two cannot run.
+        const zonal = cluster({ instances: 3, affinity: { ...required, topologyKey: "topology.kubernetes.io/zone" } });
+        expect(problems(run([managed("apps", 3, { zones: 1 }), zonal]))).to.match(
+            /Pod pg-\d of Cluster prod\/pg \(CloudNativePG\) fits on no node/,
+        );
+        expect(problems(run([managed("apps", 3, { zones: 1 }), cluster({ instances: 3, affinity: required })]))).to.equal("");
+    });
+
+    it("the instances carry spec.inheritedMetadata.labels: a budget of the team's selecting them too leaves each under two budgets (the eviction API refuses such pods)", () => {
+        const team = {
+            type: "kubernetes:policy/v1:PodDisruptionBudget",
+            name: "prod-team-pdb",
+            props: {
+                apiVersion: "policy/v1",
+                kind: "PodDisruptionBudget",
+                metadata: { name: "team", namespace: "prod" },
+                spec: { maxUnavailable: 1, selector: { matchLabels: { team: "db" } } },
+            },
+        };
+        const r = run([managed("apps", 3), cluster({ instances: 3, inheritedMetadata: { labels: { team: "db" } } }), team]);
+        expect(problems(r)).to.match(/prod\/pg-primary and prod\/team|prod\/team and prod\/pg-primary/);
+        expect(problems(run([managed("apps", 3), cluster({ instances: 3 }), team]))).to.equal("");
     });
 });
