@@ -45,6 +45,7 @@ describe("drain rehearsal: operator-made workloads (CloudNativePG Cluster)", () 
     it("enablePDB: false makes no budget: the single instance is evicted and Service pg-rw is left with no endpoint (requests dropped)", () => {
         const r = run([managed("apps", 3), cluster({ instances: 1, enablePDB: false })]);
         expect(problems(r)).to.not.match(/pg-primary/);
+        expect(r.notModelled).to.include("Cluster prod/pg (CloudNativePG): enablePDB is false, so the operator makes no budget");
         expect(problems(r)).to.match(
             /Cluster prod\/pg \(CloudNativePG\) reaches zero ready replicas .*Service prod\/pg-rw has no ready endpoint left/,
         );
