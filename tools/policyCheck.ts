@@ -18,7 +18,12 @@ import { summarize } from "./gate";
 import { checkManifests, formatCheckText } from "./manifestCheck";
 import { STDIN_NAME } from "./manifests";
 import { namespaceOption, readProfile } from "./platformProfile";
+import { policies } from "eks-platform-policies";
+import { declarationsOf } from "./policyTables";
 import { formatCompact, toSarif } from "./report";
+
+/** The version of the JSON output's shape (`formatVersion`); it changes when a field's meaning does. */
+export const JSON_FORMAT_VERSION = 1;
 
 const USAGE =
     "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
@@ -62,11 +67,15 @@ async function main(): Promise<number> {
         }
     }
     if (format === "json") {
-        process.stdout.write(`${JSON.stringify({ violations: result.violations, unvalidated: result.unvalidated })}\n`);
+        process.stdout.write(
+            `${JSON.stringify({ formatVersion: JSON_FORMAT_VERSION, violations: result.violations, unvalidated: result.unvalidated })}\n`,
+        );
     } else if (format === "compact") {
         process.stdout.write(`${formatCompact(result.report, result.violations)}\n`);
     } else if (format === "sarif") {
-        process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME), null, 2)}\n`);
+        // The pack's own words for each rule (what it checks, what it requires).
+        const docs = new Map(declarationsOf(policies).map((d) => [d.name, d.docs]));
+        process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME, docs), null, 2)}\n`);
     } else {
         process.stdout.write(`${formatCheckText(result)}\n`);
     }

@@ -226,7 +226,18 @@ export function formatCompact(report: GateReport, violations: readonly Violation
  * and `warning` for advisory, each result at the file and first line of its object. Results
  * without a file (the stack as a whole, standard input) carry no physical location.
  */
-export function toSarif(report: GateReport, violations: readonly Violation[], stdinName: string): Sarif.Log {
+/** What a SARIF rule says beyond its one-line description: what the policy checks and what it requires (docs/policies.md). */
+export interface RuleDocs {
+    checks: string;
+    requires: string;
+}
+
+export function toSarif(
+    report: GateReport,
+    violations: readonly Violation[],
+    stdinName: string,
+    docs: ReadonlyMap<string, RuleDocs> = new Map(),
+): Sarif.Log {
     const rules = [...new Set(violations.map((v) => v.policy))].sort();
     const descriptions = new Map(report.policies.map((p) => [p.name, p.description]));
     return {
@@ -239,12 +250,24 @@ export function toSarif(report: GateReport, violations: readonly Violation[], st
                         name: "eks-platform-policy-gate",
                         informationUri: "https://www.pulumi.com/docs/iac/packages-and-automation/crossguard/",
                         version: report.pack.split("@")[1] ?? "0.0.0",
-                        rules: rules.map((id) => ({
-                            id,
-                            shortDescription: {
-                                text: descriptions.get(id) || (violations.find((v) => v.policy === id)?.message.split("\n")[0] ?? id),
-                            },
-                        })),
+                        rules: rules.map((id) => {
+                            const rule = docs.get(id);
+                            return {
+                                id,
+                                shortDescription: {
+                                    text: descriptions.get(id) || (violations.find((v) => v.policy === id)?.message.split("\n")[0] ?? id),
+                                },
+                                ...(rule
+                                    ? {
+                                          fullDescription: { text: rule.checks },
+                                          help: {
+                                              text: `Requires: ${rule.requires}. The policy table and its details: docs/policies.md of the platform repository (policy ${id}).`,
+                                              markdown: `**Requires:** ${rule.requires}.\n\n**Checks:** ${rule.checks}\n\nSee \`docs/policies.md\` of the platform repository (policy \`${id}\`).`,
+                                          },
+                                      }
+                                    : {}),
+                            };
+                        }),
                     },
                 },
                 results: violations.map((v): Sarif.Result => ({

@@ -11,6 +11,8 @@ import { collectFiles, MANIFEST_PROJECT, parseManifests, toResources } from "../
 import { validateObjects } from "../../tools/schema";
 import { ROOT, runTool } from "../mocks";
 import { fixtureProject } from "../stackFiles";
+import { policies } from "eks-platform-policies";
+import { declarationsOf } from "../../tools/policyTables";
 import { aliasBomb, tooDeep } from "./hostileYaml";
 
 const FIXTURE_PACK = path.join("test", "fixtures", "pack");
@@ -489,6 +491,23 @@ describe("policy check: waivers (platform/waive-<policy>: <reason>)", function (
         expect(results.map((r) => [r.ruleId, r.suppressions])).to.deep.equal([
             ["workload-service-replicas", [{ kind: "inSource", justification: "leader-elected; clients retry for 60 s" }]],
         ]);
+    });
+
+    it("JSON carries formatVersion 1; SARIF rules carry what the policy checks and requires, from its declaration", async () => {
+        const [json, sarif] = await Promise.all([
+            check("--env", "prod", "--format", "json", WAIVED),
+            check("--env", "prod", "--format", "sarif", WAIVED),
+        ]);
+        expect((JSON.parse(json.stdout) as { formatVersion: number }).formatVersion).to.equal(1);
+        const rules = (
+            JSON.parse(sarif.stdout) as {
+                runs: { tool: { driver: { rules: { id: string; fullDescription?: { text: string }; help?: { text: string } }[] } } }[];
+            }
+        ).runs[0].tool.driver.rules;
+        const rule = rules.find((r) => r.id === "workload-service-replicas");
+        const declared = declarationsOf(policies).find((d) => d.name === "workload-service-replicas")!;
+        expect(rule?.fullDescription?.text).to.equal(declared.docs.checks);
+        expect(rule?.help?.text).to.include(declared.docs.requires).and.include("docs/policies.md");
     });
 
     it("without the waiver the same finding fails the run (so the waiver is what passes it)", async () => {
