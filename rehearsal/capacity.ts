@@ -7,7 +7,7 @@
  */
 import { formatIntOrPercent, Taint } from "eks-platform-kernel";
 import { Verdicts } from "eks-platform-kernel/policy";
-import type { Capacity, DrainResource, GroupModel, NodeTemplate } from "./model";
+import type { Capacity, DrainResource, GroupModel, ManagedGroupModel, NodeTemplate, SelfManagedGroupModel } from "./model";
 import { readCluster } from "./read";
 
 /** One instance type as nodes of a group get it. */
@@ -43,31 +43,31 @@ function typesOf(template: NodeTemplate | undefined): InstanceTypeCapacity[] {
     return template ? [{ name: template.instanceType, ...(template.allocatable ? { allocatable: template.allocatable } : {}) }] : [];
 }
 
+/** What a managed and a self-managed group publish alike: one node template, a size, its subnets' zones. */
+function nodeGroup(g: ManagedGroupModel | SelfManagedGroupModel) {
+    return {
+        name: g.name,
+        undecided: g.undecided,
+        kind: g.kind,
+        capacityType: g.spot ? ("spot" as const) : ("on-demand" as const),
+        instanceTypes: typesOf(g.template),
+        labels: g.template?.labels ?? {},
+        taints: g.template?.taints ?? [],
+        zones: g.zones,
+        desired: g.desired,
+    };
+}
+
 function describe(g: GroupModel): GroupCapacity {
-    const base = { name: g.name, undecided: g.undecided };
     switch (g.kind) {
         case "managed":
             return {
-                ...base,
-                kind: "managed",
-                capacityType: g.spot ? "spot" : "on-demand",
-                instanceTypes: typesOf(g.template),
-                labels: g.template?.labels ?? {},
-                taints: g.template?.taints ?? [],
-                zones: g.zones,
-                desired: g.desired,
+                ...nodeGroup(g),
                 rollout: { maxUnavailable: g.maxUnavailable, maxUnavailableSource: g.maxUnavailableSource, minimal: g.minimal },
             };
         case "selfManaged":
             return {
-                ...base,
-                kind: "selfManaged",
-                capacityType: g.spot ? "spot" : "on-demand",
-                instanceTypes: typesOf(g.template),
-                labels: g.template?.labels ?? {},
-                taints: g.template?.taints ?? [],
-                zones: g.zones,
-                desired: g.desired,
+                ...nodeGroup(g),
                 rollout: {
                     minHealthyPercentage: g.minHealthyPercentage,
                     maxHealthyPercentage: g.maxHealthyPercentage,
@@ -85,7 +85,8 @@ function describe(g: GroupModel): GroupCapacity {
                 limits.memoryMiB = g.limits.memoryMiB;
             }
             return {
-                ...base,
+                name: g.name,
+                undecided: g.undecided,
                 kind: "nodePool",
                 capacityType: g.capacityTypes.length > 1 ? "spot or on-demand" : g.capacityTypes[0] === "spot" ? "spot" : "on-demand",
                 instanceTypes: g.candidates.map((c) => ({ name: c.instanceType, allocatable: c.allocatable })),

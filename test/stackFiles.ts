@@ -8,6 +8,7 @@
  *   expectations (this group is t3.large, that pool is Spot) render those, never the samples.
  */
 import { expect } from "chai";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -56,6 +57,25 @@ export function projectCopy(stackDir: string, edit: (file: string, text: string)
         fs.writeFileSync(path.join(dir, file), edit(file, fs.readFileSync(path.join(stackDir, file), "utf8")));
     }
     return dir;
+}
+
+/** Runs git in `cwd` as a test author (tests make throwaway repositories). */
+export function git(cwd: string, ...args: string[]): string {
+    return execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], { cwd }).toString();
+}
+
+/** A temporary directory holding this working tree's files (committed or not), as a clone would have them before `npm ci`. */
+export function workingTreeCopy(prefix: string): string {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
+        .toString()
+        .split("\n")
+        .filter((f) => f && fs.existsSync(path.join(ROOT, f)));
+    for (const f of files) {
+        fs.mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
+        fs.copyFileSync(path.join(ROOT, f), path.join(repo, f));
+    }
+    return repo;
 }
 
 let fixture: string | undefined;

@@ -8,7 +8,7 @@ import * as path from "path";
 import type { DrainResource } from "eks-platform-rehearsal";
 import { pdbRefusals, readPdbs, readWorkload, unknownCheckingProxy, Verdicts } from "eks-platform-kernel/policy";
 import { violation } from "eks-platform-kernel";
-import { collectFiles, ManifestResource, readManifests, toResources } from "./manifests";
+import { collectFiles, ManifestResource, readManifests, subjectOf, toResources } from "./manifests";
 import { readStackFiles, runProgram } from "./offline";
 import { displayPath } from "./report";
 import { urnOf } from "./requests";
@@ -68,7 +68,7 @@ export async function validatedManifestResources(
         mapped.map((m) => ({
             urn: m.resource.urn,
             object: m.manifest.object,
-            subject: `${m.kind} ${m.namespace ? `${m.namespace}/` : ""}${m.name}`,
+            subject: subjectOf(m),
             lineOf: m.manifest.lineOf ?? (() => m.manifest.line),
         })),
     );
@@ -102,7 +102,7 @@ const REFUSED = "kubectl apply, Helm and Pulumi fail on it and nothing of the ob
 
 /** Why the API server would refuse an object the schema admits, in the fields the rehearsal reads. */
 function beyondSchema(m: ManifestResource): { message: string; at?: string[] }[] {
-    const subject = `${m.kind} ${m.namespace ? `${m.namespace}/` : ""}${m.name}`;
+    const subject = subjectOf(m);
     const w = readWorkload(m.resource.type, m.resource.name, m.resource.props);
     if (w?.invalidReplicas !== undefined) {
         return [

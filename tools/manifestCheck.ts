@@ -6,7 +6,7 @@ import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, violation } from "eks-platfo
 import { PolicyPackProcess } from "./analyzer";
 import { GateDiagnostic, GateReport, openGate } from "./gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
-import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests } from "./manifests";
+import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests, subjectOf } from "./manifests";
 import { environmentConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 import type { GateResource } from "./requests";
@@ -46,11 +46,6 @@ export interface CheckOptions {
     platform?: readonly GateResource[];
     /** The namespace of namespaced objects that name none (`kubectl apply -n`); `default` otherwise. */
     namespace?: string;
-}
-
-/** `Deployment shop/web`: how reports name an object. */
-function subjectOf(r: ManifestResource): string {
-    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
 }
 
 function resourceOf(r: ManifestResource): Violation["resource"] {

@@ -224,6 +224,11 @@ export interface ManifestResource {
 
 export const MANIFEST_PROJECT = "k8s-manifests";
 
+/** `Deployment shop/web`: how reports name an object. */
+export function subjectOf(r: ManifestResource): string {
+    return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+}
+
 /**
  * Maps objects to the resources Pulumi would register, without the duplicate check (see
  * `toResources`). `offset`: how many objects came before these (unnamed objects are numbered

@@ -14,7 +14,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
-import { asRecord, asString, field, path as at, stringMap } from "eks-platform-kernel";
+import { asRecord, asString, field, namespaceNameProblem, path as at, stringMap } from "eks-platform-kernel";
 import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { FileError, InputError } from "./errors";
@@ -239,10 +239,9 @@ export function readProfile(file: string, root: string): { profile: PlatformProf
 
 /** A namespace given with `--namespace`: a Kubernetes namespace name. */
 export function namespaceOption(value: string | undefined): string | undefined {
-    if (value !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
-        throw new InputError(
-            `--namespace ${JSON.stringify(value)} is not a namespace name (a DNS label: lowercase letters, digits and '-')`,
-        );
+    const problem = value === undefined ? undefined : namespaceNameProblem(value);
+    if (problem !== undefined) {
+        throw new InputError(`--namespace ${JSON.stringify(value)} is not a namespace name: ${problem}`);
     }
     return value;
 }

@@ -19,7 +19,7 @@ import * as path from "path";
 import { asRecord, field } from "eks-platform-kernel";
 import { FileError, InputError } from "./errors";
 import type { GateDiagnostic } from "./gate";
-import type { ManifestResource } from "./manifests";
+import { ManifestResource, subjectOf } from "./manifests";
 import { API_SERVER_VALIDATION } from "./schema";
 
 /** The annotation prefix of a waiver; the rest of the key is the policy's name. */
@@ -47,7 +47,7 @@ export function readWaivers(resources: readonly ManifestResource[], policies: re
             }
             const policy = key.slice(WAIVER_PREFIX.length);
             const line = r.manifest.lineOf?.(["metadata", "annotations", key]) ?? r.manifest.line;
-            const at = `${r.manifest.file}:${line}: ${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+            const at = `${r.manifest.file}:${line}: ${subjectOf(r)}`;
             if (!known.has(policy)) {
                 bad.push(`${at}: ${key} waives "${policy}", which is no policy of this pack (policies: ${[...known].sort().join(", ")})`);
             } else if (typeof value !== "string" || value.trim() === "") {

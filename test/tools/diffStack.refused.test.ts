@@ -3,19 +3,13 @@
  * repository whose working tree changes something the engine would refuse to do to the live stack.
  */
 import { expect } from "chai";
-import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { PROJECT } from "../../components/config";
 import { RenderError, renderInChild } from "../../tools/diffStack";
 import { ROOT, runTool } from "../mocks";
-import { stackConfig } from "../stackFiles";
-
-function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], { cwd }).toString();
-}
+import { git, stackConfig, workingTreeCopy } from "../stackFiles";
 
 describe("npm run plan -- <stack> --diff <ref>: a change the engine refuses", function () {
     this.timeout(600_000);
@@ -25,15 +19,7 @@ describe("npm run plan -- <stack> --diff <ref>: a change the engine refuses", fu
     before(function () {
         // The rule needs a protected cluster; prod is the sample stack with `cluster.protect: true`.
         expect(stackConfig(stack).cluster.protect, `${stack} protects its cluster`).to.equal(true);
-        repo = fs.mkdtempSync(path.join(os.tmpdir(), "plan-diff-refused-"));
-        const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
-            .toString()
-            .split("\n")
-            .filter((f) => f && fs.existsSync(path.join(ROOT, f)));
-        for (const f of files) {
-            fs.mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
-            fs.copyFileSync(path.join(ROOT, f), path.join(repo, f));
-        }
+        repo = workingTreeCopy("plan-diff-refused-");
         git(repo, "init", "--quiet", "--initial-branch=main");
         git(repo, "add", "--all");
         git(repo, "commit", "--quiet", "-m", "base");

@@ -4,17 +4,13 @@
  * are in diffStack.test.ts and diffStack.refused.test.ts.
  */
 import { expect } from "chai";
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { DiffReport, diffStack, formatDiffReport, Render, RenderError, runDiffCommand } from "../../tools/diffStack";
 import { RecordedResource } from "../../tools/offline";
 import { ROOT } from "../mocks";
-
-function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], { cwd }).toString();
-}
+import { git } from "../stackFiles";
 
 const KEY = "aws:kms/key:Key";
 const key = (keyUsage: string): RecordedResource => ({

@@ -1,13 +1,12 @@
 import { expect } from "chai";
-import { execFile, execFileSync } from "child_process";
+import { execFile } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { PROJECT } from "../../components/config";
 import type { DiffReport } from "../../tools/diffStack";
 import { CliResult, ROOT } from "../mocks";
-import { stackConfig, stacks } from "../stackFiles";
+import { git, stackConfig, stacks, workingTreeCopy } from "../stackFiles";
 
 /** The first stack whose Karpenter section defines a NodePool. */
 function stackWithPools(): string {
@@ -19,10 +18,6 @@ function stackWithPools(): string {
         throw new Error("no stack defines a Karpenter NodePool");
     }
     return stack;
-}
-
-function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], { cwd }).toString();
 }
 
 /** Runs the repository's own plan CLI inside `cwd`, as `npm run plan` does there. */
@@ -45,16 +40,7 @@ describe("npm run plan -- <stack> --diff <ref>, in a fresh repository", function
     let original: string;
 
     before(() => {
-        repo = fs.mkdtempSync(path.join(os.tmpdir(), "plan-diff-repo-"));
-        // This working tree's files (committed or not), as a clone would have them after npm ci.
-        const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
-            .toString()
-            .split("\n")
-            .filter((f) => f && fs.existsSync(path.join(ROOT, f)));
-        for (const f of files) {
-            fs.mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
-            fs.copyFileSync(path.join(ROOT, f), path.join(repo, f));
-        }
+        repo = workingTreeCopy("plan-diff-repo-");
         original = fs.readFileSync(path.join(repo, file), "utf8");
         // The base commit runs one more NodePool, a copy of the first under another name.
         const doc = YAML.parseDocument(original);
