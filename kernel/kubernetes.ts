@@ -153,14 +153,19 @@ export interface Workload {
  * template's metadata for what few policies need (annotations), read only by them.
  */
 export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unknown; metadata: unknown; spec: unknown } {
-    const template =
-        kind === "Pod"
-            ? props
-            : kind === "CronJob"
-              ? path(props, "spec", "jobTemplate", "spec", "template")
-              : path(props, "spec", "template");
+    const template = path(props, ...podTemplatePath(kind));
     const metadata = field(template, "metadata");
     return { labels: field(metadata, "labels"), metadata, spec: field(template, "spec") };
+}
+
+/** Where a workload kind keeps its pod template (a Pod is its own): what its pod spec's field paths start with. */
+export function podTemplatePath(kind: WorkloadKind): string[] {
+    return kind === "Pod" ? [] : kind === "CronJob" ? ["spec", "jobTemplate", "spec", "template"] : ["spec", "template"];
+}
+
+/** The path of a field of a workload's pod spec, e.g. `podSpecField("Deployment", "containers", 0)`: `spec.template.spec.containers[0]`. */
+export function podSpecField(kind: WorkloadKind, ...at: (string | number)[]): (string | number)[] {
+    return [...podTemplatePath(kind), "spec", ...at];
 }
 
 /** Reads a workload; `undefined` when the resource is not one. Unknown values throw (SDK proxy). */
@@ -202,6 +207,8 @@ export interface ContainerRef {
      * the containers, can receive Service traffic, and is stopped (preStop hook included) with the pod.
      */
     sidecar: boolean;
+    /** Where it is in the pod spec: `["containers", 0]`, `["initContainers", 1]`. */
+    at: [string, number];
 }
 
 /** Containers and init containers of a pod spec. */
@@ -216,7 +223,7 @@ export function containersOf(podSpec: unknown): ContainerRef[] {
             const spec = asRecord(items[i]);
             if (spec) {
                 const sidecar = role === "init container" && field(spec, "restartPolicy") === "Always";
-                out.push({ role, name: asString(spec.name) || `#${i}`, spec, sidecar });
+                out.push({ role, name: asString(spec.name) || `#${i}`, spec, sidecar, at: [list, i] });
             }
         }
     }

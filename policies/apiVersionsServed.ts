@@ -91,6 +91,7 @@ export const apiVersionsServed = declareStackPolicy<ApiVersionsServedConfig>({
                                 what,
                                 `no EKS cluster ${scope} and no kubernetesVersion configured, so whether the API server serves it cannot be told; on any cluster at ${removed.removedIn} or later it refuses the object`,
                                 `set api-versions-served.kubernetesVersion in the policy config to the cluster's version, or ${fix}`,
+                                ["apiVersion"],
                             ),
                             r.urn,
                         );
@@ -105,6 +106,7 @@ export const apiVersionsServed = declareStackPolicy<ApiVersionsServedConfig>({
                             `${what}; the cluster runs ${judged.from}`,
                             `the API server refuses the object ("no matches for kind ${removed.kind} in version ${removed.apiVersion}"), so the apply fails and whatever it was meant to do (protect pods from drains, run a workload, allow traffic) never happens`,
                             fix,
+                            ["apiVersion"],
                         ),
                         r.urn,
                     );

@@ -210,6 +210,7 @@ function judgeUnmatched(pdb: Pdb, context: MatchContext, report: (message: strin
             `${subject} matches none of the workloads of namespace ${pdb.namespace} ${context.scope} (${selector}; there: ${shown}${workloads.length > 3 ? ` and ${workloads.length - 3} more` : ""})`,
             "a selector that matches no pod protects nothing: the workload it was written for can lose all its pods in one drain, and a later pod that happens to match may get a budget nobody meant for it",
             "fix the selector to match the pod template labels of the workload it protects",
+            ["spec", "selector"],
         ),
         pdb.urn,
     );
@@ -229,7 +230,7 @@ function judgePdb(
     }
     // What the API server refuses: the budget never exists, so its effect on drains is moot.
     for (const refusal of pdbRefusals(pdb)) {
-        report(violation(`${subject} ${refusal.what}`, REJECTED, refusal.fix), pdb.urn);
+        report(violation(`${subject} ${refusal.what}`, REJECTED, refusal.fix, refusal.at), pdb.urn);
     }
     if (pdbRejected(pdb)) {
         return;
@@ -240,6 +241,7 @@ function judgePdb(
                 `${subject} sets maxUnavailable: ${formatIntOrPercent(pdb.maxUnavailable)}, so no pod may ever be evicted`,
                 BLOCKS,
                 "set maxUnavailable: 1 (or a percentage that leaves at least one pod evictable)",
+                ["spec", "maxUnavailable"],
             ),
             pdb.urn,
         );
@@ -250,6 +252,7 @@ function judgePdb(
                 `${subject} sets minAvailable: ${formatIntOrPercent(pdb.minAvailable)}, so no pod may ever be evicted`,
                 BLOCKS,
                 'use maxUnavailable: 1 instead, or a minAvailable below "100%" that leaves at least one pod evictable',
+                ["spec", "minAvailable"],
             ),
             pdb.urn,
         );
@@ -260,6 +263,7 @@ function judgePdb(
                 `${subject} sets neither minAvailable nor maxUnavailable, so no pod may ever be evicted`,
                 `the API server accepts such a budget, but the disruption controller never computes how many pods it expects and keeps disruptionsAllowed at 0, so ${BLOCKS}`,
                 "set maxUnavailable: 1 (or a minAvailable below the replicas it selects)",
+                ["spec"],
             ),
             pdb.urn,
         );
@@ -299,6 +303,7 @@ function judgePdb(
                     `${subject} requires minAvailable ${formatIntOrPercent(pdb.minAvailable)} (${count(required, "pod")}) of the ${count(total, "replica")} of ${names}, so no pod may be evicted`,
                     `with minAvailable ${required} and ${count(total, "replica")}${scaled ? " (the low end of the autoscaler's range)" : ""} ${BLOCKS}`,
                     `${total > 1 ? `lower minAvailable to ${total - 1} or less, ` : ""}use maxUnavailable: 1, or add replicas${scaled ? " (raise the autoscaler's minimum)" : ""}`,
+                    ["spec", "minAvailable"],
                 ),
                 pdb.urn,
             );

@@ -8,6 +8,7 @@ import {
     podSecurityFindings,
     PodSecurityLevel,
     PodSecurityPolicy,
+    podSpecField,
     podTemplateOf,
     readNamespace,
     readWorkload,
@@ -151,6 +152,7 @@ export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>
                             ? "the API server refuses the Pod at admission"
                             : `Pod Security Admission refuses its pods when the controller creates them ("violates PodSecurity"), so the ${kind} is accepted but never runs a pod: the rollout stalls, and pods replaced after a drain or a crash never come back`,
                         findings.map((f) => f.fix).join("; "),
+                        podSpecField(kind),
                     ),
                     w.urn,
                 );

@@ -1,6 +1,7 @@
 import {
     describeWorkload,
     hasPreStop,
+    podSpecField,
     servedWorkloads,
     serviceRoutes,
     servingContainers,
@@ -41,6 +42,7 @@ export const workloadPrestopHook = declareStackPolicy({
                                 `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" has no preStop hook, yet ${routes.join("; ")}`,
                                 "on a drain, rollout or scale-in the pod gets SIGTERM while kube-proxy and the load balancers still route requests to it for a few seconds, and those requests fail",
                                 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
+                                podSpecField(w.kind, ...c.at),
                             ),
                             w.urn,
                         );

@@ -4,6 +4,7 @@ import {
     describeWorkload,
     listOf,
     LONG_RUNNING_KINDS,
+    podSpecField,
     readWorkload,
     Verdicts,
     violation,
@@ -71,20 +72,23 @@ export const workloadResources = declareResourcePolicy<WorkloadResourcesConfig, 
             const containers = verdicts.read(subject, () => containersOf(workload.podSpec)) ?? [];
             for (const c of containers) {
                 const where = `${subject} ${c.role} "${c.name}"`;
+                const at = (...rest: string[]) => podSpecField(workload.kind, ...c.at, "resources", ...rest);
                 verdicts.judge(where, () => {
                     const resources = field(c.spec, "resources");
                     // A value of the wrong type is the API server's rejection, not a missing request.
-                    for (const [at, value, what] of [
-                        ["resources", resources, "a map of requests and limits"],
-                        ["resources.requests", field(resources, "requests"), "a map of resource names to quantities"],
-                        ["resources.limits", field(resources, "limits"), "a map of resource names to quantities"],
+                    for (const [key, value, what] of [
+                        ["", resources, "a map of requests and limits"],
+                        ["requests", field(resources, "requests"), "a map of resource names to quantities"],
+                        ["limits", field(resources, "limits"), "a map of resource names to quantities"],
                     ] as const) {
+                        const written = key === "" ? "resources" : `resources.${key}`;
                         if (value !== undefined && value !== null && asRecord(value) === undefined) {
                             reportViolation(
                                 violation(
-                                    `${where} has ${at} as ${describeShape(value)}, not ${what}`,
+                                    `${where} has ${written} as ${describeShape(value)}, not ${what}`,
                                     "the API server rejects the object, so the rollout fails",
-                                    `write ${at} as a map, e.g. resources: { requests: { cpu: ${EXAMPLE["requests.cpu"]}, memory: ${EXAMPLE["requests.memory"]} }, limits: { memory: ${EXAMPLE["limits.memory"]} } }`,
+                                    `write ${written} as a map, e.g. resources: { requests: { cpu: ${EXAMPLE["requests.cpu"]}, memory: ${EXAMPLE["requests.memory"]} }, limits: { memory: ${EXAMPLE["limits.memory"]} } }`,
+                                    key === "" ? at() : at(key),
                                 ),
                             );
                             return;
@@ -103,6 +107,7 @@ export const workloadResources = declareResourcePolicy<WorkloadResourcesConfig, 
                                     `${where} has resources.${key} ${JSON.stringify(value)}, which is not a Kubernetes quantity`,
                                     "the API server rejects the object, so the rollout fails",
                                     `write a quantity such as ${EXAMPLE[key]}`,
+                                    at(section, resource),
                                 ),
                             );
                         }
@@ -119,6 +124,7 @@ export const workloadResources = declareResourcePolicy<WorkloadResourcesConfig, 
                                     missing.map((k) => `resources.${k} (e.g. ${EXAMPLE[k]})`),
                                     "and",
                                 )} on the ${c.role}, sized from its observed usage`,
+                                missing.length === 1 ? at(...missing[0].split(".")) : at(),
                             ),
                         );
                     }
@@ -130,6 +136,7 @@ export const workloadResources = declareResourcePolicy<WorkloadResourcesConfig, 
                                     `${where} requests more ${resource} (${JSON.stringify(path(resources, "requests", resource))}) than its limit (${JSON.stringify(path(resources, "limits", resource))})`,
                                     "the API server rejects a request above its limit, so the rollout fails",
                                     `lower resources.requests.${resource} to at most the limit, or raise resources.limits.${resource}`,
+                                    at("requests", resource),
                                 ),
                             );
                         }

@@ -89,6 +89,7 @@ export const workloadServiceReplicas = declareStackPolicy<WorkloadServiceReplica
                             `${subject} runs ${count} behind Service ${names} and is annotated ${SINGLETON_ANNOTATION} without a reason (${JSON.stringify(asString(reason) ?? reason)})`,
                             "the annotation accepts a single pod's outage on every drain, upgrade and Spot reclaim; without a reason nobody can tell a deliberate choice from a forgotten one",
                             `write why in the annotation's value, e.g. ${SINGLETON_ANNOTATION}: "leader-elected; clients retry for 60 s", or run at least ${config.minReplicas} replicas`,
+                            ["metadata", "annotations", SINGLETON_ANNOTATION],
                         ),
                         w.urn,
                     );
@@ -99,6 +100,7 @@ export const workloadServiceReplicas = declareStackPolicy<WorkloadServiceReplica
                         `${subject} runs ${count}, yet Service ${names} sends it traffic`,
                         "a node drain, managed node group upgrade, Karpenter consolidation or Spot reclaim evicts that pod, and every request to the Service fails until a replacement is scheduled and ready; a PodDisruptionBudget cannot keep it serving without blocking the drain",
                         `${w.autoscaled ? `raise the minimum of ${w.autoscaled.by} to at least ${config.minReplicas}` : `run at least ${config.minReplicas} replicas`} spread over nodes (topologySpreadConstraints) with a PodDisruptionBudget such as maxUnavailable: 1; for a deliberate singleton, annotate the workload ${SINGLETON_ANNOTATION}: "<why one pod is acceptable>"`,
+                        w.autoscaled || w.kind === "Pod" ? [] : ["spec", "replicas"],
                     ),
                     w.urn,
                 );

@@ -1,9 +1,11 @@
-import { field, POD_GRACE_SECONDS } from "eks-platform-kernel";
+import { field, fieldText, POD_GRACE_SECONDS } from "eks-platform-kernel";
 import {
+    ContainerRef,
     containersOf,
     describeWorkload,
     LONG_RUNNING,
     LONG_RUNNING_KINDS,
+    podSpecField,
     preStopSleep,
     readWorkload,
     reportUndecided,
@@ -62,12 +64,13 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
         }
         return kind;
     },
-    validateResource: (args, reportViolation, config, kind) => {
+    validateResource: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const workload = verdicts.read(`${args.type} ${args.name}`, () => readWorkload(args.type, args.name, args.props));
         if (workload) {
             const subject = describeWorkload(workload);
-            const key = kind === "Pod" ? "spec.terminationGracePeriodSeconds" : "spec.template.spec.terminationGracePeriodSeconds";
+            const grace = podSpecField(workload.kind, "terminationGracePeriodSeconds");
+            const key = fieldText(grace);
             verdicts.judge(subject, () => {
                 const raw = field(workload.podSpec, "terminationGracePeriodSeconds");
                 const bounds = `between ${config.min} and ${config.max}`;
@@ -77,6 +80,7 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                             `${subject} does not set ${key}`,
                             "the implicit 30 s default is nobody's decision: it may cut in-flight requests short when a node drains, or outlast the node's drain window",
                             `set ${key} explicitly, ${bounds} seconds and above any preStop sleep`,
+                            grace,
                         ),
                     );
                     return;
@@ -87,6 +91,7 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                             `${subject} sets ${key} to ${JSON.stringify(raw)}, which is not a whole number of seconds`,
                             "the API server rejects the object, so the rollout fails",
                             `set ${key} to an integer ${bounds}`,
+                            grace,
                         ),
                     );
                     return;
@@ -97,6 +102,7 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                             `${subject} sets ${key} to ${raw}, below the minimum ${config.min}`,
                             "on every drain, upgrade or scale-in the pod is killed before it finishes in-flight requests, which then fail",
                             `raise ${key} to at least ${config.min} (longest request + preStop sleep)`,
+                            grace,
                         ),
                     );
                 }
@@ -106,13 +112,15 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                             `${subject} sets ${key} to ${raw}, above the maximum ${config.max}`,
                             "each drain waits this long per pod, and Karpenter's terminationGracePeriod, the node termination handler's heartbeat and the 2-minute Spot notice cut it short anyway, killing the pod mid-shutdown",
                             `lower ${key} to at most ${config.max}; finish long work through a queue or checkpoint instead`,
+                            grace,
                         ),
                     );
                 }
                 let longest = 0;
-                let sleeper = "";
-                const unreadable: string[] = [];
-                const runtime: { container: string; words: string[] }[] = [];
+                let sleeper: ContainerRef | undefined;
+                const unreadable: { c: ContainerRef; text: string }[] = [];
+                const runtime: { c: ContainerRef; words: string[] }[] = [];
+                const hookOf = (c: ContainerRef) => podSpecField(workload.kind, ...c.at, "lifecycle", "preStop");
                 for (const c of containersOf(workload.podSpec)) {
                     // Plain init containers have exited before the pod stops; native sidecars stop with it.
                     if (c.role === "init container" && !c.sidecar) {
@@ -121,33 +129,35 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                     const sleep = preStopSleep(c.spec);
                     if (sleep.seconds > longest) {
                         longest = sleep.seconds;
-                        sleeper = c.name;
+                        sleeper = c;
                     }
                     if (sleep.unreadable.length > 0) {
-                        unreadable.push(`"${c.name}" (${sleep.unreadable.join(", ")})`);
+                        unreadable.push({ c, text: `"${c.name}" (${sleep.unreadable.join(", ")})` });
                     }
                     if (sleep.runtime.length > 0) {
-                        runtime.push({ container: c.name, words: sleep.runtime });
+                        runtime.push({ c, words: sleep.runtime });
                     }
                 }
-                if (longest > 0 && raw <= longest) {
+                if (sleeper && raw <= longest) {
                     const what = Number.isFinite(longest) ? `the ${longest} s preStop sleep` : "the endless preStop sleep (sleep infinity)";
                     reportViolation(
                         violation(
-                            `${subject} sets ${key} to ${raw}, not above ${what} of container "${sleeper}"`,
+                            `${subject} sets ${key} to ${raw}, not above ${what} of container "${sleeper.name}"`,
                             "the preStop hook runs inside the grace period, so the app gets SIGKILL with no time left to drain its requests after SIGTERM",
                             Number.isFinite(longest)
                                 ? `raise ${key} above ${longest} s plus the longest request, or shorten the preStop sleep`
                                 : `give the preStop hook a bounded sleep (e.g. sleep 5) and keep ${key} above it plus the longest request`,
+                            grace,
                         ),
                     );
                 }
                 if (unreadable.length > 0) {
                     reportViolation(
                         violation(
-                            `${subject} has a preStop sleep that cannot run as written in container ${unreadable.join("; ")}`,
+                            `${subject} has a preStop sleep that cannot run as written in container ${unreadable.map((u) => u.text).join("; ")}`,
                             "sleep refuses the operand or the API server refuses the value: the hook fails and the pod gets SIGTERM while still receiving traffic, or the rollout is rejected",
                             `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 / sleep 1m in the exec command, or $VAR in a shell -c script with a literal env value) and keep ${key} above it`,
+                            hookOf(unreadable[0].c),
                         ),
                     );
                 }
@@ -155,9 +165,10 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                     reportUndecided(
                         reportViolation,
                         undecided(
-                            `${subject} container "${r.container}" sleeps ${r.words.join(" ")} in its preStop hook, a length only known at run time`,
+                            `${subject} container "${r.c.name}" sleeps ${r.words.join(" ")} in its preStop hook, a length only known at run time`,
                             `the shell reads it from the container's environment (valueFrom, the image's ENV) or a command when the hook runs, so whether ${key} ${raw} outlasts it cannot be seen in the object`,
                             `write the sleep as a literal duration (lifecycle.preStop.sleep.seconds: 5, or sleep 5 in the exec command), or give the variable a literal env value`,
+                            hookOf(r.c),
                         ),
                     );
                 }

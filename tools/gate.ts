@@ -9,7 +9,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
-import { isUndecided, UNDECIDED_PREFIX } from "eks-platform-kernel";
+import { FieldPath, fieldOf, isUndecided, UNDECIDED_PREFIX } from "eks-platform-kernel";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
@@ -27,6 +27,8 @@ export interface GateDiagnostic {
     message: string;
     undeterminable: boolean;
     undecided?: string;
+    /** The field of the resource the verdict names (read off its message's ` At: …` trailer, which `message` no longer carries). */
+    field?: FieldPath;
     /** The source line the verdict points at, when the resource came from a file and the verdict names a field of it. */
     line?: number;
     /** Waived on the object (tools/waivers.ts): the reason. Still reported, never counted. */
@@ -120,17 +122,17 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
         const toDiagnostic = (d: analyzerpb.AnalyzeDiagnostic, urn: string | undefined): GateDiagnostic => {
             const undeterminable = UNDETERMINABLE.test(d.getMessage());
             const reported = levelOf(d.getEnforcementlevel());
+            const { message, field } = fieldOf(d.getMessage());
             return {
                 policy: d.getPolicyname(),
                 // The runtime downgrades a policy it could not run to advisory; the gate keeps the
                 // configured level, so an unknown value can never turn a mandatory check into a pass.
                 level: undeterminable ? levelOfPolicy(d.getPolicyname()) : reported === "advisory" ? "advisory" : "mandatory",
                 ...(d.getUrn() || urn ? { urn: d.getUrn() || urn } : {}),
-                message: d.getMessage(),
+                message,
+                ...(field ? { field } : {}),
                 undeterminable,
-                ...(!undeterminable && reported === "advisory" && isUndecided(d.getMessage())
-                    ? { undecided: undecidedReason(d.getMessage()) }
-                    : {}),
+                ...(!undeterminable && reported === "advisory" && isUndecided(message) ? { undecided: undecidedReason(message) } : {}),
             };
         };
         return { pack, info, config, warnings, toDiagnostic };

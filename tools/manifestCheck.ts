@@ -74,6 +74,12 @@ export const PLATFORM_FIT = "platform-fit";
 const PLATFORM_FIT_DESCRIPTION =
     "Objects get what they rely on from the platform: the StorageClass of a claim, the IngressClass of an Ingress, the load balancer controller of a Service, the metrics API of an HPA.";
 
+/** What `platform-fit` requires and checks (docs/policies.md has it in full). */
+export const PLATFORM_FIT_DOCS = {
+    requires: "what an object relies on exists on the platform its profile describes",
+    checks: "with --platform: the StorageClass of each PersistentVolumeClaim and StatefulSet volume claim (or a default class), the IngressClass of an Ingress and its controller, the load balancer controller a Service's annotations or class need, the metrics API behind a HorizontalPodAutoscaler",
+};
+
 /** One mandatory finding per need of the manifests the platform's profile leaves unmet. */
 function platformFitDiagnostics(resources: readonly ManifestResource[], context: readonly GateResource[], env: string): GateDiagnostic[] {
     const platform = platformOf(env, context);
@@ -153,8 +159,13 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             unwaivable(opts.packDir, opts.env),
             opts.env,
         );
-        report = { ...report, diagnostics: waived.diagnostics, warnings: [...report.warnings, ...waived.warnings] };
         const byUrn = new Map(resources.map((r) => [r.resource.urn, r]));
+        // A verdict that names a field points at the field's line (its nearest ancestor written in the file).
+        const located = waived.diagnostics.map((d): GateDiagnostic => {
+            const lineOf = d.field && d.line === undefined && d.urn !== undefined ? byUrn.get(d.urn)?.manifest.lineOf : undefined;
+            return lineOf && d.field ? { ...d, line: lineOf(d.field) } : d;
+        });
+        report = { ...report, diagnostics: located, warnings: [...report.warnings, ...waived.warnings] };
         const notValidated = schema.unvalidated.map((u) => ({ r: byUrn.get(u.urn) as ManifestResource, reason: u.reason }));
         unvalidated = notValidated.map(({ r, reason }) => ({
             resource: resourceOf(r),

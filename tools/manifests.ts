@@ -78,15 +78,27 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
             continue;
         }
         const listItems = (value as { items?: unknown }).items;
-        // The line of a path under `node`: its own, or its nearest ancestor's when it is not written.
+        // The line of a path under `node`: the line of its key (of its item in a list), or its
+        // nearest ancestor's when it is not written.
         const locator = (node: unknown) => (at: readonly (string | number)[]) => {
-            for (let n = at.length; n > 0; n--) {
-                const found = YAML.isCollection(node) ? node.getIn(at.slice(0, n), true) : undefined;
-                if (found !== undefined) {
-                    return nodeLine(found, lineCounter);
+            let line = nodeLine(node, lineCounter);
+            let current = node;
+            for (const step of at) {
+                if (YAML.isMap(current)) {
+                    const pair = current.items.find((p) => YAML.isScalar(p.key) && String(p.key.value) === String(step));
+                    if (!pair) {
+                        break;
+                    }
+                    line = nodeLine(pair.key, lineCounter);
+                    current = pair.value;
+                } else if (YAML.isSeq(current) && typeof step === "number" && step < current.items.length) {
+                    current = current.items[step];
+                    line = nodeLine(current, lineCounter);
+                } else {
+                    break;
                 }
             }
-            return nodeLine(node, lineCounter);
+            return line;
         };
         if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
             const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;

@@ -10,7 +10,6 @@
  * `drain --platform` and `policy:check --platform` judge manifests beside them exactly as the
  * stack's own preview would. Secrets are never part of it.
  */
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
@@ -18,6 +17,7 @@ import { asRecord, asString, field, namespaceNameProblem, path as at, stringMap 
 import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { FileError, InputError } from "./errors";
+import { headCommit } from "./refTree";
 import { platformOf } from "./platformFit";
 import { readStackFiles } from "./offline";
 import { planToGateResources, renderPlan } from "./stackPlan";
@@ -130,16 +130,6 @@ function plain(value: unknown): unknown {
     return Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, plain(v)]));
 }
 
-function commitOf(root: string): string | null {
-    try {
-        return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, stdio: ["ignore", "pipe", "ignore"] })
-            .toString()
-            .trim();
-    } catch {
-        return null;
-    }
-}
-
 /** The pack's name and version (policies/package.json). */
 export function packIdentity(root: string): { name: string; version: string } {
     const pkg = JSON.parse(fs.readFileSync(path.join(root, "policies", "package.json"), "utf8")) as { name: string; version: string };
@@ -165,7 +155,7 @@ export async function buildProfile(stack: string, root: string): Promise<Platfor
         formatVersion: PROFILE_FORMAT_VERSION,
         stack,
         project,
-        commit: commitOf(root),
+        commit: headCommit(root),
         pack: packIdentity(root),
         policyConfig: fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, "utf8")) as Record<string, unknown>) : null,
         cluster: {

@@ -2,31 +2,35 @@
  * The manifest gate's command: the policy pack on plain Kubernetes YAML (kubectl, Helm `template`
  * output), for teams that do not ship through Pulumi.
  *
- *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--policy-pack <dir>] <file-or-dir>... | -
+ *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] <file-or-dir>... | -
  *
  * With `--platform`, the manifests are judged beside the platform profile's context (its nodes,
  * pools, namespaces and add-ons: `npm run profile`), in the profile's environment unless `--env`
  * says otherwise; findings on the platform's own resources are left out. `--namespace` is the
- * namespace of objects that name none, as `kubectl apply -n` sets it.
+ * namespace of objects that name none, as `kubectl apply -n` sets it. SARIF rules link to their
+ * entry in docs/policies.md (`helpUri`) at the commit the gate runs from (its `origin` remote),
+ * or under `--docs-url` (the address of docs/policies.md, e.g. on an internal mirror).
  *
  * Exit codes: 0 no mandatory violation, 1 at least one, 2 bad input (unreadable file, invalid
  * YAML — named with file and line —, bad config, unknown option).
  */
+import * as path from "path";
 import { oneOf, parseCommandLine, runMain } from "./cli";
 import { InputError } from "./errors";
 import { summarize } from "./gate";
-import { checkManifests, formatCheckText } from "./manifestCheck";
+import { checkManifests, formatCheckText, PLATFORM_FIT, PLATFORM_FIT_DOCS } from "./manifestCheck";
 import { STDIN_NAME } from "./manifests";
 import { namespaceOption, readProfile } from "./platformProfile";
 import { policies } from "eks-platform-policies";
-import { declarationsOf } from "./policyTables";
-import { formatCompact, toSarif } from "./report";
+import { declarationsOf, policyAnchor, policyDocsUrl } from "./policyTables";
+import { formatCompact, RuleDocs, toSarif } from "./report";
+import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DOCS } from "./schema";
 
 /** The version of the JSON output's shape (`formatVersion`); it changes when a field's meaning does. */
 export const JSON_FORMAT_VERSION = 1;
 
 const USAGE =
-    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
+    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
@@ -37,6 +41,7 @@ async function main(): Promise<number> {
             namespace: { type: "string" },
             format: { type: "string", default: "text" },
             "policy-pack": { type: "string", default: "policies" },
+            "docs-url": { type: "string" },
         },
         USAGE,
     );
@@ -74,8 +79,14 @@ async function main(): Promise<number> {
         process.stdout.write(`${formatCompact(result.report, result.violations)}\n`);
     } else if (format === "sarif") {
         // The pack's own words for each rule (what it checks, what it requires).
-        const docs = new Map(declarationsOf(policies).map((d) => [d.name, d.docs]));
-        process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME, docs), null, 2)}\n`);
+        const docs = new Map([
+            ...declarationsOf(policies).map((d): [string, RuleDocs] => [d.name, d.docs]),
+            [API_SERVER_VALIDATION, API_SERVER_VALIDATION_DOCS],
+            [PLATFORM_FIT, PLATFORM_FIT_DOCS],
+        ]);
+        const url = policyDocsUrl(path.resolve(__dirname, ".."), values["docs-url"]);
+        const helpUri = url ? (id: string) => `${url}#${policyAnchor(id)}` : undefined;
+        process.stdout.write(`${JSON.stringify(toSarif(result.report, result.violations, STDIN_NAME, docs, helpUri), null, 2)}\n`);
     } else {
         process.stdout.write(`${formatCheckText(result)}\n`);
     }

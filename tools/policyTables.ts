@@ -11,7 +11,30 @@ import { isDeepStrictEqual } from "node:util";
 import { listOf } from "eks-platform-kernel";
 import { declarationOf, PolicyDeclaration } from "eks-platform-policies";
 import { InputError } from "./errors";
+import { headCommit, originWebUrl } from "./refTree";
 import { EffectivePolicyConfig, EnforcementLevel, PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
+
+/** The anchor of a policy's entry in docs/policies.md (an HTML anchor: table rows have none of their own). */
+export function policyAnchor(name: string): string {
+    return `policy-${name}`;
+}
+
+/** docs/policies.md in the repository's own words, as its reader finds it. */
+export const POLICY_DOCS = "docs/policies.md";
+
+/**
+ * The web address of docs/policies.md at the commit the gate runs from, for SARIF's `helpUri`:
+ * `override` (`--docs-url`) when given, else the `origin` remote and HEAD of `root`; `null`
+ * when neither is known (then the rules carry their help text only).
+ */
+export function policyDocsUrl(root: string, override?: string): string | null {
+    if (override !== undefined) {
+        return override;
+    }
+    const web = originWebUrl(root);
+    const commit = headCommit(root);
+    return web && commit ? `${web}/blob/${commit}/${POLICY_DOCS}` : null;
+}
 
 /** One environment's effective policy config, as `pulumi preview --policy-pack-config` reads it. */
 export interface Environment {
@@ -117,7 +140,7 @@ export function referenceTable(declarations: readonly PolicyDeclaration[], envir
         row(header.map(() => "---")),
         ...declarations.map((d) =>
             row([
-                `\`${d.name}\``,
+                `<a id="${policyAnchor(d.name)}"></a>\`${d.name}\``,
                 d.kind,
                 d.docs.checks,
                 LETTER[d.enforcementLevel],
@@ -150,7 +173,7 @@ export function policyTables(
     const environments = readEnvironments(path.join(root, "policies", "config"), declarations);
     return [
         { file: "README.md", table: readmeTable(declarations, environments) },
-        { file: path.join("docs", "policies.md"), table: referenceTable(declarations, environments) },
+        { file: POLICY_DOCS, table: referenceTable(declarations, environments) },
     ].map(({ file, table }) => {
         const current = fs.readFileSync(path.join(root, file), "utf8");
         return { file, current, generated: withTable(current, table, file) };

@@ -26,6 +26,33 @@ function git(cwd: string, args: string[]): Buffer {
     return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
 }
 
+/** The commit checked out at `root`, or `null` outside a git repository. */
+export function headCommit(root: string): string | null {
+    try {
+        return git(root, ["rev-parse", "HEAD"]).toString().trim();
+    } catch {
+        return null;
+    }
+}
+
+/**
+ * The web address of the repository at `root` from its `origin` remote, as actions/checkout and
+ * `git clone` set it (`https://github.com/o/r.git`, `git@github.com:o/r.git`, credentials
+ * dropped); `null` without an https or scp-like remote.
+ */
+export function originWebUrl(root: string): string | null {
+    let url: string;
+    try {
+        url = git(root, ["remote", "get-url", "origin"]).toString().trim();
+    } catch {
+        return null;
+    }
+    const https = /^https?:\/\/(?:[^@/]+@)?([^/]+)\/(.+?)(?:\.git)?\/?$/.exec(url);
+    const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/)(.+?)(?:\.git)?\/?$/.exec(url);
+    const m = https ?? scp;
+    return m ? `https://${m[1]}/${m[2]}` : null;
+}
+
 /** Resolves `ref` in the repository at `repoRoot`, e.g. `HEAD~1`, `origin/main`, a commit id. */
 export function resolveRef(repoRoot: string, ref: string): string {
     try {

@@ -5,7 +5,7 @@
  */
 import * as path from "path";
 import type * as Sarif from "sarif";
-import { UNDECIDED_PREFIX } from "eks-platform-kernel";
+import { fieldText, UNDECIDED_PREFIX } from "eks-platform-kernel";
 import { GateDiagnostic, GateReport, PolicyOutcome, summarize } from "./gate";
 
 /** A verdict in the JSON outputs (the plan's `violations`, the manifest check's). */
@@ -21,6 +21,8 @@ export interface Violation {
     /** Waived on the object (`platform/waive-<policy>`): the reason; not counted towards the exit code. */
     waived?: string;
     location?: { file: string; line: number };
+    /** The field of the object the verdict names, e.g. `spec.template.spec.containers[0].resources`. */
+    field?: string;
 }
 
 /** How the reports name the resource behind a URN (`undefined`: the stack as a whole). */
@@ -46,6 +48,7 @@ export function toViolations(report: GateReport, locate: Locate): Violation[] {
             ...(d.undecided !== undefined ? { undecided: d.undecided } : {}),
             ...(d.waived !== undefined ? { waived: d.waived } : {}),
             ...(view.location ? { location: view.location } : {}),
+            ...(d.field ? { field: fieldText(d.field) } : {}),
         };
     });
 }
@@ -237,6 +240,8 @@ export function toSarif(
     violations: readonly Violation[],
     stdinName: string,
     docs: ReadonlyMap<string, RuleDocs> = new Map(),
+    /** Where each rule's entry is read, from its id (`helpUri`); none without it. */
+    helpUri?: (id: string) => string,
 ): Sarif.Log {
     const rules = [...new Set(violations.map((v) => v.policy))].sort();
     const descriptions = new Map(report.policies.map((p) => [p.name, p.description]));
@@ -266,6 +271,7 @@ export function toSarif(
                                           },
                                       }
                                     : {}),
+                                ...(helpUri ? { helpUri: helpUri(id) } : {}),
                             };
                         }),
                     },

@@ -344,6 +344,12 @@ export const API_SERVER_VALIDATION = "api-server-validation";
 export const API_SERVER_VALIDATION_DESCRIPTION =
     "Objects are ones the API server accepts: the official schema of their kind and apiVersion, object names, label and annotation keys.";
 
+/** What `api-server-validation` requires and checks, as SARIF's rule help gives a policy's (docs/policies.md has it in full). */
+export const API_SERVER_VALIDATION_DOCS = {
+    requires: "objects the API server would accept",
+    checks: "each object against the official OpenAPI schema of its kind and apiVersion, and against the rules the API server applies beyond it: object names per kind, namespaces, label keys and values, annotation keys, an apiVersion that serves the kind, and what the drain rehearsal reads (replicas, a budget's values and selector); a refused object is reported at the offending field and judged by no policy",
+};
+
 /** An object to validate, with what reports need to point at it. */
 export interface LocatedObject {
     urn: string;

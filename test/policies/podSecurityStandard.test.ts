@@ -30,7 +30,7 @@ describe("policy pod-security-standard (stack)", () => {
         const outcome = await runStack(podSecurityStandard, [restricted, w]);
         expectViolations(
             outcome,
-            /^Deployment prod\/api violates PodSecurity "restricted:v1\.34", which namespace prod enforces \(its pod-security\.kubernetes\.io\/enforce label\): privileged \(container "app" must not set securityContext\.privileged=true\)\. Why: .*refuses its pods.*Fix: remove securityContext\.privileged\.$/s,
+            /^Deployment prod\/api violates PodSecurity "restricted:v1\.34", which namespace prod enforces \(its pod-security\.kubernetes\.io\/enforce label\): privileged \(container "app" must not set securityContext\.privileged=true\)\. Why: .*refuses its pods.*Fix: remove securityContext\.privileged\. At: spec\.template\.spec\.$/s,
         );
         expect(outcome.violations[0].urn).to.equal(urnOf(w));
     });

@@ -3,6 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { EffectivePolicyConfig, PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../../tools/policyConfig";
+import { policyAnchor } from "../../tools/policyTables";
 import type { Plan } from "../../tools/stackPlan";
 import { planOf, ROOT } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
@@ -70,7 +71,8 @@ describe("policy pack: catalogue", () => {
         expect(readme.map((r) => r[0])).to.deep.equal(names);
         const doc = fs.readFileSync(path.join(ROOT, "docs", "policies.md"), "utf8");
         const rows = tableColumn(doc, "policy");
-        expect(rows.map((r) => r[0])).to.deep.equal(names);
+        // Each row carries its anchor: SARIF's helpUri links to it.
+        expect(rows.map((r) => r[0])).to.deep.equal(policies.map((p) => `<a id="${policyAnchor(p.name)}"></a>\`${p.name}\``));
         for (const [i, p] of policies.entries()) {
             expect(rows[i][1], p.name).to.equal(kindOf(p));
             for (const key of Object.keys(p.configSchema?.properties ?? {})) {

@@ -544,3 +544,67 @@ describe("policy check: waivers (platform/waive-<policy>: <reason>)", function (
         expect(dev.stdout).to.include("waived (runs as root for now), not counted");
     });
 });
+
+describe("policy check: findings at the offending field's line", function () {
+    this.timeout(120_000);
+    const LOCATED = path.join("test", "fixtures", "manifests", "located");
+    const file = path.join(LOCATED, "app.yaml");
+
+    type Located = { policy: string; message: string; field?: string; location?: { file: string; line: number } };
+    const byPolicy = (violations: Located[], policy: string) => violations.filter((v) => v.policy === policy);
+
+    it("points at the container's resources, the grace period and the budget's maxUnavailable, and names each field in JSON", async () => {
+        const r = await check("--env", "prod", "--format", "json", LOCATED);
+        expect(r.code, r.stderr).to.equal(1);
+        const { violations } = JSON.parse(r.stdout) as { violations: Located[] };
+        // Lines counted by hand in the fixture: the second container's `resources:` key, the
+        // template's terminationGracePeriodSeconds, the budget's maxUnavailable.
+        expect(byPolicy(violations, "workload-resources").map((v) => [v.field, v.location])).to.deep.equal([
+            ["spec.template.spec.containers[1].resources", { file, line: 24 }],
+        ]);
+        expect(byPolicy(violations, "workload-termination-grace").map((v) => [v.field, v.location])).to.deep.equal([
+            ["spec.template.spec.terminationGracePeriodSeconds", { file, line: 15 }],
+        ]);
+        expect(byPolicy(violations, "pdb-allows-disruption").map((v) => [v.field, v.location])).to.deep.equal([
+            ["spec.maxUnavailable", { file, line: 35 }],
+        ]);
+        // The trailer the policy wrote is read off, not shown twice.
+        for (const v of violations) {
+            expect(v.message, v.policy).not.to.include(" At: ");
+        }
+    });
+
+    it("uses the field's line in text and SARIF too", async () => {
+        const [text, sarif] = await Promise.all([check("--env", "prod", LOCATED), check("--env", "prod", "--format", "sarif", LOCATED)]);
+        expect(text.stdout).to.include(`Deployment shop/web (${file}:15)`);
+        expect(text.stdout).to.include(`PodDisruptionBudget shop/web (${file}:35)`);
+        const results = (
+            JSON.parse(sarif.stdout) as {
+                runs: { results: { ruleId: string; locations: { physicalLocation: { region: { startLine: number } } }[] }[] }[];
+            }
+        ).runs[0].results;
+        expect(
+            results.filter((x) => x.ruleId === "pdb-allows-disruption").map((x) => x.locations[0].physicalLocation.region.startLine),
+        ).to.deep.equal([35]);
+    });
+
+    it("links each SARIF rule to its entry in docs/policies.md (helpUri), the gate's own checks included; every anchor exists", async () => {
+        const docsUrl = "https://git.example.com/platform/blob/v1.2.0/docs/policies.md";
+        const runs = await Promise.all(
+            [LOCATED, path.join("test", "fixtures", "manifests", "refused")].map((dir) =>
+                check("--env", "prod", "--format", "sarif", "--docs-url", docsUrl, dir),
+            ),
+        );
+        const rules = runs.flatMap(
+            (r) =>
+                (JSON.parse(r.stdout) as { runs: { tool: { driver: { rules: { id: string; helpUri?: string }[] } } }[] }).runs[0].tool
+                    .driver.rules,
+        );
+        expect(rules.map((x) => x.id)).to.include.members(["api-server-validation", "pdb-allows-disruption"]);
+        const doc = fs.readFileSync(path.join(ROOT, "docs", "policies.md"), "utf8");
+        for (const rule of rules) {
+            expect(rule.helpUri, rule.id).to.equal(`${docsUrl}#policy-${rule.id}`);
+            expect(doc, rule.id).to.include(`<a id="policy-${rule.id}"></a>`);
+        }
+    });
+});
