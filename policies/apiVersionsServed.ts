@@ -48,7 +48,10 @@ export const apiVersionsServed = declareStackPolicy<ApiVersionsServedConfig>({
         requires:
             "no Kubernetes object on an API version the cluster's Kubernetes release no longer serves (`policy/v1beta1`, `extensions/v1beta1`, …)",
         checks: "no Kubernetes object uses an API version its cluster's Kubernetes release no longer serves (`policy/v1beta1` PodDisruptionBudget, `extensions/v1beta1` and `apps/v1beta*` workloads, `batch/v1beta1` CronJob, …; the table in `kernel/apiVersions.ts`, from the Kubernetes deprecated API migration guide): the API server refuses them. The release is the EKS cluster's `version` in the same stack (a cluster without one gets the newest), else `kubernetesVersion`; with neither, undecided",
-        knobs: { kubernetesVersion: "keep it at each stack's `cluster.version` (a test checks)" },
+        knobs: {
+            kubernetesVersion:
+                "left empty in the environment files: `npm run policy:check -- --env <stack>` takes the stack's `cluster.version` from `Pulumi.<stack>.yaml` (its one home); set it only for a pack used outside this repository",
+        },
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();

@@ -8,6 +8,7 @@ import { kubernetesMinor } from "eks-platform-kernel";
 import { NODE_GROUP_KINDS } from "../components/nodegroups/kinds";
 import type { RecordedResource } from "./offline";
 import { replacementRule } from "./replacements";
+import { EKS_CLUSTER, KUBELET_SKEW, ROLLBACK_DAYS, upgradeImpact } from "./upgradeImpact";
 
 export type ChangeKind = "create" | "delete" | "update" | "replace";
 
@@ -31,13 +32,18 @@ export interface ResourceChange {
     rollsNodesOn?: string[];
 }
 
-export type DisruptionKind = "refused" | "retained" | "drain" | "network" | "roll";
+export type DisruptionKind = "refused" | "destroyed" | "retained" | "drain" | "network" | "upgrade" | "roll";
+
+/** Most severe first: how disruptions are ordered, and named in the summary. */
+export const DISRUPTION_ORDER: readonly DisruptionKind[] = ["refused", "destroyed", "retained", "drain", "network", "upgrade", "roll"];
 
 export interface Disruption {
     kind: DisruptionKind;
     urn: string;
     /** One line: what happens and why it matters. */
     message: string;
+    /** How the summary counts a `destroyed` one: `cluster replaced`, `namespace deleted`. */
+    label?: string;
 }
 
 export interface StackDiff {
@@ -111,6 +117,38 @@ const NODE_CAPACITY: Readonly<Record<string, NodeCapacity>> = {
     },
 };
 
+/**
+ * Stateful or shared resources: replacing or deleting one destroys what it holds, which no later
+ * `up` brings back. Each heads the diff as `destroyed` (unless protected: then it is refused, or
+ * retained on delete).
+ */
+const HOLDS: Readonly<Record<string, { noun: string; lost: string }>> = {
+    "eks:index:Cluster": {
+        noun: "cluster",
+        lost: "a new control plane is created (new endpoint, certificate authority and OIDC issuer) and the old one is deleted with every node, workload, volume attachment and access entry it has; kubeconfigs, IRSA trust policies and the pipeline's access must follow (docs/changes.md#renaming-the-cluster)",
+    },
+    "aws:eks/cluster:Cluster": {
+        noun: "cluster",
+        lost: "a new control plane is created and the old one is deleted with every node and workload it runs",
+    },
+    "kubernetes:core/v1:Namespace": {
+        noun: "namespace",
+        lost: "deleting a namespace deletes everything in it (workloads, volume claims, secrets), other teams' included",
+    },
+    "aws:kms/key:Key": {
+        noun: "KMS key",
+        lost: "what the old key encrypted (cluster secrets, EBS volumes) can no longer be decrypted once its scheduled deletion runs",
+    },
+    "aws:ec2/vpc:Vpc": {
+        noun: "VPC",
+        lost: "every subnet, node, load balancer and endpoint in it goes with it",
+    },
+    "aws:cloudwatch/logGroup:LogGroup": {
+        noun: "log group",
+        lost: "its logs (control-plane audit logs, flow logs) are deleted with it",
+    },
+};
+
 /** The drain a deletion or replacement of a resource of `type` causes; undefined for a type that holds no nodes. */
 export function nodeCapacity(type: string): NodeCapacity | undefined {
     return NODE_CAPACITY[type];
@@ -122,9 +160,17 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     const matched = new Set<string>();
     const changes: ResourceChange[] = [];
     const disruptions: Disruption[] = [];
-    const disrupt = (kind: DisruptionKind, r: RecordedResource, message: string) =>
-        disruptions.push({ kind, urn: r.urn, message: `${r.type} ${r.name}: ${message}` });
+    const disrupt = (kind: DisruptionKind, r: RecordedResource, message: string, label?: string) =>
+        disruptions.push({ kind, urn: r.urn, message: `${r.type} ${r.name}: ${message}`, ...(label ? { label } : {}) });
+    // A stateful or shared resource replaced or deleted (and neither protected nor retained).
+    const destroyed = (r: RecordedResource, how: "replaced" | "deleted", why: string) => {
+        const holds = HOLDS[r.type];
+        if (holds && !r.options.protect && !(how === "deleted" && r.options.retainOnDelete)) {
+            disrupt("destroyed", r, `${holds.noun} ${how}${why}: ${holds.lost}`, `${holds.noun} ${how}`);
+        }
+    };
 
+    let upgrade: { cluster: RecordedResource; from: string; to: string } | undefined;
     for (const now of after.filter(isDiffed)) {
         const previousUrn = [now.urn, ...(now.aliases ?? [])].find((u) => old.has(u) && !matched.has(u));
         if (previousUrn === undefined) {
@@ -156,6 +202,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
             if (was.options.protect) {
                 disrupt("refused", was, `protected, but ${forcedBy.join(", ")} forces a replacement: the engine refuses the update`);
             }
+            destroyed(was, "replaced", ` (${forcedBy.join(", ")})`);
             const capacity = nodeCapacity(now.type);
             if (capacity) {
                 disrupt(
@@ -174,16 +221,30 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         } else if (rolls.length > 0) {
             disrupt("roll", was, `${rolls.join(", ")} changed: every node is replaced one batch at a time, each drained first`);
         }
-        if (now.type === "eks:index:Cluster") {
+        if (now.type === EKS_CLUSTER) {
             const [from, to] = [kubernetesMinor(String(was.props.version)), kubernetesMinor(String(now.props.version))];
-            if (!Number.isNaN(from) && !Number.isNaN(to) && (to < from || to > from + 1)) {
+            const [wasVersion, nowVersion] = [String(was.props.version), String(now.props.version)];
+            if (!Number.isNaN(from) && !Number.isNaN(to) && (to < from - 1 || to > from + 1)) {
                 disrupt(
                     "refused",
                     was,
-                    `version ${String(was.props.version)} → ${String(now.props.version)}: EKS upgrades the control plane one minor at a time and never downgrades`,
+                    `version ${wasVersion} → ${nowVersion}: EKS upgrades the control plane one minor at a time, and rolls back only to the previous minor, within ${ROLLBACK_DAYS} days of an upgrade`,
+                );
+            } else if (to === from + 1) {
+                upgrade = { cluster: now, from: wasVersion, to: nowVersion };
+            } else if (to === from - 1) {
+                // UpdateClusterVersion to N-1 is EKS's version rollback (EKS User Guide, "Roll back a cluster to a previous Kubernetes version").
+                disrupt(
+                    "upgrade",
+                    was,
+                    `Kubernetes ${wasVersion} → ${nowVersion}: a version rollback, which EKS accepts only within ${ROLLBACK_DAYS} days of the in-place upgrade to ${wasVersion}, once every node runs ${nowVersion} again (managed groups first, through their releaseVersion) and the add-ons have builds for ${nowVersion}; a cluster created at ${wasVersion} cannot roll back`,
                 );
             }
         }
+    }
+
+    if (upgrade) {
+        upgradeDisruptions(upgrade, after, disrupt);
     }
 
     for (const [urn, was] of old) {
@@ -196,6 +257,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         } else if (was.options.retainOnDelete) {
             disrupt("retained", was, "retained on delete: it stays in the cloud or cluster, no longer managed by Pulumi");
         }
+        destroyed(was, "deleted", "");
         const capacity = nodeCapacity(was.type);
         if (capacity) {
             disrupt("drain", was, `deleted: drains ${capacity.drained(was.props)} at once; see ${capacity.safeSequence}`);
@@ -208,8 +270,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         }
     }
 
-    const order: DisruptionKind[] = ["refused", "retained", "drain", "network", "roll"];
-    disruptions.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+    disruptions.sort((a, b) => DISRUPTION_ORDER.indexOf(a.kind) - DISRUPTION_ORDER.indexOf(b.kind));
     const counts: Record<ChangeKind, number> = { create: 0, delete: 0, update: 0, replace: 0 };
     for (const c of changes) {
         counts[c.kind]++;
@@ -217,10 +278,70 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     return { changes, disruptions, counts };
 }
 
+/**
+ * A one-minor upgrade of the control plane and what follows from it (tools/upgradeImpact.ts): the
+ * upgrade itself with the add-ons and node groups it leaves behind, and a node roll for every
+ * NodePool that drifts once the control plane runs the new minor (no input of the pool changes).
+ */
+function upgradeDisruptions(
+    { cluster, from, to }: { cluster: RecordedResource; from: string; to: string },
+    after: readonly RecordedResource[],
+    disrupt: (kind: DisruptionKind, r: RecordedResource, message: string) => void,
+): void {
+    const impact = upgradeImpact(after, to);
+    if (!impact) {
+        return;
+    }
+    const toMinor = kubernetesMinor(to);
+    const behind = impact.addons.filter((a) => a.verdict === "behind");
+    const confirm = impact.addons.filter((a) => a.verdict === "confirm");
+    const lagging = impact.groups.filter((g) => g.minor !== undefined && g.minor < toMinor);
+    const parts = [
+        `Kubernetes ${from} → ${to}, in place: the control plane upgrades first; EKS can roll it back to ${from} within ${ROLLBACK_DAYS} days while the nodes still run ${from}`,
+        ...(behind.length > 0
+            ? [`${behind.map((a) => `${a.addon} ${a.version} is a ${a.minor} build`).join(", ")}: pin the ${to} build in the same change`]
+            : []),
+        ...(confirm.length > 0
+            ? [
+                  `add-ons to confirm for ${to} (aws eks describe-addon-versions --kubernetes-version ${to}): ${confirm.map((a) => `${a.addon} ${a.version}`).join(", ")}`,
+              ]
+            : []),
+        ...(lagging.length > 0
+            ? [
+                  `node groups left behind: ${lagging.map((g) => `${g.name} (1.${g.minor})`).join(", ")} (kubelet may lag ${KUBELET_SKEW} minors; move them after the bake, docs/changes.md#kubernetes-upgrades)`,
+              ]
+            : []),
+        ...(impact.removed.length > 0
+            ? [
+                  `objects on APIs ${to} no longer serves: ${impact.removed.map((u) => `${u.kind} ${u.name} (${u.removed.apiVersion}, use ${u.removed.replacement})`).join(", ")}`,
+              ]
+            : []),
+    ];
+    disrupt("upgrade", cluster, parts.join("; "));
+    const byUrn = new Map(after.map((r) => [r.urn, r]));
+    for (const d of impact.drifts) {
+        disrupt(
+            "roll",
+            byUrn.get(d.urn) as RecordedResource,
+            `every node drifts once the control plane runs ${to}: EC2NodeClass ${d.nodeClass} selects the AMI alias ${d.alias}, which Karpenter resolves per Kubernetes minor; nodes are replaced under the pool's disruption budgets (${d.budgets.join(", ") || "10%, Karpenter's default"}), each drained first, after which a rollback to ${from} needs them back on ${from} too; to keep them on ${from} through the bake, give the pool a budget { nodes: "0", reasons: [Drifted] } before the upgrade`,
+        );
+    }
+}
+
 function show(value: unknown): string {
     const text = value === undefined ? "(unset)" : JSON.stringify(value);
     return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+const SUMMARY_LABEL: Record<DisruptionKind, string> = {
+    refused: "refused",
+    destroyed: "destroyed",
+    retained: "retained deletions",
+    drain: "node drains",
+    network: "network replacements",
+    upgrade: "Kubernetes upgrade",
+    roll: "node rolls",
+};
 
 /** One line counting each kind, the disruptive changes named first. */
 export function summaryLine(diff: StackDiff): string {
@@ -229,14 +350,15 @@ export function summaryLine(diff: StackDiff): string {
     if (diff.disruptions.length === 0) {
         return `${counts}; nothing disruptive`;
     }
-    const byKind = (k: DisruptionKind) => diff.disruptions.filter((d) => d.kind === k).length;
-    const named = (["refused", "retained", "drain", "network", "roll"] as const)
-        .filter((k) => byKind(k) > 0)
-        .map(
-            (k) =>
-                `${byKind(k)} ${{ refused: "refused", retained: "retained deletions", drain: "node drains", network: "network replacements", roll: "node rolls" }[k]}`,
-        );
-    return `DISRUPTIVE: ${named.join(", ")} — ${counts}`;
+    // Destroyed resources are named by what they are (`1 cluster replaced`), the rest by kind.
+    const named = new Map<string, number>();
+    for (const k of DISRUPTION_ORDER) {
+        for (const d of diff.disruptions.filter((x) => x.kind === k)) {
+            const label = d.label ?? SUMMARY_LABEL[k];
+            named.set(label, (named.get(label) ?? 0) + 1);
+        }
+    }
+    return `DISRUPTIVE: ${[...named].map(([label, n]) => `${n} ${label}`).join(", ")} — ${counts}`;
 }
 
 const MARK: Record<ChangeKind, string> = { create: "+", delete: "-", update: "~", replace: "+-" };

@@ -12,7 +12,7 @@ import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { FieldPath, fieldOf, isUndecided, UNDECIDED_PREFIX } from "eks-platform-kernel";
 import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
-import { EnforcementLevel, loadPolicyPackConfig, reconcilePolicyConfig } from "./policyConfig";
+import { EnforcementLevel, loadPolicyPackConfig, PolicyConfigEntry, reconcilePolicyConfig } from "./policyConfig";
 import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
 
 /**
@@ -72,6 +72,24 @@ export interface GateOptions {
     pack?: Promise<PolicyPackProcess>;
     /** Stack tags for the policies' `args.stackTags` (the manifest gate marks its input as manifests). */
     stackTags?: Readonly<Record<string, string>>;
+    /**
+     * Knobs the tool derives from the stack itself, by policy (the manifest gate's
+     * `api-versions-served.kubernetesVersion` from the stack's `cluster.version`): beneath the
+     * config file's own values, which win.
+     */
+    derivedConfig?: Readonly<Record<string, Record<string, unknown>>>;
+}
+
+/** The config file's entries with the derived knobs beneath them. */
+function withDerived(
+    file: Record<string, PolicyConfigEntry>,
+    derived: Readonly<Record<string, Record<string, unknown>>> = {},
+): Record<string, PolicyConfigEntry> {
+    const out = { ...file };
+    for (const [policy, knobs] of Object.entries(derived)) {
+        out[policy] = { ...out[policy], properties: { ...knobs, ...out[policy]?.properties } };
+    }
+    return out;
 }
 
 const UNDETERMINABLE = /^can't run policy '.*' from policy pack '.*' during preview:/;
@@ -102,7 +120,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
     const notApplicable = new Map<string, number>();
 
     const ready = (async () => {
-        const fileConfig = opts.configFile ? loadPolicyPackConfig(opts.configFile) : {};
+        const fileConfig = withDerived(opts.configFile ? loadPolicyPackConfig(opts.configFile) : {}, opts.derivedConfig);
         const pack = await packStarted;
         const info = await pack.info();
         const { config, warnings } = reconcilePolicyConfig(

@@ -7,7 +7,7 @@ import { PolicyPackProcess } from "./analyzer";
 import { GateDiagnostic, GateReport, openGate } from "./gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests, subjectOf } from "./manifests";
-import { environmentConfig } from "./policyConfig";
+import { environmentConfig, stackDerivedConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 import type { GateResource } from "./requests";
 import { applyWaivers, readWaivers, unwaivable } from "./waivers";
@@ -125,6 +125,8 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             project: MANIFEST_PROJECT,
             pack,
             stackTags: { [INPUT_TAG]: opts.platform ? PLATFORM_INPUT : MANIFEST_INPUT },
+            // With a profile the platform's cluster is in the input; without one, its stack file says the version.
+            ...(opts.platform ? {} : { derivedConfig: stackDerivedConfig(opts.packDir, opts.env) }),
         });
         if (opts.platform) {
             gate.analyze(opts.platform);

@@ -191,3 +191,27 @@ export function environmentConfig(packDir: string, env: string): { file?: string
     }
     return { warnings: [`${shown} not found: the pack's own enforcement levels and defaults apply`] };
 }
+
+/**
+ * The knobs an environment's stack decides for the manifest gate, where the pack sits in the
+ * platform repository beside `Pulumi.<env>.yaml`: `api-versions-served.kubernetesVersion` is the
+ * stack's `cluster.version` (its one home), so plain manifests checked with `--env <stack>` are
+ * judged against the version that stack runs. Empty for a pack outside such a repository, or a
+ * stack file that names no version.
+ */
+export function stackDerivedConfig(packDir: string, env: string): Record<string, Record<string, unknown>> {
+    const root = path.dirname(path.resolve(packDir));
+    const read = (file: string): Record<string, unknown> | undefined => {
+        try {
+            const value: unknown = YAML.parse(fs.readFileSync(path.join(root, file), "utf8"));
+            return value && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+        } catch {
+            return undefined;
+        }
+    };
+    const project = read("Pulumi.yaml")?.name;
+    const config = read(`Pulumi.${env}.yaml`)?.config as Record<string, unknown> | undefined;
+    const cluster = typeof project === "string" ? (config?.[`${project}:cluster`] as Record<string, unknown> | undefined) : undefined;
+    const version = cluster?.version;
+    return typeof version === "string" && version !== "" ? { "api-versions-served": { kubernetesVersion: version } } : {};
+}

@@ -2,7 +2,13 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
-import { EffectivePolicyConfig, PackPolicy, parsePolicyPackConfig, reconcilePolicyConfig } from "../../tools/policyConfig";
+import {
+    EffectivePolicyConfig,
+    PackPolicy,
+    parsePolicyPackConfig,
+    reconcilePolicyConfig,
+    stackDerivedConfig,
+} from "../../tools/policyConfig";
 import { policyAnchor } from "../../tools/policyTables";
 import type { Plan } from "../../tools/stackPlan";
 import { planOf, ROOT } from "../mocks";
@@ -185,9 +191,18 @@ for (const stack of stacks()) {
 
 describe("policy pack: api-versions-served follows each stack's Kubernetes version", () => {
     for (const stack of stacks()) {
-        it(`${stack}: kubernetesVersion (what plain manifests are judged against) is the stack's cluster.version`, () => {
+        it(`${stack}: the version has one home, the stack's cluster.version: the environment file pins none, the manifest gate derives it`, () => {
             const { config } = effectiveConfig(path.join(CONFIG_DIR, `${stack}.json`));
-            expect(config["api-versions-served"].properties.kubernetesVersion).to.equal(stackConfig(stack).cluster.version);
+            expect(config["api-versions-served"].properties.kubernetesVersion).to.equal("");
+            expect(config["pod-security-standard"].properties.defaultVersion).to.equal("latest");
+            expect(stackDerivedConfig(path.join(ROOT, "policies"), stack)).to.deep.equal({
+                "api-versions-served": { kubernetesVersion: stackConfig(stack).cluster.version },
+            });
         });
     }
+
+    it("derives nothing for a pack outside a platform repository, or a stack it does not have", () => {
+        expect(stackDerivedConfig(path.join(ROOT, "test", "fixtures", "pack"), "prod")).to.deep.equal({});
+        expect(stackDerivedConfig(path.join(ROOT, "policies"), "no-such-stack")).to.deep.equal({});
+    });
 });

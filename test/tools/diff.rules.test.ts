@@ -141,8 +141,10 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
                     "aws:kms/key:Key secrets: protected, but keyUsage, multiRegion forces a replacement: the engine refuses the update",
             },
         ]);
-        // Unprotected, the same replacement is no refusal.
-        expect(diffRenders([{ ...key, options: {} }], [changed(key, { keyUsage: "SIGN_VERIFY" })]).disruptions).to.deep.equal([]);
+        // Unprotected, the same replacement is no refusal: it goes through, and destroys the old key.
+        expect(
+            diffRenders([{ ...key, options: {} }], [changed(key, { keyUsage: "SIGN_VERIFY" })]).disruptions.map((d) => d.kind),
+        ).to.deep.equal(["destroyed"]);
     });
 
     it("says what a replaced subnet, NAT gateway or node group takes with it", () => {
@@ -160,19 +162,20 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
         expect(nodeCapacity("aws:ec2/subnet:Subnet")).to.equal(undefined);
     });
 
-    it("refuses a control-plane version that skips a minor or goes down, and ignores one it cannot read (EKS: one minor at a time, never down)", () => {
+    it("refuses a control-plane version that skips a minor or goes down, and ignores one it cannot read (EKS: one minor up at a time, one minor back within the rollback window)", () => {
         const refusals = (from?: string, to?: string) => diffRenders([cluster(from)], [cluster(to)]).disruptions;
         expect(refusals("1.34", "1.34")).to.deep.equal([]);
-        expect(refusals("1.34", "1.35")).to.deep.equal([]);
+        expect(refusals("1.34", "1.35").map((d) => d.kind)).to.deep.equal(["upgrade"]);
         expect(refusals("1.34", "1.36")).to.deep.equal([
             {
                 kind: "refused",
                 urn: cluster().urn,
                 message:
-                    "eks:index:Cluster cluster-eks: version 1.34 → 1.36: EKS upgrades the control plane one minor at a time and never downgrades",
+                    "eks:index:Cluster cluster-eks: version 1.34 → 1.36: EKS upgrades the control plane one minor at a time, and rolls back only to the previous minor, within 7 days of an upgrade",
             },
         ]);
-        expect(refusals("1.34", "1.33").map((d) => d.kind)).to.deep.equal(["refused"]);
+        expect(refusals("1.34", "1.33").map((d) => d.kind)).to.deep.equal(["upgrade"]);
+        expect(refusals("1.34", "1.32").map((d) => d.kind)).to.deep.equal(["refused"]);
         expect(refusals("1.34", undefined)).to.deep.equal([]);
         expect(refusals(undefined, "1.36")).to.deep.equal([]);
         // Another type with a version input is no control plane.
@@ -233,7 +236,8 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
 
     it("refuses a control-plane version change only when the version moves wrongly, not when another input changes", () => {
         const renamed = { ...cluster("1.34"), props: { name: "d", version: "1.34" } };
-        expect(diffRenders([cluster("1.34")], [renamed]).disruptions.map((d) => d.kind)).to.deep.equal([]);
+        // A rename replaces the cluster (destroyed), but the version did not move: nothing refused.
+        expect(diffRenders([cluster("1.34")], [renamed]).disruptions.map((d) => d.kind)).to.deep.equal(["destroyed"]);
     });
 });
 

@@ -87,14 +87,20 @@ describe("offline diff", () => {
         ]);
     });
 
-    it("refuses a Kubernetes version two minors up or down", () => {
+    it("refuses a Kubernetes version two minors up or down; one minor down is EKS's version rollback, with its conditions", () => {
         const cluster = (version: string) => resource("eks:index:Cluster", "cluster-eks", { name: "c", version });
-        expect(diffRenders([cluster("1.34")], [cluster("1.35")]).disruptions).to.deep.equal([]);
-        for (const version of ["1.36", "1.33"]) {
+        // One minor up is the routine upgrade: disruptive, never "nothing disruptive", never refused.
+        expect(diffRenders([cluster("1.34")], [cluster("1.35")]).disruptions.map((d) => d.kind)).to.deep.equal(["upgrade"]);
+        for (const version of ["1.36", "1.32"]) {
             const [d] = diffRenders([cluster("1.34")], [cluster(version)]).disruptions;
             expect(d.kind, version).to.equal("refused");
-            expect(d.message).to.match(/one minor at a time and never downgrades/);
+            expect(d.message).to.match(/one minor at a time, and rolls back only to the previous minor, within 7 days of an upgrade/);
         }
+        const [rollback] = diffRenders([cluster("1.34")], [cluster("1.33")]).disruptions;
+        expect(rollback.kind).to.equal("upgrade");
+        expect(rollback.message).to.match(
+            /1\.34 → 1\.33: a version rollback, which EKS accepts only within 7 days .* once every node runs 1\.33 again/,
+        );
     });
 
     it("compares JSON documents held in strings as documents", () => {
@@ -149,5 +155,76 @@ describe("offline diff", () => {
         expect(diff.disruptions.filter((d) => d.kind === "network")).to.have.length(6);
         // The VPC itself and everything not tied to a subnet stay.
         expect(diff.changes.filter((c) => c.type === "aws:ec2/vpc:Vpc")).to.deep.equal([]);
+    });
+});
+
+describe("offline diff: the riskiest edits headed truthfully", () => {
+    const cluster = (props: Record<string, unknown>, options: RecordedResource["options"] = {}) =>
+        resource("eks:index:Cluster", "cluster-eks", { name: "platform-dev", version: "1.34", ...props }, options);
+
+    it("heads a cluster rename as `cluster replaced`, before the drains it causes (terraform-provider-aws aws_eks_cluster: name ForceNew)", () => {
+        const diff = diffRenders(
+            [cluster({}), group({ clusterName: "platform-dev" })],
+            [cluster({ name: "platform-next" }), group({ clusterName: "platform-next" })],
+        );
+        expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["destroyed", "drain"]);
+        expect(diff.disruptions[0].message).to.match(
+            /^eks:index:Cluster cluster-eks: cluster replaced \(name\): a new control plane .* the old one is deleted with every node, workload/,
+        );
+        expect(summaryLine(diff)).to.match(/^DISRUPTIVE: 1 cluster replaced, 1 node drains — /);
+        // Protected, the engine refuses it instead: refused, not destroyed.
+        const guarded = diffRenders([cluster({}, { protect: true })], [cluster({ name: "platform-next" }, { protect: true })]);
+        expect(guarded.disruptions.map((d) => d.kind)).to.deep.equal(["refused"]);
+    });
+
+    it("calls a deleted namespace destroyed with everything in it, a retained one retained (pulumi retainOnDelete)", () => {
+        const ns = (options: RecordedResource["options"]) =>
+            resource("kubernetes:core/v1:Namespace", "ns-team", { metadata: { name: "team" } }, options);
+        const deleted = diffRenders([ns({})], []);
+        expect(deleted.disruptions.map((d) => [d.kind, d.label])).to.deep.equal([["destroyed", "namespace deleted"]]);
+        expect(deleted.disruptions[0].message).to.include("deletes everything in it");
+        expect(summaryLine(deleted)).to.match(/^DISRUPTIVE: 1 namespace deleted — /);
+        expect(diffRenders([ns({ retainOnDelete: true })], []).disruptions.map((d) => d.kind)).to.deep.equal(["retained"]);
+    });
+
+    it("classifies a one-minor version bump as an upgrade, and lists the pools that drift because their AMI alias follows the version (karpenter-provider-aws v1.14.1 amifamily resolvePath)", () => {
+        const nodeClass = (terms: unknown[]) =>
+            resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class-default", {
+                metadata: { name: "default" },
+                spec: { amiSelectorTerms: terms },
+            });
+        const followed = resource(NODE_POOL, "pool-general", {
+            metadata: { name: "general" },
+            spec: { template: { spec: { nodeClassRef: { name: "default" } } }, disruption: { budgets: [{ nodes: "10%" }] } },
+        });
+        const proxy = (version: string) =>
+            resource("aws:eks/addon:Addon", "kube-proxy", { addonName: "kube-proxy", addonVersion: version });
+        const before = [cluster({}), nodeClass([{ alias: "al2023@v20260512" }]), followed, group(), proxy("v1.34.0-eksbuild.2")];
+        const after = [
+            cluster({ version: "1.35" }),
+            nodeClass([{ alias: "al2023@v20260512" }]),
+            followed,
+            group(),
+            proxy("v1.34.0-eksbuild.2"),
+        ];
+        const diff = diffRenders(before, after);
+        expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["upgrade", "roll"]);
+        const [upgrade, drift] = diff.disruptions.map((d) => d.message);
+        expect(upgrade).to.include("Kubernetes 1.34 → 1.35, in place").and.include("roll it back to 1.34 within 7 days");
+        // kube-proxy builds are per minor: a 1.34 build left behind is named.
+        expect(upgrade).to.include("kube-proxy v1.34.0-eksbuild.2 is a 1.34 build: pin the 1.35 build");
+        // The managed group pinned to a 1.34 release stays on 1.34, named with its minor.
+        expect(upgrade).to.include("node groups left behind: general (1.34)");
+        expect(drift).to.match(
+            /NodePool pool-general: every node drifts once the control plane runs 1\.35: EC2NodeClass default selects the AMI alias al2023@v20260512/,
+        );
+        expect(drift).to.include("disruption budgets (10%)");
+        expect(summaryLine(diff)).to.match(/^DISRUPTIVE: 1 Kubernetes upgrade, 1 node rolls — /);
+        // An AMI chosen by id does not follow the version: the upgrade alone, no drift.
+        const pinned = diffRenders(
+            [cluster({}), nodeClass([{ id: "ami-0123456789abcdef0" }]), followed],
+            [cluster({ version: "1.35" }), nodeClass([{ id: "ami-0123456789abcdef0" }]), followed],
+        );
+        expect(pinned.disruptions.map((d) => d.kind)).to.deep.equal(["upgrade"]);
     });
 });

@@ -608,3 +608,29 @@ describe("policy check: findings at the offending field's line", function () {
         }
     });
 });
+
+describe("policy check: the Kubernetes version of a stack has one home", function () {
+    this.timeout(120_000);
+
+    it("judges plain manifests with --env <stack> against that stack's cluster.version (Pulumi.<stack>.yaml), decided", async () => {
+        const pdb = [
+            "apiVersion: policy/v1beta1",
+            "kind: PodDisruptionBudget",
+            "metadata: { name: web, namespace: shop }",
+            "spec:",
+            "  maxUnavailable: 1",
+            "  selector: { matchLabels: { app: web } }",
+            "",
+        ].join("\n");
+        const r = await checkWithStdin(pdb, "--env", "prod", "--format", "json", "-");
+        const served = (
+            JSON.parse(r.stdout) as { violations: { policy: string; message: string; undecided?: string }[] }
+        ).violations.filter((v) => v.policy === "api-versions-served");
+        const version = (
+            YAML.parse(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, { version?: string }> }
+        ).config["eks-platform:cluster"].version;
+        expect(served.map((v) => [v.undecided, v.message])).to.have.length(1);
+        expect(served[0].undecided).to.equal(undefined);
+        expect(served[0].message).to.include(`the cluster runs Kubernetes ${version} (api-versions-served.kubernetesVersion)`);
+    });
+});
