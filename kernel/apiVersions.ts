@@ -28,6 +28,9 @@ export interface RemovedApi {
 const R = (apiVersion: string, kinds: string[], removedIn: string, replacement: string): RemovedApi[] =>
     kinds.map((kind) => ({ apiVersion, kind, removedIn, replacement }));
 
+/** The newest release the guide was read through for this table: a later one's removals are not in it. */
+export const REMOVED_APIS_READ_THROUGH = "1.34";
+
 export const REMOVED_APIS: readonly RemovedApi[] = [
     // v1.32
     ...R("flowcontrol.apiserver.k8s.io/v1beta3", ["FlowSchema", "PriorityLevelConfiguration"], "1.32", "flowcontrol.apiserver.k8s.io/v1"),

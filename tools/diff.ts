@@ -6,7 +6,7 @@
  */
 import { kubernetesMinor } from "eks-platform-kernel";
 import { NODE_GROUP_KINDS } from "../components/nodegroups/kinds";
-import type { RecordedResource } from "./offline";
+import { MADE_UP_VALUE, type RecordedResource } from "./offline";
 import { replacementRule } from "./replacements";
 import { EKS_CLUSTER, KUBELET_SKEW, ROLLBACK_DAYS, upgradeImpact } from "./upgradeImpact";
 
@@ -154,9 +154,48 @@ export function nodeCapacity(type: string): NodeCapacity | undefined {
     return NODE_CAPACITY[type];
 }
 
+/**
+ * Replaces the values the offline render made up (MADE_UP_VALUE) as `pulumi preview` would show
+ * them: `[existing]` for one the base render already had (the engine knows it from the live
+ * stack), `[unknown]` for one only an apply computes (a new or replaced resource's id or ARN).
+ */
+function maskMadeUp(known: ReadonlySet<string>): (value: unknown) => unknown {
+    const mask = (value: unknown): unknown => {
+        if (typeof value === "string") {
+            return value.replace(MADE_UP_VALUE, (token) => (known.has(token) ? "[existing]" : "[unknown]"));
+        }
+        if (Array.isArray(value)) {
+            return value.map(mask);
+        }
+        if (value && typeof value === "object") {
+            return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]));
+        }
+        return value;
+    };
+    return mask;
+}
+
+/** Every input of a created resource, leaf by leaf; a JSON document held in a string (an IAM policy) as the document. */
+function createdProperties(props: Record<string, unknown>, mask: (value: unknown) => unknown): PropertyChange[] {
+    const leaves = (value: unknown, at: string): PropertyChange[] => {
+        const doc = asJsonDocument(value);
+        if (doc !== undefined) {
+            return [{ path: `${at}(json)`, before: undefined, after: mask(doc) }];
+        }
+        if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length > 0) {
+            return Object.keys(value)
+                .sort()
+                .flatMap((k) => leaves((value as Record<string, unknown>)[k], at ? `${at}.${k}` : k));
+        }
+        return [{ path: at, before: undefined, after: mask(value) }];
+    };
+    return leaves(props, "");
+}
+
 /** The changes between two renders of a stack and the disruptions they cause. Pure. */
 export function diffRenders(before: readonly RecordedResource[], after: readonly RecordedResource[]): StackDiff {
     const old = new Map(before.filter(isDiffed).map((r) => [r.urn, r]));
+    const mask = maskMadeUp(new Set(JSON.stringify(before.map((r) => r.props)).match(MADE_UP_VALUE) ?? []));
     const matched = new Set<string>();
     const changes: ResourceChange[] = [];
     const disruptions: Disruption[] = [];
@@ -174,7 +213,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     for (const now of after.filter(isDiffed)) {
         const previousUrn = [now.urn, ...(now.aliases ?? [])].find((u) => old.has(u) && !matched.has(u));
         if (previousUrn === undefined) {
-            changes.push({ kind: "create", urn: now.urn, type: now.type, name: now.name, properties: [] });
+            changes.push({ kind: "create", urn: now.urn, type: now.type, name: now.name, properties: createdProperties(now.props, mask) });
             continue;
         }
         matched.add(previousUrn);
@@ -194,7 +233,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
             urn: now.urn,
             type: now.type,
             name: now.name,
-            properties,
+            properties: properties.map((p) => ({ path: p.path, before: mask(p.before), after: mask(p.after) })),
             ...(forcedBy.length > 0 ? { forcedBy } : {}),
             ...(rolls.length > 0 && kind === "update" ? { rollsNodesOn: rolls } : {}),
         });
@@ -363,6 +402,26 @@ export function summaryLine(diff: StackDiff): string {
 
 const MARK: Record<ChangeKind, string> = { create: "+", delete: "-", update: "~", replace: "+-" };
 
+/** Inputs of a create shown in text before the rest is left to `--format json`; documents (IAM policies) are always shown whole. */
+export const CREATE_INPUT_LINES = 12;
+
+function createdLines(properties: readonly PropertyChange[]): string[] {
+    const documents = properties.filter((p) => p.path.endsWith("(json)"));
+    const values = properties.filter((p) => !p.path.endsWith("(json)"));
+    return [
+        ...values.slice(0, CREATE_INPUT_LINES).map((p) => `      ${p.path}: ${show(p.after)}`),
+        ...(values.length > CREATE_INPUT_LINES
+            ? [`      … ${values.length - CREATE_INPUT_LINES} more inputs (--format json lists them all)`]
+            : []),
+        ...documents.flatMap((p) => [
+            `      ${p.path.slice(0, -"(json)".length)}:`,
+            ...JSON.stringify(p.after, null, 2)
+                .split("\n")
+                .map((l) => `        ${l}`),
+        ]),
+    ];
+}
+
 /** The diff as text: header, summary, disruptions, then every change with its inputs. */
 export function formatDiffText(diff: StackDiff, header: string): string {
     const lines = [header, summaryLine(diff), ""];
@@ -376,6 +435,10 @@ export function formatDiffText(diff: StackDiff, header: string): string {
     for (const kind of ["replace", "delete", "update", "create"] as const) {
         for (const c of diff.changes.filter((x) => x.kind === kind)) {
             lines.push(`  ${MARK[kind]} ${c.type}  ${c.name}`);
+            if (kind === "create") {
+                lines.push(...createdLines(c.properties));
+                continue;
+            }
             for (const p of c.properties) {
                 const note = c.forcedBy?.includes(p.path)
                     ? "  (forces replacement)"

@@ -8,6 +8,7 @@
  * version jump or downgrade).
  */
 import { execFile } from "child_process";
+import * as fs from "fs";
 import * as path from "path";
 import { diffRenders, formatDiffText, StackDiff, summaryLine } from "./diff";
 import { InputError } from "./errors";
@@ -42,7 +43,8 @@ export function renderInChild(root: string, stack: string, label: string): Promi
 
 export interface DiffReport {
     stack: string;
-    base: { ref: string; commit: string };
+    /** `absent`: the base commit has no `Pulumi.<stack>.yaml` (a stack this change adds): every resource is a create. */
+    base: { ref: string; commit: string; absent?: true };
     summary: string;
     counts: StackDiff["counts"];
     disruptions: StackDiff["disruptions"];
@@ -58,11 +60,16 @@ export async function diffStack(root: string, stack: string, ref: string, render
     const tree = checkoutRef(root, ref);
     try {
         const label = `${ref} (${tree.commit.slice(0, 12)})`;
-        const [before, after] = await Promise.all([render(tree.dir, stack, label), render(root, stack, "the working tree")]);
+        // A stack the change adds has nothing live yet: the base side is empty, not an error.
+        const absent = !fs.existsSync(path.join(tree.dir, `Pulumi.${stack}.yaml`));
+        const [before, after] = await Promise.all([
+            absent ? Promise.resolve([]) : render(tree.dir, stack, label),
+            render(root, stack, "the working tree"),
+        ]);
         const diff = diffRenders(before, after);
         return {
             stack,
-            base: { ref, commit: tree.commit },
+            base: { ref, commit: tree.commit, ...(absent ? { absent: true as const } : {}) },
             summary: summaryLine(diff),
             counts: diff.counts,
             disruptions: diff.disruptions,
@@ -74,9 +81,38 @@ export async function diffStack(root: string, stack: string, ref: string, render
 }
 
 /** The report as text. */
+function header(report: DiffReport): string {
+    return (
+        `Diff of stack "${report.stack}": ${report.base.ref} (${report.base.commit.slice(0, 12)}) → working tree` +
+        (report.base.absent ? ` (the stack is new: ${report.base.ref} has no Pulumi.${report.stack}.yaml)` : "")
+    );
+}
+
 export function formatDiffReport(report: DiffReport): string {
-    const header = `Diff of stack "${report.stack}": ${report.base.ref} (${report.base.commit.slice(0, 12)}) → working tree`;
-    return formatDiffText({ changes: report.changes, disruptions: report.disruptions, counts: report.counts }, header);
+    return formatDiffText({ changes: report.changes, disruptions: report.disruptions, counts: report.counts }, header(report));
+}
+
+/** The report as Markdown for a job summary: a table of the counts and disruptions first, then the text report in a block. */
+export function formatDiffMarkdown(report: DiffReport): string {
+    const c = report.counts;
+    const disruptive = report.disruptions.length === 0 ? "nothing disruptive" : report.summary.replace(/^DISRUPTIVE: (.*) — .*$/, "$1");
+    return [
+        `### Stack \`${report.stack}\``,
+        "",
+        "| create | update | replace | delete | disruptive |",
+        "|---:|---:|---:|---:|---|",
+        `| ${c.create} | ${c.update} | ${c.replace} | ${c.delete} | ${report.disruptions.length === 0 ? disruptive : `**${disruptive}**`} |`,
+        "",
+        ...report.disruptions.map((d) => `- **${d.kind}** ${d.message.replace(/[<>|]/g, (ch) => `\\${ch}`)}`),
+        ...(report.disruptions.length > 0 ? [""] : []),
+        "<details><summary>every change</summary>",
+        "",
+        "```",
+        formatDiffReport(report),
+        "```",
+        "",
+        "</details>",
+    ].join("\n");
 }
 
 /**
@@ -86,11 +122,15 @@ export function formatDiffReport(report: DiffReport): string {
 export async function runDiffCommand(
     stack: string,
     ref: string,
-    format: "text" | "json",
+    format: "text" | "json" | "markdown",
     root: string = process.cwd(),
     render: Render = renderInChild,
 ): Promise<number> {
     const report = await diffStack(root, stack, ref, render);
-    process.stdout.write(format === "json" ? `${JSON.stringify(report)}\n` : `${formatDiffReport(report)}\n`);
+    process.stdout.write(
+        format === "json"
+            ? `${JSON.stringify(report)}\n`
+            : `${format === "markdown" ? formatDiffMarkdown(report) : formatDiffReport(report)}\n`,
+    );
     return report.disruptions.some((d) => d.kind === "refused") ? 2 : 0;
 }

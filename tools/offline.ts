@@ -326,6 +326,19 @@ function valueAt(inputs: Record<string, unknown>, dotPath: string): unknown {
         .reduce<unknown>((v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), inputs);
 }
 
+const DIFF_ID_MARK = ".mock-";
+
+/**
+ * A value the offline render made up where the engine would know it only from the cloud: a mock
+ * ARN, a `diff`-mode id (`<name>.mock-<generation>`), the EKS cluster's example endpoint and
+ * issuer. Reports show such values as `pulumi preview` does an output it cannot know, never as
+ * written (tools/diff.ts).
+ */
+export const MADE_UP_VALUE = new RegExp(
+    `arn:aws:mock:[^\\s"',\\]}]*|[\\w.-]+\\${DIFF_ID_MARK}[0-9a-f]{10}|[^\\s"',\\]}]*EXAMPLE0123456789[^\\s"',\\]}]*`,
+    "g",
+);
+
 /** Outputs of a resource in `diff` mode: computed values that change exactly when the resource would be replaced. */
 function diffModeOutputs(
     type: string,
@@ -335,7 +348,7 @@ function diffModeOutputs(
 ): { id: string; state: Record<string, unknown> } {
     const rule = replacementRule(type);
     const generation = digest(rule ? rule.replaceOn.map((p) => valueAt(inputs, p)) : []);
-    const id = `${name}-${generation}`;
+    const id = `${name}${DIFF_ID_MARK}${generation}`;
     const state: Record<string, unknown> = {
         ...inputs,
         arn: `arn:aws:mock:${region}:123456789012:${type.split(":").pop()?.toLowerCase()}/${id}`,

@@ -2,7 +2,7 @@
  * The offline plan's command: what `pulumi up` would create for a stack, rendered with no cloud,
  * no credentials and no Pulumi CLI, then judged by the policy pack.
  *
- *   npm run plan -- <stack> [--format text|json] [--diff <git-ref>]
+ *   npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]
  *
  * With `--diff <git-ref>` it prints what changes against the stack as rendered at that ref
  * instead (tools/diffStack.ts), skipping the policy gate.
@@ -24,7 +24,7 @@ import { gatePlan, renderPlan } from "./stackPlan";
 // What other modules and tests read as "the plan" (its JSON shape), named where the command is.
 export type { Plan } from "./stackPlan";
 
-const USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]";
+const USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
@@ -32,7 +32,11 @@ async function main(): Promise<number> {
         { format: { type: "string", default: "text" }, diff: { type: "string" } },
         USAGE,
     );
-    const format = oneOf("--format", values.format, ["text", "json"] as const);
+    const format = oneOf(
+        "--format",
+        values.format,
+        values.diff !== undefined ? (["text", "json", "markdown"] as const) : (["text", "json"] as const),
+    );
     if (positionals.length !== 1) {
         throw new InputError(positionals.length === 0 ? USAGE : `one stack at a time, not ${positionals.join(", ")}\n${USAGE}`);
     }
@@ -44,6 +48,9 @@ async function main(): Promise<number> {
             throw new InputError(`--diff needs a git ref, e.g. --diff origin/main\n${USAGE}`);
         }
         return runDiffCommand(stack, values.diff, format, root);
+    }
+    if (format === "markdown") {
+        throw new InputError(`--format markdown is the diff's (--diff <git-ref>)\n${USAGE}`);
     }
     const project = readStackFiles(root, stack).project;
     const packDir = path.join(root, "policies");

@@ -280,6 +280,7 @@ describe("tools/diff.ts: the report", () => {
             "  ~ aws:ec2/subnet:Subnet  private-a",
             `      tags: (unset) → {"note":"${"x".repeat(108)}...`,
             "  + aws:iam/role:Role  new",
+            '      path: "/"',
         ]);
     });
 
@@ -293,5 +294,54 @@ describe("tools/diff.ts: the report", () => {
         expect(formatDiffText(diffRenders([group], [group]), "H")).to.equal(
             "H\n0 to create, 0 to update, 0 to replace, 0 to delete; nothing disruptive\n\n  no changes",
         );
+    });
+});
+
+describe("tools/diff.ts: a diff a reviewer can trust", () => {
+    const role = (name: string, props: Record<string, unknown>) => resource("aws:iam/role:Role", name, props);
+
+    it("shows the render's made-up values as pulumi preview shows outputs: [existing] when the base had them, [unknown] when only an apply computes them", () => {
+        const subnetId = (gen: string) => `net-private-a.mock-${gen}`;
+        const nat = (gen: string) => resource("aws:ec2/natGateway:NatGateway", "nat-a", { subnetId: subnetId(gen), allocationId: "eip-1" });
+        const diff = diffRenders([nat("0123456789")], [nat("abcdef0123")]);
+        expect(diff.changes[0].properties).to.deep.equal([{ path: "subnetId", before: "[existing]", after: "[unknown]" }]);
+        const text = formatDiffText(diff, "H");
+        expect(text).to.include('subnetId: "[existing]" → "[unknown]"  (forces replacement)');
+        expect(text).not.to.match(/mock/);
+        // A create referencing a resource the base already had: known to the engine, not made up anew.
+        const arn = "arn:aws:mock:us-east-1:123456789012:role/nodes.mock-0123456789";
+        const created = diffRenders(
+            [role("nodes", {}), resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "other", { role: arn })],
+            [
+                role("nodes", {}),
+                resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", {
+                    role: arn,
+                    policyArn: "arn:aws:mock:us-east-1:123456789012:policy/p.mock-fedcba9876",
+                }),
+            ],
+        );
+        const attach = created.changes.find((c) => c.kind === "create");
+        expect(attach?.properties).to.deep.equal([
+            { path: "policyArn", before: undefined, after: "[unknown]" },
+            { path: "role", before: undefined, after: "[existing]" },
+        ]);
+        // The cluster's example endpoint and issuer are made up too.
+        const oidc = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE0123456789";
+        expect(formatDiffText(diffRenders([], [role("irsa", { name: oidc })]), "H")).not.to.include("EXAMPLE");
+    });
+
+    it("shows a created role's policy documents whole, and at most a dozen other inputs in text", () => {
+        const trust = {
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+        };
+        const many = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`k${String(i).padStart(2, "0")}`, i]));
+        const diff = diffRenders([], [role("nodes", { assumeRolePolicy: JSON.stringify(trust), tags: many })]);
+        const text = formatDiffText(diff, "H").split("\n");
+        expect(text).to.include("      assumeRolePolicy:");
+        expect(text).to.include('                "Service": "ec2.amazonaws.com"');
+        expect(text.filter((l) => /^ {6}tags\.k\d\d: /.test(l))).to.have.length(12);
+        expect(text).to.include("      … 3 more inputs (--format json lists them all)");
+        expect(diff.changes[0].properties.find((p) => p.path === "assumeRolePolicy(json)")?.after).to.deep.equal(trust);
     });
 });

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DiffReport, diffStack, formatDiffReport, Render, RenderError, runDiffCommand } from "../../tools/diffStack";
+import { DiffReport, diffStack, formatDiffMarkdown, formatDiffReport, Render, RenderError, runDiffCommand } from "../../tools/diffStack";
 import { RecordedResource } from "../../tools/offline";
 import { ROOT } from "../mocks";
 import { git } from "../stackFiles";
@@ -51,7 +51,8 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
         repo = fs.mkdtempSync(path.join(os.tmpdir(), "diff-stack-report-"));
         git(repo, "init", "--quiet", "--initial-branch=main");
         fs.writeFileSync(path.join(repo, "usage"), "ENCRYPT_DECRYPT\n");
-        git(repo, "add", "usage");
+        fs.writeFileSync(path.join(repo, "Pulumi.dev.yaml"), "config: {}\n");
+        git(repo, "add", "usage", "Pulumi.dev.yaml");
         git(repo, "commit", "--quiet", "-m", "base");
         base = git(repo, "rev-parse", "HEAD").trim();
         // What `npm ci` leaves: dependencies, untracked, linked into the base tree.
@@ -108,5 +109,37 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
         expect(clean.out).to.equal(
             `Diff of stack "dev": HEAD (${base.slice(0, 12)}) → working tree\n0 to create, 0 to update, 0 to replace, 0 to delete; nothing disruptive\n\n  no changes\n`,
         );
+    });
+
+    it("diffs a stack the change adds as all creates: its base has no stack file, so only the working tree renders (exit 0)", async () => {
+        fs.writeFileSync(path.join(repo, "Pulumi.staging.yaml"), "config: {}\n");
+        try {
+            const { out, result } = await captured(() => runDiffCommand("staging", "HEAD", "text", repo, render));
+            expect(result).to.equal(0);
+            expect(calls.map((c) => c.label)).to.deep.equal(["the working tree"]);
+            expect(out).to.include(`(the stack is new: HEAD has no Pulumi.staging.yaml)`);
+            const report = await diffStack(repo, "staging", "HEAD", render);
+            expect(report.base.absent).to.equal(true);
+            expect(report.counts).to.deep.equal({ create: 1, update: 0, replace: 0, delete: 0 });
+            expect(report.changes[0].properties).to.deep.equal([{ path: "keyUsage", before: undefined, after: "ENCRYPT_DECRYPT" }]);
+        } finally {
+            fs.rmSync(path.join(repo, "Pulumi.staging.yaml"));
+        }
+    });
+
+    it("writes Markdown for the job summary: the counts and what is disruptive in a table first, each disruption, then the text report", async () => {
+        fs.writeFileSync(path.join(repo, "usage"), "SIGN_VERIFY\n");
+        const md = formatDiffMarkdown(await diffStack(repo, "dev", "HEAD", render)).split("\n");
+        expect(md.slice(0, 6)).to.deep.equal([
+            "### Stack `dev`",
+            "",
+            "| create | update | replace | delete | disruptive |",
+            "|---:|---:|---:|---:|---|",
+            "| 0 | 0 | 1 | 0 | **1 refused** |",
+            "",
+        ]);
+        expect(md[6]).to.match(/^- \*\*refused\*\* aws:kms\/key:Key secrets: protected, but keyUsage forces a replacement/);
+        expect(md).to.include("<details><summary>every change</summary>");
+        expect(md.join("\n")).to.include("+- aws:kms/key:Key  secrets");
     });
 });

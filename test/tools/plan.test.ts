@@ -80,11 +80,14 @@ describe("offline plan CLI: exit codes", function () {
         }
         const unknown = await runTool("plan.ts", ["dev", "--formt", "json"]);
         expect(unknown.stderr).to.equal(
-            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]\n",
+            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]\n",
         );
         expect((await runTool("plan.ts", ["dev", "--format", "xml"])).stderr).to.include('--format must be text or json, not "xml"');
         const help = await runTool("plan.ts", ["--help"]);
-        expect([help.code, help.stdout]).to.deep.equal([0, "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref>]\n"]);
+        expect([help.code, help.stdout]).to.deep.equal([
+            0,
+            "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]\n",
+        ]);
     });
 
     it("exits 2 naming the stack file of an alias bomb, with no stack trace", async () => {
