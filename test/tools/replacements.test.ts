@@ -8,6 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 import { KUBERNETES_REPLACE_ON, REPLACEMENT_RULES, replacementRule } from "../../tools/replacements";
+import { kindResourceTypes } from "../../components/nodegroups/kinds";
 import { ROOT } from "../mocks";
 
 interface Fact {
@@ -76,6 +77,12 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
             expect(rule, type).to.not.equal(undefined);
             expect([...rule.replaceOn].sort()).to.deep.equal(expectedReplaceOn(fact));
             expect(rule.source).to.include(fact.resource);
+            // The source names what it replaces on, in upstream's spelling, so a reader can check it.
+            // (The node-group kinds' sources live with the kinds, components/nodegroups/*.ts.)
+            const named = /every attribute/.test(rule.source) || type in kindResourceTypes() ? [] : fact.forceNew;
+            for (const attribute of named.filter((x) => !(fact.notReachable ?? []).includes(x))) {
+                expect(rule.source, `${type}: its source names ${attribute}`).to.include(attribute.split(".").pop());
+            }
             expect(fact.read, type).to.match(/^(hashicorp\/terraform-provider-aws|pulumi\/)\S* \S+\.(go|ts|markdown)/);
             expect(fact.read, `${type}: the commit or stored version it was read at`).to.match(/@ [0-9a-f]{8,}|stored version \d+/);
         });
