@@ -16,18 +16,35 @@ export type { ReplacementRule } from "eks-platform-kernel";
 
 /** The types no node-group kind owns. */
 const TABLE: Readonly<Record<string, ReplacementRule>> = {
-    "aws:ec2/vpc:Vpc": { replaceOn: ["cidrBlock", "ipv4IpamPoolId"], source: tf("aws_vpc", "cidr_block, ipv4_ipam_pool_id") },
+    "aws:ec2/vpc:Vpc": {
+        replaceOn: ["cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"],
+        source: tf("aws_vpc", "cidr_block, ipv4_ipam_pool_id, ipv4_netmask_length"),
+    },
     "aws:ec2/subnet:Subnet": {
-        replaceOn: ["cidrBlock", "availabilityZone", "availabilityZoneId", "vpcId", "outpostArn"],
-        source: tf("aws_subnet", "cidr_block, availability_zone, availability_zone_id, vpc_id, outpost_arn"),
+        replaceOn: [
+            "cidrBlock",
+            "availabilityZone",
+            "availabilityZoneId",
+            "vpcId",
+            "outpostArn",
+            "ipv4IpamPoolId",
+            "ipv4NetmaskLength",
+            "ipv6IpamPoolId",
+            "ipv6Native",
+            "ipv6NetmaskLength",
+        ],
+        source: tf(
+            "aws_subnet",
+            "cidr_block, availability_zone, availability_zone_id, vpc_id, outpost_arn, ipv4_ipam_pool_id, ipv4_netmask_length, ipv6_ipam_pool_id, ipv6_native, ipv6_netmask_length",
+        ),
     },
     "aws:ec2/natGateway:NatGateway": {
-        replaceOn: ["allocationId", "subnetId", "connectivityType", "privateIp"],
-        source: tf("aws_nat_gateway", "allocation_id, subnet_id, connectivity_type, private_ip"),
+        replaceOn: ["allocationId", "subnetId", "connectivityType", "privateIp", "availabilityMode", "vpcId"],
+        source: tf("aws_nat_gateway", "allocation_id, subnet_id, connectivity_type, private_ip, availability_mode, vpc_id"),
     },
     "aws:ec2/eip:Eip": {
-        replaceOn: ["domain", "address", "publicIpv4Pool", "networkBorderGroup", "customerOwnedIpv4Pool"],
-        source: tf("aws_eip", "domain, address, public_ipv4_pool, network_border_group, customer_owned_ipv4_pool"),
+        replaceOn: ["domain", "address", "publicIpv4Pool", "networkBorderGroup", "ipamPoolId"],
+        source: tf("aws_eip", "domain, address, public_ipv4_pool, network_border_group, ipam_pool_id"),
     },
     "aws:ec2/internetGateway:InternetGateway": { replaceOn: [], source: tf("aws_internet_gateway", "nothing (vpc_id re-attaches)") },
     "aws:ec2/routeTable:RouteTable": { replaceOn: ["vpcId"], source: tf("aws_route_table", "vpc_id") },
@@ -49,8 +66,20 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
         source: "terraform-provider-aws aws_vpc_security_group_egress_rule schema: RequiresReplace on security_group_id",
     },
     "aws:ec2/vpcEndpoint:VpcEndpoint": {
-        replaceOn: ["vpcId", "serviceName", "vpcEndpointType"],
-        source: tf("aws_vpc_endpoint", "vpc_id, service_name, vpc_endpoint_type"),
+        replaceOn: [
+            "vpcId",
+            "serviceName",
+            "vpcEndpointType",
+            "serviceRegion",
+            "serviceNetworkArn",
+            "resourceConfigurationArn",
+            "dnsOptions.privateDnsPreference",
+            "dnsOptions.privateDnsSpecifiedDomains",
+        ],
+        source: tf(
+            "aws_vpc_endpoint",
+            "vpc_id, service_name, vpc_endpoint_type, service_region, service_network_arn, resource_configuration_arn, dns_options.private_dns_preference, dns_options.private_dns_specified_domains",
+        ),
     },
     "aws:ec2/flowLog:FlowLog": {
         replaceOn: [
@@ -63,6 +92,13 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
             "maxAggregationInterval",
             "logFormat",
             "destinationOptions",
+            "deliverCrossAccountRole",
+            "eniId",
+            "regionalNatGatewayId",
+            "transitGatewayId",
+            "transitGatewayAttachmentId",
+            // Newer than the schema read (which updates tags only): judged to replace too.
+            "tagFieldSpecifications",
         ],
         source: tf("aws_flow_log", "every attribute but tags"),
     },
@@ -109,13 +145,17 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
         replaceOn: ["clusterName", "namespace", "serviceAccount"],
         source: tf("aws_eks_pod_identity_association", "cluster_name, namespace, service_account"),
     },
-    // pulumi-eks's Cluster component: its aws:eks/cluster:Cluster child takes these inputs. Its
-    // subnets (vpc_config.subnet_ids) and security groups are updated in place (UpdateClusterConfig).
+    // pulumi-eks's Cluster component: its aws:eks/cluster:Cluster child is replaced, on these
+    // component arguments (nodejs/eks/cluster/cluster.ts maps them). Its subnets
+    // (vpc_config.subnet_ids) and security groups are updated in place (UpdateClusterConfig); a new
+    // encryption key is no replacement either (only removing encryption_config is, and the program
+    // always sets it); bootstrapSelfManagedAddons and the creator's admin permissions are ForceNew
+    // upstream but the component ignores changes to them.
     "eks:index:Cluster": {
-        replaceOn: ["name", "vpcId", "serviceRole", "kubernetesServiceIpAddressRange", "encryptionConfigKeyArn"],
+        replaceOn: ["name", "vpcId", "serviceRole", "kubernetesServiceIpAddressRange", "ipFamily"],
         source:
-            tf("aws_eks_cluster", "name, role_arn, kubernetes_network_config.service_ipv4_cidr, encryption_config") +
-            "; a cluster cannot move to another VPC; vpc_config.subnet_ids and security_group_ids are updated in place",
+            tf("aws_eks_cluster", "name, role_arn, kubernetes_network_config.service_ipv4_cidr, kubernetes_network_config.ip_family") +
+            "; a cluster cannot move to another VPC; vpc_config.subnet_ids, security_group_ids and encryption_config's key are updated in place",
     },
     // The EBS CSI driver's default class (components/addons/ebsCsi.ts): a new key or volume type is a new class.
     "kubernetes:storage.k8s.io/v1:StorageClass": {

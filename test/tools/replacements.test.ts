@@ -8,6 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 import { KUBERNETES_REPLACE_ON, REPLACEMENT_RULES, replacementRule } from "../../tools/replacements";
+import { kindResourceTypes } from "../../components/nodegroups/kinds";
 import { ROOT } from "../mocks";
 
 interface Fact {
@@ -16,16 +17,46 @@ interface Fact {
     forceNew: string[];
     rollsNodes?: string[];
     notSetByProgram?: string[];
+    /** ForceNew only under a condition the table cannot express: never in replaceOn. */
+    conditional?: string[];
+    /** ForceNew, but out of the program's reach through this type: never in replaceOn. */
+    notReachable?: string[];
+    /** Upstream attribute -> input path, where the input is not the camelCase attribute. */
+    inputs?: Record<string, string>;
+    /** Inputs the table replaces on beyond upstream, each with its reason. */
+    extra?: { input: string; reason: string }[];
+    /** Inputs @pulumi/aws has that the schema read does not. */
+    unread?: string[];
 }
 
 const FACTS = YAML.parse(fs.readFileSync(path.join(ROOT, "test", "fixtures", "replacements", "upstream.yaml"), "utf8")) as {
     provider: string;
     types: Record<string, Fact>;
-    notYetChecked: string[];
+    notYetChecked: { type: string; reason: string }[];
 };
 
 /** An upstream attribute path as pulumi-aws names the input: `launch_template.id` → `launchTemplate.id`. */
 const camel = (attribute: string) => attribute.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The input path a fact's upstream attribute is, for the type's resource. */
+const inputOf = (fact: Fact, attribute: string) => fact.inputs?.[attribute] ?? camel(attribute);
+
+/** What the table must replace on: upstream's ForceNew within reach, as inputs, and the reasoned extras. */
+function expectedReplaceOn(fact: Fact): string[] {
+    const out = new Set(fact.notReachable ?? []);
+    return [...fact.forceNew.filter((a) => !out.has(a)).map((a) => inputOf(fact, a)), ...(fact.extra ?? []).map((e) => e.input)].sort();
+}
+
+/** The top-level arguments of an @pulumi/aws resource (`aws:ec2/vpc:Vpc` -> ec2/vpc.d.ts VpcArgs), or undefined for other packages. */
+function awsArgs(type: string): Set<string> | undefined {
+    const m = /^aws:([a-z0-9]+)\/([a-zA-Z0-9]+):([A-Za-z0-9]+)$/.exec(type);
+    if (!m) {
+        return undefined;
+    }
+    const dts = fs.readFileSync(path.join(ROOT, "node_modules", "@pulumi", "aws", m[1], `${m[2]}.d.ts`), "utf8");
+    const body = dts.split(`export interface ${m[3]}Args {`)[1].split("\n}")[0];
+    return new Set([...body.matchAll(/^ {4}([A-Za-z0-9]+)\??:/gm)].map((a) => a[1]));
+}
 
 describe("tools/replacements.ts against upstream (test/fixtures/replacements/upstream.yaml)", () => {
     it("names the provider version the facts were read for, and the one package.json pins", () => {
@@ -35,7 +66,7 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
     });
 
     it("holds a fact, or a note that it is still unchecked, for every type the program registers, and for no other", () => {
-        const covered = [...Object.keys(FACTS.types), ...FACTS.notYetChecked];
+        const covered = [...Object.keys(FACTS.types), ...FACTS.notYetChecked.map((n) => n.type)];
         expect(covered).to.have.members(Object.keys(REPLACEMENT_RULES));
         expect(new Set(covered).size).to.equal(covered.length);
     });
@@ -44,9 +75,40 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
         it(`${type}: replaces exactly on what ${fact.resource} marks ForceNew (terraform-provider-aws ${fact.resource} schema, pulumi-aws camelCase inputs)`, () => {
             const rule = REPLACEMENT_RULES[type];
             expect(rule, type).to.not.equal(undefined);
-            expect([...rule.replaceOn].sort()).to.deep.equal(fact.forceNew.map(camel).sort());
+            expect([...rule.replaceOn].sort()).to.deep.equal(expectedReplaceOn(fact));
             expect(rule.source).to.include(fact.resource);
+            // The source names what it replaces on, in upstream's spelling, so a reader can check it.
+            // (The node-group kinds' sources live with the kinds, components/nodegroups/*.ts.)
+            const named = /every attribute/.test(rule.source) || type in kindResourceTypes() ? [] : fact.forceNew;
+            for (const attribute of named.filter((x) => !(fact.notReachable ?? []).includes(x))) {
+                expect(rule.source, `${type}: its source names ${attribute}`).to.include(attribute.split(".").pop());
+            }
+            expect(fact.read, type).to.match(/^(hashicorp\/terraform-provider-aws|pulumi\/)\S* \S+\.(go|ts|markdown)/);
+            expect(fact.read, `${type}: the commit or stored version it was read at`).to.match(/@ [0-9a-f]{8,}|stored version \d+/);
         });
+
+        it(`${type}: replaces on no input that upstream forces only under a condition, or that is out of the program's reach`, () => {
+            const rule = REPLACEMENT_RULES[type];
+            for (const attribute of [...(fact.conditional ?? []), ...(fact.notReachable ?? [])]) {
+                expect(rule.replaceOn, `${type} ${attribute}`).to.not.include(inputOf(fact, attribute));
+            }
+            for (const extra of fact.extra ?? []) {
+                expect(extra.reason, `${type} ${extra.input}: a reason`).to.have.length.above(20);
+            }
+        });
+
+        const args = awsArgs(type);
+        if (args) {
+            it(`${type}: every input it replaces on, and every input named unread, is an argument of @pulumi/aws's ${type.split(":")[2]}Args`, () => {
+                for (const input of [
+                    ...REPLACEMENT_RULES[type].replaceOn,
+                    ...(REPLACEMENT_RULES[type].rollsNodesOn ?? []),
+                    ...(fact.unread ?? []),
+                ]) {
+                    expect([...args], `${type} ${input}`).to.include(input.split(".")[0]);
+                }
+            });
+        }
 
         it(`${type}: rolls nodes exactly on what upstream rolls them on${fact.rollsNodes ? "" : " (nothing)"}`, () => {
             const expected = (fact.rollsNodes ?? []).map(camel).sort();
@@ -57,6 +119,19 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
             }
         });
     }
+
+    it("leaves no type unchecked without a reason", () => {
+        for (const n of FACTS.notYetChecked) {
+            expect(n.reason, n.type).to.be.a("string").and.have.length.above(20);
+        }
+    });
+
+    it("the pulumi-eks Cluster component replaces its child on a new name, service role, service CIDR or IP family, not on a new encryption key (aws_eks_cluster encryption_config: ForceNew only on removal)", () => {
+        const rule = REPLACEMENT_RULES["eks:index:Cluster"];
+        expect(rule.replaceOn).to.include.members(["name", "serviceRole", "kubernetesServiceIpAddressRange", "ipFamily"]);
+        expect(rule.replaceOn).to.not.include("encryptionConfigKeyArn");
+        expect(rule.replaceOn).to.not.include("bootstrapSelfManagedAddons");
+    });
 
     it("replaces any other Kubernetes object on a new name or namespace, and knows nothing of other types (pulumi-kubernetes: metadata.name and .namespace are immutable)", () => {
         expect(replacementRule("kubernetes:core/v1:ConfigMap")).to.deep.equal({
