@@ -465,13 +465,26 @@ steps:
         expect([...deployEnvironments].filter((e) => previewEnvironments.has(e))).to.deep.equal([]);
     });
 
-    it("deploy prod only after dev, behind the prod environment", () => {
+    it("deploy prod only after dev (directly or through the stages between them), behind the prod environment", () => {
         const deploy = all.find((w) => Object.keys(w.doc.on).includes("push"));
         const jobs = Object.entries(deploy!.doc.jobs);
-        const prod = jobs.find(([, j]) => (j.steps ?? []).some((s) => s.with?.command === "up" && s.with?.["stack-name"] === "prod"));
-        const dev = jobs.find(([, j]) => (j.steps ?? []).some((s) => s.with?.command === "up" && s.with?.["stack-name"] === "dev"));
+        const upOf = (stack: string) =>
+            jobs.find(([, j]) => (j.steps ?? []).some((s) => s.with?.command === "up" && s.with?.["stack-name"] === stack));
+        const [prod, dev] = [upOf("prod"), upOf("dev")];
         expect(prod?.[1].environment).to.equal("prod");
-        expect(([] as string[]).concat(prod?.[1].needs ?? [])).to.include(dev![0]);
+        // Every job prod's deploy waits for, transitively: a staging stack placed between dev and prod keeps the order.
+        const upstream = new Set<string>();
+        const visit = (name: string) => {
+            for (const need of ([] as string[]).concat(deploy!.doc.jobs[name]?.needs ?? [])) {
+                if (!upstream.has(need)) {
+                    upstream.add(need);
+                    visit(need);
+                }
+            }
+        };
+        visit(prod![0]);
+        expect([...upstream]).to.include(dev![0]);
+        expect(upstream.has(prod![0]), "no cycle").to.equal(false);
     });
 
     describe(".ci/plan, the offline gate step of both workflows", function () {

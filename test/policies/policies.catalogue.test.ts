@@ -123,7 +123,9 @@ describe("policy pack: the docs tables are generated from the declarations (npm 
         );
         const regenerated = withTable(readme, readmeTable(edited, environments), "README.md");
         expect(regenerated).to.not.equal(readme);
-        expect(regenerated).to.include("| `vpc-dns` | something else | M | M | — |");
+        // One level column per environment file: a fork's added stack adds one.
+        const levels = environments.map((e) => (e.config["vpc-dns"]?.enforcementLevel === "advisory" ? "A" : "M")).join(" | ");
+        expect(regenerated).to.include(`| \`vpc-dns\` | something else | ${levels} | — |`);
         expect(() => withTable("# no table here\n", "", "x.md")).to.throw(/x\.md: no generated policy table/);
     });
 
@@ -143,7 +145,8 @@ describe("policy pack: the docs tables are generated from the declarations (npm 
         expect(table.split("\n")[0]).to.equal(
             `| policy | requires | ${environments.map((e) => e.name).join(" | ")} | qa | knobs (default) |`,
         );
-        expect(table).to.match(/\| `vpc-dns` \| [^|]+ \| M \| M \| A \| — \|/);
+        const levels = environments.map((e) => (e.config["vpc-dns"]?.enforcementLevel === "advisory" ? "A" : "M")).join(" \\| ");
+        expect(table).to.match(new RegExp(`\\| \`vpc-dns\` \\| [^|]+ \\| ${levels} \\| A \\| — \\|`));
         expect(table).to.include("`minReplicas` (`2`; qa `3`)");
     });
 });

@@ -9,7 +9,7 @@ import * as YAML from "yaml";
 import { PROJECT } from "../../components/config";
 import { RenderError, renderInChild } from "../../tools/diffStack";
 import { ROOT, runTool } from "../mocks";
-import { git, stackConfig, workingTreeCopy } from "../stackFiles";
+import { git, stackConfig, stacks, workingTreeCopy } from "../stackFiles";
 
 describe("npm run plan -- <stack> --diff <ref>: a change the engine refuses", function () {
     this.timeout(600_000);
@@ -59,7 +59,7 @@ describe("npm run plan -- <stack> --diff <ref>: a change the engine refuses", fu
         const message = (failure as Error).message;
         expect(message).to.match(/^stack "nosuch" at the working tree does not render:\n\S/);
         expect(message).to.equal(
-            `stack "nosuch" at the working tree does not render:\n${path.join(repo, "Pulumi.nosuch.yaml")}: unknown stack "nosuch" (stacks here: dev, prod)`,
+            `stack "nosuch" at the working tree does not render:\n${path.join(repo, "Pulumi.nosuch.yaml")}: unknown stack "nosuch" (stacks here: ${stacks(repo).join(", ")})`,
         );
     });
 });
