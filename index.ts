@@ -44,6 +44,7 @@ const endpoints = config.network.interfaceEndpoints.enabled
 const cluster = new Cluster("cluster", {
     clusterName: config.clusterName,
     version: config.cluster.version,
+    supportType: config.cluster.supportType,
     vpcId: network.vpcId,
     privateSubnetIds: network.privateSubnetIds,
     publicSubnetIds: network.publicSubnetIds,

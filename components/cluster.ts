@@ -8,6 +8,8 @@ export interface ClusterArgs {
     clusterName: string;
     /** Kubernetes minor version, pinned per stack. */
     version: string;
+    /** The upgrade policy at the end of standard support (`cluster.supportType`). */
+    supportType: "STANDARD" | "EXTENDED";
     vpcId: pulumi.Input<string>;
     privateSubnetIds: pulumi.Input<string>[];
     publicSubnetIds: pulumi.Input<string>[];
@@ -133,6 +135,7 @@ export function controlPlaneArgs(
     return {
         name: args.clusterName,
         version: args.version,
+        upgradePolicy: { supportType: args.supportType },
         vpcId: args.vpcId,
         privateSubnetIds: args.privateSubnetIds,
         publicSubnetIds: args.publicSubnetIds,

@@ -74,6 +74,7 @@ for (const stack of stacks()) {
                 expect(ng.props.instanceTypes).to.deep.equal(g.instanceTypes);
                 expect(ng.props.scalingConfig).to.deep.equal({ minSize: g.minSize, desiredSize: g.desiredSize, maxSize: g.maxSize });
                 expect(ng.props.updateConfig).to.deep.equal({ maxUnavailablePercentage: g.maxUnavailablePercentage });
+                expect(ng.props.nodeRepairConfig).to.deep.equal({ enabled: g.autoRepair });
                 expect(ng.props.labels ?? {}, group).to.deep.include(g.labels);
                 expect((ng.props.subnetIds as unknown[]).length).to.equal(config.network.availabilityZones.length);
             }

@@ -11,7 +11,7 @@
  * Exit codes: 0 a plan without blockers, 1 a blocker stands, 2 bad input (unknown stack, bad
  * config, a target that is not the next minor, unreadable manifests).
  */
-import { asString, kubernetesMinor } from "eks-platform-kernel";
+import { asRecord, asString, kubernetesMinor } from "eks-platform-kernel";
 import { REMOVED_APIS_READ_THROUGH } from "eks-platform-kernel/policy";
 import { GroupReport, rehearse } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
@@ -57,13 +57,21 @@ function semverAtLeast(version: string, minimum: string): boolean {
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
-/** The support calendar's word on the current and the target minor, on `today` (`YYYY-MM-DD`). */
-function calendarNotes(from: string, to: string, today: string): { notes: string[]; confirm: string[] } {
+/**
+ * The support calendar's word on the current and the target minor, on `today` (`YYYY-MM-DD`),
+ * under the cluster's upgrade policy (`STANDARD`: EKS upgrades the control plane itself at the
+ * end of standard support; `EXTENDED`: the version stays, billed).
+ */
+function calendarNotes(from: string, to: string, today: string, supportType: string | undefined): { notes: string[]; confirm: string[] } {
     const row = (minor: string) => EKS_RELEASE_CALENDAR.find((r) => r.minor === minor);
     const notes: string[] = [];
     const confirm: string[] = [];
     const current = row(from);
-    if (current && today >= current.endOfStandardSupport) {
+    if (current && supportType === "STANDARD") {
+        notes.push(
+            `upgrade policy STANDARD: ${today >= current.endOfStandardSupport ? "EKS may upgrade" : `from ${current.endOfStandardSupport} EKS upgrades`} the control plane to ${to} itself, nodes and add-ons left behind; upgrade before then to choose the moment`,
+        );
+    } else if (current && today >= current.endOfStandardSupport) {
         notes.push(
             `${from} left standard support on ${current.endOfStandardSupport}: the cluster is billed extended support (${usd(CLUSTER_HOURLY_USD.extended)}/h instead of ${usd(CLUSTER_HOURLY_USD.standard)}/h) until it runs ${to}, and is upgraded by EKS after ${current.endOfExtendedSupport}`,
         );
@@ -140,7 +148,8 @@ export function planUpgrade(
             );
         }
     }
-    const calendar = calendarNotes(from, to, today);
+    const eksCluster = resources.find((r) => r.urn === impact.cluster.urn);
+    const calendar = calendarNotes(from, to, today, asString(asRecord(eksCluster?.props.upgradePolicy)?.supportType));
     confirm.push(...calendar.confirm);
 
     const steps: UpgradeStep[] = [];

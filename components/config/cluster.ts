@@ -51,6 +51,16 @@ export const clusterSchema = z
         /** Kubernetes minor version of the control plane, pinned, e.g. `1.34`. */
         version: z.string().regex(/^1\.\d{2}$/, { message: "must be a Kubernetes minor version such as 1.34" }),
         /**
+         * What EKS does when `version` leaves standard support (the cluster's upgrade policy), chosen
+         * per stack on purpose, no default: `STANDARD` upgrades the control plane to the next minor
+         * on its own at the end of standard support (nodes and add-ons stay behind); `EXTENDED`
+         * keeps the version for up to 12 more months, billed as extended support.
+         */
+        supportType: z.enum(["STANDARD", "EXTENDED"], {
+            message:
+                "choose STANDARD (EKS upgrades the control plane itself at the end of standard support) or EXTENDED (the version stays, billed as extended support); see docs/changes.md#kubernetes-upgrades",
+        }),
+        /**
          * API server endpoint exposure, and the route the identity running `pulumi up` takes to it:
          * the Kubernetes resources of this program are created from wherever `pulumi up` runs.
          */

@@ -25,6 +25,13 @@ export const managedNodeGroupSchema = z.strictObject({
     releaseVersion,
     /** Most nodes replaced at once during an update, as a percentage of the group. Defaults to `33`. */
     maxUnavailablePercentage: z.number().int().min(1).max(100).default(33),
+    /**
+     * EKS node auto repair (`nodeRepairConfig`): EKS replaces a node it finds unhealthy (its node
+     * conditions, and the EKS node monitoring agent's reports where that add-on runs) instead of
+     * leaving it in the group. Defaults to `true`; the drain rehearsal does not model repairs
+     * (docs/nodegroups.md#how-an-upgrade-rolls).
+     */
+    autoRepair: z.boolean().default(true),
 });
 
 export type ManagedNodeGroupConfig = z.output<typeof managedNodeGroupSchema>;
@@ -106,6 +113,7 @@ export class ManagedNodeGroup extends pulumi.ComponentResource {
                 instanceTypes: config.instanceTypes,
                 scalingConfig: { minSize: config.minSize, desiredSize: config.desiredSize, maxSize: config.maxSize },
                 updateConfig: { maxUnavailablePercentage: config.maxUnavailablePercentage },
+                nodeRepairConfig: { enabled: config.autoRepair },
                 labels: nodeLabels(config),
                 taints: nodeTaints(config).map(eksTaint),
                 launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.apply((v) => String(v)) },

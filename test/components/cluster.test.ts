@@ -21,6 +21,7 @@ describe("Cluster component", () => {
         cluster = new Cluster("cp", {
             clusterName: "demo",
             version: "1.34",
+            supportType: "EXTENDED",
             vpcId: "vpc-1",
             privateSubnetIds: ["subnet-p1", "subnet-p2"],
             publicSubnetIds: ["subnet-u1", "subnet-u2"],
@@ -53,6 +54,8 @@ describe("Cluster component", () => {
             bootstrapSelfManagedAddons: false,
             deletionProtection: true,
         });
+        // The upgrade policy is the stack's choice, passed through (EKS UpgradePolicy.supportType).
+        expect(eks.props.upgradePolicy).to.deep.equal({ supportType: "EXTENDED" });
         expect(eks.props.privateSubnetIds).to.deep.equal(["subnet-p1", "subnet-p2"]);
         expect(eks.props.enabledClusterLogTypes).to.deep.equal(["api", "audit", "authenticator"]);
         expect(eks.props).to.not.have.property("publicAccessCidrs");
@@ -153,6 +156,7 @@ describe("Cluster builders (pure)", () => {
     const args = {
         clusterName: "demo",
         version: "1.34",
+        supportType: "STANDARD" as const,
         vpcId: "vpc-1",
         privateSubnetIds: ["subnet-p1"],
         publicSubnetIds: ["subnet-u1"],

@@ -114,6 +114,11 @@ describe("tools/upgrade.ts: the upgrade plan", () => {
         );
         expect(CLUSTER_HOURLY_USD).to.deep.equal({ standard: 0.1, extended: 0.6 });
         expect(plan([cluster("1.40")], "1.41").confirm.join("\n")).to.include("1.41 is not in the release calendar this tool holds");
+        // Under the STANDARD upgrade policy EKS moves the control plane itself at the end of standard support.
+        const standard = { ...cluster("1.34"), props: { ...cluster("1.34").props, upgradePolicy: { supportType: "STANDARD" } } };
+        expect(plan([standard], "1.35", [], "2026-12-01").steps[0].details.join("\n")).to.include(
+            "upgrade policy STANDARD: from 2026-12-02 EKS upgrades the control plane to 1.35 itself",
+        );
     });
 
     it("keeps the release calendar as EKS's lifecycle has it: 14 months of standard support from the EKS release (within a day), then 12 of extended", () => {

@@ -17,6 +17,7 @@ const ROUTE = { privateAccessCidrs: ["10.99.0.0/16"] };
 /** A `cluster` section: version 1.34, pinned add-ons, the endpoint given (a private route by default; `null`: no endpoint key). */
 const section = (endpoint: Record<string, unknown> | null = ROUTE, more: Record<string, unknown> = {}) => ({
     version: "1.34",
+    supportType: "EXTENDED",
     addons: ADDONS,
     ...(endpoint === null ? {} : { endpoint }),
     ...more,
@@ -29,6 +30,18 @@ function problems(value: unknown): string[] {
 }
 
 const parsed = (value: unknown) => clusterSchema.parse(value);
+
+describe("components/config/cluster.ts: the upgrade policy is chosen per stack", () => {
+    it("requires supportType, STANDARD or EXTENDED (EKS UpgradePolicy), naming both choices when it is missing or misspelt", () => {
+        for (const value of [undefined, "extended", "STANDARD_SUPPORT"]) {
+            const given = section(ROUTE, { supportType: value });
+            expect(problems(given), String(value)).to.deep.equal([
+                "supportType: choose STANDARD (EKS upgrades the control plane itself at the end of standard support) or EXTENDED (the version stays, billed as extended support); see docs/changes.md#kubernetes-upgrades",
+            ]);
+        }
+        expect(parsed(section(ROUTE, { supportType: "STANDARD" })).supportType).to.equal("STANDARD");
+    });
+});
 
 describe("components/config/cluster.ts: the deployer's route to the API server", () => {
     it("admits a security-group-only route: a runner's security group on the private endpoint is a route without any CIDR (EKS cluster security group ingress on 443 from a source group)", () => {

@@ -17,6 +17,7 @@ export function demoCluster(): Cluster {
     return new Cluster("cp", {
         clusterName: "demo",
         version: "1.34",
+        supportType: "EXTENDED",
         vpcId: "vpc-1",
         privateSubnetIds: ["subnet-p1", "subnet-p2"],
         publicSubnetIds: ["subnet-u1", "subnet-u2"],
