@@ -239,7 +239,17 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             case "aws:index/getRegion:getRegion":
                 return { region: this.region, name: this.region, id: this.region };
             case "aws:ssm/getParameter:getParameter":
-                return { name: inputs.name, value: "ami-0123456789abcdef0", type: "String", id: inputs.name };
+                // In diff mode a parameter's value follows its name (an AMI release's path), so a
+                // pinned release that changes gives a new AMI, and the group using it rolls.
+                return {
+                    name: inputs.name,
+                    value:
+                        this.mode === "diff"
+                            ? `${DIFF_AMI_MARK}${digest(inputs.name).padEnd(12, "0").slice(0, 12)}`
+                            : "ami-0123456789abcdef0",
+                    type: "String",
+                    id: inputs.name,
+                };
             default:
                 return inputs;
         }
@@ -327,15 +337,17 @@ function valueAt(inputs: Record<string, unknown>, dotPath: string): unknown {
 }
 
 const DIFF_ID_MARK = ".mock-";
+/** The first hex digits of a `diff`-mode AMI id (`ami-00000` and 12 more): no real AMI starts so. */
+const DIFF_AMI_MARK = "ami-00000";
 
 /**
  * A value the offline render made up where the engine would know it only from the cloud: a mock
- * ARN, a `diff`-mode id (`<name>.mock-<generation>`), the EKS cluster's example endpoint and
- * issuer. Reports show such values as `pulumi preview` does an output it cannot know, never as
+ * ARN, a `diff`-mode id (`<name>.mock-<generation>`) or AMI id (`ami-00000…`, read from SSM), the
+ * EKS cluster's example endpoint and issuer. Reports show such values as `pulumi preview` does an output it cannot know, never as
  * written (tools/diff.ts).
  */
 export const MADE_UP_VALUE = new RegExp(
-    `arn:aws:mock:[^\\s"',\\]}]*|[\\w.-]+\\${DIFF_ID_MARK}[0-9a-f]{10}|[^\\s"',\\]}]*EXAMPLE0123456789[^\\s"',\\]}]*`,
+    `arn:aws:mock:[^\\s"',\\]}]*|[\\w.-]+\\${DIFF_ID_MARK}[0-9a-f]{10}|[^\\s"',\\]}]*EXAMPLE0123456789[^\\s"',\\]}]*|\\b${DIFF_AMI_MARK}[0-9a-f]{12}\\b`,
     "g",
 );
 

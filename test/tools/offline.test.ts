@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as fs from "fs";
-import { leaveSdkStacksUnmapped } from "../../tools/offline";
+import { leaveSdkStacksUnmapped, MADE_UP_VALUE, RecordingMocks } from "../../tools/offline";
 
 describe("offline rendering: SDK promise stacks left unmapped", function () {
     before(function () {
@@ -53,5 +53,23 @@ describe("offline rendering: resource source positions", function () {
         expect(sites[0].file).to.match(/resource\.js$/);
         expect(sites[0].line).to.be.a("number");
         expect(sites.some((s) => s.file?.endsWith("offline.test.ts"))).to.equal(true);
+    });
+});
+
+describe("offline rendering: values made up where only the cloud knows them", () => {
+    const ami = (mode: "diff" | "preview", name: string) =>
+        new RecordingMocks(mode).call({ token: "aws:ssm/getParameter:getParameter", inputs: { name }, provider: "" }).value as string;
+
+    it("in diff mode, an SSM parameter's value follows its name: a newly pinned AMI release is a new AMI, recognisable as made up", () => {
+        const [a, b] = [
+            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260512/image_id",
+            "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.35-v20260601/image_id",
+        ].map((n) => ami("diff", n));
+        expect(a).to.match(/^ami-[0-9a-f]{17}$/);
+        expect(a).to.not.equal(b);
+        expect(ami("diff", "x")).to.equal(ami("diff", "x"));
+        expect(a.replace(MADE_UP_VALUE, "[unknown]")).to.equal("[unknown]");
+        // A preview render keeps one fixed AMI.
+        expect(ami("preview", "x")).to.equal(ami("preview", "y"));
     });
 });
