@@ -42,7 +42,7 @@ export interface Disruption {
     urn: string;
     /** One line: what happens and why it matters. */
     message: string;
-    /** How the summary counts a `destroyed` one: `cluster replaced`, `namespace deleted`. */
+    /** How the summary counts it when the resource is stateful or shared: `cluster replaced`, `namespace deleted`, `cluster replacement refused`. */
     label?: string;
 }
 
@@ -239,7 +239,12 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         });
         if (kind === "replace") {
             if (was.options.protect) {
-                disrupt("refused", was, `protected, but ${forcedBy.join(", ")} forces a replacement: the engine refuses the update`);
+                disrupt(
+                    "refused",
+                    was,
+                    `protected, but ${forcedBy.join(", ")} forces a replacement${HOLDS[was.type] ? ` (the ${HOLDS[was.type].noun} would be replaced)` : ""}: the engine refuses the update`,
+                    HOLDS[was.type] ? `${HOLDS[was.type].noun} replacement refused` : undefined,
+                );
             }
             destroyed(was, "replaced", ` (${forcedBy.join(", ")})`);
             const capacity = nodeCapacity(now.type);
@@ -292,7 +297,12 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         }
         changes.push({ kind: "delete", urn, type: was.type, name: was.name, properties: [] });
         if (was.options.protect) {
-            disrupt("refused", was, "protected, and deleted here: the engine refuses the update until someone unprotects it");
+            disrupt(
+                "refused",
+                was,
+                "protected, and deleted here: the engine refuses the update until someone unprotects it",
+                HOLDS[was.type] ? `${HOLDS[was.type].noun} deletion refused` : undefined,
+            );
         } else if (was.options.retainOnDelete) {
             disrupt("retained", was, "retained on delete: it stays in the cloud or cluster, no longer managed by Pulumi");
         }

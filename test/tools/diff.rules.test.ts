@@ -138,7 +138,8 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
                 kind: "refused",
                 urn: key.urn,
                 message:
-                    "aws:kms/key:Key secrets: protected, but keyUsage, multiRegion forces a replacement: the engine refuses the update",
+                    "aws:kms/key:Key secrets: protected, but keyUsage, multiRegion forces a replacement (the KMS key would be replaced): the engine refuses the update",
+                label: "KMS key replacement refused",
             },
         ]);
         // Unprotected, the same replacement is no refusal: it goes through, and destroys the old key.

@@ -81,7 +81,7 @@ describe("offline diff", () => {
         expect(diff.disruptions.map((d) => d.kind)).to.deep.equal(["refused", "retained", "drain", "network"]);
         expect(formatDiffText(diff, "header").split("\n").slice(0, 4)).to.deep.equal([
             "header",
-            "DISRUPTIVE: 1 refused, 1 retained deletions, 1 node drains, 1 network replacements — 0 to create, 0 to update, 1 to replace, 3 to delete",
+            "DISRUPTIVE: 1 KMS key deletion refused, 1 retained deletions, 1 node drains, 1 network replacements — 0 to create, 0 to update, 1 to replace, 3 to delete",
             "",
             "Disruptive changes, most severe first:",
         ]);

@@ -37,11 +37,11 @@ describe("npm run plan -- <stack> --diff <ref>: a change the engine refuses", fu
         const result = await runTool("plan.ts", [stack, "--diff", "HEAD"], repo);
         expect(result.code, result.stderr).to.equal(2);
         const lines = result.stdout.split("\n");
-        expect(lines[1]).to.match(/^DISRUPTIVE: 1 refused(, |\s—)/);
+        expect(lines[1]).to.match(/^DISRUPTIVE: 1 cluster replacement refused(, |\s—)/);
         const refused = lines.filter((l) => l.includes("! [refused]"));
         expect(refused, result.stdout).to.have.length(1);
         expect(refused[0]).to.match(
-            /^ {2}! \[refused\] eks:index:Cluster \S+: protected, but kubernetesServiceIpAddressRange forces a replacement: the engine refuses the update$/,
+            /^ {2}! \[refused\] eks:index:Cluster \S+: protected, but kubernetesServiceIpAddressRange forces a replacement \(the cluster would be replaced\): the engine refuses the update$/,
         );
         expect(result.stdout).to.match(
             /\+- eks:index:Cluster {2}\S+\n {6}kubernetesServiceIpAddressRange: "172\.20\.0\.0\/16" → "172\.21\.0\.0\/16" {2}\(forces replacement\)/,

@@ -75,7 +75,7 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
         expect(calls[1].root).to.equal(repo);
         expect(fs.existsSync(calls[0].root), "the ref's tree is removed").to.equal(false);
         expect(report).to.deep.include({ stack: "dev", base: { ref: "HEAD", commit: base } });
-        expect(report.summary).to.equal("DISRUPTIVE: 1 refused — 0 to create, 0 to update, 1 to replace, 0 to delete");
+        expect(report.summary).to.equal("DISRUPTIVE: 1 KMS key replacement refused — 0 to create, 0 to update, 1 to replace, 0 to delete");
         expect(report.counts).to.deep.equal({ create: 0, update: 0, replace: 1, delete: 0 });
         expect(report.disruptions.map((d) => d.kind)).to.deep.equal(["refused"]);
         expect(report.changes.map((c) => [c.kind, c.name, c.forcedBy])).to.deep.equal([["replace", "secrets", ["keyUsage"]]]);
@@ -98,7 +98,7 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
         const report = JSON.parse(json.out) as DiffReport;
         expect(Object.keys(report)).to.deep.equal(["stack", "base", "summary", "counts", "disruptions", "changes"]);
         expect(report.disruptions[0].message).to.equal(
-            `${KEY} secrets: protected, but keyUsage forces a replacement: the engine refuses the update`,
+            `${KEY} secrets: protected, but keyUsage forces a replacement (the KMS key would be replaced): the engine refuses the update`,
         );
         const text = await captured(() => runDiffCommand("dev", "HEAD", "text", repo, render));
         expect(text.result).to.equal(2);
@@ -135,7 +135,7 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
             "",
             "| create | update | replace | delete | disruptive |",
             "|---:|---:|---:|---:|---|",
-            "| 0 | 0 | 1 | 0 | **1 refused** |",
+            "| 0 | 0 | 1 | 0 | **1 KMS key replacement refused** |",
             "",
         ]);
         expect(md[6]).to.match(/^- \*\*refused\*\* aws:kms\/key:Key secrets: protected, but keyUsage forces a replacement/);
