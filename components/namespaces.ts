@@ -1,6 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { NamespaceConfig } from "./config";
+import { LOAD_BALANCER_CONTROLLER } from "./addons/loadBalancerController";
 
 export interface NamespacesArgs {
     /** Namespaces keyed by name, as validated by the config module. */
@@ -129,6 +130,7 @@ export class Namespaces extends pulumi.ComponentResource {
                         labels: {
                             ...config.labels,
                             ...podSecurityLabels(config.podSecurity, args.kubernetesVersion),
+                            ...(config.readinessGates ? { [LOAD_BALANCER_CONTROLLER.readinessGateLabel]: "enabled" } : {}),
                             "app.kubernetes.io/managed-by": "pulumi",
                         },
                     },

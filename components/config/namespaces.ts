@@ -115,6 +115,14 @@ export const namespaceSchema = z
                 egress: z.enum(["open", "restricted"]).default("open"),
             })
             .default({ allowFrom: [], egress: "open" }),
+        /**
+         * Target-health readiness gates: the namespace carries the AWS Load Balancer Controller's
+         * `elbv2.k8s.aws/pod-readiness-gate-inject: enabled`, so a pod behind an ALB or NLB `ip`
+         * target is Ready only once its target is healthy, and a rollout or a drain the
+         * PodDisruptionBudget lets through never leaves the target group without a healthy
+         * target. `false` opts a namespace out. Defaults to `true`.
+         */
+        readinessGates: z.boolean().default(true),
     })
     .superRefine((ns, ctx) => {
         // Exactly, as the API server compares quantities: "1.0000000000000001" exceeds "1" though the floats are equal.

@@ -14,6 +14,7 @@ const team: NamespaceConfig = {
     serviceAccounts: {},
     podSecurity: { enforce: "baseline", warn: "restricted", audit: "restricted" },
     network: { allowFrom: ["ingress"], egress: "open" },
+    readinessGates: true,
 };
 
 describe("Namespaces component", () => {
@@ -22,7 +23,10 @@ describe("Namespaces component", () => {
         mocks = await useMocks("up");
         const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
         new Namespaces("ns", {
-            namespaces: { payments: team, search: { ...team, labels: {}, network: { allowFrom: [], egress: "restricted" } } },
+            namespaces: {
+                payments: team,
+                search: { ...team, labels: {}, network: { allowFrom: [], egress: "restricted" }, readinessGates: false },
+            },
             kubernetesVersion: "1.34",
             provider,
         });
@@ -52,6 +56,14 @@ describe("Namespaces component", () => {
         for (const n of namespaces) {
             expect(n.options.retainOnDelete, n.name).to.equal(true);
         }
+    });
+
+    it("turns on the load balancer controller's target-health readiness gates per namespace (aws-load-balancer-controller v2.13.3 pod webhook: elbv2.k8s.aws/pod-readiness-gate-inject: enabled), unless opted out", () => {
+        const labels = (ns: string) =>
+            (named(mocks.resources, "kubernetes:core/v1:Namespace", `ns-${ns}`).props.metadata as { labels: Record<string, string> })
+                .labels;
+        expect(labels("payments")["elbv2.k8s.aws/pod-readiness-gate-inject"]).to.equal("enabled");
+        expect(labels("search")).to.not.have.property("elbv2.k8s.aws/pod-readiness-gate-inject");
     });
 
     it("retains every guard with its namespace, so workloads left behind by a removal stay guarded", () => {
