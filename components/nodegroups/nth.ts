@@ -141,6 +141,11 @@ export function nthValues(
         deleteSqsMsgIfNodeNotFound: true,
         ignoreDaemonSets: true,
         deleteLocalData: true,
+        // Before it cordons, NTH labels the node node.kubernetes.io/exclude-from-external-load-balancers
+        // (chart 0.27.1 values.yaml, EXCLUDE_FROM_LOAD_BALANCERS in templates/deployment.yaml), so
+        // instance target groups deregister it while its pods drain, as Karpenter and managed
+        // groups do, instead of routing to it until it terminates.
+        excludeFromLoadBalancers: true,
         // -1: each pod keeps its own terminationGracePeriodSeconds; the whole drain is capped below.
         podTerminationGracePeriod: -1,
         nodeTerminationGracePeriod: NTH_DRAIN_SECONDS,

@@ -413,6 +413,9 @@ describe("NodeGroups component", function () {
             expect(values.nodeTerminationGracePeriod).to.be.a("number").and.below(300);
             expect(values.replicas).to.be.greaterThan(1);
             expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
+            // NTH takes a draining node out of instance target groups before it cordons (the
+            // exclude-from-external-load-balancers label), as Karpenter and managed groups do.
+            expect(values.excludeFromLoadBalancers).to.equal(true);
             expect(values.nodeSelector).to.deep.equal({ "platform/role": "system" });
             expect(tolerates(values.tolerations, { key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" })).to.equal(true);
             // Resolves AWS endpoints through the VPC's resolver while CoreDNS is not up (10.0.0.0/16 + 2).
