@@ -191,6 +191,11 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
             "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: StorageClass .parameters and .provisioner, and every object's name and namespace; " +
             "the API server forbids updates to reclaimPolicy and volumeBindingMode (ValidateStorageClassUpdate), which pulumi-kubernetes patches, so the update fails",
     },
+    // The team namespaces' quotas (components/namespaces.ts): pulumi-kubernetes forces new on spec.scopes.
+    "kubernetes:core/v1:ResourceQuota": {
+        replaceOn: ["metadata.name", "metadata.namespace", "spec.scopes"],
+        source: "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: core/v1 ResourceQuota .spec.scopes, and every object's name and namespace",
+    },
     "kubernetes:helm.sh/v3:Release": {
         replaceOn: ["name", "namespace"],
         source: "pulumi-kubernetes provider/pkg/provider/helm_release.go (helm.sh/v3 Release) Diff forceNewFields: .name, .namespace; every other input is a helm upgrade",
