@@ -10,6 +10,12 @@ export interface ReplacementRule {
     replaceOn: readonly string[];
     /** Inputs whose change rolls the resource's nodes (one by one, drained) without replacing it. */
     rollsNodesOn?: readonly string[];
+    /**
+     * Inputs the API refuses to change in place while the provider does not replace on them: the
+     * provider sends the update and `pulumi up` fails (a Kubernetes field the API server makes
+     * immutable that pulumi-kubernetes does not list as forceNew).
+     */
+    refusedOn?: readonly string[];
     /** Where the rule comes from. */
     source: string;
 }

@@ -104,10 +104,20 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
     },
     // A template change is a new version, never a replacement; the groups that use it roll (their kinds' rules).
     "aws:ec2/launchTemplate:LaunchTemplate": { replaceOn: ["name", "namePrefix"], source: tf("aws_launch_template", "name, name_prefix") },
+    // The Transit Gateway attachment the private API endpoint is reached through (components/network.ts):
+    // its subnets and options are modified in place.
+    "aws:ec2transitgateway/vpcAttachment:VpcAttachment": {
+        replaceOn: ["transitGatewayId", "vpcId"],
+        source: tf("aws_ec2_transit_gateway_vpc_attachment", "transit_gateway_id, vpc_id"),
+    },
     "aws:iam/role:Role": { replaceOn: ["name", "namePrefix", "path"], source: tf("aws_iam_role", "name, name_prefix, path") },
     "aws:iam/rolePolicy:RolePolicy": {
         replaceOn: ["name", "namePrefix", "role"],
         source: tf("aws_iam_role_policy", "name, name_prefix, role"),
+    },
+    "aws:iam/serviceLinkedRole:ServiceLinkedRole": {
+        replaceOn: ["awsServiceName", "customSuffix"],
+        source: tf("aws_iam_service_linked_role", "aws_service_name, custom_suffix"),
     },
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": {
         replaceOn: ["role", "policyArn"],
@@ -116,6 +126,20 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
     "aws:kms/key:Key": {
         replaceOn: ["customerMasterKeySpec", "keyUsage", "multiRegion", "xksKeyId", "customKeyStoreId"],
         source: tf("aws_kms_key", "customer_master_key_spec, key_usage, multi_region, xks_key_id, custom_key_store_id"),
+    },
+    // A grant has no update: every argument is ForceNew.
+    "aws:kms/grant:Grant": {
+        replaceOn: [
+            "constraints",
+            "grantCreationTokens",
+            "granteePrincipal",
+            "keyId",
+            "name",
+            "operations",
+            "retireOnDelete",
+            "retiringPrincipal",
+        ],
+        source: tf("aws_kms_grant", "every attribute (it has no update)"),
     },
     "aws:kms/alias:Alias": { replaceOn: ["name", "namePrefix"], source: tf("aws_kms_alias", "name, name_prefix") },
     "aws:cloudwatch/logGroup:LogGroup": {
@@ -158,13 +182,23 @@ const TABLE: Readonly<Record<string, ReplacementRule>> = {
             "; a cluster cannot move to another VPC; vpc_config.subnet_ids, security_group_ids and encryption_config's key are updated in place",
     },
     // The EBS CSI driver's default class (components/addons/ebsCsi.ts): a new key or volume type is a new class.
+    // A new reclaim policy or binding mode is refused by the API server, and pulumi-kubernetes does not
+    // replace on either: the update fails.
     "kubernetes:storage.k8s.io/v1:StorageClass": {
         replaceOn: ["metadata.name", "metadata.namespace", "parameters", "provisioner"],
-        source: "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: StorageClass .parameters and .provisioner, and every object's name and namespace",
+        refusedOn: ["reclaimPolicy", "volumeBindingMode"],
+        source:
+            "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: StorageClass .parameters and .provisioner, and every object's name and namespace; " +
+            "the API server forbids updates to reclaimPolicy and volumeBindingMode (ValidateStorageClassUpdate), which pulumi-kubernetes patches, so the update fails",
+    },
+    // The team namespaces' quotas (components/namespaces.ts): pulumi-kubernetes forces new on spec.scopes.
+    "kubernetes:core/v1:ResourceQuota": {
+        replaceOn: ["metadata.name", "metadata.namespace", "spec.scopes"],
+        source: "pulumi-kubernetes provider/pkg/provider/diff.go forceNew: core/v1 ResourceQuota .spec.scopes, and every object's name and namespace",
     },
     "kubernetes:helm.sh/v3:Release": {
         replaceOn: ["name", "namespace"],
-        source: "pulumi-kubernetes helm.v3.Release: a Helm release cannot be renamed or moved to another namespace",
+        source: "pulumi-kubernetes provider/pkg/provider/helm_release.go (helm.sh/v3 Release) Diff forceNewFields: .name, .namespace; every other input is a helm upgrade",
     },
 };
 
@@ -174,6 +208,22 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = with
     (t) => t.replacement,
     "tools/replacements.ts",
 );
+
+/**
+ * The types the program registers that hold no rule on purpose, each with why; a prefix ending in
+ * `:` covers a package. Every other registered type has a rule (test/tools/replacements*.test.ts).
+ */
+export const NO_RULE_NEEDED: Readonly<Record<string, string>> = {
+    "platform:": "the program's own component resources: no cloud state of their own, a change reaches the children that hold it",
+    "pulumi:providers:kubernetes":
+        "pulumi-kubernetes DiffConfig replaces the provider only when the kubeconfig's active cluster changes (a replaced eks:index:Cluster, which the diff already shows) or clusterIdentifier does; the program sets no clusterIdentifier",
+};
+
+/** Why a registered type needs no rule, or undefined when it needs one. */
+export function noRuleNeeded(type: string): string | undefined {
+    const key = Object.keys(NO_RULE_NEEDED).find((k) => (k.endsWith(":") ? type.startsWith(k) : type === k));
+    return key === undefined ? undefined : NO_RULE_NEEDED[key];
+}
 
 /** Every Kubernetes object is replaced when its name or namespace changes (pulumi-kubernetes). */
 export const KUBERNETES_REPLACE_ON: readonly string[] = ["metadata.name", "metadata.namespace"];

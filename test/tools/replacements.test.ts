@@ -7,7 +7,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
-import { KUBERNETES_REPLACE_ON, REPLACEMENT_RULES, replacementRule } from "../../tools/replacements";
+import { KUBERNETES_REPLACE_ON, NO_RULE_NEEDED, noRuleNeeded, REPLACEMENT_RULES, replacementRule } from "../../tools/replacements";
 import { kindResourceTypes } from "../../components/nodegroups/kinds";
 import { ROOT } from "../mocks";
 
@@ -27,6 +27,8 @@ interface Fact {
     extra?: { input: string; reason: string }[];
     /** Inputs @pulumi/aws has that the schema read does not. */
     unread?: string[];
+    /** Inputs the API refuses to change in place and the provider does not replace on. */
+    refused?: string[];
 }
 
 const FACTS = YAML.parse(fs.readFileSync(path.join(ROOT, "test", "fixtures", "replacements", "upstream.yaml"), "utf8")) as {
@@ -47,15 +49,55 @@ function expectedReplaceOn(fact: Fact): string[] {
     return [...fact.forceNew.filter((a) => !out.has(a)).map((a) => inputOf(fact, a)), ...(fact.extra ?? []).map((e) => e.input)].sort();
 }
 
-/** The top-level arguments of an @pulumi/aws resource (`aws:ec2/vpc:Vpc` -> ec2/vpc.d.ts VpcArgs), or undefined for other packages. */
-function awsArgs(type: string): Set<string> | undefined {
-    const m = /^aws:([a-z0-9]+)\/([a-zA-Z0-9]+):([A-Za-z0-9]+)$/.exec(type);
-    if (!m) {
+/**
+ * The top-level arguments of a resource as its SDK declares them: `aws:ec2/vpc:Vpc` -> @pulumi/aws
+ * ec2/vpc.d.ts VpcArgs, `kubernetes:storage.k8s.io/v1:StorageClass` -> @pulumi/kubernetes
+ * storage/v1/storageClass.d.ts StorageClassArgs; undefined for a component's own arguments.
+ */
+function sdkArgs(type: string): Set<string> | undefined {
+    const aws = /^aws:([a-z0-9]+)\/([a-zA-Z0-9]+):([A-Za-z0-9]+)$/.exec(type);
+    const k8s = /^kubernetes:([a-z0-9]+)[a-z0-9.]*\/(v[0-9a-z]+):([A-Za-z0-9]+)$/.exec(type);
+    const [file, name] = aws
+        ? [path.join("aws", aws[1], `${aws[2]}.d.ts`), aws[3]]
+        : k8s
+          ? [path.join("kubernetes", k8s[1], k8s[2], `${k8s[3][0].toLowerCase()}${k8s[3].slice(1)}.d.ts`), k8s[3]]
+          : [undefined, undefined];
+    if (file === undefined) {
         return undefined;
     }
-    const dts = fs.readFileSync(path.join(ROOT, "node_modules", "@pulumi", "aws", m[1], `${m[2]}.d.ts`), "utf8");
-    const body = dts.split(`export interface ${m[3]}Args {`)[1].split("\n}")[0];
+    const dts = fs.readFileSync(path.join(ROOT, "node_modules", "@pulumi", file), "utf8");
+    const body = dts.split(`export interface ${name}Args {`)[1].split("\n}")[0];
     return new Set([...body.matchAll(/^ {4}([A-Za-z0-9]+)\??:/gm)].map((a) => a[1]));
+}
+
+/** The SDK classes the program's source constructs (`new aws.ec2.Vpc(`), as `<package> <path>`. */
+function constructedClasses(): string[] {
+    const files = (dir: string): string[] =>
+        fs
+            .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+            .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+    const found = new Set<string>();
+    for (const file of ["index.ts", ...files("components")]) {
+        for (const m of fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(/\bnew (aws|eks|k8s)\.([A-Za-z0-9_.]+)\s*\(/g)) {
+            found.add(`${m[1]} ${m[2]}`);
+        }
+    }
+    return [...found].sort();
+}
+
+/** The Pulumi type token of a class the program constructs, read from its SDK. */
+function typeOf(constructed: string): string {
+    const [alias, classPath] = constructed.split(" ");
+    const pkg = { aws: "@pulumi/aws", eks: "@pulumi/eks", k8s: "@pulumi/kubernetes" }[alias] as string;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const cls = classPath.split(".").reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, require(pkg)) as {
+        __pulumiType?: string;
+    };
+    if (classPath === "Provider") {
+        return `pulumi:providers:${cls.__pulumiType}`;
+    }
+    // A CustomResource's type is its apiVersion and kind: any Kubernetes type.
+    return cls.__pulumiType ?? "kubernetes:<apiVersion>:<kind>";
 }
 
 describe("tools/replacements.ts against upstream (test/fixtures/replacements/upstream.yaml)", () => {
@@ -72,7 +114,10 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
     });
 
     for (const [type, fact] of Object.entries(FACTS.types)) {
-        it(`${type}: replaces exactly on what ${fact.resource} marks ForceNew (terraform-provider-aws ${fact.resource} schema, pulumi-aws camelCase inputs)`, () => {
+        const upstream = type.startsWith("kubernetes:")
+            ? `what pulumi-kubernetes forces new on ${fact.resource}`
+            : `what ${fact.resource} marks ForceNew (terraform-provider-aws ${fact.resource} schema, pulumi-aws camelCase inputs)`;
+        it(`${type}: replaces exactly on ${upstream}`, () => {
             const rule = REPLACEMENT_RULES[type];
             expect(rule, type).to.not.equal(undefined);
             expect([...rule.replaceOn].sort()).to.deep.equal(expectedReplaceOn(fact));
@@ -97,18 +142,24 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
             }
         });
 
-        const args = awsArgs(type);
+        const args = sdkArgs(type);
         if (args) {
-            it(`${type}: every input it replaces on, and every input named unread, is an argument of @pulumi/aws's ${type.split(":")[2]}Args`, () => {
-                for (const input of [
-                    ...REPLACEMENT_RULES[type].replaceOn,
-                    ...(REPLACEMENT_RULES[type].rollsNodesOn ?? []),
-                    ...(fact.unread ?? []),
-                ]) {
+            it(`${type}: every input it replaces on, rolls nodes on or is refused on, and every input named unread, is an argument of its SDK's ${type.split(":")[2]}Args`, () => {
+                const rule = REPLACEMENT_RULES[type];
+                for (const input of [...rule.replaceOn, ...(rule.rollsNodesOn ?? []), ...(rule.refusedOn ?? []), ...(fact.unread ?? [])]) {
                     expect([...args], `${type} ${input}`).to.include(input.split(".")[0]);
                 }
             });
         }
+
+        it(`${type}: refuses exactly what the API forbids changing and the provider does not replace on${fact.refused ? ` (${fact.refused.join(", ")}: the update fails)` : " (nothing)"}`, () => {
+            const rule = REPLACEMENT_RULES[type];
+            expect([...(rule.refusedOn ?? [])].sort()).to.deep.equal([...(fact.refused ?? [])].sort());
+            for (const input of rule.refusedOn ?? []) {
+                expect(rule.replaceOn, `${type} ${input}: refused, not replaced`).to.not.include(input);
+                expect(rule.source, `${type}: its source names ${input}`).to.include(input);
+            }
+        });
 
         it(`${type}: rolls nodes exactly on what upstream rolls them on${fact.rollsNodes ? "" : " (nothing)"}`, () => {
             const expected = (fact.rollsNodes ?? []).map(camel).sort();
@@ -119,6 +170,48 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
             }
         });
     }
+
+    it("has a rule, or a reason it needs none, for every type the program's source constructs (an unlisted type would diff as update-only)", () => {
+        const constructed = constructedClasses();
+        // The scan sees what it must: the types once missing from the table among them.
+        expect(constructed).to.include.members([
+            "aws ec2transitgateway.VpcAttachment",
+            "aws iam.ServiceLinkedRole",
+            "aws kms.Grant",
+            "eks Cluster",
+            "k8s helm.v3.Release",
+            "k8s Provider",
+        ]);
+        const missing = constructed.map(typeOf).filter((type) => replacementRule(type) === undefined && noRuleNeeded(type) === undefined);
+        expect(missing, "types with neither a rule in tools/replacements.ts nor an entry in NO_RULE_NEEDED").to.deep.equal([]);
+        for (const type of [
+            "aws:ec2transitgateway/vpcAttachment:VpcAttachment",
+            "aws:iam/serviceLinkedRole:ServiceLinkedRole",
+            "aws:kms/grant:Grant",
+        ]) {
+            expect(REPLACEMENT_RULES[type], type).to.not.equal(undefined);
+        }
+    });
+
+    it("needs no rule only for the program's own components and the Kubernetes provider (replaced only with its cluster), each with its reason", () => {
+        expect(Object.keys(NO_RULE_NEEDED).sort()).to.deep.equal(["platform:", "pulumi:providers:kubernetes"]);
+        expect(noRuleNeeded("platform:network:Network"))
+            .to.equal(NO_RULE_NEEDED["platform:"])
+            .and.match(/component resources: no cloud state/);
+        expect(noRuleNeeded("pulumi:providers:kubernetes")).to.match(/only when the kubeconfig's active cluster changes/);
+        // A prefix only where the key ends in ':'; an exact type otherwise.
+        expect(noRuleNeeded("pulumi:providers:kubernetes2")).to.equal(undefined);
+        expect(noRuleNeeded("pulumi:providers:aws")).to.equal(undefined);
+        expect(noRuleNeeded("platformx:a:B")).to.equal(undefined);
+        expect(noRuleNeeded("aws:kms/grant:Grant")).to.equal(undefined);
+        for (const [key, reason] of Object.entries(NO_RULE_NEEDED)) {
+            expect(reason, key).to.have.length.above(40);
+            expect(
+                Object.keys(REPLACEMENT_RULES).filter((t) => noRuleNeeded(t) !== undefined),
+                "a type with a rule and an exemption",
+            ).to.deep.equal([]);
+        }
+    });
 
     it("leaves no type unchecked without a reason", () => {
         for (const n of FACTS.notYetChecked) {
