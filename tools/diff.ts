@@ -262,6 +262,13 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
                     `replaced (${forcedBy.join(", ")}): ${now.type.endsWith("NatGateway") ? "outbound traffic of its AZ stops until the new gateway is up" : "everything in it (nodes, load balancer ENIs) must move first, or the deletion fails"}`,
                 );
             }
+        } else if (rule?.refusedOn?.some((r) => properties.some((p) => under(p.path, r)))) {
+            const refusedBy = properties.filter((p) => rule.refusedOn!.some((r) => under(p.path, r))).map((p) => p.path);
+            disrupt(
+                "refused",
+                was,
+                `${refusedBy.join(", ")} changed: the API server refuses to update ${refusedBy.length === 1 ? "it" : "them"} in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead`,
+            );
         } else if (rolls.length > 0) {
             disrupt("roll", was, `${rolls.join(", ")} changed: every node is replaced one batch at a time, each drained first`);
         }

@@ -346,3 +346,23 @@ describe("tools/diff.ts: a diff a reviewer can trust", () => {
         expect(diff.changes[0].properties.find((p) => p.path === "assumeRolePolicy(json)")?.after).to.deep.equal(trust);
     });
 });
+
+describe("tools/diff.ts: changes the API server refuses in place", () => {
+    it("refuses a StorageClass reclaimPolicy change: immutable to the API server, not a forceNew field of pulumi-kubernetes (diff.go), so pulumi up would fail", () => {
+        const sc = resource("kubernetes:storage.k8s.io/v1:StorageClass", "gp3", {
+            metadata: { name: "gp3" },
+            provisioner: "ebs.csi.aws.com",
+            reclaimPolicy: "Delete",
+        });
+        const diff = diffRenders([sc], [changed(sc, { reclaimPolicy: "Retain" })]);
+        expect(diff.changes[0].kind).to.equal("update");
+        expect(diff.disruptions.map((d) => [d.kind, d.message])).to.deep.equal([
+            [
+                "refused",
+                "kubernetes:storage.k8s.io/v1:StorageClass gp3: reclaimPolicy changed: the API server refuses to update it in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead",
+            ],
+        ]);
+        // Another field of the class updates as usual.
+        expect(diffRenders([sc], [changed(sc, { allowVolumeExpansion: true })]).disruptions).to.deep.equal([]);
+    });
+});
