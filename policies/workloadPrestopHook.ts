@@ -1,4 +1,5 @@
 import {
+    containersOf,
     describeWorkload,
     hasPreStop,
     podSpecField,
@@ -27,7 +28,7 @@ export const workloadPrestopHook = declareStackPolicy({
     docs: {
         requires:
             "a preStop hook on the container (or native sidecar) a Service port's `targetPort` reaches; ports named for scraping or debugging do not count",
-        checks: 'the container or native sidecar (init container with `restartPolicy: Always`) a Service port\'s `targetPort` reaches, in pods a Service in the same namespace selects, has a `lifecycle.preStop` hook; ports named for scraping or debugging carry no requests and do not count (see "Which Service ports carry traffic")',
+        checks: 'the container or native sidecar (init container with `restartPolicy: Always`) a Service port\'s `targetPort` reaches, in pods a Service in the same namespace selects, has a `lifecycle.preStop` hook (a native sidecar is also covered when every regular container has one: the kubelet stops sidecars only after them); ports named for scraping or debugging carry no requests and do not count (see "Which Service ports carry traffic")',
     },
     validateStack: (args, reportViolation) => {
         const verdicts = new Verdicts();
@@ -35,13 +36,20 @@ export const workloadPrestopHook = declareStackPolicy({
             const subject = describeWorkload(w);
             verdicts.judge(subject, () => {
                 // Native sidecars (init containers with restartPolicy: Always) keep running and may serve the Service too.
+                // The kubelet stops native sidecars only after every regular container has exited
+                // (Kubernetes sidecar containers: termination in reverse order after the main
+                // containers): a serving sidecar keeps serving through the regular containers' preStop.
+                const regular = containersOf(w.podSpec).filter((c) => c.role === "container");
+                const sidecarsCovered = regular.length > 0 && regular.every((c) => hasPreStop(c.spec));
                 for (const [c, routes] of serviceRoutes(servingContainers(w.podSpec), services)) {
-                    if (!hasPreStop(c.spec)) {
+                    if (!hasPreStop(c.spec) && !(c.sidecar && sidecarsCovered)) {
                         reportViolation(
                             violation(
                                 `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" has no preStop hook, yet ${routes.join("; ")}`,
                                 "on a drain, rollout or scale-in the pod gets SIGTERM while kube-proxy and the load balancers still route requests to it for a few seconds, and those requests fail",
-                                'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
+                                c.sidecar
+                                    ? "add lifecycle.preStop (e.g. sleep: {seconds: 5}) to the sidecar, or to every regular container (the kubelet stops native sidecars only after them), and keep terminationGracePeriodSeconds above it"
+                                    : 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
                                 podSpecField(w.kind, ...c.at),
                             ),
                             w.urn,

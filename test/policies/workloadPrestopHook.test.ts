@@ -22,14 +22,23 @@ describe("policy workload-prestop-hook (stack)", () => {
         expect(outcome.violations[0].urn).to.equal(urnOf(d));
     });
 
-    it("treats native sidecars (init containers with restartPolicy: Always) like containers", async () => {
+    it("judges a serving native sidecar by the kubelet's stop order: covered by its own preStop, or by every regular container's (Kubernetes sidecar containers stop after the main containers)", async () => {
         const I = "spec.template.spec.initContainers.0";
         const d = changed(deployment(), `${I}.restartPolicy`, "Always");
-        expectViolations(
-            await runStack(workloadPrestopHook, [d, service()]),
-            /Deployment prod\/api sidecar container "migrate" has no preStop hook, yet Service api sends it traffic/,
+        // The regular container "app" has a preStop: the sidecar serves until it has exited.
+        expectClean(await runStack(workloadPrestopHook, [d, service()]));
+        // Without it, neither the app nor the sidecar drains: both are named, the sidecar with both fixes.
+        const bare = changed(d, P, undefined);
+        const outcome = await runStack(workloadPrestopHook, [bare, service()]);
+        expect(outcome.violations.map((v) => v.message).join("\n")).to.match(
+            /Deployment prod\/api sidecar container "migrate" has no preStop hook, yet Service api sends it traffic.*Fix: add lifecycle\.preStop .* to the sidecar, or to every regular container/,
         );
-        expectClean(await runStack(workloadPrestopHook, [changed(d, `${I}.lifecycle`, { preStop: { sleep: { seconds: 5 } } }), service()]));
+        expectClean(
+            await runStack(workloadPrestopHook, [
+                changed(changed(bare, `${I}.lifecycle`, { preStop: { sleep: { seconds: 5 } } }), P, { preStop: { sleep: { seconds: 5 } } }),
+                service(),
+            ]),
+        );
         // A plain init container has exited before the pod serves traffic.
         expectClean(await runStack(workloadPrestopHook, [changed(deployment(), `${I}.restartPolicy`, "OnFailure"), service()]));
     });
