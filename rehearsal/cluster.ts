@@ -200,7 +200,8 @@ export class Cluster {
                 const cp: SimPod = { ...p, workload: cw, node: undefined };
                 cw.pods.add(cp);
                 if (p.node) {
-                    copy.attach(cp, nodes.get(p.node) as SimNode);
+                    // The node's `used` copied above already counts the pod's requests.
+                    copy.attach(cp, nodes.get(p.node) as SimNode, false);
                 }
                 if (cp.ready) {
                     cw.ready++;
@@ -272,11 +273,13 @@ export class Cluster {
         return pod;
     }
 
-    private attach(pod: SimPod, node: SimNode): void {
+    private attach(pod: SimPod, node: SimNode, countRequests = true): void {
         const w = pod.workload;
         pod.node = node;
         node.pods.add(pod);
-        count(node.used, w.model.pod.requests);
+        if (countRequests) {
+            count(node.used, w.model.pod.requests);
+        }
         w.perNode.set(node, (w.perNode.get(node) ?? 0) + 1);
         w.perZone.set(node.zone, (w.perZone.get(node.zone) ?? 0) + 1);
     }

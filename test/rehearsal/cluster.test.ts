@@ -1,0 +1,180 @@
+/**
+ * The simulated scheduler of rehearsal/cluster.ts and the initial placement of
+ * rehearsal/placement.ts, rule by rule (docs/drain.md, Placement): which node a pod goes to, where
+ * Karpenter launches one, what a NodeClaim is launched as, and how the reasons read. Sizes are
+ * those of ./scenario.ts: an m6i.large holds 1930m CPU and 6903 MiB, an m6i.xlarge 3920m.
+ */
+import { expect } from "chai";
+import type { Rehearsal } from "eks-platform-rehearsal";
+import { changed, TestResource } from "../policies/harness";
+import { app, asg, hook, managed, nodePool, pdb, run } from "./scenario";
+
+function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
+    return changed(r, `spec.template.spec.${dotted}`, value);
+}
+
+/** A NodePool allowing these instance types, on demand. */
+function pool(types: string[], extra: Record<string, unknown> = {}): TestResource {
+    return nodePool("general", {
+        requirements: [
+            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+            { key: "node.kubernetes.io/instance-type", operator: "In", values: types },
+        ],
+        ...extra,
+    });
+}
+
+const ZONE = "topology.kubernetes.io/zone";
+const evictionsPerWave = (r: Rehearsal, g = 0) => r.groups[g].waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions);
+
+describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial placement", () => {
+    describe("kube-scheduler's scoring as the rehearsal models it: fewest of the workload's pods on the node, then in its zone, then least allocated, then oldest", () => {
+        it("of two empty-of-it nodes, the one with fewer of the workload's pods in its zone wins over the older one", () => {
+            // apps-1 and apps-3 in zone-a, apps-2 in zone-b. a-0 → apps-1, a-1 → apps-2 (zone-b has none of a);
+            // web-0 → apps-3 (the only empty node); web-1: apps-1 or apps-2, both with one a pod: apps-2, whose zone has no web pod.
+            const r = run([managed("apps", 3, { zones: 2 }), app("a", { replicas: 2 }), app("web", { replicas: 2 })]);
+            expect(evictionsPerWave(r)).to.deep.equal([1, 2, 1]);
+        });
+
+        it("the least allocated node by share of its allocatable: a 250m pod goes to an empty m6i.xlarge before an empty m6i.large listed first", () => {
+            // Share on the m6i.large (250/1930 + 256/6903) / 2 ≈ 0.083; on the m6i.xlarge about half that.
+            const r = run([
+                managed("small", 1, { zones: 1 }),
+                managed("large", 1, { zones: 1, types: ["m6i.xlarge"] }),
+                app("web", { replicas: 1 }),
+            ]);
+            const small = r.groups.find((g) => g.name === "small");
+            const large = r.groups.find((g) => g.name === "large");
+            expect(small?.waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions)).to.deep.equal([0]);
+            expect(large?.waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions)).to.deep.equal([1]);
+        });
+
+        it("workloads are placed in id order whatever the input order: a (10 s grace) on the oldest node, then b, then c", () => {
+            const r = run([
+                managed("apps", 3, { zones: 1 }),
+                app("c", { replicas: 1, grace: 30 }),
+                app("b", { replicas: 1, grace: 20 }),
+                app("a", { replicas: 1, grace: 10 }),
+            ]);
+            expect(r.groups[0].waves.filter((w) => w.phase === "upgrade").map((w) => [w.drained, w.drainSeconds])).to.deep.equal([
+                [["apps-1"], 10],
+                [["apps-2"], 20],
+                [["apps-3"], 30],
+            ]);
+        });
+    });
+
+    describe("the scheduler's reasons (kube-scheduler's FitError: `0/N nodes are available: <count> <reason>, …`, most frequent first, then by name)", () => {
+        it("reasons of equal count are listed by name: cordoned before node affinity/selector mismatch", () => {
+            // The ASG's pod (nodeSelector workload: batch) has nowhere to go while batch-1 drains: apps-1 lacks the label.
+            const batchOnly = withPodSpec(app("job", { replicas: 1 }), "nodeSelector", { workload: "batch" });
+            const r = run([managed("apps", 1, { zones: 1 }), asg("batch", 1), hook(300), batchOnly]);
+            const batch = r.groups.find((g) => g.name === "batch");
+            expect(batch?.unplaced.map((u) => u.reasons)).to.deep.equal([
+                "0/2 nodes are available: 1 cordoned, 1 node affinity/selector mismatch",
+            ]);
+        });
+    });
+
+    describe("where Karpenter launches a node (Karpenter docs, Concepts → Scheduling: topology; the rehearsal launches in the zone with the fewest of the workload's pods, ties by name)", () => {
+        const zoneOnly = (zone: string) => withPodSpec(app("zoned", { replicas: 1 }), "nodeSelector", { [ZONE]: zone });
+
+        it("with no pods anywhere, the first zone by name: a 250m pod wanting zone-a joins the 1500m pod's node", () => {
+            const r = run([pool(["m6i.large"]), app("big", { replicas: 1, cpu: "1500m" }), zoneOnly("zone-a")]);
+            expect(r.zones).to.deep.equal(["zone-a", "zone-b", "zone-c"]);
+            expect(r.groups[0].nodes).to.equal(1);
+        });
+
+        it("then the zone with the fewest of its pods: three 1500m pods go to zone-a, zone-b, zone-c, so one wanting zone-b needs no new node", () => {
+            const r = run([pool(["m6i.large"]), app("big", { replicas: 3, cpu: "1500m" }), zoneOnly("zone-b")]);
+            expect(r.groups[0].nodes).to.equal(3);
+            const c = run([pool(["m6i.large"]), app("big", { replicas: 3, cpu: "1500m" }), zoneOnly("zone-c")]);
+            expect(c.groups[0].nodes).to.equal(3);
+        });
+
+        it("required zone anti-affinity: a fourth replica has no zone left, on the nodes nor for a new one", () => {
+            const apart = withPodSpec(app("web", { replicas: 4 }), "affinity", {
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE, labelSelector: { matchLabels: { app: "web" } } }],
+                },
+            });
+            const r = run([pool(["m6i.large"]), apart]);
+            expect(r.groups[0].nodes).to.equal(3);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                [
+                    "web-3",
+                    `0/3 nodes are available: 3 pod anti-affinity (${ZONE}); NodePool general: pod anti-affinity (${ZONE}) in every zone it may launch in`,
+                ],
+            ]);
+        });
+
+        it("a zone requirement naming none of the cluster's zones: the pool can launch nowhere, and says so", () => {
+            const r = run([
+                pool(["m6i.large"]),
+                changed(pool(["m6i.large"]), "spec.template.spec.requirements", [
+                    { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+                    { key: ZONE, operator: "In", values: ["us-west-2z"] },
+                ]),
+                app("web", { replicas: 1 }),
+            ]);
+            expect(r.groups[0].nodes).to.equal(1);
+        });
+    });
+
+    describe("a NodeClaim being packed (karpenter v1.14.1 provisioning/scheduling: a pod joins a claim only if an instance type it allows holds everything packed; launched as the smallest left)", () => {
+        it("a pod that selects the larger type narrows the claim to it: launched as m6i.xlarge, not the smaller m6i.large", () => {
+            const xl = withPodSpec(app("x", { replicas: 1 }), "nodeSelector", { "node.kubernetes.io/instance-type": "m6i.xlarge" });
+            const r = run([pool(["m6i.large", "m6i.xlarge"]), app("any", { replicas: 1 }), xl]);
+            expect(r.groups[0].nodes).to.equal(1);
+            expect(r.groups[0].instanceType).to.equal("m6i.xlarge");
+        });
+
+        it("pods packed in turn, largest first: a 3000m pod gets an m6i.xlarge, a 1500m pod then needs a claim of its own, an m6i.large", () => {
+            const r = run([
+                pool(["m6i.large", "m6i.xlarge"]),
+                app("small", { replicas: 1, cpu: "1500m" }),
+                app("big", { replicas: 1, cpu: "3000m" }),
+            ]);
+            expect(r.groups[0].nodes).to.equal(2);
+            expect(r.groups[0].instanceType).to.equal("m6i.xlarge, m6i.large");
+        });
+
+        it("of equal size, the type first by name (the rehearsal's stand-in for Karpenter's cheapest): m5.large before m6i.large", () => {
+            const r = run([pool(["m6i.large", "m5.large"]), app("web", { replicas: 1 })]);
+            expect(r.groups[0].instanceType).to.equal("m5.large");
+        });
+
+        it("a preference Karpenter cannot meet with a new node (the pool at its limits) is relaxed onto the claim it has (karpenter scheduling: preferences relaxed)", () => {
+            // Limits of 2 vCPU: one m6i.large. A ScheduleAnyway hostname spread wants a node per replica; relaxed, both share it.
+            const spread = withPodSpec(app("web", { replicas: 2 }), "topologySpreadConstraints", [
+                {
+                    maxSkew: 1,
+                    topologyKey: "kubernetes.io/hostname",
+                    whenUnsatisfiable: "ScheduleAnyway",
+                    labelSelector: { matchLabels: { app: "web" } },
+                },
+            ]);
+            const r = run([changed(pool(["m6i.large"]), "spec.limits", { cpu: "2" }), spread]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(1);
+        });
+
+        it("nodes Karpenter launched for the initial placement are Ready when a rollout starts: a pod moved there is Ready 30 s later", () => {
+            // hog (nodeSelector pool: general) gets general-1; web's two pods share batch-1. Draining batch-1, web-0's
+            // replacement goes to general-1 and is Ready at 30 s; web-1 waits for it (maxUnavailable 1).
+            const labelled = changed(pool(["m6i.large"]), "spec.template.metadata", { labels: { pool: "general" } });
+            const hog = withPodSpec(app("hog", { replicas: 1, cpu: "1000m" }), "nodeSelector", { pool: "general" });
+            const r = run([asg("batch", 1), hook(300), labelled, hog, app("web", { replicas: 2 }), pdb("web", { maxUnavailable: 1 })]);
+            const batch = r.groups.find((g) => g.name === "batch");
+            expect(batch?.waits.map((w) => [w.pod, w.seconds])).to.deep.equal([["web-1", 30]]);
+        });
+    });
+
+    describe("instance data (rehearsal/instances.ts nodeSize: a type the data does not know has no size)", () => {
+        it("a group of a name that is no EC2 instance type is unsized: capacity unknown, never a crash", () => {
+            const r = run([managed("apps", 1, { zones: 1, types: ["x9.bogus"] }), app("web", { replicas: 1 })]);
+            expect(r.verdict).to.not.equal("ok");
+            expect(r.groups[0].nodes).to.equal(1);
+        });
+    });
+});
