@@ -59,12 +59,12 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
         });
 
         it("pods leave a node in name order (the rehearsal's deterministic order): of two that end together, the first by name is named last out", () => {
-            // The Deployment b is placed before the StatefulSet a (by id), yet a-0 is evicted first.
+            // Given in the order c, b, a (and the StatefulSet a placed last, by id), a-0 is still evicted first.
             const r = run([
                 managed("apps", 1, { zones: 1 }),
-                app("a", { replicas: 1, kind: "StatefulSet" }),
-                app("b", { replicas: 1 }),
                 app("c", { replicas: 1 }),
+                app("b", { replicas: 1 }),
+                app("a", { replicas: 1, kind: "StatefulSet" }),
             ]);
             expect(r.groups[0].waves[1].slowest).to.include({ pod: "a-0", node: "apps-1", at: 0, graceSeconds: 60 });
         });
@@ -147,6 +147,43 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
             ]);
         });
 
+        it("each wave's instance is held for the whole heartbeat: 300 s in wave 1 and again in wave 2, timed from each wave's drain", () => {
+            // The budget never lets go (minAvailable 1 of 1); stuck-0's replacement runs on batch-2, drained next.
+            const r = run([
+                asg("batch", 2, { minHealthy: 50 }),
+                hook(300),
+                app("stuck", { replicas: 1 }),
+                pdb("stuck", { minAvailable: 1 }),
+            ]);
+            const g = r.groups[0];
+            expect(g.waves.map((w) => [w.drained, w.drainSeconds, w.slowest?.left])).to.deep.equal([
+                [["batch-1"], 300, "terminated"],
+                [["batch-2"], 300, "terminated"],
+            ]);
+            expect(g.killed.map((k) => [k.wave, k.pod, k.pdb])).to.deep.equal([
+                [1, "stuck-0", "prod/stuck"],
+                [2, "stuck-1", "prod/stuck"],
+            ]);
+        });
+
+        it("a pod a budget held, then evicted too late to end its grace period by the heartbeat, is killed naming that budget", () => {
+            // index.test.ts's trio: trio-2 waits 30 s for trio-0's replacement, then needs 120 s more, past the 120 s heartbeat.
+            const budget = pdb("trio", { maxUnavailable: 1 });
+            const r = run([asg("batch", 2, { minHealthy: 50 }), hook(120), app("trio", { replicas: 3, grace: 120 }), budget]);
+            expect(r.groups[0].killed.filter((k) => k.wave === 1)).to.deep.equal([
+                {
+                    pod: "trio-2",
+                    workload: "Deployment prod/trio",
+                    workloadUrn: urnOf(app("trio")),
+                    wave: 1,
+                    graceSeconds: 120,
+                    pdb: "prod/trio",
+                    pdbUrn: urnOf(budget),
+                    how: "it needs until 2m 30s into the drain (evicted at 30s, grace period 2m), past the 2m heartbeat of lifecycle hook nodegroups-batch-terminate",
+                },
+            ]);
+        });
+
         it("without a hook the instance goes undrained: the zero-ready cause says so", () => {
             const r = run([asg("batch", 1), app("web", { replicas: 1 })]);
             expect(r.groups[0].zeroReady.map((z) => z.cause)).to.deep.equal([
@@ -174,6 +211,16 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
     });
 
     describe("the 15-minute eviction limit of a managed node group update (EKS User Guide, upgrade phase: PodEvictionFailure when pods have not left)", () => {
+        it("a budget that never lets go holds its pod for the whole limit: blocked, naming the pod's workload and the budget", () => {
+            const held = app("held", { replicas: 1 });
+            const budget = pdb("held", { minAvailable: 1 });
+            const r = run([managed("apps", 1, { zones: 1 }), held, budget]);
+            expect(r.groups[0].blocked.map((b) => [b.pod, b.node, b.workloadUrn, b.pdb, b.pdbUrn, b.wave])).to.deep.equal([
+                ["held-0", "apps-1", urnOf(held), "prod/held", urnOf(budget), 2],
+            ]);
+            expect(r.groups[0].waits).to.deep.equal([]);
+        });
+
         it("a grace period that ends at the 15-minute mark is within the limit; one second more fails the update, naming every late node", () => {
             const ontime = run([managed("apps", 1, { zones: 1 }), app("web", { replicas: 1, grace: 900 })]);
             expect(ontime.groups[0].stalled).to.equal(undefined);
@@ -238,6 +285,23 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
             ]);
         });
 
+        it("a replacement node carries its group's labels (EKS labels every node eks.amazonaws.com/nodegroup): a pod selecting them waits for it, then runs", () => {
+            const pinned = changed(app("web", { replicas: 1 }), "spec.template.spec.nodeSelector", {
+                "eks.amazonaws.com/nodegroup": "apps",
+            });
+            const r = run([managed("apps", 1, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }), pinned]);
+            expect(r.groups[0].unplaced.map((u) => [u.pod, u.placedAfterSeconds])).to.deep.equal([["web-1", 240]]);
+        });
+
+        it("a pod pinned to its node's hostname never runs again once the node leaves: reported once, never placed", () => {
+            // kubernetes.io/hostname is unique to a node: no replacement carries apps-1's.
+            const pinned = changed(app("web", { replicas: 1 }), "spec.template.spec.nodeSelector", { "kubernetes.io/hostname": "apps-1" });
+            const r = run([managed("apps", 2, { zones: 1 }), pinned]);
+            const unplaced = r.groups[0].unplaced;
+            expect(unplaced.map((u) => u.pod)).to.deep.equal(["web-1"]);
+            expect(unplaced[0]).to.not.have.property("placedAfterSeconds");
+        });
+
         it("the rollout ends when the last rescheduled pod is Ready, after the scale-down: 120 s + 1240 s", () => {
             // Scale-up 120 s; apps-1: 60 s grace, 60 s, 120 s to its replacement; scale-down 60 s: the waves end at 420 s.
             // web-1 starts on the surge node at 120 s and is Ready 30 + 1200 + 10 s later, at 1360 s.
@@ -265,6 +329,26 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
                 "Karpenter drift: 1 node at a time (disruption budgets for Drifted), replacement launched and Ready first, then PDB-respecting drain with no terminationGracePeriod",
             );
             expect(unbounded.groups[0].windows).to.deep.equal([]);
+        });
+
+        it("a pod a budget holds past terminationGracePeriod is deleted despite its budget: the zero-ready cause says so", () => {
+            const r = run([
+                nodePool("general", { terminationGracePeriod: "10m" }),
+                app("held", { replicas: 1 }),
+                pdb("held", { minAvailable: 1 }),
+            ]);
+            expect(r.groups[0].zeroReady.map((z) => z.cause)).to.deep.equal([
+                "its pod held-0 is deleted from node general-1 despite its budget",
+            ]);
+        });
+
+        it("without terminationGracePeriod a node whose pod a budget never lets go is never disrupted: blocked, naming the pod's workload", () => {
+            const held = app("held", { replicas: 1 });
+            const budget = pdb("held", { minAvailable: 1 });
+            const r = run([nodePool("general"), held, budget]);
+            expect(r.groups[0].blocked.map((b) => [b.pod, b.node, b.workloadUrn, b.pdbUrn, b.wave])).to.deep.equal([
+                ["held-0", "general-1", urnOf(held), urnOf(budget), 1],
+            ]);
         });
 
         it("a scheduled budget of one node is noted as limiting drift to 1 node while it applies", () => {
