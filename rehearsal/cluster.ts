@@ -9,7 +9,7 @@
  * node with the fewest pods of the same workload, then the fewest in its zone, then the least
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
-import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
+import { CAPACITY_TYPE_LABEL, formatTaint, nodeRequirementMatches, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
 
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
@@ -431,7 +431,7 @@ export class Cluster {
         }
         if (karpenter) {
             minHost = 0;
-            for (const zone of this.zones) {
+            for (const zone of this.podZones(shape)) {
                 zoneMin.set(zone, w.perZone.get(zone) ?? 0);
             }
         }
@@ -577,13 +577,28 @@ export class Cluster {
             return undefined;
         }
         const count = w.perZone.get(zone) ?? 0;
-        const minZone = Math.min(...this.zones.map((z) => w.perZone.get(z) ?? 0));
+        const minZone = Math.min(...this.podZones(w.model.pod).map((z) => w.perZone.get(z) ?? 0));
         for (const rule of rules) {
             if (rule.kind === "antiAffinity" ? count > 0 : count + 1 - minZone > rule.maxSkew) {
                 return rule.kind === "antiAffinity" ? `pod anti-affinity (${ZONE})` : `topology spread (${ZONE}, maxSkew ${rule.maxSkew})`;
             }
         }
         return undefined;
+    }
+
+    /**
+     * The cluster's zones the pod's own node selector and required node affinity allow: the domains
+     * Karpenter takes a zone spread's minimum over (karpenter topologygroup.go `domainMinCount`:
+     * only domains the pod's requirements support).
+     */
+    private podZones(shape: PodShape): string[] {
+        const { nodeSelector, terms } = shape.placement;
+        return this.zones.filter(
+            (z) =>
+                (nodeSelector[ZONE] === undefined || nodeSelector[ZONE] === z) &&
+                (terms === undefined ||
+                    terms.some((term) => term.every((r) => r.key !== ZONE || nodeRequirementMatches(r, { [ZONE]: z })))),
+        );
     }
 
     /** Whether some instance type of the pool would suit the pod in a zone outside the pool's zones. */

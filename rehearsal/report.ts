@@ -101,6 +101,8 @@ export interface KilledPod {
     /** The PodDisruptionBudget that held it until too late, if one did. */
     pdb?: string;
     pdbUrn?: string;
+    /** Held by `karpenter.sh/do-not-disrupt` until Karpenter deleted it too late, not by a budget. */
+    doNotDisrupt?: true;
     how: string;
 }
 

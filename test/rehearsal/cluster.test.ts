@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import type { Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource } from "../policies/harness";
-import { app, asg, hook, managed, nodePool, pdb, run } from "./scenario";
+import { app, asg, daemonSet, hook, managed, nodePool, pdb, run } from "./scenario";
 
 function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
     return changed(r, `spec.template.spec.${dotted}`, value);
@@ -25,6 +25,32 @@ function pool(types: string[], extra: Record<string, unknown> = {}): TestResourc
 }
 
 const ZONE = "topology.kubernetes.io/zone";
+
+function subnet(zone: string): TestResource {
+    return { type: "aws:ec2/subnet:Subnet", name: `network-private-${zone}`, props: { availabilityZone: zone, cidrBlock: "10.0.0.0/19" } };
+}
+
+/** `pool` with its zone requirement set to `zones`. */
+function inZones(types: string[], zones: string[]): TestResource {
+    return nodePool("general", {
+        requirements: [
+            { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
+            { key: "node.kubernetes.io/instance-type", operator: "In", values: types },
+            { key: ZONE, operator: "In", values: zones },
+        ],
+    });
+}
+
+/** `replicas` pods of one container requesting 500m, 1Gi and `gpus` nvidia.com/gpu (as a limit: extended requests equal limits). */
+function gpuApp(name: string, replicas: number, gpus = 1): TestResource {
+    return withPodSpec(app(name, { replicas }), "containers", [
+        {
+            name: "train",
+            image: "registry.example.com/train:1.0.0",
+            resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { "nvidia.com/gpu": String(gpus) } },
+        },
+    ]);
+}
 const evictionsPerWave = (r: Rehearsal, g = 0) => r.groups[g].waves.filter((w) => w.phase === "upgrade").map((w) => w.evictions);
 
 describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial placement", () => {
@@ -167,6 +193,180 @@ describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial p
             const r = run([asg("batch", 1), hook(300), labelled, hog, app("web", { replicas: 2 }), pdb("web", { maxUnavailable: 1 })]);
             const batch = r.groups.find((g) => g.name === "batch");
             expect(batch?.waits.map((w) => [w.pod, w.seconds])).to.deep.equal([["web-1", 30]]);
+        });
+    });
+
+    describe("kube-scheduler's least-allocated score as the rehearsal models it: the mean of the CPU and memory shares of allocatable", () => {
+        it("same CPU, more memory: a 250m/256Mi pod goes to an empty r6i.large (14481 MiB) before an empty m6i.large (6903 MiB) listed first", () => {
+            const r = run([
+                managed("general", 1, { zones: 1 }),
+                managed("memory", 1, { zones: 1, types: ["r6i.large"] }),
+                app("web", { replicas: 1 }),
+            ]);
+            const evicted = (name: string) => r.groups.find((g) => g.name === name)?.waves.find((w) => w.phase === "upgrade")?.evictions;
+            expect([evicted("general"), evicted("memory")]).to.deep.equal([0, 1]);
+        });
+
+        it("same memory, more CPU: it goes to an empty c5.xlarge (3920m) before an empty m6i.large (1930m) listed first", () => {
+            const r = run([
+                managed("general", 1, { zones: 1 }),
+                managed("compute", 1, { zones: 1, types: ["c5.xlarge"] }),
+                app("web", { replicas: 1 }),
+            ]);
+            const evicted = (name: string) => r.groups.find((g) => g.name === name)?.waves.find((w) => w.phase === "upgrade")?.evictions;
+            expect([evicted("general"), evicted("compute")]).to.deep.equal([0, 1]);
+        });
+    });
+
+    describe("PodTopologySpread during a drain (kube-scheduler: a cordoned node still counts as a domain, nodeTaintsPolicy Ignore; each domain's count is the pods still on it)", () => {
+        it("hostname spread: after the first of two pods leaves a draining node, its one pod left keeps the minimum at 1, so the replacement may go beside another", () => {
+            // Three instances, web-0 and web-3 on batch-1 (maxSkew 1). web-4 goes to batch-2 (1 + 1 − 1 ≤ 1);
+            // once web-3 has left too, batch-1 counts 0: web-5 fits neither batch-2 (2) nor batch-3 (1) until batch-4 comes.
+            const r = run([asg("batch", 3), hook(300), app("web", { replicas: 4, spreadHost: true })]);
+            expect(r.groups[0].unplaced.filter((u) => u.wave === 1).map((u) => [u.pod, u.reasons])).to.deep.equal([
+                ["web-5", "0/3 nodes are available: 2 topology spread (kubernetes.io/hostname, maxSkew 1), 1 cordoned"],
+            ]);
+        });
+    });
+
+    describe("Karpenter's topology for a new node (karpenter topologygroup.go: hostname domains are always new; a zone spread's minimum is over the zones the pod's own requirements allow)", () => {
+        it("required hostname anti-affinity: every replica gets a node of its own, whatever zone it is in", () => {
+            const apart = withPodSpec(app("web", { replicas: 4 }), "affinity", {
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [
+                        { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { app: "web" } } },
+                    ],
+                },
+            });
+            const r = run([pool(["m6i.large"]), apart]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(4);
+        });
+
+        it("a zone spread of pods that select one zone counts that zone only (domainMinCount over the pod's domains): two 1500m pods both launch in zone-a", () => {
+            const spread = withPodSpec(
+                withPodSpec(app("web", { replicas: 2, cpu: "1500m" }), "nodeSelector", { [ZONE]: "zone-a" }),
+                "topologySpreadConstraints",
+                [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "web" } } }],
+            );
+            const r = run([pool(["m6i.large"]), spread]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(2);
+        });
+    });
+
+    describe("why a NodePool cannot launch (the reasons the rehearsal gives per pool)", () => {
+        it("a zone requirement naming none of the cluster's zones (its subnets'): the pool allows none of them", () => {
+            const r = run([subnet("us-east-1a"), inZones(["m6i.large"], ["us-east-1z"]), app("web", { replicas: 1 })]);
+            expect(r.unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/0 nodes are available; NodePool general: its zone requirement allows none of the cluster's zones",
+            ]);
+        });
+
+        it("a pod whose volume is in a zone the pool cannot launch in: named with both", () => {
+            // The StatefulSet's pod is pinned to us-east-1a by its volume; the pool launches only in us-east-1b.
+            const db = changed(app("db", { replicas: 1, kind: "StatefulSet" }), "spec.volumeClaimTemplates", [
+                { metadata: { name: "data" } },
+            ]);
+            const r = run([
+                subnet("us-east-1a"),
+                subnet("us-east-1b"),
+                managed("apps", 1, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }),
+                inZones(["m6i.large"], ["us-east-1b"]),
+                db,
+            ]);
+            const apps = r.groups.find((g) => g.name === "apps");
+            expect(apps?.unplaced.map((u) => u.reasons)).to.deep.equal([
+                "0/1 nodes are available: 1 cordoned; NodePool general: its zone requirement allows only us-east-1b, not the pod's volume zone us-east-1a",
+            ]);
+        });
+
+        it("a pod selecting a zone the pool's zone requirement leaves out: the pool says its zones, not only that its labels do not match", () => {
+            const zoned = withPodSpec(app("web", { replicas: 1 }), "nodeSelector", { [ZONE]: "us-east-1c" });
+            const r = run([
+                subnet("us-east-1a"),
+                subnet("us-east-1b"),
+                subnet("us-east-1c"),
+                inZones(["m6i.large"], ["us-east-1a", "us-east-1b"]),
+                zoned,
+            ]);
+            expect(r.unschedulable.map((u) => u.reasons)).to.deep.equal([
+                "0/0 nodes are available; NodePool general: its zone requirement allows only us-east-1a, us-east-1b, and the pod's node selector/affinity wants another zone",
+            ]);
+        });
+
+        it("a NodePool's extended-resource limit (nvidia.com/gpu 1): one GPU node, the second GPU pod is at the pool's limits", () => {
+            const limited = changed(pool(["g5.xlarge"]), "spec.limits", { cpu: "256", "nvidia.com/gpu": "1" });
+            const r = run([limited, gpuApp("train", 2)]);
+            expect(r.groups[0].nodes).to.equal(1);
+            expect(r.unschedulable.map((u) => u.pod)).to.deep.equal(["train-1"]);
+            expect(r.unschedulable[0].reasons).to.include("NodePool general: at its limits (cpu 256, nvidia.com/gpu 1)");
+        });
+
+        it("a pod no allowed type can hold launches nothing, and the pool's nodes keep their numbering: drift then launches general-3 and general-4", () => {
+            // Two 1500m pods on general-1 and general-2; a pod asking 8 GiB fits no m6i.large (6903 MiB): the claim tried for it is withdrawn.
+            const r = run([
+                pool(["m6i.large"]),
+                app("small", { replicas: 2, cpu: "1500m" }),
+                app("huge", { replicas: 1, cpu: "100m", memory: "8Gi" }),
+            ]);
+            expect(r.unschedulable.map((u) => u.pod)).to.deep.equal(["huge-0"]);
+            expect(r.unschedulable[0].reasons).to.include(
+                "NodePool general: no instance type it allows fits the pod's requests (cpu 100m, memory 8192Mi)",
+            );
+            expect(r.groups[0].waves.map((w) => w.launched)).to.deep.equal([["general-3"], ["general-4"]]);
+        });
+    });
+
+    describe("what a NodeClaim's instance types must hold (kube-scheduler NodeResourcesFit: requests up to allocatable, DaemonSet pods and their slots included)", () => {
+        it("a pod requesting exactly an m6i.large's allocatable memory (6903 MiB) fits one", () => {
+            const r = run([pool(["m6i.large"]), app("web", { replicas: 1, cpu: "100m", memory: "6903Mi" })]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(1);
+        });
+
+        it("a DaemonSet's 64 MiB counts: a 6850 MiB pod beside it (6914 MiB) fits no m6i.large", () => {
+            const r = run([pool(["m6i.large"]), daemonSet("agent", "10m"), app("web", { replicas: 1, cpu: "100m", memory: "6850Mi" })]);
+            expect(r.unschedulable.map((u) => u.pod)).to.deep.equal(["web-0"]);
+        });
+
+        it("a DaemonSet's pod takes a slot: 28 of 29 pods share an m6i.large with it, the 29th needs a second node", () => {
+            const r = run([pool(["m6i.large"]), daemonSet("agent", "10m"), app("tiny", { replicas: 29, cpu: "10m", memory: "16Mi" })]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(2);
+        });
+
+        it("a pod whose only allowed type is the larger one gets it: launched as m6i.xlarge though m6i.large is smaller", () => {
+            const xl = withPodSpec(app("x", { replicas: 1 }), "nodeSelector", { "node.kubernetes.io/instance-type": "m6i.xlarge" });
+            expect(run([pool(["m6i.large", "m6i.xlarge"]), xl]).groups[0].instanceType).to.equal("m6i.xlarge");
+        });
+
+        it("required node affinity narrows a claim as a node selector does: launched as m6i.xlarge", () => {
+            const xl = withPodSpec(app("x", { replicas: 1 }), "affinity", {
+                nodeAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: {
+                        nodeSelectorTerms: [
+                            { matchExpressions: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.xlarge"] }] },
+                        ],
+                    },
+                },
+            });
+            const r = run([pool(["m6i.large", "m6i.xlarge"]), app("any", { replicas: 1 }), xl]);
+            expect(r.groups[0].nodes).to.equal(1);
+            expect(r.groups[0].instanceType).to.equal("m6i.xlarge");
+        });
+    });
+
+    describe("extended resources on a rollout's copy of the cluster (kube-scheduler NodeResourcesFit: nvidia.com/gpu cannot be overcommitted)", () => {
+        it("a GPU in use stays in use once the rollout starts: the evicted GPU pod waits for the replacement node", () => {
+            const r = run([
+                managed("gpu", 2, { zones: 1, types: ["g5.xlarge"], update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }),
+                gpuApp("train", 2),
+            ]);
+            expect(r.groups[0].unplaced.map((u) => [u.pod, u.wave, u.reasons])).to.deep.equal([
+                ["train-2", 1, "0/2 nodes are available: 1 cordoned, 1 insufficient nvidia.com/gpu"],
+                ["train-3", 2, "0/2 nodes are available: 1 cordoned, 1 insufficient nvidia.com/gpu"],
+            ]);
         });
     });
 
