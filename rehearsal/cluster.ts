@@ -587,9 +587,10 @@ export class Cluster {
     }
 
     /**
-     * The cluster's zones the pod's own node selector and required node affinity allow: the domains
-     * Karpenter takes a zone spread's minimum over (karpenter topologygroup.go `domainMinCount`:
-     * only domains the pod's requirements support).
+     * The zone domains Karpenter takes a zone spread's minimum over: the zones some NodePool can
+     * launch in or some node the pod may run on is in (karpenter topology.go: domains from the
+     * NodePools' requirements and the cluster's nodes), of those the pod's own node selector and
+     * required node affinity allow (topologygroup.go `domainMinCount`: only the pod's domains).
      */
     private podZones(shape: PodShape): string[] {
         const { nodeSelector, terms } = shape.placement;
@@ -597,7 +598,9 @@ export class Cluster {
             (z) =>
                 (nodeSelector[ZONE] === undefined || nodeSelector[ZONE] === z) &&
                 (terms === undefined ||
-                    terms.some((term) => term.every((r) => r.key !== ZONE || nodeRequirementMatches(r, { [ZONE]: z })))),
+                    terms.some((term) => term.every((r) => r.key !== ZONE || nodeRequirementMatches(r, { [ZONE]: z })))) &&
+                (this.pools.some((p) => p.zones === undefined || p.zones.includes(z)) ||
+                    this.nodes.some((n) => n.zone === z && placementMismatch(shape.placement, n.labels) === undefined)),
         );
     }
 

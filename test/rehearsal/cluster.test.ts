@@ -256,6 +256,43 @@ describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial p
     });
 
     describe("why a NodePool cannot launch (the reasons the rehearsal gives per pool)", () => {
+        it("a zone spread counts only the zones a NodePool can launch in or a node is in: a pool of one zone takes both 1500m pods there", () => {
+            // Subnets in three zones, but the only capacity is the pool's, in us-east-1a: Karpenter's domains are {us-east-1a}.
+            const spread = withPodSpec(app("web", { replicas: 2, cpu: "1500m" }), "topologySpreadConstraints", [
+                { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "web" } } },
+            ]);
+            const r = run([
+                subnet("us-east-1a"),
+                subnet("us-east-1b"),
+                subnet("us-east-1c"),
+                inZones(["m6i.large"], ["us-east-1a"]),
+                spread,
+            ]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(2);
+        });
+
+        it("a zone spread against a zone with a node: beside a managed node in us-east-1a, a pool of us-east-1b launches two 1500m pods, then refuses a third", () => {
+            // web-0 on apps-1 (us-east-1a); web-1, web-2 on NodeClaims in us-east-1b (0 + 1 − 0, then 1 + 1 − 1 ≤ 1);
+            // web-3 would make us-east-1b 3 against 1: it belongs in us-east-1a, full, where the pool cannot launch.
+            const spread = withPodSpec(app("web", { replicas: 4, cpu: "1500m" }), "topologySpreadConstraints", [
+                { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "web" } } },
+            ]);
+            const r = run([
+                subnet("us-east-1a"),
+                subnet("us-east-1b"),
+                managed("apps", 1, { zones: 1 }),
+                inZones(["m6i.large"], ["us-east-1b"]),
+                spread,
+            ]);
+            expect(r.unschedulable.map((u) => [u.pod, u.reasons])).to.deep.equal([
+                [
+                    "web-3",
+                    `0/3 nodes are available: 3 insufficient cpu; NodePool general: topology spread (${ZONE}, maxSkew 1) in every zone it may launch in`,
+                ],
+            ]);
+        });
+
         it("a zone requirement naming none of the cluster's zones (its subnets'): the pool allows none of them", () => {
             const r = run([subnet("us-east-1a"), inZones(["m6i.large"], ["us-east-1z"]), app("web", { replicas: 1 })]);
             expect(r.unschedulable.map((u) => u.reasons)).to.deep.equal([
@@ -272,12 +309,13 @@ describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial p
                 subnet("us-east-1a"),
                 subnet("us-east-1b"),
                 managed("apps", 1, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }),
-                inZones(["m6i.large"], ["us-east-1b"]),
+                subnet("us-east-1c"),
+                inZones(["m6i.large"], ["us-east-1b", "us-east-1c"]),
                 db,
             ]);
             const apps = r.groups.find((g) => g.name === "apps");
             expect(apps?.unplaced.map((u) => u.reasons)).to.deep.equal([
-                "0/1 nodes are available: 1 cordoned; NodePool general: its zone requirement allows only us-east-1b, not the pod's volume zone us-east-1a",
+                "0/1 nodes are available: 1 cordoned; NodePool general: its zone requirement allows only us-east-1b, us-east-1c, not the pod's volume zone us-east-1a",
             ]);
         });
 
