@@ -87,18 +87,19 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
         });
 
         it("a budget's wait ends at the eviction it held back, not at the end of the drain (kubernetes eviction API: 429 until disruptionsAllowed > 0)", () => {
-            // apps-1 holds two pods of each; maxUnavailable 1: the second of each waits for the first's
-            // replacement on the surge node: web's is Ready 30 s after, slow's 30 + 290 + 10 = 330 s after.
+            // apps-1 holds two pods of each; maxUnavailable 1: the second of each waits for the first's replacement
+            // on the surge node: api's is Ready 30 s after, slow's 30 + 290 + 10 = 330 s after. The drain waits for
+            // the earliest of them first.
             const r = run([
                 managed("apps", 1, { zones: 1 }),
-                app("web", { replicas: 2 }),
-                pdb("web", { maxUnavailable: 1 }),
+                app("api", { replicas: 2 }),
+                pdb("api", { maxUnavailable: 1 }),
                 slowReady(app("slow", { replicas: 2 }), 290),
                 pdb("slow", { maxUnavailable: 1 }),
             ]);
             const g = r.groups[0];
             expect(g.waits).to.deep.equal([
-                { pod: "web-1", workload: "Deployment prod/web", pdb: "prod/web", wave: 2, seconds: 30 },
+                { pod: "api-1", workload: "Deployment prod/api", pdb: "prod/api", wave: 2, seconds: 30 },
                 { pod: "slow-1", workload: "Deployment prod/slow", pdb: "prod/slow", wave: 2, seconds: 330 },
             ]);
             expect(g.waves[1]).to.deep.include({ drainSeconds: 390, evictions: 4 });
@@ -360,6 +361,15 @@ describe("rehearsal/rollout.ts: the rollouts, rule by rule", () => {
                 "Karpenter drift: 1 node at a time (disruption budgets for Drifted), replacement launched and Ready first, then PDB-respecting drain with no terminationGracePeriod",
             );
             expect(unbounded.groups[0].windows).to.deep.equal([]);
+        });
+
+        it("each held pod is deleted at the window's end minus its own grace period, whatever its name: a (5 m grace) at 5 m, b (1 m) at 9 m", () => {
+            const held = (name: string, grace: number) => [app(name, { replicas: 1, grace }), pdb(name, { minAvailable: 1 })];
+            const r = run([nodePool("general", { terminationGracePeriod: "10m" }), ...held("a", 300), ...held("b", 60)]);
+            expect(r.groups[0].deleted.map((d) => [d.pod, d.at])).to.deep.equal([
+                ["a-0", 300],
+                ["b-0", 540],
+            ]);
         });
 
         it("a pod a budget holds past terminationGracePeriod is deleted despite its budget: the zero-ready cause says so", () => {
