@@ -131,4 +131,17 @@ describe("rehearsal/capacity.ts: the capacity a platform profile publishes", () 
         const onDemand = describeOf([nodePool("general")]).groups[0];
         expect(onDemand.capacityType).to.equal("on-demand");
     });
+    it("a managed group whose instance type is in its launch template publishes no instance type, labels or taints, and says why", () => {
+        const templated = changed(changed(managed("apps", 2), "instanceTypes", []), "launchTemplate", { id: "lt-0123", version: "1" });
+        const g = describeOf([templated]).groups[0];
+        expect(g).to.deep.include({ instanceTypes: [], labels: {}, taints: [] });
+        expect(g.undecided).to.deep.equal(["its instance type is set in the launch template, which the rehearsal does not follow"]);
+    });
+
+    it("a NodePool's limits as published: only those it sets, extended resources by name (karpenter.sh/v1 spec.limits)", () => {
+        const gpu = changed(nodePool("general"), "spec.limits", { memory: "64Gi", "nvidia.com/gpu": "4" });
+        expect(describeOf([gpu]).groups[0].limits).to.deep.equal({ memoryMiB: 65536, "nvidia.com/gpu": 4 });
+        const cpuOnly = changed(nodePool("general"), "spec.limits", { cpu: "16" });
+        expect(describeOf([cpuOnly]).groups[0].limits).to.deep.equal({ cpuMillis: 16000 });
+    });
 });
