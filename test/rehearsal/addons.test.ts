@@ -208,7 +208,7 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
                     controller: { resources: { requests: { cpu: "1" } } },
                 }),
             );
-            const pod = (resources[0].props as Record<string, any>).spec.template.spec;
+            const pod = resources[0].props.spec.template.spec;
             expect(pod.affinity).to.deep.equal({
                 podAffinity: {
                     requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: own }],
@@ -233,7 +233,7 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
         it("the AWS Load Balancer Controller (eks-charts 1.13.3): 2 replicas (replicaCount), no budget unless set, its webhook Service on 443", () => {
             const { resources } = render(helm("aws-load-balancer-controller", {}));
             expect(resources.map((r) => r.type)).to.deep.equal(["kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Service"]);
-            expect((resources[0].props as Record<string, any>).spec.replicas).to.equal(2);
+            expect(resources[0].props.spec.replicas).to.equal(2);
             expect(resources[1].props).to.deep.equal({
                 apiVersion: "v1",
                 kind: "Service",
@@ -250,18 +250,18 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
         it("the Node Termination Handler in queue mode (chart 0.27.1): one replica, nothing it serves, no budget", () => {
             const { resources } = render(helm("aws-node-termination-handler", {}));
             expect(resources.map((r) => r.type)).to.deep.equal(["kubernetes:apps/v1:Deployment"]);
-            expect((resources[0].props as Record<string, any>).spec.replicas).to.equal(1);
+            expect(resources[0].props.spec.replicas).to.equal(1);
         });
 
         it("CoreDNS (EKS add-on): 2 replicas, the upstream requests and CriticalAddonsOnly assumed and said so, Service kube-dns on 53", () => {
             const addon = eksAddon("coredns");
             const { resources, notes, modelled } = render(addon);
-            const pod = (resources[0].props as Record<string, any>).spec.template.spec;
-            expect((resources[0].props as Record<string, any>).spec.replicas).to.equal(2);
+            const pod = resources[0].props.spec.template.spec;
+            expect(resources[0].props.spec.replicas).to.equal(2);
             expect(pod.containers[0].resources).to.deep.equal({ requests: { cpu: "100m", memory: "70Mi" } });
             expect(pod.tolerations).to.deep.equal([{ key: "CriticalAddonsOnly", operator: "Exists" }]);
-            expect((resources[1].props as Record<string, any>).spec.ports).to.deep.equal([{ name: "dns", port: 53 }]);
-            expect((resources[1].props as Record<string, any>).metadata.name).to.equal("kube-dns");
+            expect(resources[1].props.spec.ports).to.deep.equal([{ name: "dns", port: 53 }]);
+            expect(resources[1].props.metadata.name).to.equal("kube-dns");
             expect(notes).to.deep.equal([
                 "coredns (addons-coredns), assumed: requests when unset: cpu 100m, memory 70Mi (the upstream CoreDNS Deployment's); tolerations when unset: CriticalAddonsOnly",
             ]);
@@ -270,8 +270,8 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
 
         it("metrics-server (EKS community add-on): one replica, Service metrics-server on 443 (https)", () => {
             const { resources } = render(eksAddon("metrics-server"));
-            expect((resources[0].props as Record<string, any>).spec.replicas).to.equal(1);
-            expect((resources[1].props as Record<string, any>).spec.ports).to.deep.equal([{ name: "https", port: 443 }]);
+            expect(resources[0].props.spec.replicas).to.equal(1);
+            expect(resources[1].props.spec.ports).to.deep.equal([{ name: "https", port: 443 }]);
         });
 
         it("the EBS CSI driver: its controller (2 replicas, CriticalAddonsOnly, maxUnavailable 1) and its node agent", () => {
@@ -281,11 +281,11 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
                 "addons-aws-ebs-csi-driver/ebs-csi-controller-pdb",
                 "addons-aws-ebs-csi-driver/ebs-csi-node",
             ]);
-            const deployment = resources[0].props as Record<string, any>;
+            const deployment = resources[0].props;
             expect(deployment.spec.replicas).to.equal(2);
             expect(deployment.spec.template.spec.tolerations).to.deep.equal([{ key: "CriticalAddonsOnly", operator: "Exists" }]);
             const configured = render(eksAddon("aws-ebs-csi-driver", { controller: { resources: { requests: { cpu: "50m" } } } }));
-            expect((configured.resources[0].props as Record<string, any>).spec.template.spec.containers[0].resources).to.deep.equal({
+            expect(configured.resources[0].props.spec.template.spec.containers[0].resources).to.deep.equal({
                 requests: { cpu: "50m" },
             });
         });
@@ -299,8 +299,8 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
                 name: "addons-coredns",
                 props: { addonName: "coredns", configurationValues: null },
             };
-            expect((render(withNull).resources[0].props as Record<string, any>).spec.replicas).to.equal(2);
-            expect((render(eksAddon("coredns", "[]")).resources[0].props as Record<string, any>).spec.replicas).to.equal(2);
+            expect(render(withNull).resources[0].props.spec.replicas).to.equal(2);
+            expect(render(eksAddon("coredns", "[]")).resources[0].props.spec.replicas).to.equal(2);
             const broken = render(eksAddon("coredns", "{not json"));
             expect(broken.resources).to.deep.equal([]);
             expect(broken.notes).to.deep.equal([
