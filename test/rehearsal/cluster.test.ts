@@ -256,6 +256,23 @@ describe("rehearsal/cluster.ts and placement.ts: the scheduler and the initial p
     });
 
     describe("why a NodePool cannot launch (the reasons the rehearsal gives per pool)", () => {
+        it("a zone spread of pods whose required node affinity allows one zone counts that zone only: two 1500m pods both launch in zone-a", () => {
+            const spread = withPodSpec(
+                withPodSpec(app("web", { replicas: 2, cpu: "1500m" }), "affinity", {
+                    nodeAffinity: {
+                        requiredDuringSchedulingIgnoredDuringExecution: {
+                            nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: "In", values: ["zone-a"] }] }],
+                        },
+                    },
+                }),
+                "topologySpreadConstraints",
+                [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "web" } } }],
+            );
+            const r = run([pool(["m6i.large"]), spread]);
+            expect(r.unschedulable).to.deep.equal([]);
+            expect(r.groups[0].nodes).to.equal(2);
+        });
+
         it("a zone spread counts only the zones a NodePool can launch in or a node is in: a pool of one zone takes both 1500m pods there", () => {
             // Subnets in three zones, but the only capacity is the pool's, in us-east-1a: Karpenter's domains are {us-east-1a}.
             const spread = withPodSpec(app("web", { replicas: 2, cpu: "1500m" }), "topologySpreadConstraints", [
