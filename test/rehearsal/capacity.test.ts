@@ -144,4 +144,43 @@ describe("rehearsal/capacity.ts: the capacity a platform profile publishes", () 
         const cpuOnly = changed(nodePool("general"), "spec.limits", { cpu: "16" });
         expect(describeOf([cpuOnly]).groups[0].limits).to.deep.equal({ cpuMillis: 16000 });
     });
+    describe("how rehearsal/read.ts reads the groups it publishes (EKS CreateNodegroup, EC2 Auto Scaling CreateAutoScalingGroup and PutLifecycleHook)", () => {
+        it("updateConfig: maxUnavailable and maxUnavailablePercentage count from 1 (EKS UpdateConfig: minimum 1); 0 falls back to EKS's default of 1 node", () => {
+            const rollout = (update: Record<string, unknown>) => describeOf([managed("apps", 3, { update })]).groups[0].rollout;
+            expect(rollout({ maxUnavailable: 1 })).to.include({ maxUnavailable: 1, maxUnavailableSource: "updateConfig.maxUnavailable 1" });
+            expect(rollout({ maxUnavailable: 0 })).to.include({ maxUnavailable: 1, maxUnavailableSource: "EKS's default of 1 node" });
+            expect(rollout({ maxUnavailablePercentage: 1 })).to.include({
+                maxUnavailable: 1,
+                maxUnavailableSource: "updateConfig.maxUnavailablePercentage 1% of 3",
+            });
+            expect(rollout({ maxUnavailablePercentage: 0 })).to.include({ maxUnavailableSource: "EKS's default of 1 node" });
+        });
+
+        it("a node group's name: nodeGroupName, else its prefix without the trailing dashes Pulumi's autonaming joins on, else the resource's", () => {
+            const named = changed(managed("apps", 1), "nodeGroupName", "core");
+            expect(describeOf([named]).groups[0].name).to.equal("core");
+            const prefixed = changed(managed("apps", 1), "nodeGroupNamePrefix", "my-apps--");
+            expect(describeOf([prefixed]).groups[0].name).to.equal("my-apps");
+            const asgNamed = changed(asg("batch", 1), "name", "batch-asg");
+            expect(describeOf([asgNamed]).groups[0].name).to.equal("batch-asg");
+        });
+
+        it("a managed group's labels are its nodes' (EKS CreateNodegroup labels), beside EKS's own", () => {
+            const labelled = changed(managed("apps", 1), "labels", { team: "payments" });
+            expect(describeOf([labelled]).groups[0].labels).to.include({ team: "payments", "eks.amazonaws.com/nodegroup": "apps" });
+        });
+
+        it("an Auto Scaling group's zones: its subnets, else its availabilityZones", () => {
+            const azs = changed(changed(asg("batch", 1), "vpcZoneIdentifiers", undefined), "availabilityZones", [
+                "us-east-1a",
+                "us-east-1b",
+            ]);
+            expect(describeOf([azs]).groups[0].zones).to.equal(2);
+        });
+
+        it("a lifecycle hook without heartbeatTimeout waits 3600 s (PutLifecycleHook: HeartbeatTimeout defaults to 3600)", () => {
+            const unset = changed(hook(300), "heartbeatTimeout", undefined);
+            expect(describeOf([asg("batch", 1), unset]).groups[0].drainWindowSeconds).to.equal(3600);
+        });
+    });
 });
