@@ -5,7 +5,7 @@
  * allocatable resources, labels, taints, zones, size or limits, capacity type, rollout settings
  * and drain window.
  */
-import { formatIntOrPercent, Taint } from "eks-platform-kernel";
+import type { Taint } from "eks-platform-kernel";
 import { Verdicts } from "eks-platform-kernel/policy";
 import type { Capacity, DrainResource, GroupModel, ManagedGroupModel, NodeTemplate, SelfManagedGroupModel } from "./model";
 import { readCluster } from "./read";
@@ -97,7 +97,8 @@ function describe(g: GroupModel): GroupCapacity {
                 rollout: {
                     weight: g.weight,
                     budgets: g.budgets.map((b) => ({
-                        nodes: formatIntOrPercent(b.nodes),
+                        // As the NodePool spells it (karpenter.sh/v1 Budget.Nodes: "10%" or "3"), not quoted for a message.
+                        nodes: b.nodes.kind === "percent" ? `${b.nodes.value}%` : String(b.nodes.value),
                         ...(b.reasons ? { reasons: b.reasons } : {}),
                         ...(b.schedule ? { schedule: b.schedule, duration: b.duration } : {}),
                     })),

@@ -9,7 +9,7 @@
  * node with the fewest pods of the same workload, then the fewest in its zone, then the least
  * allocated, then the oldest: deterministic, so a report never changes between runs.
  */
-import { CAPACITY_TYPE_LABEL, formatTaint, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
+import { CAPACITY_TYPE_LABEL, formatTaint, nodeRequirementMatches, placementMismatch, Taint, untoleratedTaint } from "eks-platform-kernel";
 
 import { HOSTNAME, ZONE } from "./read";
 import type { Candidate, Capacity, DaemonSetModel, GroupModel, NodePoolModel, PodShape, Requests, WorkloadModel } from "./model";
@@ -200,7 +200,8 @@ export class Cluster {
                 const cp: SimPod = { ...p, workload: cw, node: undefined };
                 cw.pods.add(cp);
                 if (p.node) {
-                    copy.attach(cp, nodes.get(p.node) as SimNode);
+                    // The node's `used` copied above already counts the pod's requests.
+                    copy.attach(cp, nodes.get(p.node) as SimNode, false);
                 }
                 if (cp.ready) {
                     cw.ready++;
@@ -272,11 +273,13 @@ export class Cluster {
         return pod;
     }
 
-    private attach(pod: SimPod, node: SimNode): void {
+    private attach(pod: SimPod, node: SimNode, countRequests = true): void {
         const w = pod.workload;
         pod.node = node;
         node.pods.add(pod);
-        count(node.used, w.model.pod.requests);
+        if (countRequests) {
+            count(node.used, w.model.pod.requests);
+        }
         w.perNode.set(node, (w.perNode.get(node) ?? 0) + 1);
         w.perZone.set(node.zone, (w.perZone.get(node.zone) ?? 0) + 1);
     }
@@ -428,7 +431,7 @@ export class Cluster {
         }
         if (karpenter) {
             minHost = 0;
-            for (const zone of this.zones) {
+            for (const zone of this.podZones(shape)) {
                 zoneMin.set(zone, w.perZone.get(zone) ?? 0);
             }
         }
@@ -574,13 +577,31 @@ export class Cluster {
             return undefined;
         }
         const count = w.perZone.get(zone) ?? 0;
-        const minZone = Math.min(...this.zones.map((z) => w.perZone.get(z) ?? 0));
+        const minZone = Math.min(...this.podZones(w.model.pod).map((z) => w.perZone.get(z) ?? 0));
         for (const rule of rules) {
             if (rule.kind === "antiAffinity" ? count > 0 : count + 1 - minZone > rule.maxSkew) {
                 return rule.kind === "antiAffinity" ? `pod anti-affinity (${ZONE})` : `topology spread (${ZONE}, maxSkew ${rule.maxSkew})`;
             }
         }
         return undefined;
+    }
+
+    /**
+     * The zone domains Karpenter takes a zone spread's minimum over: the zones some NodePool can
+     * launch in or some node the pod may run on is in (karpenter topology.go: domains from the
+     * NodePools' requirements and the cluster's nodes), of those the pod's own node selector and
+     * required node affinity allow (topologygroup.go `domainMinCount`: only the pod's domains).
+     */
+    private podZones(shape: PodShape): string[] {
+        const { nodeSelector, terms } = shape.placement;
+        return this.zones.filter(
+            (z) =>
+                (nodeSelector[ZONE] === undefined || nodeSelector[ZONE] === z) &&
+                (terms === undefined ||
+                    terms.some((term) => term.every((r) => r.key !== ZONE || nodeRequirementMatches(r, { [ZONE]: z })))) &&
+                (this.pools.some((p) => p.zones === undefined || p.zones.includes(z)) ||
+                    this.nodes.some((n) => n.zone === z && placementMismatch(shape.placement, n.labels) === undefined)),
+        );
     }
 
     /** Whether some instance type of the pool would suit the pod in a zone outside the pool's zones. */

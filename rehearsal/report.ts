@@ -8,6 +8,7 @@
  */
 import { formatSeconds, listOf } from "eks-platform-kernel";
 import { violation } from "eks-platform-kernel/policy";
+import { DO_NOT_DISRUPT } from "./read";
 import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";
 
 export type Verdict = "ok" | "blocked" | "undecided";
@@ -44,6 +45,8 @@ export interface SlowestPod {
     graceSeconds: number;
     /** The PodDisruptionBudget that held it first, if one did. */
     pdb?: string;
+    /** Held by its `karpenter.sh/do-not-disrupt` annotation (Karpenter never evicts it) until deleted. */
+    doNotDisrupt?: true;
 }
 
 export interface EvictionWait {
@@ -98,6 +101,8 @@ export interface KilledPod {
     /** The PodDisruptionBudget that held it until too late, if one did. */
     pdb?: string;
     pdbUrn?: string;
+    /** Held by `karpenter.sh/do-not-disrupt` until Karpenter deleted it too late, not by a budget. */
+    doNotDisrupt?: true;
     how: string;
 }
 
@@ -429,7 +434,7 @@ function drainWindow(g: GroupReport): GroupReport["windows"][number] | undefined
 function departure(s: SlowestPod): string {
     const at = formatSeconds(s.at ?? 0);
     const grace = `then takes its ${formatSeconds(s.graceSeconds)} grace period`;
-    const pdb = s.pdb ? `PodDisruptionBudget ${s.pdb}` : "its budget";
+    const pdb = s.doNotDisrupt ? `its ${DO_NOT_DISRUPT} annotation` : s.pdb ? `PodDisruptionBudget ${s.pdb}` : "its budget";
     switch (s.left) {
         case "evicted":
             return s.pdb ? `held by ${pdb} until it is evicted at ${at}, ${grace}` : `evicted at ${at}, ${grace}`;

@@ -235,6 +235,7 @@ class Rollout {
             left: SlowestPod["left"],
             at: number | undefined,
             pdb: string | undefined,
+            doNotDisrupt?: true,
         ) => {
             perNode.set(node, Math.max(perNode.get(node) ?? 0, seconds));
             if (seconds > slowestSeconds) {
@@ -248,6 +249,7 @@ class Rollout {
                     ...(at !== undefined ? { at } : {}),
                     graceSeconds: pod.workload.model.pod.graceSeconds,
                     ...(pdb !== undefined ? { pdb } : {}),
+                    ...(doNotDisrupt ? { doNotDisrupt } : {}),
                 };
             }
         };
@@ -373,11 +375,26 @@ class Rollout {
                     waiting.delete(pod);
                     // The node is gone when the window ends, whatever still runs on it.
                     if (window?.expiry === "delete") {
-                        note(node, Math.min(t - start + grace, window.seconds), pod, "deleted", t - start, held?.pdb);
+                        // A do-not-disrupt pod is held by its annotation, not by a budget.
+                        note(
+                            node,
+                            Math.min(t - start + grace, window.seconds),
+                            pod,
+                            "deleted",
+                            t - start,
+                            held?.doNotDisrupt ? undefined : held?.pdb,
+                            held?.doNotDisrupt,
+                        );
                     } else {
                         note(node, t - start, pod, "terminated", undefined, held?.pdb);
                     }
-                    this.remove(pod, t, `its pod ${pod.name} is deleted from node ${node.name} despite its budget`);
+                    this.remove(
+                        pod,
+                        t,
+                        window?.expiry === "delete"
+                            ? `its pod ${pod.name} is deleted from node ${node.name} despite its ${held?.doNotDisrupt ? DO_NOT_DISRUPT : "budget"}`
+                            : `its pod ${pod.name} is terminated with node ${node.name} when the ${window!.source} ends`,
+                    );
                 }
                 this.cluster.finalizeClaims();
                 if (queue.length === 0) {

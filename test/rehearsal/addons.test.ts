@@ -134,4 +134,186 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
             /Pod big-0 of Deployment prod\/big fits on no node of the stack, before any rollout: 0\/3 nodes are available: 3 insufficient cpu/,
         );
     });
+    describe("each chart's and add-on's objects as rendered with no values (the defaults named in each spec's source)", () => {
+        const render = (r: TestResource) => addonWorkloads(drainable([r]));
+
+        it("Karpenter (aws/karpenter-provider-aws v1.14.1 charts/karpenter/values.yaml): the whole Deployment and its budget, carrying the release's URN", () => {
+            const release = helm("karpenter", {});
+            const { resources, notes } = render(release);
+            const labels = { "app.kubernetes.io/name": "karpenter" };
+            expect(resources.map((r) => [r.type, r.name, r.urn])).to.deep.equal([
+                ["kubernetes:apps/v1:Deployment", "karpenter-release/karpenter", urnOf(release)],
+                ["kubernetes:policy/v1:PodDisruptionBudget", "karpenter-release/karpenter-pdb", urnOf(release)],
+            ]);
+            expect(resources[0].props).to.deep.equal({
+                apiVersion: "apps/v1",
+                kind: "Deployment",
+                metadata: { name: "karpenter", namespace: "kube-system" },
+                spec: {
+                    replicas: 2,
+                    selector: { matchLabels: labels },
+                    template: {
+                        metadata: { labels },
+                        spec: {
+                            containers: [{ name: "controller", image: "chart", resources: {} }],
+                            nodeSelector: { "kubernetes.io/os": "linux" },
+                            tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
+                            affinity: {
+                                nodeAffinity: {
+                                    requiredDuringSchedulingIgnoredDuringExecution: {
+                                        nodeSelectorTerms: [
+                                            { matchExpressions: [{ key: "karpenter.sh/nodepool", operator: "DoesNotExist" }] },
+                                        ],
+                                    },
+                                },
+                                podAntiAffinity: {
+                                    requiredDuringSchedulingIgnoredDuringExecution: [
+                                        { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } },
+                                    ],
+                                },
+                            },
+                            topologySpreadConstraints: [
+                                {
+                                    maxSkew: 1,
+                                    topologyKey: "topology.kubernetes.io/zone",
+                                    whenUnsatisfiable: "DoNotSchedule",
+                                    labelSelector: { matchLabels: labels },
+                                },
+                            ],
+                        },
+                    },
+                },
+            });
+            expect(resources[1].props).to.deep.equal({
+                apiVersion: "policy/v1",
+                kind: "PodDisruptionBudget",
+                metadata: { name: "karpenter", namespace: "kube-system" },
+                spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+            });
+            expect(notes).to.deep.equal([]);
+        });
+
+        it("the values' affinity, spread, tolerations, grace period and controller resources replace the chart's (a selector the values give is kept)", () => {
+            const own = { matchLabels: { team: "platform" } };
+            const { resources } = render(
+                helm("karpenter", {
+                    affinity: {
+                        podAffinity: {
+                            requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: own }],
+                        },
+                    },
+                    topologySpreadConstraints: [],
+                    tolerations: [],
+                    terminationGracePeriodSeconds: 120,
+                    controller: { resources: { requests: { cpu: "1" } } },
+                }),
+            );
+            const pod = resources[0].props.spec.template.spec;
+            expect(pod.affinity).to.deep.equal({
+                podAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: own }],
+                },
+            });
+            expect(pod.topologySpreadConstraints).to.deep.equal([]);
+            expect(pod.tolerations).to.deep.equal([]);
+            expect(pod.terminationGracePeriodSeconds).to.equal(120);
+            expect(pod.containers[0].resources).to.deep.equal({ requests: { cpu: "1" } });
+            // A budget block of the values with neither field renders none.
+            expect(
+                byKind(render(helm("karpenter", { podDisruptionBudget: { name: "karpenter" } })).resources, "PodDisruptionBudget"),
+            ).to.deep.equal([]);
+            expect(
+                byKind(
+                    render(helm("karpenter", { podDisruptionBudget: { enabled: false, maxUnavailable: 1 } })).resources,
+                    "PodDisruptionBudget",
+                ),
+            ).to.deep.equal([]);
+        });
+
+        it("the AWS Load Balancer Controller (eks-charts 1.13.3): 2 replicas (replicaCount), no budget unless set, its webhook Service on 443", () => {
+            const { resources } = render(helm("aws-load-balancer-controller", {}));
+            expect(resources.map((r) => r.type)).to.deep.equal(["kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Service"]);
+            expect(resources[0].props.spec.replicas).to.equal(2);
+            expect(resources[1].props).to.deep.equal({
+                apiVersion: "v1",
+                kind: "Service",
+                metadata: { name: "aws-load-balancer-webhook-service", namespace: "kube-system" },
+                spec: {
+                    selector: { "app.kubernetes.io/name": "aws-load-balancer-controller" },
+                    ports: [{ name: "webhook-server", port: 443 }],
+                },
+            });
+            const budgeted = render(helm("aws-load-balancer-controller", { podDisruptionBudget: { maxUnavailable: 1 } }));
+            expect(byKind(budgeted.resources, "PodDisruptionBudget")[0].spec).to.include({ maxUnavailable: 1 });
+        });
+
+        it("the Node Termination Handler in queue mode (chart 0.27.1): one replica, nothing it serves, no budget", () => {
+            const { resources } = render(helm("aws-node-termination-handler", {}));
+            expect(resources.map((r) => r.type)).to.deep.equal(["kubernetes:apps/v1:Deployment"]);
+            expect(resources[0].props.spec.replicas).to.equal(1);
+        });
+
+        it("CoreDNS (EKS add-on): 2 replicas, the upstream requests and CriticalAddonsOnly assumed and said so, Service kube-dns on 53", () => {
+            const addon = eksAddon("coredns");
+            const { resources, notes, modelled } = render(addon);
+            const pod = resources[0].props.spec.template.spec;
+            expect(resources[0].props.spec.replicas).to.equal(2);
+            expect(pod.containers[0].resources).to.deep.equal({ requests: { cpu: "100m", memory: "70Mi" } });
+            expect(pod.tolerations).to.deep.equal([{ key: "CriticalAddonsOnly", operator: "Exists" }]);
+            expect(resources[1].props.spec.ports).to.deep.equal([{ name: "dns", port: 53 }]);
+            expect(resources[1].props.metadata.name).to.equal("kube-dns");
+            expect(notes).to.deep.equal([
+                "coredns (addons-coredns), assumed: requests when unset: cpu 100m, memory 70Mi (the upstream CoreDNS Deployment's); tolerations when unset: CriticalAddonsOnly",
+            ]);
+            expect([...modelled]).to.deep.equal(["addons-coredns"]);
+        });
+
+        it("metrics-server (EKS community add-on): one replica, Service metrics-server on 443 (https)", () => {
+            const { resources } = render(eksAddon("metrics-server"));
+            expect(resources[0].props.spec.replicas).to.equal(1);
+            expect(resources[1].props.spec.ports).to.deep.equal([{ name: "https", port: 443 }]);
+        });
+
+        it("the EBS CSI driver: its controller (2 replicas, CriticalAddonsOnly, maxUnavailable 1) and its node agent", () => {
+            const { resources } = render(eksAddon("aws-ebs-csi-driver"));
+            expect(resources.map((r) => r.name)).to.deep.equal([
+                "addons-aws-ebs-csi-driver/ebs-csi-controller",
+                "addons-aws-ebs-csi-driver/ebs-csi-controller-pdb",
+                "addons-aws-ebs-csi-driver/ebs-csi-node",
+            ]);
+            const deployment = resources[0].props;
+            expect(deployment.spec.replicas).to.equal(2);
+            expect(deployment.spec.template.spec.tolerations).to.deep.equal([{ key: "CriticalAddonsOnly", operator: "Exists" }]);
+            const configured = render(eksAddon("aws-ebs-csi-driver", { controller: { resources: { requests: { cpu: "50m" } } } }));
+            expect(configured.resources[0].props.spec.template.spec.containers[0].resources).to.deep.equal({
+                requests: { cpu: "50m" },
+            });
+        });
+
+        it("kube-proxy's assumed request is said; configurationValues that are null or an empty object read as no values, invalid JSON as unreadable", () => {
+            expect(render(eksAddon("kube-proxy")).notes).to.deep.equal([
+                "kube-proxy (addons-kube-proxy), assumed: requests: cpu 100m (the upstream kube-proxy DaemonSet's; the add-on takes no resources configuration)",
+            ]);
+            const withNull: TestResource = {
+                type: "aws:eks/addon:Addon",
+                name: "addons-coredns",
+                props: { addonName: "coredns", configurationValues: null },
+            };
+            expect(render(withNull).resources[0].props.spec.replicas).to.equal(2);
+            expect(render(eksAddon("coredns", "[]")).resources[0].props.spec.replicas).to.equal(2);
+            const broken = render(eksAddon("coredns", "{not json"));
+            expect(broken.resources).to.deep.equal([]);
+            expect(broken.notes).to.deep.equal([
+                "the pods of coredns (addons-coredns): its values cannot be read, so they are not rehearsed",
+            ]);
+            expect([...broken.modelled]).to.deep.equal([]);
+        });
+
+        it("a release is matched by its chart's last path part; an add-on or chart the rehearsal does not know makes nothing", () => {
+            expect(render(helm("karpenter-crd", {})).resources).to.deep.equal([]);
+            expect(render(eksAddon("adot")).resources).to.deep.equal([]);
+            const bare = render({ type: "kubernetes:helm.sh/v3:Release", name: "k", props: { chart: "karpenter", values: {} } });
+            expect(bare.resources.map((r) => r.name)).to.deep.equal(["k/karpenter", "k/karpenter-pdb"]);
+        });
+    });
 });

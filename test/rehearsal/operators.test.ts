@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import type { Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource } from "../policies/harness";
-import { managed, run } from "./scenario";
+import { app, managed, run } from "./scenario";
 
 function cluster(spec: Record<string, unknown>): TestResource {
     return {
@@ -120,5 +120,31 @@ describe("drain rehearsal: operator-made workloads (CloudNativePG Cluster)", () 
         const r = run([managed("apps", 3), cluster({ instances: 3, inheritedMetadata: { labels: { team: "db" } } }), team]);
         expect(problems(r)).to.match(/prod\/pg-primary and prod\/team|prod\/team and prod\/pg-primary/);
         expect(problems(run([managed("apps", 3), cluster({ instances: 3 }), team]))).to.equal("");
+    });
+    it("from two instances the operator switches the primary over, one instance at a time: three instances drained together leave one by one (replicas.go)", () => {
+        // One node per instance (least allocated), all three drained in one wave (maxUnavailable 3). stopDelay 10:
+        // each instance is recreated 10 s after its eviction and Ready 30 s later, and only then may the next go.
+        const r = run([managed("apps", 3, { update: { maxUnavailable: 3 } }), cluster({ instances: 3, stopDelay: 10 })]);
+        expect(r.groups[0].waits.map((w) => [w.pod, w.pdb, w.seconds])).to.deep.equal([
+            ["pg-1", "prod/pg-primary", 40],
+            ["pg-2", "prod/pg-primary", 80],
+        ]);
+    });
+
+    it("the operator's budget selects the Cluster's own pods only (cnpg.io/cluster): a Deployment beside it is evicted freely", () => {
+        const r = run([managed("apps", 3), cluster({ instances: 1 }), app("web", { replicas: 1 })]);
+        expect(r.groups[0].blocked.map((b) => b.pod)).to.deep.equal(["pg-0"]);
+        expect(r.groups[0].waits.filter((w) => w.workload === "Deployment prod/web")).to.deep.equal([]);
+    });
+
+    it("each instance keeps its PVC, a zonal EBS volume: its replacement waits for a node in its zone (the volume's node affinity)", () => {
+        // Two nodes in two zones, MINIMAL: pg-0 on apps-1 (zone-a) cannot move to apps-2 (zone-b); no budget in a maintenance window.
+        const r = run([
+            managed("apps", 2, { zones: 2, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } }),
+            cluster({ instances: 1, nodeMaintenanceWindow: { inProgress: true } }),
+        ]);
+        expect(r.groups[0].unplaced.map((u) => [u.pod, u.reasons])).to.deep.equal([
+            ["pg-1", "0/2 nodes are available: 1 cordoned, 1 volume in another zone (zone-a)"],
+        ]);
     });
 });
