@@ -65,6 +65,12 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["components/config/cluster.ts", "components/config/access.ts", "tools/runners.ts"],
         tests: ["test/components/config/*.test.ts", "test/tools/runners.test.ts", "test/tools/runners.command.test.ts"],
     },
+    upgrade: {
+        about: "the upgrade plan and what a Kubernetes minor upgrade does to a stack (drift, skew, add-ons, removed APIs)",
+        mutate: ["tools/upgradeImpact.ts", "tools/upgrade.ts"],
+        // Not the CLI tests of upgrade.test.ts' second describe: they render in a child process.
+        tests: ["test/tools/upgrade.test.ts", "test/tools/upgradeImpact.test.ts", "test/tools/diff.test.ts"],
+    },
     podSecurity: {
         about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
         mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],

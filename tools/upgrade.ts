@@ -153,10 +153,11 @@ export function planUpgrade(
     confirm.push(...calendar.confirm);
 
     const steps: UpgradeStep[] = [];
-    steps.push({
+    // Its first line counts the blockers once the waves have added theirs.
+    const preflight: UpgradeStep = {
         title: "Preflight",
         details: [
-            ...(blockers.length > 0 ? [`${blockers.length} blocker(s) below must be cleared first`] : ["no blocker found offline"]),
+            "",
             ...calendar.notes,
             `rollback: EKS can return the control plane to ${from} within ${ROLLBACK_DAYS} days of the upgrade, while the nodes still run ${from}; keep them there through the bake`,
             ...impact.groups
@@ -166,7 +167,8 @@ export function planUpgrade(
                         `node group ${g.name} still runs 1.${g.minor}: the last upgrade's waves are not finished (its releaseVersion to a ${from} release)`,
                 ),
         ],
-    });
+    };
+    steps.push(preflight);
     if (impact.drifts.length > 0) {
         steps.push({
             title: "Hold Karpenter's drift (one pull request)",
@@ -220,6 +222,7 @@ export function planUpgrade(
     for (const s of steps.filter((x) => x.verdict === "blocked")) {
         blockers.push(`${s.title.replace(/^Wave: /, "")}: the drain rehearsal finds its rollout blocked (npm run drain -- ${stack})`);
     }
+    preflight.details[0] = blockers.length > 0 ? `${blockers.length} blocker(s) below must be cleared first` : "no blocker found offline";
     return { stack, from, to, blockers, confirm, steps, notModelled };
 }
 

@@ -135,6 +135,131 @@ describe("tools/upgrade.ts: the upgrade plan", () => {
     });
 });
 
+describe("tools/upgrade.ts: the plan as printed", () => {
+    it("prints blockers first, then the numbered steps with each wave's verdict, then what to confirm and what is not modelled (hand-written expectation)", () => {
+        const eks = { ...cluster("1.34"), props: { ...cluster("1.34").props, upgradePolicy: { supportType: "EXTENDED" } } };
+        const nodeClass = r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
+            metadata: { name: "default" },
+            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
+        });
+        const pool = r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
+            metadata: { name: "general" },
+            spec: { template: { spec: { nodeClassRef: { name: "default" } } }, disruption: { budgets: [{ nodes: "10%" }] } },
+        });
+        const ng = r("aws:eks/nodeGroup:NodeGroup", "ng", { nodeGroupName: "general", releaseVersion: "1.33.5-20250101" });
+        const proxy = r("aws:eks/addon:Addon", "kube-proxy", { addonName: "kube-proxy", addonVersion: "v1.34.0-eksbuild.2" });
+        const cni = r("aws:eks/addon:Addon", "vpc-cni", { addonName: "vpc-cni", addonVersion: "v1.20.4-eksbuild.1" });
+        // The cluster last: its upgrade policy is read from the cluster itself, wherever it is.
+        const resources = [nodeClass, pool, ng, proxy, cni, karpenter("1.14.1"), eks];
+        // The pool's report first: a node group and a NodePool may share a name, and each wave takes the report of its own URN.
+        const reports = [
+            {
+                ...report("general", "blocked"),
+                urn: pool.urn,
+                kind: "nodePool",
+                nodes: 2,
+                estimatedSeconds: 61,
+                stalled: "a budget allows no eviction",
+            },
+            { ...report("general", "ok"), urn: ng.urn, mechanism: "EKS managed node group update (test)" },
+        ] as GroupReport[];
+        const p = planUpgrade("dev", resources, upgradeImpact(resources, "1.35")!, reports, "2026-11-01");
+        expect(formatUpgradePlan(p).split("\n")).to.deep.equal([
+            'Upgrade plan of stack "dev": Kubernetes 1.34 → 1.35',
+            "BLOCKED: 1 blocker(s)",
+            "",
+            "Blockers:",
+            "  ! NodePool general: the drain rehearsal finds its rollout blocked (npm run drain -- dev)",
+            "",
+            "1. Preflight",
+            "     - 1 blocker(s) below must be cleared first",
+            "     - 1.34 is in standard support until 2026-12-02 (31 days from 2026-11-01); from then extended support costs $0.60/h per cluster instead of $0.10/h",
+            "     - 1.35 is in standard support until 2027-03-27 (source: endoflife.date/amazon-eks, read 2026-12-01 (not yet in the stored AWS page))",
+            "     - rollback: EKS can return the control plane to 1.34 within 7 days of the upgrade, while the nodes still run 1.34; keep them there through the bake",
+            "     - node group general still runs 1.33: the last upgrade's waves are not finished (its releaseVersion to a 1.34 release)",
+            "2. Hold Karpenter's drift (one pull request)",
+            '     - NodePool general: its EC2NodeClass default selects the alias al2023@v20260512, which resolves per Kubernetes minor: without a hold every node drifts as soon as the control plane runs 1.35; add the disruption budget { nodes: "0", reasons: [Drifted] }',
+            "3. Control plane 1.34 → 1.35 (one pull request: npm run plan -- dev --diff origin/main shows it as a Kubernetes upgrade)",
+            '     - cluster.version: "1.35"',
+            "     - kube-proxy: v1.34.0-eksbuild.2 is a 1.34 build; pin the 1.35 build in the same change (EKS offers each kube-proxy build for one minor)",
+            "     - then bake: the rollback window is 7 days",
+            "4. Add-ons",
+            "     - vpc-cni v1.20.4-eksbuild.1: confirm or bump to a 1.35 build",
+            "5. Wave: managed node group general (1.33) [ok]",
+            "     - releaseVersion: a 1.35 release; how it rolls: EKS managed node group update (test)",
+            "     - drain rehearsal: OK, 3 node(s), about 15 min",
+            "6. Wave: NodePool general [blocked]",
+            "     - remove the drift hold: Karpenter replaces every node under the pool's budgets (10%)",
+            "     - drain rehearsal: blocked, 2 node(s), about 2 min; stalls: a budget allows no eviction",
+            "",
+            "To confirm with AWS (not decided offline):",
+            "  ? APIs removed in 1.35: the removal table is read through 1.34; check the Kubernetes deprecated API migration guide for 1.35 (and the cluster's upgrade insights: aws eks list-insights --cluster-name platform-dev)",
+            "  ? vpc-cni v1.20.4-eksbuild.1 on 1.35: aws eks describe-addon-versions --addon-name vpc-cni --kubernetes-version 1.35",
+            "",
+            "Not modelled:",
+            "  - the rehearsal replays each rollout with today's settings and workloads; what the new minor changes in the workloads' behaviour is not modelled",
+            "  - self-managed groups follow their launch template's AMI: set it to an AMI of the target minor in the wave",
+        ]);
+    });
+
+    it("names a wave the rehearsal has no report for, and defaults the rollout's words; no drift step, no confirm block and no removed-API note when there is nothing to say", () => {
+        const resources = [cluster("1.33"), group("1.33.5-20250101")];
+        const p = planUpgrade("dev", resources, upgradeImpact(resources, "1.34")!, [], "2026-01-01");
+        const text = formatUpgradePlan(p);
+        expect(p.steps.map((s) => s.title.split(" (")[0])).to.deep.equal([
+            "Preflight",
+            "Control plane 1.33 → 1.34",
+            "Add-ons",
+            "Wave: managed node group general",
+        ]);
+        expect(p.steps[3].details).to.deep.equal([
+            "releaseVersion: a 1.34 release; how it rolls: EKS managed node group update, one batch at a time",
+            "not rehearsed: the rehearsal found no such group",
+        ]);
+        expect(p.steps[3].verdict).to.equal(undefined);
+        expect(p.steps[0].details[0]).to.equal("no blocker found offline");
+        expect(text.split("\n")[1]).to.equal("no blocker found offline; confirm what only AWS can tell below");
+        expect(text).to.not.include("To confirm with AWS");
+        expect(text).to.not.include("Blockers:");
+        expect(text).to.not.include("still runs");
+        expect(p.steps[2].details).to.deep.equal([]);
+    });
+
+    it("compares Karpenter versions part by part (1.10 is newer than 1.9; 1.9 is 1.9.0), and finds the chart by its name only", () => {
+        const blocked = (version: string, chart = "oci://public.ecr.aws/karpenter/karpenter") =>
+            plan([cluster("1.34"), r("kubernetes:helm.sh/v3:Release", "k", { chart, version })], "1.35").blockers.length;
+        expect([blocked("1.9"), blocked("1.9.0"), blocked("1.8.99"), blocked("1.10.0"), blocked("2.0.0"), blocked("0.37.0")]).to.deep.equal(
+            [0, 0, 1, 0, 0, 1],
+        );
+        expect(blocked("1.8.0", "karpenter")).to.equal(1);
+        expect(blocked("1.8.0", "oci://public.ecr.aws/karpenter/karpenter-crd")).to.equal(0);
+        expect(blocked("1.8.0", "my-karpenter")).to.equal(0);
+        expect(
+            plan([cluster("1.34"), r("aws:eks/addon:Addon", "k", { chart: "karpenter", version: "1.0.0" })], "1.35").blockers,
+        ).to.deep.equal([]);
+    });
+
+    it("lists APIs to confirm only for a target past the removal table's last release (read through 1.34)", () => {
+        expect(plan([cluster("1.33")], "1.34").confirm.join("\n")).to.not.include("APIs removed");
+        expect(plan([cluster("1.34")], "1.35").confirm.join("\n")).to.include(
+            "APIs removed in 1.35: the removal table is read through 1.34",
+        );
+    });
+
+    it("past the end of standard support, says extended support is billed until the upgrade, and when EKS upgrades it itself", () => {
+        const text = plan([cluster("1.33")], "1.34", [], "2026-08-01").steps[0].details.join("\n");
+        expect(text).to.include(
+            "1.33 left standard support on 2026-07-29: the cluster is billed extended support ($0.60/h instead of $0.10/h) until it runs 1.34, and is upgraded by EKS after 2027-07-29",
+        );
+        const standard = { ...cluster("1.33"), props: { ...cluster("1.33").props, upgradePolicy: { supportType: "STANDARD" } } };
+        expect(plan([standard], "1.34", [], "2026-08-01").steps[0].details.join("\n")).to.include(
+            "upgrade policy STANDARD: EKS may upgrade the control plane to 1.34 itself",
+        );
+        expect(plan([cluster("1.34")], "1.35", [], "2026-12-01").steps[0].details.join("\n")).to.include("(1 day from 2026-12-01)");
+        expect(plan([cluster("1.34")], "1.35", [], "2026-11-30").steps[0].details.join("\n")).to.include("(2 days from 2026-11-30)");
+    });
+});
+
 describe("npm run upgrade -- <stack>", function () {
     this.timeout(240_000);
 
@@ -155,5 +280,49 @@ describe("npm run upgrade -- <stack>", function () {
         const res = await runTool("upgrade.ts", ["prod", "--to", "1.36"], fixtureProject());
         expect(res.code).to.equal(2);
         expect(res.stderr).to.include("--to 1.36: EKS upgrades a control plane one minor at a time; the next step from 1.34 is 1.35");
+    });
+});
+
+describe("tools/upgrade.ts: the plan's edge cases", () => {
+    it("finds a wave's rehearsal by the group's name or resource when the URN differs; a pool with no budget is paced by Karpenter's 10%, and one without a report is said to be unrehearsed", () => {
+        const nodeClass = r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
+            metadata: { name: "default" },
+            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
+        });
+        const pool = r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
+            metadata: { name: "batch" },
+            spec: { template: { spec: { nodeClassRef: { name: "default" } } } },
+        });
+        const resources = [cluster("1.34"), group("1.34.7-20260512"), nodeClass, pool];
+        const byName = { ...report("general", "ok"), urn: "urn:other", resource: "other" };
+        const byResource = { ...report("x", "blocked"), urn: "urn:other", resource: "general" };
+        expect(plan(resources, "1.35", [byName]).steps.find((s) => s.title.startsWith("Wave: managed"))?.verdict).to.equal("ok");
+        expect(plan(resources, "1.35", [byResource]).steps.find((s) => s.title.startsWith("Wave: managed"))?.verdict).to.equal("blocked");
+        const wave = plan(resources, "1.35").steps.find((s) => s.title === "Wave: NodePool batch");
+        expect(wave?.details).to.deep.equal([
+            "remove the drift hold: Karpenter replaces every node under the pool's budgets (10%)",
+            "not rehearsed: the rehearsal found no such pool",
+        ]);
+    });
+
+    it("names the minor a group must reach first when the upgrade would exceed the kubelet skew", () => {
+        expect(plan([cluster("1.34"), group("1.31.7-20250101")], "1.35").blockers).to.deep.equal([
+            "node group general runs 1.31: with the control plane at 1.35 its kubelet would be more than 3 minors behind (Kubernetes version skew policy); move it to 1.32 or later first",
+        ]);
+    });
+
+    it("compares a Karpenter version with fewer parts than the minimum as zeros (1.0 is older than 1.0.5, Kubernetes 1.31's minimum)", () => {
+        const karp = (version: string) => plan([cluster("1.30"), karpenter(version)], "1.31").blockers.length;
+        expect([karp("1.0"), karp("1.0.5"), karp("1.0.4"), karp("1.1")]).to.deep.equal([1, 0, 1, 0]);
+    });
+
+    it("under the STANDARD policy, on the end of standard support itself EKS may already upgrade it", () => {
+        const standard = { ...cluster("1.34"), props: { ...cluster("1.34").props, upgradePolicy: { supportType: "STANDARD" } } };
+        const on = (today: string) => plan([standard], "1.35", [], today).steps[0].details.join("\n");
+        expect(on("2026-12-02")).to.include("upgrade policy STANDARD: EKS may upgrade the control plane to 1.35 itself");
+        expect(on("2026-12-01")).to.include("upgrade policy STANDARD: from 2026-12-02 EKS upgrades the control plane to 1.35 itself");
+        // Read from the cluster, wherever it is among the resources.
+        const behindOthers = plan([group("1.34.7-20260512"), standard], "1.35", [], "2026-12-01").steps[0].details.join("\n");
+        expect(behindOthers).to.include("upgrade policy STANDARD");
     });
 });
