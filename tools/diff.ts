@@ -189,7 +189,8 @@ function createdProperties(props: Record<string, unknown>, mask: (value: unknown
         }
         return [{ path: at, before: undefined, after: mask(value) }];
     };
-    return leaves(props, "");
+    // A resource created with no inputs lists none (not one empty root).
+    return Object.keys(props).length === 0 ? [] : leaves(props, "");
 }
 
 /** The changes between two renders of a stack and the disruptions they cause. Pure. */

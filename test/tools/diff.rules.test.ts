@@ -366,3 +366,11 @@ describe("tools/diff.ts: changes the API server refuses in place", () => {
         expect(diffRenders([sc], [changed(sc, { allowVolumeExpansion: true })]).disruptions).to.deep.equal([]);
     });
 });
+
+describe("tools/diff.ts: a create with no inputs", () => {
+    it("lists no inputs rather than an empty root path", () => {
+        const diff = diffRenders([], [resource("aws:ec2/internetGateway:InternetGateway", "igw", {})]);
+        expect(diff.changes[0].properties).to.deep.equal([]);
+        expect(formatDiffText(diff, "H").split("\n").slice(-1)).to.deep.equal(["  + aws:ec2/internetGateway:InternetGateway  igw"]);
+    });
+});

@@ -14,6 +14,18 @@ const r = (type: string, name: string, props: Record<string, unknown>): Rendered
 });
 const cluster = (version: string) => r("eks:index:Cluster", "cluster-eks", { name: "platform-dev", version });
 const group = (release: string) => r("aws:eks/nodeGroup:NodeGroup", "general", { releaseVersion: release });
+/** An EC2NodeClass `default` that selects its AMI by an alias (which follows the Kubernetes minor). */
+const aliasClass = () =>
+    r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
+        metadata: { name: "default" },
+        spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
+    });
+/** A NodePool on that class, with the disruption budgets given (none: no `disruption`). */
+const poolOn = (name: string, budgets?: unknown[]) =>
+    r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
+        metadata: { name },
+        spec: { template: { spec: { nodeClassRef: { name: "default" } } }, ...(budgets ? { disruption: { budgets } } : {}) },
+    });
 const karpenter = (version: string) =>
     r("kubernetes:helm.sh/v3:Release", "karpenter", { chart: "oci://public.ecr.aws/karpenter/karpenter", version });
 const report = (name: string, verdict: GroupReport["verdict"]): GroupReport =>
@@ -80,14 +92,8 @@ describe("tools/upgrade.ts: the upgrade plan", () => {
     });
 
     it("orders the plan: preflight, the drift hold, the control plane with the kube-proxy build of the target, add-ons, then the waves", () => {
-        const nodeClass = r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
-            metadata: { name: "default" },
-            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
-        });
-        const pool = r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
-            metadata: { name: "general" },
-            spec: { template: { spec: { nodeClassRef: { name: "default" } } } },
-        });
+        const nodeClass = aliasClass();
+        const pool = poolOn("general");
         const proxy = r("aws:eks/addon:Addon", "kube-proxy", { addonName: "kube-proxy", addonVersion: "v1.34.0-eksbuild.2" });
         const p = plan([cluster("1.34"), nodeClass, pool, group("1.34.7-20260512"), proxy], "1.35");
         expect(p.steps.map((s) => s.title.split(" (")[0])).to.deep.equal([
@@ -138,14 +144,8 @@ describe("tools/upgrade.ts: the upgrade plan", () => {
 describe("tools/upgrade.ts: the plan as printed", () => {
     it("prints blockers first, then the numbered steps with each wave's verdict, then what to confirm and what is not modelled (hand-written expectation)", () => {
         const eks = { ...cluster("1.34"), props: { ...cluster("1.34").props, upgradePolicy: { supportType: "EXTENDED" } } };
-        const nodeClass = r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
-            metadata: { name: "default" },
-            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
-        });
-        const pool = r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
-            metadata: { name: "general" },
-            spec: { template: { spec: { nodeClassRef: { name: "default" } } }, disruption: { budgets: [{ nodes: "10%" }] } },
-        });
+        const nodeClass = aliasClass();
+        const pool = poolOn("general", [{ nodes: "10%" }]);
         const ng = r("aws:eks/nodeGroup:NodeGroup", "ng", { nodeGroupName: "general", releaseVersion: "1.33.5-20250101" });
         const proxy = r("aws:eks/addon:Addon", "kube-proxy", { addonName: "kube-proxy", addonVersion: "v1.34.0-eksbuild.2" });
         const cni = r("aws:eks/addon:Addon", "vpc-cni", { addonName: "vpc-cni", addonVersion: "v1.20.4-eksbuild.1" });
@@ -285,14 +285,8 @@ describe("npm run upgrade -- <stack>", function () {
 
 describe("tools/upgrade.ts: the plan's edge cases", () => {
     it("finds a wave's rehearsal by the group's name or resource when the URN differs; a pool with no budget is paced by Karpenter's 10%, and one without a report is said to be unrehearsed", () => {
-        const nodeClass = r("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class", {
-            metadata: { name: "default" },
-            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
-        });
-        const pool = r("kubernetes:karpenter.sh/v1:NodePool", "pool", {
-            metadata: { name: "batch" },
-            spec: { template: { spec: { nodeClassRef: { name: "default" } } } },
-        });
+        const nodeClass = aliasClass();
+        const pool = poolOn("batch");
         const resources = [cluster("1.34"), group("1.34.7-20260512"), nodeClass, pool];
         const byName = { ...report("general", "ok"), urn: "urn:other", resource: "other" };
         const byResource = { ...report("x", "blocked"), urn: "urn:other", resource: "general" };
