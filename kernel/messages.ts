@@ -74,7 +74,8 @@ export function problemList(title: string, problems: readonly string[]): string 
 }
 
 function end(s: string): string {
-    return /[.!?]$/.test(s) ? s : `${s}.`;
+    // Only a period ends a part: a name ending in "!" or "?" (any value a user wrote) still gets one.
+    return s.endsWith(".") ? s : `${s}.`;
 }
 
 /** How an undecided verdict's message starts; the gate and the tests recognise it by this. */

@@ -49,3 +49,12 @@ describe("kernel messages: the field a verdict names", () => {
         }
     });
 });
+
+describe("kernel messages: every part ends with a period", () => {
+    it("adds one after a user's value that ends in ! or ? (a namespace named '!'), so the parts stay readable and parseable", () => {
+        expect(violation("Deployment !/api is not covered in namespace !", "b", "c?")).to.equal(
+            "Deployment !/api is not covered in namespace !. Why: b. Fix: c?.",
+        );
+        expect(violation("a.", "b.", "c.")).to.equal("a. Why: b. Fix: c.");
+    });
+});
