@@ -17,6 +17,7 @@ export * from "./instanceLabels";
 export * from "./instanceTypes";
 export * from "./intOrPercent";
 export * from "./kubernetesVersion";
+export * from "./loadBalancers";
 export * from "./messages";
 export * from "./names";
 export * from "./namespaces";

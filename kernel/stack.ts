@@ -77,6 +77,14 @@ export interface Service {
     ports: ServicePort[];
     /** Every port is a scrape or debug port (`isScrapePort`): the Service exists to be scraped, not to serve requests. */
     scrapeOnly: boolean;
+    /** `spec.type` (`ClusterIP` when unset). */
+    type: string;
+    /** `spec.loadBalancerClass`, when set. */
+    loadBalancerClass?: string;
+    /** `spec.externalTrafficPolicy` (`Cluster` when unset). */
+    externalTrafficPolicy: string;
+    /** `metadata.annotations` (string values only). */
+    annotations: Record<string, string>;
     urn?: string;
 }
 
@@ -448,6 +456,10 @@ export function readServices(resources: readonly StackResource[], verdicts: Verd
                 selector,
                 ports,
                 scrapeOnly: ports.length > 0 && ports.every(isScrapePort),
+                type: asString(path(r.props, "spec", "type")) ?? "ClusterIP",
+                loadBalancerClass: asString(path(r.props, "spec", "loadBalancerClass")),
+                externalTrafficPolicy: asString(path(r.props, "spec", "externalTrafficPolicy")) ?? "Cluster",
+                annotations: stringMap(path(r.props, "metadata", "annotations")),
                 urn: r.urn,
             };
         });

@@ -1,26 +1,10 @@
-import {
-    asNumeric,
-    asString,
-    capacityTypesAllowed,
-    DEFAULT_HOOK_HEARTBEAT_SECONDS,
-    DEFAULT_TERMINATION_GRACE_SECONDS,
-    field,
-    formatSeconds,
-    inputScope,
-    karpenterDuration,
-    nodePoolShape,
-    NodeShape,
-    path,
-    podFits,
-    readNodeRequirements,
-    SPOT_NOTICE_SECONDS,
-} from "eks-platform-kernel";
+import { asNumeric, DEFAULT_TERMINATION_GRACE_SECONDS, field, formatSeconds, inputScope, SPOT_NOTICE_SECONDS } from "eks-platform-kernel";
 import {
     describeWorkload,
-    karpenterVersion,
     LONG_RUNNING,
-    objectName,
+    readDrainWindows,
     readWorkloads,
+    tightestWindow,
     Verdicts,
     violation,
 } from "eks-platform-kernel/policy";
@@ -41,14 +25,6 @@ const knobs: Knobs<DrainWindowConfig> = {
     },
 };
 
-interface Window {
-    seconds: number;
-    source: string;
-    how: string;
-    /** The nodes the window applies to; `undefined`: any node (a lifecycle hook's group, whose labels and taints the input does not show). */
-    nodes?: NodeShape;
-}
-
 /**
  * No workload's grace period exceeds the drain window of a node it may be scheduled on: a
  * Karpenter NodePool's `terminationGracePeriod` (and the Spot notice for its Spot nodes), judged
@@ -68,52 +44,7 @@ export const drainWindow = declareStackPolicy<DrainWindowConfig>({
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
-        const windows: Window[] = [];
-        for (const r of args.resources) {
-            if (r.type === "aws:autoscaling/lifecycleHook:LifecycleHook") {
-                verdicts.read(`LifecycleHook ${r.name}`, () => {
-                    if (asString(field(r.props, "lifecycleTransition")) !== "autoscaling:EC2_INSTANCE_TERMINATING") {
-                        return;
-                    }
-                    const raw = field(r.props, "heartbeatTimeout");
-                    const seconds = raw === undefined || raw === null ? DEFAULT_HOOK_HEARTBEAT_SECONDS : asNumeric(raw);
-                    if (seconds !== undefined) {
-                        windows.push({
-                            seconds,
-                            source: `lifecycle hook ${r.name}`,
-                            how: "the Auto Scaling group terminates the instance when the hook's heartbeat expires",
-                        });
-                    }
-                });
-            } else if (nodePoolVersion(r) !== undefined) {
-                verdicts.read(`NodePool ${r.name}`, () => {
-                    const name = objectName(r.props, r.name);
-                    const nodeSpec = path(r.props, "spec", "template", "spec");
-                    // terminationGracePeriod is a v1 field; older NodePools (v1beta1, which karpenter-nodepool
-                    // reports) only contribute the Spot notice, whose requirements read the same.
-                    const v1 = nodePoolVersion(r) === "v1";
-                    // A value the CRD refuses (karpenter-nodepool reports it) never reaches a node.
-                    const grace = v1 ? karpenterDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
-                    const nodes = nodePoolShape(name, field(r.props, "spec"));
-                    if (grace !== undefined) {
-                        windows.push({
-                            seconds: grace,
-                            source: `NodePool ${name} (terminationGracePeriod)`,
-                            how: "Karpenter deletes remaining pods when the node's terminationGracePeriod ends",
-                            nodes,
-                        });
-                    }
-                    if (mayLaunchSpot(field(nodeSpec, "requirements"))) {
-                        windows.push({
-                            seconds: config.spotNoticeSeconds,
-                            source: `NodePool ${name} (Spot)`,
-                            how: "EC2 reclaims a Spot instance two minutes after its interruption notice",
-                            nodes: nodePoolShape(name, field(r.props, "spec"), ["spot"]),
-                        });
-                    }
-                });
-            }
-        }
+        const windows = readDrainWindows(args.resources, verdicts, config.spotNoticeSeconds);
         if (windows.length === 0) {
             verdicts.finish();
             args.notApplicable(
@@ -128,11 +59,10 @@ export const drainWindow = declareStackPolicy<DrainWindowConfig>({
                 const raw = field(w.podSpec, "terminationGracePeriodSeconds");
                 const grace = raw === undefined || raw === null ? DEFAULT_TERMINATION_GRACE_SECONDS : asNumeric(raw);
                 // Only the windows of nodes the pod can be scheduled on: a pod pinned to on-demand never sees the Spot notice.
-                const applicable = windows.filter((x) => !x.nodes || podFits(w.podSpec, x.nodes));
-                if (grace === undefined || applicable.length === 0) {
+                const tightest = tightestWindow(w.podSpec, windows);
+                if (grace === undefined || tightest === undefined) {
                     return;
                 }
-                const tightest = applicable.reduce((a, b) => (b.seconds < a.seconds ? b : a));
                 if (grace > tightest.seconds) {
                     reportViolation(
                         violation(
@@ -151,13 +81,3 @@ export const drainWindow = declareStackPolicy<DrainWindowConfig>({
         }
     },
 });
-
-/** The API version of a Karpenter NodePool resource (`v1`, `v1beta1`), or `undefined` for anything else. */
-function nodePoolVersion(r: { type: string; props: unknown }): string | undefined {
-    return r.type.startsWith("kubernetes:") ? karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") : undefined;
-}
-
-/** True when NodePool requirements allow Spot capacity (`capacityTypesAllowed`). */
-function mayLaunchSpot(requirements: unknown): boolean {
-    return capacityTypesAllowed(readNodeRequirements(requirements)).includes("spot");
-}

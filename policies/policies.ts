@@ -11,6 +11,7 @@ import { declaredPolicies } from "./declare";
 export * from "./workloadResources";
 export * from "./workloadTerminationGrace";
 export * from "./workloadPrestopHook";
+export * from "./workloadRequestPath";
 export * from "./workloadServiceReplicas";
 export * from "./workloadPdbRequired";
 export * from "./pdbAllowsDisruption";

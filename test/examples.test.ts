@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { preStopSleep } from "eks-platform-kernel/policy";
 import * as fs from "fs";
 import * as path from "path";
 import { parseManifests, typeToken } from "../tools/manifests";
@@ -17,12 +18,12 @@ describe("examples/: drain-safe workloads", function () {
         );
     const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
 
-    it("holds the nginx web Deployment with a LoadBalancer Service and a 6-replica Redis Cluster StatefulSet with headless Service and PVCs", () => {
+    it("holds the nginx web Deployment behind an ALB Ingress with ip targets and a 6-replica Redis Cluster StatefulSet with headless Service and PVCs", () => {
         const web = ofKind("Deployment").find((d) => d.spec.template.spec.containers[0].image.startsWith("nginx:"));
         expect(web, "nginx Deployment").to.not.equal(undefined);
-        expect(ofKind("Service").some((s) => s.spec.type === "LoadBalancer" && s.metadata.namespace === web!.metadata.namespace)).to.equal(
-            true,
-        );
+        const ingress = ofKind("Ingress").find((i) => i.metadata.namespace === web!.metadata.namespace);
+        expect(ingress?.spec.ingressClassName).to.equal("alb");
+        expect(ingress?.metadata.annotations["alb.ingress.kubernetes.io/target-type"]).to.equal("ip");
         const redis = ofKind("StatefulSet").find((s) => s.spec.template.spec.containers[0].image.startsWith("redis:"));
         expect(redis?.spec.replicas).to.equal(6);
         expect(redis?.spec.volumeClaimTemplates).to.have.length(1);
@@ -44,7 +45,7 @@ describe("examples/: drain-safe workloads", function () {
             for (const c of pod.containers) {
                 expect(c.resources.requests, `${w.metadata.name} requests`).to.include.keys("cpu", "memory");
                 expect(c.resources.limits, `${w.metadata.name} limits`).to.include.keys("memory");
-                const sleep = Number(/sleep (\d+)/.exec(c.lifecycle.preStop.exec.command.join(" "))?.[1]);
+                const sleep = preStopSleep(c).seconds;
                 expect(sleep, `${w.metadata.name} preStop`).to.be.greaterThan(0);
                 expect(pod.terminationGracePeriodSeconds, `${w.metadata.name} grace`).to.be.greaterThan(sleep);
             }

@@ -5,6 +5,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import type { AddonsConfig } from "../config";
 import { PodIdentityRole } from "../podIdentity";
 import { podIdentityRoleName } from "../podIdentityPolicy";
@@ -13,23 +14,23 @@ import type { Placement } from "../nodegroups/scheduling";
 
 type LoadBalancerControllerConfig = AddonsConfig["loadBalancerController"];
 
-/** What the controller is called, and what workloads name to use it (upstream documentation). */
+/**
+ * What the controller is called, and what workloads name to use it (upstream documentation). The
+ * names the controller reads (classes, annotation prefixes, the readiness-gate label) are the
+ * kernel's, which the pack's request-path rules read too.
+ */
 export const LOAD_BALANCER_CONTROLLER = {
     releaseName: "aws-load-balancer-controller",
     chart: "aws-load-balancer-controller",
     repository: "https://aws.github.io/eks-charts",
     namespace: "kube-system",
     serviceAccount: "aws-load-balancer-controller",
-    /** The IngressClass the platform creates, and the controller it names. */
-    ingressClass: "alb",
-    ingressController: "ingress.k8s.aws/alb",
-    /** The `spec.loadBalancerClass` the controller serves (its webhook sets it on new LoadBalancer Services). */
-    loadBalancerClass: "service.k8s.aws/nlb",
-    /** Service and Ingress annotations the controller reads. */
-    serviceAnnotationPrefix: "service.beta.kubernetes.io/aws-load-balancer-",
-    ingressAnnotationPrefix: "alb.ingress.kubernetes.io/",
-    /** Namespace label that turns on target-health readiness gates (the controller's pod webhook). */
-    readinessGateLabel: "elbv2.k8s.aws/pod-readiness-gate-inject",
+    ingressClass: LOAD_BALANCER_CONTROLLER_API.ingressClass,
+    ingressController: LOAD_BALANCER_CONTROLLER_API.ingressController,
+    loadBalancerClass: LOAD_BALANCER_CONTROLLER_API.loadBalancerClass,
+    serviceAnnotationPrefix: LOAD_BALANCER_CONTROLLER_API.serviceAnnotationPrefix,
+    ingressAnnotationPrefix: LOAD_BALANCER_CONTROLLER_API.ingressAnnotationPrefix,
+    readinessGateLabel: LOAD_BALANCER_CONTROLLER_API.readinessGateLabel,
     /** Subnet tags the controller discovers subnets by: internet-facing, internal. */
     subnetRoleTags: { public: "kubernetes.io/role/elb", private: "kubernetes.io/role/internal-elb" },
 } as const;

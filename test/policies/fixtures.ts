@@ -191,6 +191,44 @@ export function namespace(name = "prod", level = "restricted", version = "v1.34"
     };
 }
 
+/** Namespace with readiness gates on for ip targets of the AWS Load Balancer Controller, as the platform creates team namespaces. */
+export function gatedNamespace(name = "prod"): TestResource {
+    const ns = namespace(name);
+    const metadata = ns.props.metadata as { labels: Record<string, string> };
+    return {
+        ...ns,
+        props: {
+            ...ns.props,
+            metadata: { ...metadata, labels: { ...metadata.labels, "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled" } },
+        },
+    };
+}
+
+/** An Ingress of class `alb` (`null`: none) sending `/` to Service api port 80. */
+export function ingress(annotations: Record<string, string> = {}, className: string | null = "alb"): TestResource {
+    return {
+        type: "kubernetes:networking.k8s.io/v1:Ingress",
+        name: "prod-api-ing",
+        props: {
+            apiVersion: "networking.k8s.io/v1",
+            kind: "Ingress",
+            metadata: { name: "api", namespace: "prod", annotations },
+            spec: {
+                ...(className ? { ingressClassName: className } : {}),
+                rules: [
+                    { http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "api", port: { number: 80 } } } }] } },
+                ],
+            },
+        },
+    };
+}
+
+/** The ALB annotations of a drain-safe ip target group: a 30 s deregistration delay, inside the fixtures' 60 s grace period. */
+export const ALB_IP_ANNOTATIONS: Readonly<Record<string, string>> = {
+    "alb.ingress.kubernetes.io/target-type": "ip",
+    "alb.ingress.kubernetes.io/target-group-attributes": "deregistration_delay.timeout_seconds=30",
+};
+
 export function networkPolicy(
     namespaceName = "prod",
     name = "default-deny",

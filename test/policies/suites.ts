@@ -23,12 +23,13 @@ import {
     vpcDns,
     workloadPdbRequired,
     workloadPrestopHook,
+    workloadRequestPath,
     workloadResources,
     workloadServiceReplicas,
     workloadTerminationGrace,
 } from "eks-platform-policies";
 import * as f from "./fixtures";
-import { Outcome, runResource, runStack, TestResource } from "./harness";
+import { changed, Outcome, runResource, runStack, TestResource } from "./harness";
 
 export interface Suite {
     name: string;
@@ -49,6 +50,12 @@ export const suites: Suite[] = [
     resourceSuite(workloadResources, f.deployment(), f.statefulSet(), f.daemonSet(), f.pod(), f.job(), f.cronJob()),
     resourceSuite(workloadTerminationGrace, f.deployment(), f.pod()),
     stackSuite(workloadPrestopHook, [f.deployment(), f.service()]),
+    stackSuite(workloadRequestPath, [
+        changed(f.deployment(), "spec.template.spec.containers.0.lifecycle", { preStop: { sleep: { seconds: 15 } } }),
+        f.service(),
+        f.ingress(f.ALB_IP_ANNOTATIONS),
+        f.gatedNamespace(),
+    ]),
     stackSuite(
         workloadServiceReplicas,
         [f.deployment(), f.service()],

@@ -34,7 +34,8 @@ describe("examples run on what each stack builds", function () {
     it("finds what the examples rely on (so the check below has something to check)", () => {
         const needs = needsOf(EXAMPLES).map((n) => `${n.object}: ${n.requires.kind}`);
         expect(needs).to.include("StatefulSet redis/redis-cluster: defaultStorageClass");
-        expect(needs).to.include("Service web/web: loadBalancerController");
+        expect(needs).to.include("Ingress web/web: ingressClass");
+        expect(needs).to.include("Ingress web/web: loadBalancerController");
         expect(needs).to.include("Namespace web: loadBalancerController");
     });
 
@@ -97,19 +98,27 @@ describe("platformOf / unmetNeeds", () => {
         );
     });
 
-    it("needs the load balancer controller for the web example's annotations and readiness-gate label", () => {
+    it("needs the load balancer controller and its IngressClass for the web example's Ingress, annotations and readiness-gate label", () => {
         const web = EXAMPLES.filter((m) => m.file.endsWith("web.yaml"));
         const unmet = unmetNeeds(needsOf(web), platformOf("bare", []));
         expect(
             unmet.some((m) =>
-                /Service web\/web \(annotation service.beta.kubernetes.io\/aws-load-balancer-type\) needs the AWS Load Balancer Controller/.test(
-                    m,
-                ),
+                /Ingress web\/web \(annotation alb.ingress.kubernetes.io\/target-type\) needs the AWS Load Balancer Controller/.test(m),
             ),
         ).to.equal(true);
         expect(unmet.some((m) => /Namespace web \(label elbv2.k8s.aws\/pod-readiness-gate-inject\)/.test(m))).to.equal(true);
         const lbc = { type: "kubernetes:helm.sh/v3:Release", name: "lbc", props: { chart: "aws-load-balancer-controller" } };
-        expect(unmetNeeds(needsOf(web), platformOf("lbc", [lbc]))).to.deep.equal([]);
+        const withoutClass = unmetNeeds(needsOf(web), platformOf("lbc", [lbc]));
+        expect(withoutClass).to.have.length(1);
+        expect(withoutClass[0]).to.match(
+            /Ingress web\/web \(spec\.ingressClassName\) needs IngressClass "alb", which stack lbc does not provide: it has none$/,
+        );
+        const alb = {
+            type: "kubernetes:networking.k8s.io/v1:IngressClass",
+            name: "alb",
+            props: { metadata: { name: "alb" }, spec: { controller: "ingress.k8s.aws/alb" } },
+        };
+        expect(unmetNeeds(needsOf(web), platformOf("lbc", [lbc, alb]))).to.deep.equal([]);
     });
 
     it('reads claims of Pods, CronJobs and PVCs, and ignores a claim bound statically (storageClassName "")', () => {
