@@ -23,7 +23,7 @@
  *   threshold 2) and docs/guide/service/annotations.md (NLB: interval 10 s, unhealthy threshold 3).
  * - Readiness gates only for `ip` targets: docs/deploy/pod_readiness_gate.md.
  */
-import { kubernetesKind, namespaceOf, objectName } from "./kubernetes";
+import { ContainerRef, containersOf, kubernetesKind, namespaceOf, objectName, PreStopSleep, preStopSleep } from "./kubernetes";
 import { LOAD_BALANCER_CONTROLLER_API, REQUEST_PATH_TIMING } from "./loadBalancers";
 import type { LoadBalancerType } from "./loadBalancers";
 import type { Service, ServicePort, StackResource } from "./stack";
@@ -338,4 +338,106 @@ export function stopRouting(front: LoadBalancerFront, times: StopRoutingTimes): 
         };
     }
     return undefined;
+}
+
+/** One moment of a pod's exit, in seconds after its deletion. */
+export interface ExitPhase {
+    at: number;
+    what: string;
+}
+
+/** A stretch of a pod's exit in which requests fail, and why. */
+export interface ExitGap {
+    kind: "preStop" | "deregistrationDelay" | "window";
+    from: number;
+    to: number;
+    why: string;
+}
+
+/**
+ * A pod's exit on its request path, in seconds after the pod is deleted (a drain's eviction, a
+ * rolling update, Karpenter's deletion at a node's end): when the load balancer stops routing to
+ * it (`stop`, `undefined` when only kube-proxy does), when its preStop ends and the app gets
+ * SIGTERM, when the target group's deregistration delay ends (ip targets), when the grace period
+ * ends, and when the node goes (`window`). The gaps are where requests fail: the app stops before
+ * routing does, the pod dies before its target has drained, or the node goes before routing stops.
+ */
+export function podExit(args: {
+    front: LoadBalancerFront;
+    stop: StopRouting | undefined;
+    preStopSeconds: number;
+    graceSeconds: number;
+    window?: { seconds: number; source: string };
+}): { phases: ExitPhase[]; gaps: ExitGap[] } {
+    const { front, stop, preStopSeconds: p, graceSeconds: g, window } = args;
+    const ip = front.targetType.value === "ip";
+    const delay = front.deregistrationDelay;
+    const phases: ExitPhase[] = [
+        {
+            at: 0,
+            what: ip
+                ? `pod deleted: its endpoint leaves the EndpointSlices, the controller deregisters its ${front.type} target (draining)`
+                : `pod deleted: its endpoint leaves the EndpointSlices; kube-proxy stops forwarding to it within seconds`,
+        },
+    ];
+    if (stop) {
+        phases.push({ at: stop.seconds, what: `the ${front.type} sends it no more new requests (${stop.why})` });
+    }
+    phases.push({
+        at: p,
+        what: p > 0 ? "preStop ends: SIGTERM, the app stops accepting and finishes its requests" : "SIGTERM at once (no preStop sleep)",
+    });
+    if (ip && delay.invalid === undefined) {
+        phases.push({ at: delay.value, what: `deregistration delay ends (${delay.from}): the target group drops the pod's connections` });
+    }
+    phases.push({ at: g, what: "grace period ends: SIGKILL" });
+    if (window) {
+        phases.push({
+            at: window.seconds,
+            what: `the node's drain window ends (${window.source}): the node is gone at the latest this long after its drain began`,
+        });
+    }
+    phases.sort((a, b) => a.at - b.at);
+    const gaps: ExitGap[] = [];
+    if (stop && p < stop.seconds) {
+        gaps.push({ kind: "preStop", from: p, to: stop.seconds, why: "new requests reach an app that has stopped accepting" });
+    }
+    if (ip && delay.invalid === undefined && delay.value > g) {
+        gaps.push({
+            kind: "deregistrationDelay",
+            from: g,
+            to: delay.value,
+            why: "the pod is killed while its target still holds connections",
+        });
+    }
+    if (stop && window && window.seconds <= stop.seconds) {
+        gaps.push({
+            kind: "window",
+            from: window.seconds,
+            to: stop.seconds,
+            why: "the node is gone while the load balancer still routes to the pod",
+        });
+    }
+    return { phases, gaps };
+}
+
+/**
+ * How long after its pod's deletion container `c` keeps serving: its preStop sleep, and for a
+ * native sidecar at least the longest preStop of the regular containers (the kubelet stops native
+ * sidecars only after every regular container has exited: Kubernetes sidecar containers). The
+ * sleeps that cannot be read or are only known at run time are listed as `preStopSleep` lists them.
+ */
+export function servesFor(podSpec: unknown, c: ContainerRef): PreStopSleep {
+    const own = preStopSleep(c.spec);
+    if (!c.sidecar) {
+        return own;
+    }
+    const regular = containersOf(podSpec)
+        .filter((x) => x.role === "container")
+        .map((x) => preStopSleep(x.spec));
+    return {
+        seconds: Math.max(own.seconds, ...regular.map((s) => s.seconds)),
+        unreadable: own.unreadable,
+        runtime: [...own.runtime, ...regular.flatMap((s) => s.runtime)],
+    };
 }

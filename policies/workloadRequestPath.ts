@@ -13,11 +13,11 @@ import {
 } from "eks-platform-kernel";
 import {
     ContainerRef,
-    containersOf,
     describeWorkload,
     LoadBalancerFront,
+    podExit,
     podSpecField,
-    preStopSleep,
+    servesFor,
     readDrainWindows,
     readLoadBalancerFronts,
     readNamespace,
@@ -28,6 +28,7 @@ import {
     servingContainers,
     servingServices,
     stopRouting,
+    StopRouting,
     tightestWindow,
     undecided,
     Verdicts,
@@ -134,10 +135,12 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                     }
                     const lb = describeFront(front);
                     const stop = stopRouting(front, config);
+                    const tight = tightestWindow(w.podSpec, windows);
+                    // The gaps of the pod's exit that do not depend on its containers' preStop.
+                    const gaps = podExit({ front, stop, preStopSeconds: 0, graceSeconds: grace ?? 0, window: tight }).gaps;
                     if (stop) {
-                        checkPreStop(w, subject, lb, stop, [...routed.keys()], reportViolation);
-                        const tight = tightestWindow(w.podSpec, windows);
-                        if (tight && tight.seconds <= stop.seconds) {
+                        checkPreStop(w, subject, front, stop, [...routed.keys()], reportViolation);
+                        if (tight && gaps.some((g) => g.kind === "window")) {
                             reportViolation(
                                 violation(
                                     `${subject} is sent requests by ${lb}, which keeps routing to a deleted pod for ${stop.seconds} s, but its pods may run on nodes of ${tight.source} with a ${formatSeconds(tight.seconds)} drain window`,
@@ -164,7 +167,7 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                             ),
                             front.urn ?? w.urn,
                         );
-                    } else if (grace !== undefined && delay.value > grace) {
+                    } else if (grace !== undefined && gaps.some((g) => g.kind === "deregistrationDelay")) {
                         reportViolation(
                             violation(
                                 `${subject} has a termination grace period of ${grace} s, shorter than the ${delay.value} s deregistration delay of ${lb} (${delay.from})`,
@@ -216,25 +219,20 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
 function checkPreStop(
     w: Workload,
     subject: string,
-    lb: string,
-    stop: { seconds: number; why: string },
+    front: LoadBalancerFront,
+    stop: StopRouting,
     routed: ContainerRef[],
     reportViolation: ReportViolation,
 ): void {
-    // The kubelet stops native sidecars only after every regular container has exited: a serving
-    // sidecar keeps serving through the longest regular preStop (Kubernetes sidecar containers).
-    const regular = containersOf(w.podSpec).filter((c) => c.role === "container");
-    const regularSleeps = regular.map((c) => preStopSleep(c.spec));
-    const regularFloor = regularSleeps.length > 0 ? Math.max(...regularSleeps.map((s) => s.seconds)) : 0;
+    const lb = describeFront(front);
     for (const c of routed) {
-        const sleep = preStopSleep(c.spec);
+        const sleep = servesFor(w.podSpec, c);
         const hook = podSpecField(w.kind, ...c.at, "lifecycle", "preStop");
         if (sleep.unreadable.length > 0) {
             continue; // workload-termination-grace reports a sleep that cannot run as written.
         }
-        const seconds = c.sidecar ? Math.max(sleep.seconds, regularFloor) : sleep.seconds;
-        const runtime = c.sidecar ? [...sleep.runtime, ...regularSleeps.flatMap((s) => s.runtime)] : sleep.runtime;
-        if (seconds >= stop.seconds) {
+        const { seconds, runtime } = sleep;
+        if (!podExit({ front, stop, preStopSeconds: seconds, graceSeconds: 0 }).gaps.some((g) => g.kind === "preStop")) {
             continue;
         }
         if (runtime.length > 0) {

@@ -8,6 +8,7 @@ import type { DrainResource } from "./model";
 import { place } from "./placement";
 import { readCluster } from "./read";
 import { kindName, Problem, problemsOf, Rehearsal, Verdict } from "./report";
+import { requestPaths } from "./requestPaths";
 import { rollout } from "./rollout";
 
 export type { DrainResource } from "./model";
@@ -17,6 +18,7 @@ export { describeCapacity } from "./capacity";
 export type { GroupCapacity, InstanceTypeCapacity } from "./capacity";
 export { formatRehearsal, formatRehearsalMarkdown, kindName } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
+export type { RequestPathReport } from "./requestPaths";
 
 /** A `--group` that names no group of the stack. */
 export class UnknownGroupError extends Error {
@@ -121,5 +123,6 @@ export function rehearse(
         advisories,
         notModelled,
         problems,
+        requestPaths: requestPaths(resources),
     };
 }

@@ -9,6 +9,7 @@
 import { formatSeconds, listOf } from "eks-platform-kernel";
 import { violation } from "eks-platform-kernel/policy";
 import { DO_NOT_DISRUPT } from "./read";
+import type { RequestPathReport } from "./requestPaths";
 import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";
 
 export type Verdict = "ok" | "blocked" | "undecided";
@@ -164,6 +165,8 @@ export interface Rehearsal {
     advisories: Problem[];
     notModelled: string[];
     problems: Problem[];
+    /** One pod's exit on each load balancer's request path (rehearsal/requestPaths.ts). */
+    requestPaths: RequestPathReport[];
 }
 
 /** One reason for a blocked verdict, as a house-style message, with the resource it is about. */
@@ -646,6 +649,15 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
             lines.push("", ...textTimeline(g));
         }
     }
+    if (r.requestPaths.length > 0) {
+        lines.push("", `${REQUEST_PATH_TITLE}:`);
+        for (const p of r.requestPaths) {
+            const width = Math.max(...p.phases.map((x) => formatSeconds(x.at).length));
+            lines.push("", `${p.workload}, container "${p.container}" — ${p.path}:`);
+            lines.push(...p.phases.map((x) => `  ${formatSeconds(x.at).padStart(width)}  ${x.what}`));
+            lines.push(`  ${exitVerdict(p)}`);
+        }
+    }
     lines.push("", verdictLine(r));
     return lines.join("\n");
 }
@@ -685,6 +697,15 @@ function textTimeline(g: GroupReport): string[] {
     }
     lines.push(...g.notes.map((n) => `  note: ${n}`));
     return lines;
+}
+
+const REQUEST_PATH_TITLE = "Request paths (one pod's exit, seconds after its deletion; workload-request-path judges them)";
+
+/** A request path's verdict line: where requests fail, or that none does. */
+function exitVerdict(p: RequestPathReport): string {
+    return p.gaps.length === 0
+        ? "OK: routing stops before the app does, the target drains before the pod dies, and the node outlives both"
+        : `DROPS REQUESTS: ${p.gaps.map((g) => `${formatSeconds(g.from)} → ${formatSeconds(g.to)}, ${g.why}`).join("; ")}`;
 }
 
 /** Text for a Mermaid task or section name: no `:`, `;` or `#`, which the gantt syntax reserves. */
@@ -837,6 +858,14 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
             if (details.length > 0) {
                 lines.push("", ...details.map((d) => `- ${md(d)}`));
             }
+        }
+    }
+    if (r.requestPaths.length > 0) {
+        lines.push("", `### ${REQUEST_PATH_TITLE}`);
+        for (const p of r.requestPaths) {
+            lines.push("", `#### ${md(p.workload)}, container \`${p.container}\`: ${md(p.path)}`, "", "| at | what |", "|---|---|");
+            lines.push(...p.phases.map((x) => `| ${formatSeconds(x.at)} | ${md(x.what)} |`));
+            lines.push("", `**${md(exitVerdict(p)).replace(/^([A-Z ]+):/, "$1:**")}`);
         }
     }
     lines.push("", `**${verdictLine(r).replace(/^(\w+):/, "$1:**")}`);

@@ -59,6 +59,19 @@ describe("npm run drain", function () {
                 expect(r.groups.some((g) => g.waves.some((w) => w.evictions > 0))).to.equal(true);
             });
 
+            it("with examples/, shows the web example's exit on its ALB's request path after the timelines, with no gap", () => {
+                const r = JSON.parse(examplesJson.stdout) as Rehearsal;
+                const web = r.requestPaths.find((p) => p.workload === "Deployment web/web");
+                expect(web?.path).to.equal("ALB of Ingress web (Service web), ip targets");
+                expect(web?.gaps).to.deep.equal([]);
+                const text = examplesText.stdout;
+                expect(text.indexOf("\nRequest paths")).to.be.greaterThan(text.indexOf("\nTimelines:\n"));
+                expect(text).to.match(
+                    /Deployment web\/web, container "nginx" — ALB of Ingress web \(Service web\), ip targets:\n.*\n.*the ALB sends it no more new requests/,
+                );
+                expect(examplesMarkdown.stdout).to.include("### Request paths");
+            });
+
             it("prints each passing group on one line, then each group's timeline: its waves on the rollout's clock", () => {
                 expect(examplesText.code, examplesText.stderr).to.equal(0);
                 const r = JSON.parse(examplesJson.stdout) as Rehearsal;
