@@ -144,7 +144,7 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                             reportViolation(
                                 violation(
                                     `${subject} is sent requests by ${lb}, which keeps routing to a deleted pod for ${stop.seconds} s, but its pods may run on nodes of ${tight.source} with a ${formatSeconds(tight.seconds)} drain window`,
-                                    `${stop.why}; ${tight.how}, so no preStop and grace period fit both, and requests sent in the last ${stop.seconds - tight.seconds + 1} s or more reach a pod that is gone`,
+                                    `${stop.why}; ${tight.how}, so no preStop and grace period fit between them: the node can be gone while the load balancer still routes requests to the pod`,
                                     front.targetType.value === "ip" && front.type === "NLB"
                                         ? `keep these pods off such nodes (e.g. nodeSelector karpenter.sh/capacity-type: on-demand), or put them behind an ALB (an Ingress of class ${LOAD_BALANCER_CONTROLLER_API.ingressClass}) or NLB instance targets with externalTrafficPolicy: Cluster`
                                         : `keep these pods off such nodes, or lengthen the nodes' window above ${stop.seconds} s`,

@@ -21,8 +21,12 @@ import { declareResourcePolicy, Knobs } from "./declare";
 export interface WorkloadTerminationGraceConfig {
     /** Shortest allowed `terminationGracePeriodSeconds`. Defaults to `30`. */
     min: number;
-    /** Longest allowed `terminationGracePeriodSeconds`. Defaults to `120`. */
-    max: number;
+    /**
+     * Longest allowed `terminationGracePeriodSeconds`, or `null` (the default): no fixed maximum,
+     * the windows of the nodes a pod may run on bound it (`drain-window`, `drain-rehearsal`), and
+     * the load balancer in front sets its minimum (`workload-request-path`).
+     */
+    max: number | null;
 }
 
 const knobs: Knobs<WorkloadTerminationGraceConfig> = {
@@ -33,29 +37,31 @@ const knobs: Knobs<WorkloadTerminationGraceConfig> = {
         description: "Shortest allowed terminationGracePeriodSeconds.",
     },
     max: {
-        type: "integer",
+        type: ["integer", "null"],
         minimum: 1,
-        default: POD_GRACE_SECONDS.max,
-        description: "Longest allowed terminationGracePeriodSeconds (fit the node drain window and the 2-minute Spot notice).",
+        default: null,
+        description:
+            "Longest allowed terminationGracePeriodSeconds; null: no fixed maximum (the nodes' drain windows bound it: drain-window, drain-rehearsal).",
     },
 };
 
 /**
- * Long-running workloads set `terminationGracePeriodSeconds` explicitly, within `min`..`max`,
+ * Long-running workloads set `terminationGracePeriodSeconds` explicitly, at least `min` (and at
+ * most `max` when one is configured: by default the nodes' windows bound it, through drain-window),
  * and above the longest preStop sleep of their containers and native sidecars. A sleep that
  * cannot run as written (`sleep 5x`, `sleep.seconds: "5"`) is reported; one whose length only
  * exists at run time (`sleep $DELAY` with `DELAY` from `valueFrom`) is undecided. Neither is taken as 0.
  */
 export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminationGraceConfig, WorkloadKind | undefined>({
     name: "workload-termination-grace",
-    description: "Long-running workloads set terminationGracePeriodSeconds explicitly, within bounds and above their preStop sleep.",
+    description: "Long-running workloads set terminationGracePeriodSeconds explicitly, at least the minimum and above their preStop sleep.",
     enforcementLevel: "mandatory",
     config: knobs,
-    checkConfig: (c) => (c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : []),
+    checkConfig: (c) => (c.max !== null && c.min > c.max ? [`min: ${c.min} is above max ${c.max}`] : []),
     docs: {
         requires:
             "explicit `terminationGracePeriodSeconds` within bounds and above any preStop sleep (`sleep` action, `sleep` by any path or in `sh -c` scripts; a sleep that cannot run as written is reported, one known only at run time is undecided)",
-        checks: "long-running workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Pod) set `terminationGracePeriodSeconds` explicitly, between `min` and `max`, and above the longest preStop sleep of a container or native sidecar (see below); a sleep that cannot run as written is reported, one only known at run time (`valueFrom`) is undecided; neither is taken as 0",
+        checks: "long-running workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Pod) set `terminationGracePeriodSeconds` explicitly, at least `min` (and at most `max` if set: by default no fixed maximum, since the windows of the nodes a pod may run on bound it, `drain-window` and `drain-rehearsal`, and the load balancer in front may need more than two minutes, `workload-request-path`), and above the longest preStop sleep of a container or native sidecar (see below); a sleep that cannot run as written is reported, one only known at run time (`valueFrom`) is undecided; neither is taken as 0",
     },
     select: (args) => {
         const kind = workloadKind(args.type, args.props);
@@ -73,7 +79,7 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
             const key = fieldText(grace);
             verdicts.judge(subject, () => {
                 const raw = field(workload.podSpec, "terminationGracePeriodSeconds");
-                const bounds = `between ${config.min} and ${config.max}`;
+                const bounds = config.max === null ? `at least ${config.min}` : `between ${config.min} and ${config.max}`;
                 if (raw === undefined || raw === null) {
                     reportViolation(
                         violation(
@@ -106,7 +112,7 @@ export const workloadTerminationGrace = declareResourcePolicy<WorkloadTerminatio
                         ),
                     );
                 }
-                if (raw > config.max) {
+                if (config.max !== null && raw > config.max) {
                     reportViolation(
                         violation(
                             `${subject} sets ${key} to ${raw}, above the maximum ${config.max}`,
