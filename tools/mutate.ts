@@ -71,6 +71,12 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         // Not the CLI tests of upgrade.test.ts' second describe: they render in a child process.
         tests: ["test/tools/upgrade.test.ts", "test/tools/upgradeImpact.test.ts", "test/tools/diff.test.ts"],
     },
+    requestPath: {
+        about: "the request path: what load balancer routes to each pod, and whether its exit fits (preStop, grace, deregistration delay, windows, readiness gates)",
+        mutate: ["kernel/requestPath.ts", "policies/workloadRequestPath.ts", "rehearsal/requestPaths.ts"],
+        // Not workloadRequestPath.gate.test.ts: it runs the gate in a child process.
+        tests: ["test/policies/workloadRequestPath.test.ts", "test/rehearsal/requestPaths.test.ts"],
+    },
     podSecurity: {
         about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
         mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
