@@ -75,7 +75,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         about: "the request path: what load balancer routes to each pod, and whether its exit fits (preStop, grace, deregistration delay, windows, readiness gates)",
         mutate: ["kernel/requestPath.ts", "policies/workloadRequestPath.ts", "rehearsal/requestPaths.ts"],
         // Not workloadRequestPath.gate.test.ts: it runs the gate in a child process.
-        tests: ["test/policies/workloadRequestPath.test.ts", "test/rehearsal/requestPaths.test.ts"],
+        tests: ["test/kernel/requestPath.test.ts", "test/policies/workloadRequestPath.test.ts", "test/rehearsal/requestPaths.test.ts"],
     },
     podSecurity: {
         about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
