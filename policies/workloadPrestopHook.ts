@@ -49,7 +49,7 @@ export const workloadPrestopHook = declareStackPolicy({
                                 "on a drain, rollout or scale-in the pod gets SIGTERM while kube-proxy and the load balancers still route requests to it for a few seconds, and those requests fail",
                                 c.sidecar
                                     ? "add lifecycle.preStop (e.g. sleep: {seconds: 5}) to the sidecar, or to every regular container (the kubelet stops native sidecars only after them), and keep terminationGracePeriodSeconds above it"
-                                    : 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]) and keep terminationGracePeriodSeconds above it',
+                                    : 'add lifecycle.preStop (e.g. sleep: {seconds: 5}, or exec ["sleep", "5"]: enough for kube-proxy; behind an ALB or NLB workload-request-path gives the length its load balancer needs) and keep terminationGracePeriodSeconds above it',
                                 podSpecField(w.kind, ...c.at),
                             ),
                             w.urn,
