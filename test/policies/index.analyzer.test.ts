@@ -15,7 +15,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { AnalyzerClient } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
 import * as pb from "@pulumi/pulumi/proto/analyzer_pb";
 import { configDefaults } from "eks-platform-kernel";
-import { policies } from "eks-platform-policies";
+import { declarationOf, policies, workloadTerminationGrace } from "eks-platform-policies";
 import { ROOT } from "../mocks";
 import { deployment, pdb, vpc } from "./fixtures";
 import { changed, TestResource, UNKNOWN, urnOf } from "./harness";
@@ -92,14 +92,10 @@ describe("policy pack served by its analyzer (gRPC), configured with prod.json",
         const listed = info.getPoliciesList();
         expect(listed.map((p) => p.getName())).to.deep.equal(policies.map((p) => p.name));
         const grace = listed.find((p) => p.getName() === "workload-termination-grace")!;
-        expect(grace.getConfigschema()?.getProperties()?.toJavaScript()).to.deep.include({
-            max: {
-                type: "integer",
-                minimum: 1,
-                default: 120,
-                description: "Longest allowed terminationGracePeriodSeconds (fit the node drain window and the 2-minute Spot notice).",
-            },
-        });
+        // The knob as declared (a nullable integer with no fixed default maximum), through protobuf and back.
+        const declared = declarationOf(workloadTerminationGrace)!.knobs.max;
+        expect(declared.default).to.equal(null);
+        expect(grace.getConfigschema()?.getProperties()?.toJavaScript()).to.deep.include({ max: { ...declared } });
     });
 
     it("reports a resource violation at the configured level, and nothing for a compliant resource", async () => {
