@@ -94,6 +94,14 @@ for (const stack of stacks()) {
             }
         });
 
+        it("gives every namespace the load balancer controller's readiness gates unless its config opts out", () => {
+            for (const ns of byType(plan, "kubernetes:core/v1:Namespace")) {
+                const meta = metaOf(ns);
+                const gated = meta.labels?.["elbv2.k8s.aws/pod-readiness-gate-inject"] === "enabled";
+                expect(gated, meta.name).to.equal(config.namespaces[meta.name].readinessGates);
+            }
+        });
+
         it("turns on NetworkPolicy enforcement in the VPC CNI", () => {
             const cni = byType(plan, "aws:eks/addon:Addon").find((a) => a.props.addonName === "vpc-cni");
             expect(JSON.parse(String(cni?.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
