@@ -250,7 +250,7 @@ function checkPreStop(
         }
         reportViolation(
             violation(
-                `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" gets SIGTERM ${seconds} s after its pod is deleted (its preStop ${seconds > 0 ? `sleep` : "hook does not sleep"}), but ${lb} keeps sending it new requests for ${stop.seconds} s`,
+                `${subject} ${c.sidecar ? "sidecar container" : "container"} "${c.name}" gets SIGTERM ${seconds} s after its pod is deleted (${seconds > 0 ? "its preStop sleep" : "no preStop sleep"}), but ${lb} keeps sending it new requests for ${stop.seconds} s`,
                 `${stop.why}; requests that arrive after the app stops accepting fail`,
                 `make the preStop sleep at least ${stop.seconds} s (lifecycle.preStop.sleep.seconds: ${stop.seconds}, or exec ["sleep", "${stop.seconds}"]) and keep terminationGracePeriodSeconds above it plus the longest request`,
                 hook,

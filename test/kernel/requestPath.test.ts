@@ -15,6 +15,8 @@ import {
     Verdicts,
 } from "eks-platform-kernel/policy";
 import * as f from "../policies/fixtures";
+import { containersOf, servesFor, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { UNKNOWN } from "../policies/harness";
 import { changed, TestResource, urnOf } from "../policies/harness";
 
 function fronts(resources: TestResource[]): LoadBalancerFront[] {
@@ -65,7 +67,10 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         const key = "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes";
         const delay = (v?: string) => fronts([lbService(v === undefined ? {} : { [key]: v })])[0].deregistrationDelay;
         expect(delay("deregistration_delay.timeout_seconds=0")).to.deep.equal({ value: 0, from: `annotation ${key} on Service api` });
-        expect(delay("deregistration_delay.timeout_seconds=3600").value).to.equal(3600);
+        expect(delay("deregistration_delay.timeout_seconds=3600")).to.deep.equal({ value: 3600, from: `annotation ${key} on Service api` });
+        // Digits only: ELB takes neither an exponent nor a hexadecimal number.
+        expect(delay("deregistration_delay.timeout_seconds=3e2").invalid).to.match(/ELB refuses deregistration_delay\.timeout_seconds=3e2/);
+        expect(delay("deregistration_delay.timeout_seconds=0x10").invalid).to.match(/ELB refuses/);
         expect(delay(undefined)).to.deep.equal({ value: 300, from: "the ELB default (no deregistration_delay.timeout_seconds set)" });
         expect(delay("stickiness.enabled=true").value).to.equal(REQUEST_PATH_TIMING.defaultDeregistrationDelaySeconds);
         expect(delay("deregistration_delay.timeout_seconds=3601").invalid).to.match(
@@ -82,9 +87,13 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
             value: { intervalSeconds: 10, unhealthyThreshold: 3 },
             from: "the controller's NLB defaults",
         });
-        const set = fronts([lbService({ [`${p}healthcheck-interval`]: "5", [`${p}healthcheck-unhealthy-threshold`]: "x" })])[0].healthCheck;
+        const set = fronts([lbService({ [`${p}healthcheck-interval`]: "15", [`${p}healthcheck-unhealthy-threshold`]: "x" })])[0]
+            .healthCheck;
         // A value that is not a whole number leaves the default.
-        expect(set.value).to.deep.equal({ intervalSeconds: 5, unhealthyThreshold: 3 });
+        expect(set.value).to.deep.equal({ intervalSeconds: 15, unhealthyThreshold: 3 });
+        for (const bad of ["5x", "x5", "1.5", ""]) {
+            expect(fronts([lbService({ [`${p}healthcheck-interval`]: bad })])[0].healthCheck.value.intervalSeconds, bad).to.equal(10);
+        }
         expect(set.from).to.equal(`annotation ${p}healthcheck-interval and ${p}healthcheck-unhealthy-threshold`);
     });
 
@@ -100,6 +109,19 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         });
         const found = fronts([f.service(), byName]);
         expect(found.map((x) => [x.type, x.via, x.ports.map((p) => p.port)])).to.deep.equal([["ALB", "Ingress api", [80]]]);
+        // The default backend alone is a backend.
+        const defaultOnly = changed(f.ingress({}), "spec", {
+            ingressClassName: "alb",
+            defaultBackend: { service: { name: "api", port: { number: 80 } } },
+        });
+        expect(fronts([f.service(), defaultOnly])).to.have.length(1);
+        // Two ports of one Service are two target groups.
+        const twoPorts = changed(f.service(), "spec.ports", [
+            { port: 80, targetPort: 8080 },
+            { port: 81, targetPort: 8081 },
+        ]);
+        const both = changed(byName, "spec.defaultBackend", undefined);
+        expect(fronts([twoPorts, both]).map((x) => x.ports.map((p) => p.port))).to.deep.equal([[80], [81]]);
         const named = changed(
             changed(f.ingress({}), "spec.rules.0.http.paths.0.backend.service.port", { name: "web" }),
             "metadata.name",
@@ -121,6 +143,70 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         expect(fronts([f.service(), f.ingress({ "kubernetes.io/ingress.class": "nginx" }, "alb")])).to.have.length(1);
     });
 
+    it("reads IngressClasses of networking.k8s.io only, the default by its annotation, and IngressClassParams (not a TargetGroupBinding) by the kind the class names", () => {
+        const cls = (name: string, extra: Record<string, unknown> = {}, group = "networking.k8s.io/v1"): TestResource => ({
+            type: `kubernetes:${group}:IngressClass`,
+            name: `class-${name}`,
+            props: { apiVersion: group, kind: "IngressClass", metadata: { name, ...extra }, spec: { controller: "ingress.k8s.aws/alb" } },
+        });
+        const unnamed = f.ingress({}, null);
+        // Not marked default: an Ingress naming no class is nobody's.
+        expect(fronts([f.service(), unnamed, cls("public")])).to.deep.equal([]);
+        expect(
+            fronts([f.service(), unnamed, cls("public", { annotations: { "ingressclass.kubernetes.io/is-default-class": "false" } })]),
+        ).to.deep.equal([]);
+        expect(
+            fronts([f.service(), unnamed, cls("public", { annotations: { "ingressclass.kubernetes.io/is-default-class": "true" } })]),
+        ).to.have.length(1);
+        // A custom resource of kind IngressClass in another group defines no class: "alb" stays the platform's.
+        const other = changed(cls("alb", {}, "example.com/v1"), "spec.controller", "example.com/other");
+        expect(fronts([f.service(), f.ingress({}), other])).to.have.length(1);
+        // The class's parameters: IngressClassParams of elbv2.k8s.aws only.
+        const params = (kind: string, group = "elbv2.k8s.aws"): TestResource => ({
+            type: `kubernetes:${group}/v1beta1:${kind}`,
+            name: `${kind}-ip`,
+            props: { apiVersion: `${group}/v1beta1`, kind, metadata: { name: "ip" }, spec: { targetType: "ip" } },
+        });
+        const withParams = (kind: string) => changed(cls("alb"), "spec.parameters", { apiGroup: "elbv2.k8s.aws", kind, name: "ip" });
+        const target = (...extra: TestResource[]) => fronts([f.service(), f.ingress({}), ...extra])[0].targetType;
+        expect(target(withParams("IngressClassParams"), params("IngressClassParams"))).to.deep.equal({
+            value: "ip",
+            from: "IngressClassParams ip spec.targetType",
+        });
+        expect(target(withParams("IngressClassParams"), params("TargetGroupBinding")).value).to.equal("instance");
+        expect(target(withParams("IngressClassParams"), params("IngressClassParams", "example.com")).value).to.equal("instance");
+        expect(target(withParams("Other"), params("IngressClassParams")).value).to.equal("instance");
+        expect(target()).to.deep.equal({ value: "instance", from: "the controller's default (no target-type annotation)" });
+    });
+
+    it("reads Ingresses of networking.k8s.io only (Knative's internal Ingress kind is not one)", () => {
+        const knative = { ...f.ingress({}), type: "kubernetes:networking.internal.knative.dev/v1alpha1:Ingress" };
+        knative.props = { ...knative.props, apiVersion: "networking.internal.knative.dev/v1alpha1" };
+        expect(fronts([f.service(), knative])).to.deep.equal([]);
+    });
+
+    it("leaves IngressClasses, IngressClassParams and Ingresses unknown at preview undecided, by name", () => {
+        const verdicts = new Verdicts();
+        const unknown = (r: TestResource) => ({
+            ...r,
+            urn: urnOf(r),
+            props: unknownCheckingProxy({ ...r.props, metadata: UNKNOWN.object }),
+        });
+        const classParams: TestResource = {
+            type: "kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams",
+            name: "p",
+            props: { apiVersion: "elbv2.k8s.aws/v1beta1", kind: "IngressClassParams", spec: { targetType: "ip" } },
+        };
+        const klass: TestResource = {
+            type: "kubernetes:networking.k8s.io/v1:IngressClass",
+            name: "c",
+            props: { apiVersion: "networking.k8s.io/v1", kind: "IngressClass" },
+        };
+        const stack = [unknown(klass), unknown(classParams), unknown(f.ingress({}))];
+        readLoadBalancerFronts(stack, [], verdicts);
+        expect(verdicts.undecidedSubjects).to.deep.equal(["IngressClass c", "IngressClassParams p", "Ingress prod-api-ing"]);
+    });
+
     it("merges the Service's ALB annotations over the Ingress's key by key (MergeStringMap), the Service's whole value winning", () => {
         const a = LOAD_BALANCER_CONTROLLER_API.ingressAnnotationPrefix;
         const svc = changed(f.service(), "metadata.annotations", { [`${a}healthcheck-interval-seconds`]: "5" });
@@ -131,6 +217,10 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         });
         const [front] = fronts([svc, ing]);
         expect(front.targetType).to.deep.equal({ value: "ip", from: `annotation ${a}target-type: ip on Ingress api` });
+        expect(front.attributesAnnotation).to.equal(`${a}target-group-attributes`);
+        expect(fronts([lbService({})])[0].attributesAnnotation).to.equal(
+            "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes",
+        );
         expect(front.healthCheck.value).to.deep.equal({ intervalSeconds: 5, unhealthyThreshold: 4 });
         expect(front.healthCheck)
             .to.have.property("from")
@@ -182,11 +272,42 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         expect(exit(15, 30, 16).gaps).to.deep.equal([]);
         expect(exit(15, 30, 15).gaps.map((g) => g.kind)).to.deep.equal(["window"]);
         expect(exit(20, 60, 120).phases.map((x) => x.at)).to.deep.equal([0, 15, 20, 30, 60, 120]);
+        // In time order whatever the order of the steps: SIGTERM before routing stops, the node before SIGKILL.
+        expect(exit(5, 60, 40).phases.map((x) => x.at)).to.deep.equal([0, 5, 15, 30, 40, 60]);
+        expect(exit(5, 60).phases[1].what).to.equal("preStop ends: SIGTERM, the app stops accepting and finishes its requests");
         expect(exit(0, 60).phases.find((x) => x.at === 0 && /SIGTERM at once/.test(x.what))).to.not.equal(undefined);
+        expect(exit(14, 30).gaps[0].why).to.equal("new requests reach an app that has stopped accepting");
+        expect(exit(15, 29).gaps[0].why).to.equal("the pod is killed while its target still holds connections");
+        expect(exit(15, 30, 15).gaps[0].why).to.equal("the node is gone while the load balancer still routes to the pod");
+        // A delay ELB refuses is neither a phase nor a gap (the policy reports the annotation).
+        const [refused] = fronts([
+            f.service(),
+            f.ingress({
+                ...f.ALB_IP_ANNOTATIONS,
+                "alb.ingress.kubernetes.io/target-group-attributes": "deregistration_delay.timeout_seconds=4000",
+            }),
+        ]);
+        const refusedExit = podExit({ front: refused, stop, preStopSeconds: 15, graceSeconds: 60 });
+        expect(refusedExit.phases.map((x) => x.at)).to.deep.equal([0, 15, 15, 60]);
+        expect(refusedExit.gaps).to.deep.equal([]);
         // Instance targets with Cluster: no routing phase, no delay phase, no gap.
         const [cluster] = fronts([lbService({})]);
         const plain = podExit({ front: cluster, stop: stopRouting(cluster, REQUEST_PATH_TIMING), preStopSeconds: 0, graceSeconds: 10 });
         expect(plain.phases.map((x) => x.at)).to.deep.equal([0, 0, 10]);
         expect(plain.gaps).to.deep.equal([]);
+        expect(plain.phases[0].what).to.match(/kube-proxy stops forwarding to it within seconds/);
+    });
+
+    it("keeps a native sidecar serving until the regular containers' preStop has ended, not a plain init container's, with their run-time sleeps", () => {
+        const spec = {
+            initContainers: [
+                { name: "setup", lifecycle: { preStop: { sleep: { seconds: 100 } } } },
+                { name: "proxy", restartPolicy: "Always", lifecycle: { preStop: { sleep: { seconds: 2 } } } },
+            ],
+            containers: [{ name: "app", lifecycle: { preStop: { exec: { command: ["sh", "-c", "sleep 20; sleep $EXTRA"] } } } }],
+        };
+        const [, proxy, app] = containersOf(spec);
+        expect(servesFor(spec, proxy)).to.deep.equal({ seconds: 20, unreadable: [], runtime: ["$EXTRA"] });
+        expect(servesFor(spec, app).seconds).to.equal(20);
     });
 });

@@ -277,4 +277,129 @@ describe("policy workload-request-path (stack)", () => {
         expect(outcome.violations[0].message).to.match(/gets SIGTERM 5 s after/);
         expect(outcome.cantRun).to.match(/undecided until the values are known: Ingress prod-other-ing/);
     });
+    describe("rules pinned one by one", () => {
+        const ing = () => ingress(ALB_IP);
+        it("judges a workload only against the load balancers of the Services that select it", async () => {
+            // "other" has a 1 s preStop but only a ClusterIP Service; api is fine behind its ALB.
+            const other = changed(
+                changed(deployment("other"), PRESTOP, { preStop: { sleep: { seconds: 1 } } }),
+                "spec.template.metadata.labels",
+                { app: "other" },
+            );
+            expectClean(
+                await runStack(workloadRequestPath, [
+                    withPreStop(deployment(), 15),
+                    service(),
+                    ing(),
+                    other,
+                    service("other", "prod", { app: "other" }),
+                    gatedNamespace(),
+                ]),
+            );
+        });
+
+        it("takes an unset grace period as Kubernetes' 30 s, and leaves one that is not a number to workload-termination-grace", async () => {
+            const d = changed(withPreStop(deployment(), 15), GRACE, undefined);
+            const delay45 = ingress({ ...ALB_IP, [ATTRS]: "deregistration_delay.timeout_seconds=45" });
+            expectViolations(
+                await runStack(workloadRequestPath, [d, service(), delay45, gatedNamespace()]),
+                /has a termination grace period of 30 s, shorter than the 45 s deregistration delay/,
+            );
+            expectClean(
+                await runStack(workloadRequestPath, [
+                    d,
+                    service(),
+                    ingress({ ...ALB_IP, [ATTRS]: "deregistration_delay.timeout_seconds=30" }),
+                    gatedNamespace(),
+                ]),
+            );
+            expectClean(await runStack(workloadRequestPath, [changed(d, GRACE, "sixty"), service(), delay45, gatedNamespace()]));
+        });
+
+        it("skips a load balancer port that reaches no container of the pod (a named target port no container declares)", async () => {
+            const svc = changed(service(), "spec.ports", [
+                { port: 80, targetPort: "web" },
+                { port: 81, targetPort: 8080 },
+            ]);
+            const onWeb = changed(ingress(ALB_IP), "spec.rules.0.http.paths.0.backend.service.port", { number: 80 });
+            // Port 81 reaches the app (and selects the workload); the ALB sends to port 80 only.
+            expectClean(await runStack(workloadRequestPath, [withPreStop(deployment(), 1), svc, onWeb, namespace()]));
+        });
+
+        it("names the window only when the node goes before routing stops, not for another gap, and says how to fix each front", async () => {
+            // A 1 h window and a delay gap: only the delay is reported.
+            const d = changed(withPreStop(deployment(), 15), GRACE, 45);
+            expectViolations(
+                await runStack(workloadRequestPath, [
+                    d,
+                    service(),
+                    ingress({ "alb.ingress.kubernetes.io/target-type": "ip" }),
+                    gatedNamespace(),
+                    nodePool(),
+                ]),
+                /deregistration delay/,
+            );
+            // An ALB ip target on a pool whose window (10 s) is shorter than the ALB's 15 s.
+            const short = changed(nodePool("fast"), "spec.template.spec.terminationGracePeriod", "10s");
+            const outcome = await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), gatedNamespace(), short]);
+            expectViolations(
+                outcome,
+                /with a 10s drain window\. Why: .*Fix: keep these pods off such nodes, or lengthen the nodes' window above 15 s\. At: spec\.template\.spec\.nodeSelector\.$/s,
+            );
+            // NLB instance targets with Local (30 s) on the same pool: not the NLB-ip advice either.
+            const local = nlbService({}, { externalTrafficPolicy: "Local" });
+            expectViolations(
+                await runStack(workloadRequestPath, [withPreStop(deployment(), 30), local, short]),
+                /NLB of Service api, which keeps routing to a deleted pod for 30 s.*Fix: keep these pods off such nodes, or lengthen the nodes' window above 30 s/s,
+            );
+        });
+
+        it("reports a refused annotation by its key and object, and the delay's fix on the object that carries it", async () => {
+            const bad = ingress({ ...ALB_IP, [ATTRS]: "deregistration_delay.timeout_seconds=x" });
+            expectViolations(
+                await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), bad, gatedNamespace()]),
+                /^the ALB of Ingress api \(Service api\) sets alb\.ingress\.kubernetes\.io\/target-group-attributes on Ingress api, which is refused: ELB refuses deregistration_delay\.timeout_seconds=x/,
+            );
+            const d = changed(withPreStop(deployment(), 125), GRACE, 150);
+            const nlb300 = nlbService({ "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip" });
+            expectViolations(
+                await runStack(workloadRequestPath, [d, nlb300, gatedNamespace()]),
+                /shorter than the 300 s deregistration delay of the NLB of Service api .*Fix: set deregistration_delay\.timeout_seconds to at most 150 in service\.beta\.kubernetes\.io\/aws-load-balancer-target-group-attributes \(on the Service\), or raise spec\.template\.spec\.terminationGracePeriodSeconds to at least 300\. At: spec\.template\.spec\.terminationGracePeriodSeconds\.$/s,
+            );
+            expectViolations(
+                await runStack(workloadRequestPath, [
+                    changed(d, GRACE, 45),
+                    service(),
+                    ingress({ "alb.ingress.kubernetes.io/target-type": "ip" }),
+                    gatedNamespace(),
+                ]),
+                /in alb\.ingress\.kubernetes\.io\/target-group-attributes \(on the Ingress, or on the Service, whose value replaces the Ingress's whole annotation\)/,
+            );
+        });
+
+        it("says so when a container has no preStop sleep at all, and leaves a sleep that cannot run as written to workload-termination-grace", async () => {
+            expectViolations(
+                await runStack(workloadRequestPath, [changed(deployment(), PRESTOP, undefined), service(), ing(), gatedNamespace()]),
+                /gets SIGTERM 0 s after its pod is deleted \(no preStop sleep\)/,
+            );
+            const unreadable = changed(deployment(), PRESTOP, { preStop: { exec: { command: ["sleep", "5x"] } } });
+            expectClean(await runStack(workloadRequestPath, [unreadable, service(), ing(), gatedNamespace()]));
+            const twoVars = changed(deployment(), PRESTOP, { preStop: { exec: { command: ["sh", "-c", "sleep $A; sleep $B"] } } });
+            expectUndecided(
+                await runStack(workloadRequestPath, [twoVars, service(), ing(), gatedNamespace()]),
+                /sleeps \$A \$B in its preStop hook.*Why: whether the pod keeps serving until the load balancer stops sending to it cannot be seen in the object/s,
+            );
+        });
+
+        it("waits for a Namespace unknown at preview instead of calling it absent", async () => {
+            const unknownLabels = changed(gatedNamespace(), "metadata.labels", UNKNOWN.object);
+            const outcome = await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), unknownLabels]);
+            expect(outcome.undecided).to.deep.equal([]);
+            expect(outcome.cantRun).to.match(/Deployment prod\/api \(labels of namespace prod\)/);
+            // An unreadable namespace elsewhere does not hide a known one's missing label.
+            const elsewhere = changed(namespace("other"), "metadata", UNKNOWN.object);
+            const both = await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), namespace(), elsewhere]);
+            expect(both.violations.map((v) => v.message).join("\n")).to.match(/namespace prod does not carry the label/);
+        });
+    });
 });

@@ -81,4 +81,45 @@ describe("rehearsal: request paths in the timeline", () => {
         expect(none.requestPaths).to.deep.equal([]);
         expect(formatRehearsal(none)).to.not.match(/Request paths/);
     });
+    it("shows the container that stops serving first, an unset grace period as 30 s, and nothing for a port that reaches no container", () => {
+        let web = changed(app("web"), "spec.template.spec.terminationGracePeriodSeconds", undefined);
+        web = changed(web, "spec.template.spec.containers", [
+            {
+                name: "slow",
+                image: "registry.example.com/a:1",
+                ports: [{ name: "http", containerPort: 8080 }],
+                lifecycle: { preStop: { sleep: { seconds: 25 } } },
+            },
+            {
+                name: "fast",
+                image: "registry.example.com/b:1",
+                ports: [{ name: "http2", containerPort: 8081 }],
+                lifecycle: { preStop: { sleep: { seconds: 16 } } },
+            },
+        ]);
+        const svc = changed(served(0)[1], "spec.ports", [
+            { name: "a", port: 80, targetPort: "http" },
+            { name: "b", port: 81, targetPort: "http2" },
+        ]);
+        const both = changed(webIngress(f.ALB_IP_ANNOTATIONS), "spec.rules.0.http.paths", [
+            { path: "/a", pathType: "Prefix", backend: { service: { name: "web", port: { name: "a" } } } },
+            { path: "/b", pathType: "Prefix", backend: { service: { name: "web", port: { name: "b" } } } },
+        ]);
+        const r = run([nodePool("general"), web, svc, both, f.gatedNamespace()]);
+        expect(r.requestPaths.map((p) => [p.container, p.phases.map((x) => x.at)])).to.deep.equal([
+            ["slow", [0, 15, 25, 30, 30]],
+            ["fast", [0, 15, 16, 30, 30]],
+        ]);
+        // A number no container declares reaches both (kube-proxy's and the target group's port): the exit shown is the one that stops first.
+        const either = changed(svc, "spec.ports", [{ name: "a", port: 80, targetPort: 9090 }]);
+        const one = changed(webIngress(f.ALB_IP_ANNOTATIONS), "spec.rules.0.http.paths.0.backend.service.port", { name: "a" });
+        expect(run([nodePool("general"), web, either, one]).requestPaths.map((p) => p.container)).to.deep.equal(["fast"]);
+        // A backend port whose named target no container declares: no path to show, and no crash.
+        const nowhere = changed(svc, "spec.ports", [
+            { name: "a", port: 80, targetPort: "none" },
+            { name: "b", port: 81, targetPort: "http2" },
+        ]);
+        const only = changed(webIngress(f.ALB_IP_ANNOTATIONS), "spec.rules.0.http.paths.0.backend.service.port", { name: "a" });
+        expect(run([nodePool("general"), web, nowhere, only]).requestPaths).to.deep.equal([]);
+    });
 });
