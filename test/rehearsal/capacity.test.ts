@@ -182,5 +182,93 @@ describe("rehearsal/capacity.ts: the capacity a platform profile publishes", () 
             const unset = changed(hook(300), "heartbeatTimeout", undefined);
             expect(describeOf([asg("batch", 1), unset]).groups[0].drainWindowSeconds).to.equal(3600);
         });
+
+        it("a group's name without nodeGroupName or a prefix is its resource's (EKS CreateNodegroup: nodegroupName)", () => {
+            const unnamed = changed(managed("apps", 1), "nodeGroupNamePrefix", undefined);
+            expect(describeOf([unnamed]).groups[0].name).to.equal("nodegroups-apps");
+        });
+
+        it("an instance type the data does not size still labels its nodes with the group's labels and the type's name", () => {
+            const unsized = changed(managed("apps", 1, { types: ["x9.bogus"] }), "labels", { team: "payments" });
+            const g = describeOf([unsized]).groups[0];
+            expect(g.instanceTypes).to.deep.equal([{ name: "x9.bogus" }]);
+            expect(g.labels).to.include({
+                team: "payments",
+                "eks.amazonaws.com/nodegroup": "apps",
+                "node.kubernetes.io/instance-type": "x9.bogus",
+            });
+            expect(g.undecided).to.deep.equal([
+                "the size of instance type x9.bogus is not in the instance data, so its nodes' capacity is unknown",
+            ]);
+        });
+
+        it("a Spot group counts its smallest type, by CPU then memory: an r6i.large and an m6i.large hold the same CPU, the m6i.large half the memory", () => {
+            const types = ["r6i.large", "m6i.large"];
+            const spot = changed(managed("apps", 1, { types }), "capacityType", "SPOT");
+            expect(describeOf([spot]).groups[0].instanceTypes.map((t) => t.name)).to.deep.equal(["m6i.large"]);
+            // On demand the first listed is launched (the prioritized allocation strategy).
+            expect(describeOf([managed("apps", 1, { types })]).groups[0].instanceTypes.map((t) => t.name)).to.deep.equal(["r6i.large"]);
+        });
+
+        it("instanceTypes entries that are not strings are skipped (EKS CreateNodegroup: instanceTypes is a list of strings)", () => {
+            const odd = changed(managed("apps", 1), "instanceTypes", [null, "m6i.large"]);
+            expect(describeOf([odd]).groups[0].instanceTypes.map((t) => t.name)).to.deep.equal(["m6i.large"]);
+        });
+
+        it("a desired size is replayed from 0 to 1000 nodes; a negative or larger one is undecided and counted as 0", () => {
+            const sized = (desired: number) => describeOf([managed("apps", desired)]).groups[0];
+            expect(sized(1000)).to.deep.include({ desired: 1000, undecided: [] });
+            expect(sized(-1)).to.deep.include({ desired: 0, undecided: ["its desired size -1 is not a whole number of 0 or more"] });
+            expect(sized(1001)).to.deep.include({
+                desired: 0,
+                undecided: ["its desired size 1001 is above the 1000 the rehearsal replays one by one"],
+            });
+        });
+
+        it("a group's zones are its subnets (one per zone); none, or an empty list, count as one zone", () => {
+            const zones = (r: TestResource) => describeOf([r]).groups[0].zones;
+            expect(zones(changed(managed("apps", 1), "subnetIds", undefined))).to.equal(1);
+            expect(zones(changed(managed("apps", 1), "subnetIds", []))).to.equal(1);
+            expect(zones(changed(asg("batch", 1), "vpcZoneIdentifiers", ["subnet-a", "subnet-b"]))).to.equal(2);
+            expect(zones(changed(asg("batch", 1), "vpcZoneIdentifiers", undefined))).to.equal(1);
+        });
+
+        it("an Auto Scaling group without desiredCapacity starts at its minSize (CreateAutoScalingGroup: DesiredCapacity defaults to MinSize)", () => {
+            const unset = changed(changed(asg("batch", 3), "desiredCapacity", undefined), "minSize", 2);
+            expect(describeOf([unset]).groups[0].desired).to.equal(2);
+        });
+
+        it("an override without instanceType adds no type; with none, the type is the launch template's, which is said", () => {
+            const overrides = "mixedInstancesPolicy.launchTemplate.overrides";
+            const mixed = changed(asg("batch", 1), overrides, [
+                { launchTemplateSpecification: { launchTemplateId: "lt-0123" } },
+                { instanceType: "m6i.large" },
+            ]);
+            expect(describeOf([mixed]).groups[0].instanceTypes.map((t) => t.name)).to.deep.equal(["m6i.large"]);
+            const none = describeOf([changed(asg("batch", 1), overrides, [])]).groups[0];
+            expect(none.instanceTypes).to.deep.equal([]);
+            expect(none.undecided).to.deep.equal(["its instance type is set in the launch template, which the rehearsal does not follow"]);
+        });
+
+        it("instancesDistribution without onDemandPercentageAboveBaseCapacity is all on-demand (InstancesDistribution: it defaults to 100)", () => {
+            const unset = asg("batch", 2, { distribution: { onDemandBaseCapacity: 0 } });
+            expect(describeOf([unset]).groups[0].capacityType).to.equal("on-demand");
+        });
+
+        it("node-template tags: one without a key is skipped, a label without a value labels nodes with an empty value", () => {
+            const tags = [{ value: "orphan" }, { key: "k8s.io/cluster-autoscaler/node-template/label/workload" }];
+            const g = describeOf([changed(asg("batch", 1), "tags", tags)]).groups[0];
+            expect(g.labels).to.deep.include({ workload: "" });
+            expect(g.undecided).to.deep.equal([]);
+        });
+
+        it("a lifecycle hook is named by its name, else its resource's; two hooks that nothing links to the one group are neither its hook", () => {
+            const named = changed(hook(300), "name", "batch-drain");
+            expect(describeOf([asg("batch", 1), named]).groups[0].rollout).to.include({ lifecycleHook: "batch-drain" });
+            const other = { ...hook(600), name: "nodegroups-other-terminate" };
+            const g = describeOf([asg("batch", 1), hook(300), other]).groups[0];
+            expect(g.rollout).to.not.have.property("lifecycleHook");
+            expect(g).to.not.have.property("drainWindowSeconds");
+        });
     });
 });
