@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { changed, TestResource, urnOf } from "../policies/harness";
-import { asg, hook, managed, nodePool } from "./scenario";
+import { app, asg, hook, managed, nodePool, run } from "./scenario";
 
 const describeOf = (resources: TestResource[]) =>
     describeCapacity(resources.map((r) => ({ type: r.type, name: r.name, urn: urnOf(r), props: r.props })));
@@ -144,6 +144,30 @@ describe("rehearsal/capacity.ts: the capacity a platform profile publishes", () 
         const cpuOnly = changed(nodePool("general"), "spec.limits", { cpu: "16" });
         expect(describeOf([cpuOnly]).groups[0].limits).to.deep.equal({ cpuMillis: 16000 });
     });
+    describe("how rehearsal/read.ts reads a NodePool (karpenter.sh/v1 CRD, karpenter v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml)", () => {
+        const budgets = (values: unknown[]) =>
+            describeOf([changed(nodePool("general"), "spec.disruption.budgets", values)]).groups[0].rollout.budgets;
+
+        it("a budget without nodes is 10% (the CRD's default for budgets[].nodes): drift of 3 nodes goes 1 at a time, not all at once", () => {
+            expect(budgets([{ reasons: ["Drifted"] }])).to.deep.equal([{ nodes: "10%", reasons: ["Drifted"] }]);
+            const pool = changed(nodePool("general"), "spec.disruption.budgets", [{ reasons: ["Drifted"] }]);
+            const r = run([pool, app("web", { replicas: 3, cpu: "1500m" })]);
+            expect(r.groups[0].nodes).to.equal(3);
+            expect(r.groups[0].mechanism).to.match(/^Karpenter drift: 1 node at a time/);
+        });
+
+        it("a budget whose nodes the CRD's pattern refuses (^((100|[0-9]{1,2})%|[0-9]+)$) is not counted; reasons that are not strings are dropped", () => {
+            expect(
+                budgets([{ nodes: "150%" }, { nodes: " 5" }, { nodes: "0x5" }, { nodes: "ten" }, { nodes: "5", reasons: ["Drifted", 5] }]),
+            ).to.deep.equal([{ nodes: "5", reasons: ["Drifted"] }]);
+        });
+
+        it("a limit whose quantity cannot be read is no limit (spec.limits is a ResourceList of quantities)", () => {
+            const unreadable = changed(nodePool("general"), "spec.limits", { cpu: "16", "nvidia.com/gpu": "lots" });
+            expect(describeOf([unreadable]).groups[0].limits).to.deep.equal({ cpuMillis: 16000 });
+        });
+    });
+
     describe("how rehearsal/read.ts reads the groups it publishes (EKS CreateNodegroup, EC2 Auto Scaling CreateAutoScalingGroup and PutLifecycleHook)", () => {
         it("updateConfig: maxUnavailable and maxUnavailablePercentage count from 1 (EKS UpdateConfig: minimum 1); 0 falls back to EKS's default of 1 node", () => {
             const rollout = (update: Record<string, unknown>) => describeOf([managed("apps", 3, { update })]).groups[0].rollout;
