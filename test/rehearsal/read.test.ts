@@ -10,7 +10,7 @@ import { UNKNOWN } from "eks-platform-kernel";
 import type { Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource } from "../policies/harness";
 import { service } from "../policies/fixtures";
-import { app, limitRange, managed, run } from "./scenario";
+import { app, asg, hook, limitRange, managed, nodePool, pdb, run } from "./scenario";
 
 function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
     return changed(r, `spec.template.spec.${dotted}`, value);
@@ -137,6 +137,71 @@ describe("rehearsal/read.ts: what the rehearsal reads of a pod", () => {
             const other = run([...solo, unknown("other")]);
             expect(other.verdict).to.equal("blocked");
             expect(other.problems.map((p) => p.message).join("\n")).to.match(/Deployment prod\/solo reaches zero ready replicas/);
+        });
+    });
+
+    describe("PodDisruptionBudgets (kubernetes v1.34 pkg/controller/disruption: disruptionsAllowed is 0 when no pod is expected)", () => {
+        it("a budget with neither minAvailable nor maxUnavailable expects no pod, so it allows no eviction even at full strength", () => {
+            const r = run([managed("apps", 3), app("web", { spreadHost: true }), pdb("web", {})]);
+            const g = r.groups[0];
+            expect(g.blocked.map((b) => [b.pod, b.pdb, b.wave])).to.deep.equal([["web-0", "prod/web", 2]]);
+            expect(g.blocked[0].why).to.match(
+                /^neither minAvailable nor maxUnavailable requires \d+ healthy of 3 pods, so it allows no disruption even at full strength$/,
+            );
+            expect(g.stalled).to.match(/^wave 2: node apps-1 still holds pods after 15m \(EKS eviction limit\): PodEvictionFailure/);
+        });
+    });
+
+    describe("unhealthyPodEvictionPolicy (policy/v1 PodDisruptionBudgetSpec; kubernetes v1.34 pkg/registry/core/pod/storage/eviction.go)", () => {
+        // Three instances refreshed one at a time (60% of 3 keeps 2), each with a 5m hook; one 900m pod
+        // per instance, Ready 1240 s after it starts; minAvailable 3 lets no Ready pod go. web-0 is
+        // terminated with batch-1 at 300 s and recreated as web-3 on batch-2, where it is not yet Ready
+        // when batch-2 drains, with 2 of the 3 pods the budget wants healthy.
+        const slow = changed(app("web", { replicas: 3, cpu: "900m" }), "spec.template.spec.containers.0.readinessProbe", {
+            httpGet: { path: "/", port: 80 },
+            initialDelaySeconds: 1200,
+        });
+        const refresh = (spec: Record<string, unknown>) =>
+            run([asg("batch", 3, { minHealthy: 60 }), hook(300), slow, pdb("web", spec)]).groups[0];
+        const killed = (g: Rehearsal["groups"][number]) => g.killed.map((k) => [k.pod, k.wave]);
+
+        it("IfHealthyBudget (the default): a pod not yet Ready goes only while the budget is met, so web-3 is terminated with batch-2", () => {
+            const g = refresh({ minAvailable: 3 });
+            expect(killed(g)).to.deep.equal([
+                ["web-0", 1],
+                ["web-1", 2],
+                ["web-3", 2],
+                ["web-2", 3],
+                ["web-5", 3],
+            ]);
+            expect(g.waves.map((w) => w.evictions)).to.deep.equal([0, 0, 0]);
+        });
+
+        it("AlwaysAllow: a pod not yet Ready is evicted whatever the budget, so web-3 leaves batch-2 before it is terminated", () => {
+            const g = refresh({ minAvailable: 3, unhealthyPodEvictionPolicy: "AlwaysAllow" });
+            expect(killed(g)).to.deep.equal([
+                ["web-0", 1],
+                ["web-1", 2],
+                ["web-2", 3],
+            ]);
+            expect(g.waves.map((w) => w.evictions)).to.deep.equal([0, 1, 1]);
+        });
+    });
+
+    describe("karpenter.sh/do-not-disrupt on a pod (karpenter v1.14.1 pkg/utils/pod/scheduling.go IsDoNotDisruptActive)", () => {
+        it('a value that is neither "true" nor a duration is as if absent: the pod is evicted for drift, and nothing is said of it', () => {
+            for (const value of ["false", "yes"]) {
+                const annotated = changed(app("web", { replicas: 1 }), "spec.template.metadata.annotations", {
+                    "karpenter.sh/do-not-disrupt": value,
+                });
+                const r = run([nodePool("general"), annotated]);
+                expect(r.notModelled, value).to.deep.equal([]);
+                expect(r.groups[0].stalled, value).to.equal(undefined);
+                expect(
+                    r.groups[0].waves.map((w) => w.evictions),
+                    value,
+                ).to.deep.equal([1]);
+            }
         });
     });
 
