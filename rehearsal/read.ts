@@ -369,7 +369,8 @@ function readNodePool(r: DrainResource): NodePoolModel {
     const budgets: BudgetModel[] = [];
     const rawBudgets = path(spec, "disruption", "budgets");
     for (const raw of rawBudgets === undefined ? [{ nodes: KARPENTER_DEFAULT_BUDGET }] : asArray(rawBudgets)) {
-        const nodes = budgetNodes(field(raw, "nodes"));
+        // The CRD defaults a budget's `nodes` to 10% too (karpenter.sh_nodepools.yaml `budgets.items.nodes.default`).
+        const nodes = budgetNodes(field(raw, "nodes") ?? KARPENTER_DEFAULT_BUDGET);
         if (nodes) {
             const reasons = asArray(field(raw, "reasons")).filter((x): x is string => typeof x === "string");
             budgets.push({

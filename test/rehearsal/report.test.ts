@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import { formatSeconds } from "eks-platform-kernel";
 import { formatRehearsal, formatRehearsalMarkdown, Rehearsal } from "eks-platform-rehearsal";
+import { service } from "../policies/fixtures";
 import { changed, TestResource, urnOf } from "../policies/harness";
 import { app, asg, hook, managed, nodePool, pdb, run } from "./scenario";
 
@@ -122,6 +123,45 @@ describe("drain rehearsal report: findings name the workload, the cause and the 
         expect(seconds.length).to.be.greaterThan(0);
         expect(seconds.filter((s) => s >= 60)).to.deep.equal([]);
         expect(formatSeconds(150)).to.equal("2m 30s");
+    });
+});
+
+describe("drain rehearsal report: each problem's why is the controller's rule (EKS's 15-minute eviction limit, Karpenter's terminationGracePeriod)", () => {
+    const held = [app("web", { spreadHost: true }), pdb("web", { minAvailable: 3 })];
+
+    it("a budget that never allows an eviction: EKS fails the update after 15 minutes; the rollout stalls on the budget, not on a shutdown", () => {
+        const m = messages(run([managed("apps", 3), ...held]));
+        expect(m).to.include(
+            "PodDisruptionBudget prod/web blocks the eviction of web-0 (Deployment prod/web) from node apps-1 of managed node group apps, for good, in wave 2 (2m–17m into the rollout): minAvailable: 3 requires 3 healthy of 3 pods, so it allows no disruption even at full strength. Why: EKS gives up after 15 minutes with PodEvictionFailure and the node group update fails. Fix: let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) and give the workload room to reschedule.",
+        );
+        expect(m[0]).to.match(
+            /^The rollout of managed node group apps stalls 17m after it starts: .*; PodDisruptionBudget prod\/web holds Deployment prod\/web\. Why: the update fails part-way/,
+        );
+    });
+
+    it("the same budget on a NodePool without terminationGracePeriod: Karpenter never finishes the drain, so drift stalls before its first wave", () => {
+        const m = messages(run([nodePool("general"), ...held]));
+        expect(m[0]).to.match(/^The rollout of NodePool general stalls before its first wave: Karpenter never disrupts node general-1: /);
+        expect(m[0]).to.include(
+            "Fix: let PodDisruptionBudget prod/web allow a disruption and make sure evicted pods fit elsewhere, or set the NodePool's terminationGracePeriod so Karpenter deletes held pods in the end; then retry the update.",
+        );
+        expect(m[1]).to.include(
+            "Why: Karpenter cannot finish the node's drain until its terminationGracePeriod (if any) deletes the pod anyway.",
+        );
+    });
+
+    it("an evicted pod with nowhere to run says how long it waits for a later node; a workload behind two Services says both have no endpoint", () => {
+        const minimal = managed("apps", 2, { zones: 1, update: { maxUnavailable: 1, updateStrategy: "MINIMAL" } });
+        expect(messages(run([minimal, app("big", { replicas: 2, cpu: "1500m" })]))[0]).to.include(
+            "(wave 1): 0/2 nodes are available: 1 cordoned, 1 insufficient cpu; it waits 4m for a node launched later. Why:",
+        );
+        const twice = run([
+            managed("apps", 3),
+            app("solo", { replicas: 1 }),
+            service("solo", "prod", { app: "solo" }),
+            service("solo2", "prod", { app: "solo" }),
+        ]);
+        expect(messages(twice).join("\n")).to.include("; Service prod/solo, Service prod/solo2 have no ready endpoint left. Why:");
     });
 });
 
