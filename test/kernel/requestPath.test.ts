@@ -43,6 +43,10 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         expect(parseStringMapAnnotation("")).to.deep.equal({});
     });
 
+    it("reads past resources that are not Kubernetes objects", () => {
+        expect(fronts([f.vpc(), f.subnet(), f.service(), f.ingress({})]).map((x) => x.via)).to.deep.equal(["Ingress api"]);
+    });
+
     it("serves a LoadBalancer Service with no class (the mutator webhook sets the controller's) or the controller's class, and no other", () => {
         expect(fronts([lbService({})]).map((x) => [x.type, x.via, x.targetType.value])).to.deep.equal([["NLB", "Service api", "instance"]]);
         expect(fronts([lbService({}, { loadBalancerClass: LOAD_BALANCER_CONTROLLER_API.loadBalancerClass })])).to.have.length(1);

@@ -314,6 +314,11 @@ describe("policy workload-request-path (stack)", () => {
                 ]),
             );
             expectClean(await runStack(workloadRequestPath, [changed(d, GRACE, "sixty"), service(), delay45, gatedNamespace()]));
+            // null is unset too (the API server defaults it).
+            expectViolations(
+                await runStack(workloadRequestPath, [changed(d, GRACE, null), service(), delay45, gatedNamespace()]),
+                /grace period of 30 s/,
+            );
         });
 
         it("skips a load balancer port that reaches no container of the pod (a named target port no container declares)", async () => {
@@ -387,7 +392,7 @@ describe("policy workload-request-path (stack)", () => {
             const twoVars = changed(deployment(), PRESTOP, { preStop: { exec: { command: ["sh", "-c", "sleep $A; sleep $B"] } } });
             expectUndecided(
                 await runStack(workloadRequestPath, [twoVars, service(), ing(), gatedNamespace()]),
-                /sleeps \$A \$B in its preStop hook.*Why: whether the pod keeps serving until the load balancer stops sending to it cannot be seen in the object/s,
+                /sleeps \$A \$B in its preStop hook.*Why: whether the pod keeps serving until the load balancer stops sending to it cannot be seen in the object\. To decide it: write the sleep as a literal duration of at least 15 s/s,
             );
         });
 
@@ -395,7 +400,7 @@ describe("policy workload-request-path (stack)", () => {
             const unknownLabels = changed(gatedNamespace(), "metadata.labels", UNKNOWN.object);
             const outcome = await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), unknownLabels]);
             expect(outcome.undecided).to.deep.equal([]);
-            expect(outcome.cantRun).to.match(/Deployment prod\/api \(labels of namespace prod\)/);
+            expect(outcome.cantRun).to.match(/Namespace prod; Deployment prod\/api \(labels of namespace prod\)/);
             // An unreadable namespace elsewhere does not hide a known one's missing label.
             const elsewhere = changed(namespace("other"), "metadata", UNKNOWN.object);
             const both = await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), namespace(), elsewhere]);

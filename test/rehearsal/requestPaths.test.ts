@@ -121,5 +121,17 @@ describe("rehearsal: request paths in the timeline", () => {
         ]);
         const only = changed(webIngress(f.ALB_IP_ANNOTATIONS), "spec.rules.0.http.paths.0.backend.service.port", { name: "a" });
         expect(run([nodePool("general"), web, nowhere, only]).requestPaths).to.deep.equal([]);
+        // A grace period that is not a number has no exit to show (workload-termination-grace reports it); null is unset: 30 s.
+        const sixty = changed(web, "spec.template.spec.terminationGracePeriodSeconds", "sixty");
+        expect(run([nodePool("general"), sixty, svc, both]).requestPaths).to.deep.equal([]);
+        const unset = changed(web, "spec.template.spec.terminationGracePeriodSeconds", null);
+        expect(run([nodePool("general"), unset, svc, both]).requestPaths[0].phases.at(-1)?.at).to.equal(30);
+    });
+
+    it("shows a workload only behind the load balancers of the Services that select it", () => {
+        const other = changed(changed(served(1)[0], "metadata.name", "other"), "spec.template.metadata.labels", { app: "other" });
+        const otherSvc = changed(f.service("other", "prod", { app: "other" }), "metadata.name", "other");
+        const r = run([nodePool("general"), ...served(20), webIngress(f.ALB_IP_ANNOTATIONS), other, otherSvc]);
+        expect(r.requestPaths.map((p) => p.workload)).to.deep.equal(["Deployment prod/web"]);
     });
 });
