@@ -544,3 +544,82 @@ describe("tools/diff.ts: a one-minor upgrade and what it leaves to do", () => {
         ]);
     });
 });
+
+describe("tools/diff.ts: the smaller rules a reviewer still reads", () => {
+    it("refuses only the fields the API server will not update, however many other fields change with them, and says 'them' for several (ValidateStorageClassUpdate: reclaimPolicy and volumeBindingMode are immutable)", () => {
+        const sc = resource("kubernetes:storage.k8s.io/v1:StorageClass", "gp3", {
+            metadata: { name: "gp3" },
+            provisioner: "ebs.csi.aws.com",
+            reclaimPolicy: "Delete",
+            volumeBindingMode: "WaitForFirstConsumer",
+            allowVolumeExpansion: false,
+        });
+        const refused = (props: Record<string, unknown>) =>
+            diffRenders([sc], [changed(sc, props)]).disruptions.map((d) => `${d.kind}: ${d.message}`);
+        expect(refused({ reclaimPolicy: "Retain", allowVolumeExpansion: true })).to.deep.equal([
+            "refused: kubernetes:storage.k8s.io/v1:StorageClass gp3: reclaimPolicy changed: the API server refuses to update it in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead",
+        ]);
+        expect(refused({ reclaimPolicy: "Retain", volumeBindingMode: "Immediate" })).to.deep.equal([
+            "refused: kubernetes:storage.k8s.io/v1:StorageClass gp3: reclaimPolicy, volumeBindingMode changed: the API server refuses to update them in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead",
+        ]);
+        // A refusal with no label is counted as such in the summary.
+        expect(summaryLine(diffRenders([sc], [changed(sc, { reclaimPolicy: "Retain" })]))).to.equal(
+            "DISRUPTIVE: 1 refused — 0 to create, 1 to update, 0 to replace, 0 to delete",
+        );
+    });
+
+    it("refuses a protected resource's replacement without calling it stateful when it holds nothing of its own (pulumi protect)", () => {
+        const guarded = { ...group, options: { protect: true } };
+        const [refusal] = diffRenders([guarded], [changed(guarded, { instanceTypes: ["m7i.large"] })]).disruptions;
+        expect(refusal).to.deep.equal({
+            kind: "refused",
+            urn: group.urn,
+            message: `${NODE_GROUP} general: protected, but instanceTypes[0] forces a replacement: the engine refuses the update`,
+        });
+    });
+
+    it("names every input that forces a stateful resource's replacement (terraform-provider-aws aws_eks_cluster: name and the VPC both ForceNew)", () => {
+        const before = resource("eks:index:Cluster", "cluster-eks", { name: "c", vpcId: "vpc-1", version: "1.34" });
+        const [d] = diffRenders([before], [changed(before, { name: "d", vpcId: "vpc-2" })]).disruptions;
+        expect(d.message).to.match(/^eks:index:Cluster cluster-eks: cluster replaced \(name, vpcId\): a new control plane/);
+    });
+
+    it("shows a made-up value inside a created document or object as pulumi preview does ([unknown]: only an apply computes it)", () => {
+        const policy = {
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: ["arn:aws:mock:s3:::logs.mock-0123456789/*"] }],
+        };
+        const created = diffRenders(
+            [],
+            [resource("aws:iam/policy:Policy", "read", { policy: JSON.stringify(policy), tags: { bucket: "logs.mock-0123456789" } })],
+        );
+        expect(created.changes[0].properties).to.deep.equal([
+            {
+                path: "policy(json)",
+                before: undefined,
+                after: { ...policy, Statement: [{ ...policy.Statement[0], Resource: ["[unknown]"] }] },
+            },
+            { path: "tags.bucket", before: undefined, after: "[unknown]" },
+        ]);
+        // An object that replaces a null as a whole is masked inside too.
+        const role = resource("aws:iam/role:Role", "r", { inlinePolicy: null });
+        const updated = diffRenders([role], [changed(role, { inlinePolicy: { name: "p.mock-0123456789" } })]);
+        expect(updated.changes[0].properties).to.deep.equal([{ path: "inlinePolicy", before: null, after: { name: "[unknown]" } }]);
+    });
+
+    it("lists an input set to an empty map as {}, not as nothing", () => {
+        const [change] = diffRenders([], [resource("aws:ec2/vpc:Vpc", "vpc", { cidrBlock: "10.0.0.0/16", tags: {} })]).changes;
+        expect(change.properties).to.deep.equal([
+            { path: "cidrBlock", before: undefined, after: "10.0.0.0/16" },
+            { path: "tags", before: undefined, after: {} },
+        ]);
+        expect(formatDiffText(diffRenders([], [resource("aws:ec2/vpc:Vpc", "vpc", { tags: {} })]), "H")).to.include("      tags: {}");
+    });
+
+    it("prints a create's inputs whole up to a dozen, with no 'more inputs' line at exactly twelve", () => {
+        const twelve = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${String(i).padStart(2, "0")}`, i]));
+        const text = formatDiffText(diffRenders([], [resource("aws:iam/role:Role", "r", twelve)]), "H").split("\n");
+        expect(text.filter((l) => /^ {6}k\d\d: \d+$/.test(l))).to.have.length(12);
+        expect(text.join("\n")).to.not.include("more inputs");
+    });
+});
