@@ -495,3 +495,27 @@ describe("npm run upgrade, in process (upgradeCommand: the command line, the ren
         ).to.equal(true);
     });
 });
+
+describe("tools/upgrade.ts: waves the reports and budgets name", () => {
+    it("titles an unpinned managed group's wave without a minor (its nodes' minor is unknown offline)", () => {
+        const unpinned = r("aws:eks/nodeGroup:NodeGroup", "general", { nodeGroupName: "general" });
+        const titles = plan([cluster("1.34"), unpinned], "1.35").steps.map((s) => s.title);
+        expect(titles).to.include("Wave: managed node group general");
+        expect(titles.filter((t) => t.includes("(1."))).to.deep.equal([]);
+    });
+
+    it("gives a NodePool's wave the report of its own URN even when a node group of the same name is reported first", () => {
+        const pool = poolOn("general", [{ nodes: "20%" }, { nodes: "1", reasons: ["Drifted"] }]);
+        const ng = r("aws:eks/nodeGroup:NodeGroup", "ng", { nodeGroupName: "general", releaseVersion: "1.34.7-20260512" });
+        const reports = [
+            { ...report("general", "ok"), urn: ng.urn },
+            { ...report("general", "blocked"), urn: pool.urn, kind: "nodePool" },
+        ] as GroupReport[];
+        const p = plan([cluster("1.34"), aliasClass(), pool, ng], "1.35", reports);
+        const wave = p.steps.find((s) => s.title === "Wave: NodePool general");
+        expect(wave?.verdict).to.equal("blocked");
+        // Each of the pool's budgets, as written, paces its drift.
+        expect(wave?.details[0]).to.equal("remove the drift hold: Karpenter replaces every node under the pool's budgets (20%, 1)");
+        expect(p.steps.find((s) => s.title.startsWith("Wave: managed node group general"))?.verdict).to.equal("ok");
+    });
+});
