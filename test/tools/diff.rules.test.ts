@@ -475,6 +475,16 @@ describe("tools/diff.ts: what a destroyed stateful or shared resource takes with
         expect(diffRenders([both], [changed(both, { metadata: { name: "team-2" } })]).disruptions.map((d) => d.kind)).to.deep.equal([
             "refused",
         ]);
+        // The team quotas are retained too (components/namespaces.ts): each forcing input is named.
+        const quota = resource(
+            "kubernetes:core/v1:ResourceQuota",
+            "quota-team",
+            { metadata: { name: "team", namespace: "team" } },
+            { retainOnDelete: true },
+        );
+        expect(
+            diffRenders([quota], [changed(quota, { metadata: { name: "team-2", namespace: "team-2" } })]).disruptions[0].message,
+        ).to.match(/^kubernetes:core\/v1:ResourceQuota quota-team: replaced \(metadata\.name, metadata\.namespace\), retained on delete: /);
         // Deleted, it is retained, not destroyed.
         expect(diffRenders([ns], []).disruptions.map((d) => [d.kind, d.label])).to.deep.equal([["retained", undefined]]);
     });
@@ -498,12 +508,15 @@ describe("tools/diff.ts: a one-minor upgrade and what it leaves to do", () => {
         const [upgrade] = upgradeOf("1.34", "1.35", [
             addon("vpc-cni", "v1.20.4-eksbuild.1"),
             addon("coredns"),
+            // A kube-proxy build of the old minor is behind, named as such, not one more to confirm.
+            addon("kube-proxy", "v1.34.0-eksbuild.2"),
             managed("old", { releaseVersion: "1.34.7-20260512" }),
             managed("older", { version: "1.33" }),
             managed("current", { version: "1.35" }),
         ]);
         expect(upgrade).to.equal(
             "upgrade: eks:index:Cluster cluster-eks: Kubernetes 1.34 → 1.35, in place: the control plane upgrades first; EKS can roll it back to 1.34 within 7 days while the nodes still run 1.34" +
+                "; kube-proxy v1.34.0-eksbuild.2 is a 1.34 build: pin the 1.35 build in the same change" +
                 "; add-ons to confirm for 1.35 (aws eks describe-addon-versions --kubernetes-version 1.35): vpc-cni v1.20.4-eksbuild.1, coredns (unpinned)" +
                 "; node groups left behind: old (1.34), older (1.33) (kubelet may lag 3 minors; move them after the bake, docs/changes.md#kubernetes-upgrades)",
         );
