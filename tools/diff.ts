@@ -119,17 +119,21 @@ const NODE_CAPACITY: Readonly<Record<string, NodeCapacity>> = {
 
 /**
  * Stateful or shared resources: replacing or deleting one destroys what it holds, which no later
- * `up` brings back. Each heads the diff as `destroyed` (unless protected: then it is refused, or
- * retained on delete).
+ * `up` brings back. Each heads the diff as `destroyed` (unless protected: then it is refused; or
+ * retained on delete, which Pulumi honours on a replacement too: the old object is left behind).
+ * `lost` says what goes; `replaced`, where a replacement also moves what others rely on, says that instead.
  */
-const HOLDS: Readonly<Record<string, { noun: string; lost: string }>> = {
+const HOLDS: Readonly<Record<string, { noun: string; lost: string; replaced?: string }>> = {
     "eks:index:Cluster": {
         noun: "cluster",
-        lost: "a new control plane is created (new endpoint, certificate authority and OIDC issuer) and the old one is deleted with every node, workload, volume attachment and access entry it has; kubeconfigs, IRSA trust policies and the pipeline's access must follow (docs/changes.md#renaming-the-cluster)",
+        lost: "the control plane is deleted with every node, workload, volume attachment and access entry it has",
+        replaced:
+            "a new control plane is created (new endpoint, certificate authority and OIDC issuer) and the old one is deleted with every node, workload, volume attachment and access entry it has; kubeconfigs, IRSA trust policies and the pipeline's access must follow (docs/changes.md#renaming-the-cluster)",
     },
     "aws:eks/cluster:Cluster": {
         noun: "cluster",
-        lost: "a new control plane is created and the old one is deleted with every node and workload it runs",
+        // No replacement rule (the program's cluster is pulumi-eks's component): only a deletion reaches it.
+        lost: "the control plane is deleted with every node and workload it runs",
     },
     "kubernetes:core/v1:Namespace": {
         noun: "namespace",
@@ -205,8 +209,13 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     // A stateful or shared resource replaced or deleted (and neither protected nor retained).
     const destroyed = (r: RecordedResource, how: "replaced" | "deleted", why: string) => {
         const holds = HOLDS[r.type];
-        if (holds && !r.options.protect && !(how === "deleted" && r.options.retainOnDelete)) {
-            disrupt("destroyed", r, `${holds.noun} ${how}${why}: ${holds.lost}`, `${holds.noun} ${how}`);
+        if (holds && !r.options.protect && !r.options.retainOnDelete) {
+            disrupt(
+                "destroyed",
+                r,
+                `${holds.noun} ${how}${why}: ${(how === "replaced" && holds.replaced) || holds.lost}`,
+                `${holds.noun} ${how}`,
+            );
         }
     };
 
@@ -245,6 +254,15 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
                     was,
                     `protected, but ${forcedBy.join(", ")} forces a replacement${HOLDS[was.type] ? ` (the ${HOLDS[was.type].noun} would be replaced)` : ""}: the engine refuses the update`,
                     HOLDS[was.type] ? `${HOLDS[was.type].noun} replacement refused` : undefined,
+                );
+            }
+            if (was.options.retainOnDelete && !was.options.protect) {
+                // Pulumi's retainOnDelete skips the provider's Delete on a replacement as on a deletion.
+                disrupt(
+                    "retained",
+                    was,
+                    `replaced (${forcedBy.join(", ")}), retained on delete: the new one is created and the old one stays in the cloud or cluster, with what it holds, no longer managed by Pulumi`,
+                    "retained replacements",
                 );
             }
             destroyed(was, "replaced", ` (${forcedBy.join(", ")})`);

@@ -13,7 +13,7 @@
  */
 import { asRecord, asString, kubernetesMinor } from "eks-platform-kernel";
 import { REMOVED_APIS_READ_THROUGH } from "eks-platform-kernel/policy";
-import { GroupReport, rehearse } from "eks-platform-rehearsal";
+import { DrainResource, GroupReport, rehearse } from "eks-platform-rehearsal";
 import { ConfigError } from "../components/config";
 import { oneOf, parseCommandLine, runMain } from "./cli";
 import { stackResources, validatedManifestResources } from "./drainInput";
@@ -252,12 +252,20 @@ export function formatUpgradePlan(plan: UpgradePlan): string {
     return lines.join("\n");
 }
 
-async function main(): Promise<number> {
-    const { values, positionals } = parseCommandLine(
-        process.argv.slice(2),
-        { to: { type: "string" }, format: { type: "string", default: "text" } },
-        USAGE,
-    );
+/** What `npm run upgrade` reads besides its command line; tests give hand-built stacks. */
+export interface UpgradeCommandEnv {
+    /** Renders a stack. Defaults to the working directory's program run offline (`stackResources`: once per process). */
+    readonly render?: (stack: string) => Promise<DrainResource[]>;
+    /** The support calendar's today (`YYYY-MM-DD`). Defaults to today. */
+    readonly today?: string;
+}
+
+/**
+ * `npm run upgrade` without the process: what it prints and its exit code (0 no blocker, 1 a
+ * blocker stands). Bad input throws an `InputError` or a `ConfigError` (exit 2 with its message).
+ */
+export async function upgradeCommand(argv: readonly string[], env: UpgradeCommandEnv = {}): Promise<{ code: number; stdout: string }> {
+    const { values, positionals } = parseCommandLine(argv, { to: { type: "string" }, format: { type: "string", default: "text" } }, USAGE);
     const format = oneOf("--format", values.format, ["text", "json"] as const);
     const [stack, ...paths] = positionals;
     if (!stack) {
@@ -267,7 +275,7 @@ async function main(): Promise<number> {
     if (manifests.refused.length > 0) {
         throw new InputError(manifests.refused.map((r) => `${r.file}:${r.line}: ${r.message}`).join("\n"));
     }
-    const platform = await stackResources(process.cwd(), stack);
+    const platform = await (env.render ?? ((name: string) => stackResources(process.cwd(), name)))(stack);
     const resources = [...platform, ...manifests.resources];
     const cluster = clusterOf(resources);
     if (!cluster) {
@@ -281,11 +289,17 @@ async function main(): Promise<number> {
         );
     }
     const impact = upgradeImpact(resources, to) as UpgradeImpact;
-    const plan = planUpgrade(stack, resources, impact, rehearse(resources).groups);
-    process.stdout.write(format === "json" ? `${JSON.stringify(plan)}\n` : `${formatUpgradePlan(plan)}\n`);
-    return plan.blockers.length > 0 ? 1 : 0;
+    const plan = planUpgrade(stack, resources, impact, rehearse(resources).groups, env.today);
+    return {
+        code: plan.blockers.length > 0 ? 1 : 0,
+        stdout: format === "json" ? `${JSON.stringify(plan)}\n` : `${formatUpgradePlan(plan)}\n`,
+    };
 }
 
 if (require.main === module) {
-    runMain(main, [ConfigError]);
+    runMain(async () => {
+        const { code, stdout } = await upgradeCommand(process.argv.slice(2));
+        process.stdout.write(stdout);
+        return code;
+    }, [ConfigError]);
 }

@@ -374,3 +374,265 @@ describe("tools/diff.ts: a create with no inputs", () => {
         expect(formatDiffText(diff, "H").split("\n").slice(-1)).to.deep.equal(["  + aws:ec2/internetGateway:InternetGateway  igw"]);
     });
 });
+
+describe("tools/diff.ts: what a destroyed stateful or shared resource takes with it", () => {
+    const destroyedBy = (before: RecordedResource, after: RecordedResource[]) =>
+        diffRenders([before], after).disruptions.map((d) => ({ kind: d.kind, label: d.label, message: d.message }));
+
+    it("a replaced eks.Cluster gets a new endpoint, CA and OIDC issuer, which kubeconfigs, IRSA trust and the pipeline's access must follow (terraform-provider-aws aws_eks_cluster: name ForceNew; EKS: the issuer is per cluster)", () => {
+        const [d] = destroyedBy(cluster("1.34"), [changed(cluster("1.34"), { name: "d" })]);
+        expect(d.kind).to.equal("destroyed");
+        expect(d.label).to.equal("cluster replaced");
+        expect(d.message).to.match(/^eks:index:Cluster cluster-eks: cluster replaced \(name\): a new control plane is created /);
+        // What changes for its users, and what goes with the old one.
+        expect(d.message).to.include("(new endpoint, certificate authority and OIDC issuer)");
+        expect(d.message).to.include("the old one is deleted with every node, workload, volume attachment and access entry it has");
+        expect(d.message).to.include(
+            "kubeconfigs, IRSA trust policies and the pipeline's access must follow (docs/changes.md#renaming-the-cluster)",
+        );
+    });
+
+    it("a deleted cluster creates no new control plane: it is deleted with its nodes and workloads (EKS DeleteCluster; Pulumi deletes the node groups that depend on it first)", () => {
+        expect(destroyedBy(cluster("1.34"), [])).to.deep.equal([
+            {
+                kind: "destroyed",
+                label: "cluster deleted",
+                message:
+                    "eks:index:Cluster cluster-eks: cluster deleted: the control plane is deleted with every node, workload, volume attachment and access entry it has",
+            },
+        ]);
+        const raw = resource("aws:eks/cluster:Cluster", "raw", { name: "raw", roleArn: "arn:aws:iam::123456789012:role/c" });
+        expect(destroyedBy(raw, []).map((d) => d.message)).to.deep.equal([
+            "aws:eks/cluster:Cluster raw: cluster deleted: the control plane is deleted with every node and workload it runs",
+        ]);
+    });
+
+    it("a namespace deleted takes every object in it, other teams' included (Kubernetes namespace lifecycle: deleting a namespace deletes its contents)", () => {
+        const ns = resource("kubernetes:core/v1:Namespace", "ns-team", { metadata: { name: "team" } });
+        const [d] = destroyedBy(ns, []);
+        expect([d.kind, d.label]).to.deep.equal(["destroyed", "namespace deleted"]);
+        expect(d.message).to.equal(
+            "kubernetes:core/v1:Namespace ns-team: namespace deleted: deleting a namespace deletes everything in it (workloads, volume claims, secrets), other teams' included",
+        );
+        // A new name replaces it (pulumi-kubernetes: metadata.name is immutable): the old one goes the same way.
+        expect(destroyedBy(ns, [changed(ns, { metadata: { name: "team-2" } })]).map((d) => [d.kind, d.label])).to.deep.equal([
+            ["destroyed", "namespace replaced"],
+        ]);
+    });
+
+    it("a KMS key deleted leaves what it encrypted undecryptable once its waiting period ends (AWS KMS ScheduleKeyDeletion)", () => {
+        const key = resource("aws:kms/key:Key", "secrets", { keyUsage: "ENCRYPT_DECRYPT" });
+        expect(destroyedBy(key, [])).to.deep.equal([
+            {
+                kind: "destroyed",
+                label: "KMS key deleted",
+                message:
+                    "aws:kms/key:Key secrets: KMS key deleted: what the old key encrypted (cluster secrets, EBS volumes) can no longer be decrypted once its scheduled deletion runs",
+            },
+        ]);
+    });
+
+    it("a VPC replaced takes every subnet, node, load balancer and endpoint in it (terraform-provider-aws aws_vpc: cidr_block ForceNew)", () => {
+        const vpc = resource("aws:ec2/vpc:Vpc", "vpc", { cidrBlock: "10.0.0.0/16" });
+        expect(destroyedBy(vpc, [changed(vpc, { cidrBlock: "10.1.0.0/16" })])).to.deep.equal([
+            {
+                kind: "destroyed",
+                label: "VPC replaced",
+                message: "aws:ec2/vpc:Vpc vpc: VPC replaced (cidrBlock): every subnet, node, load balancer and endpoint in it goes with it",
+            },
+        ]);
+    });
+
+    it("a log group deleted deletes its logs, the control plane's audit logs and flow logs among them (CloudWatch Logs DeleteLogGroup)", () => {
+        const logs = resource("aws:cloudwatch/logGroup:LogGroup", "audit", { name: "/aws/eks/c/cluster" });
+        expect(destroyedBy(logs, [])).to.deep.equal([
+            {
+                kind: "destroyed",
+                label: "log group deleted",
+                message:
+                    "aws:cloudwatch/logGroup:LogGroup audit: log group deleted: its logs (control-plane audit logs, flow logs) are deleted with it",
+            },
+        ]);
+    });
+
+    it("a resource retained on delete is left behind when replaced, not destroyed (Pulumi retainOnDelete: Delete is not called on a deletion or a replacement)", () => {
+        // The program's namespaces are retainOnDelete (components/namespaces.ts): a rename leaves the old one and its workloads.
+        const ns = resource("kubernetes:core/v1:Namespace", "ns-team", { metadata: { name: "team" } }, { retainOnDelete: true });
+        const diff = diffRenders([ns], [changed(ns, { metadata: { name: "team-2" } })]);
+        expect(diff.changes[0].kind).to.equal("replace");
+        expect(diff.disruptions).to.deep.equal([
+            {
+                kind: "retained",
+                urn: ns.urn,
+                label: "retained replacements",
+                message:
+                    "kubernetes:core/v1:Namespace ns-team: replaced (metadata.name), retained on delete: the new one is created and the old one stays in the cloud or cluster, with what it holds, no longer managed by Pulumi",
+            },
+        ]);
+        expect(summaryLine(diff)).to.match(/^DISRUPTIVE: 1 retained replacements — /);
+        // Protected as well, the engine refuses the replacement: refused only.
+        const both = { ...ns, options: { retainOnDelete: true, protect: true } };
+        expect(diffRenders([both], [changed(both, { metadata: { name: "team-2" } })]).disruptions.map((d) => d.kind)).to.deep.equal([
+            "refused",
+        ]);
+        // The team quotas are retained too (components/namespaces.ts): each forcing input is named.
+        const quota = resource(
+            "kubernetes:core/v1:ResourceQuota",
+            "quota-team",
+            { metadata: { name: "team", namespace: "team" } },
+            { retainOnDelete: true },
+        );
+        expect(
+            diffRenders([quota], [changed(quota, { metadata: { name: "team-2", namespace: "team-2" } })]).disruptions[0].message,
+        ).to.match(/^kubernetes:core\/v1:ResourceQuota quota-team: replaced \(metadata\.name, metadata\.namespace\), retained on delete: /);
+        // Deleted, it is retained, not destroyed.
+        expect(diffRenders([ns], []).disruptions.map((d) => [d.kind, d.label])).to.deep.equal([["retained", undefined]]);
+    });
+});
+
+describe("tools/diff.ts: a one-minor upgrade and what it leaves to do", () => {
+    const eks = (version: string) => resource("eks:index:Cluster", "cluster-eks", { name: "c", version });
+    const addon = (name: string, version?: string) =>
+        resource("aws:eks/addon:Addon", name, { addonName: name, ...(version ? { addonVersion: version } : {}) });
+    const managed = (name: string, props: Record<string, unknown>) => resource(NODE_GROUP, name, { nodeGroupName: name, ...props });
+    const upgradeOf = (from: string, to: string, rest: RecordedResource[]) =>
+        diffRenders([eks(from), ...rest], [eks(to), ...rest]).disruptions.map((d) => `${d.kind}: ${d.message}`);
+
+    it("with nothing left behind, says only how the upgrade runs and the rollback window (EKS version rollback: 7 days, nodes still on the old minor)", () => {
+        expect(upgradeOf("1.34", "1.35", [managed("current", { version: "1.35" }), managed("unpinned", {})])).to.deep.equal([
+            "upgrade: eks:index:Cluster cluster-eks: Kubernetes 1.34 → 1.35, in place: the control plane upgrades first; EKS can roll it back to 1.34 within 7 days while the nodes still run 1.34",
+        ]);
+    });
+
+    it("names the add-ons whose build only AWS can confirm for the target, with the command that lists them, and the groups left on the old minor with the kubelet skew they may keep (EKS describe-addon-versions; Kubernetes version skew policy: kubelet up to 3 minors older)", () => {
+        const [upgrade] = upgradeOf("1.34", "1.35", [
+            addon("vpc-cni", "v1.20.4-eksbuild.1"),
+            addon("coredns"),
+            // A kube-proxy build of the old minor is behind, named as such, not one more to confirm.
+            addon("kube-proxy", "v1.34.0-eksbuild.2"),
+            managed("old", { releaseVersion: "1.34.7-20260512" }),
+            managed("older", { version: "1.33" }),
+            managed("current", { version: "1.35" }),
+        ]);
+        expect(upgrade).to.equal(
+            "upgrade: eks:index:Cluster cluster-eks: Kubernetes 1.34 → 1.35, in place: the control plane upgrades first; EKS can roll it back to 1.34 within 7 days while the nodes still run 1.34" +
+                "; kube-proxy v1.34.0-eksbuild.2 is a 1.34 build: pin the 1.35 build in the same change" +
+                "; add-ons to confirm for 1.35 (aws eks describe-addon-versions --kubernetes-version 1.35): vpc-cni v1.20.4-eksbuild.1, coredns (unpinned)" +
+                "; node groups left behind: old (1.34), older (1.33) (kubelet may lag 3 minors; move them after the bake, docs/changes.md#kubernetes-upgrades)",
+        );
+    });
+
+    it("names each of the stack's objects on an API the target no longer serves, with the API to move to (Kubernetes deprecated API migration guide: flowcontrol.apiserver.k8s.io/v1beta3 removed in 1.32)", () => {
+        const flow = (name: string) =>
+            resource("kubernetes:flowcontrol.apiserver.k8s.io/v1beta3:FlowSchema", `fs-${name}`, {
+                apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3",
+                kind: "FlowSchema",
+                metadata: { name },
+            });
+        const [upgrade] = upgradeOf("1.31", "1.32", [flow("batch"), flow("web")]);
+        expect(upgrade).to.equal(
+            "upgrade: eks:index:Cluster cluster-eks: Kubernetes 1.31 → 1.32, in place: the control plane upgrades first; EKS can roll it back to 1.31 within 7 days while the nodes still run 1.31" +
+                "; objects on APIs 1.32 no longer serves: FlowSchema batch (flowcontrol.apiserver.k8s.io/v1beta3, use flowcontrol.apiserver.k8s.io/v1), FlowSchema web (flowcontrol.apiserver.k8s.io/v1beta3, use flowcontrol.apiserver.k8s.io/v1)",
+        );
+    });
+
+    it("rolls each pool whose class follows the minor through an alias, paced by its budgets or Karpenter's default 10%, and says how to hold it through the bake (karpenter-provider-aws amifamily resolvePath; Karpenter disruption budgets, reasons: [Drifted])", () => {
+        const nodeClass = resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "class-default", {
+            metadata: { name: "default" },
+            spec: { amiSelectorTerms: [{ alias: "al2023@v20260512" }] },
+        });
+        const pool = (name: string, budgets?: unknown[]) =>
+            resource("kubernetes:karpenter.sh/v1:NodePool", `pool-${name}`, {
+                metadata: { name },
+                spec: { template: { spec: { nodeClassRef: { name: "default" } } }, ...(budgets ? { disruption: { budgets } } : {}) },
+            });
+        const rolls = upgradeOf("1.34", "1.35", [
+            nodeClass,
+            pool("plain"),
+            pool("paced", [{ nodes: "20%" }, { nodes: "0", schedule: "@daily" }]),
+        ]).slice(1);
+        expect(rolls).to.deep.equal([
+            "roll: kubernetes:karpenter.sh/v1:NodePool pool-plain: every node drifts once the control plane runs 1.35: EC2NodeClass default selects the AMI alias al2023@v20260512, which Karpenter resolves per Kubernetes minor; nodes are replaced under the pool's disruption budgets (10%, Karpenter's default), each drained first, after which a rollback to 1.34 needs them back on 1.34 too; to keep them on 1.34 through the bake, give the pool a budget { nodes: \"0\", reasons: [Drifted] } before the upgrade",
+            'roll: kubernetes:karpenter.sh/v1:NodePool pool-paced: every node drifts once the control plane runs 1.35: EC2NodeClass default selects the AMI alias al2023@v20260512, which Karpenter resolves per Kubernetes minor; nodes are replaced under the pool\'s disruption budgets (20%, 0), each drained first, after which a rollback to 1.34 needs them back on 1.34 too; to keep them on 1.34 through the bake, give the pool a budget { nodes: "0", reasons: [Drifted] } before the upgrade',
+        ]);
+    });
+});
+
+describe("tools/diff.ts: the smaller rules a reviewer still reads", () => {
+    it("refuses only the fields the API server will not update, however many other fields change with them, and says 'them' for several (ValidateStorageClassUpdate: reclaimPolicy and volumeBindingMode are immutable)", () => {
+        const sc = resource("kubernetes:storage.k8s.io/v1:StorageClass", "gp3", {
+            metadata: { name: "gp3" },
+            provisioner: "ebs.csi.aws.com",
+            reclaimPolicy: "Delete",
+            volumeBindingMode: "WaitForFirstConsumer",
+            allowVolumeExpansion: false,
+        });
+        const refused = (props: Record<string, unknown>) =>
+            diffRenders([sc], [changed(sc, props)]).disruptions.map((d) => `${d.kind}: ${d.message}`);
+        expect(refused({ reclaimPolicy: "Retain", allowVolumeExpansion: true })).to.deep.equal([
+            "refused: kubernetes:storage.k8s.io/v1:StorageClass gp3: reclaimPolicy changed: the API server refuses to update it in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead",
+        ]);
+        expect(refused({ reclaimPolicy: "Retain", volumeBindingMode: "Immediate" })).to.deep.equal([
+            "refused: kubernetes:storage.k8s.io/v1:StorageClass gp3: reclaimPolicy, volumeBindingMode changed: the API server refuses to update them in place, and the provider does not replace the object for it, so pulumi up fails; give the object a new name (a replacement) instead",
+        ]);
+        // A refusal with no label is counted as such in the summary.
+        expect(summaryLine(diffRenders([sc], [changed(sc, { reclaimPolicy: "Retain" })]))).to.equal(
+            "DISRUPTIVE: 1 refused — 0 to create, 1 to update, 0 to replace, 0 to delete",
+        );
+    });
+
+    it("refuses a protected resource's replacement without calling it stateful when it holds nothing of its own (pulumi protect)", () => {
+        const guarded = { ...group, options: { protect: true } };
+        const [refusal] = diffRenders([guarded], [changed(guarded, { instanceTypes: ["m7i.large"] })]).disruptions;
+        expect(refusal).to.deep.equal({
+            kind: "refused",
+            urn: group.urn,
+            message: `${NODE_GROUP} general: protected, but instanceTypes[0] forces a replacement: the engine refuses the update`,
+        });
+    });
+
+    it("names every input that forces a stateful resource's replacement (terraform-provider-aws aws_eks_cluster: name and the VPC both ForceNew)", () => {
+        const before = resource("eks:index:Cluster", "cluster-eks", { name: "c", vpcId: "vpc-1", version: "1.34" });
+        const [d] = diffRenders([before], [changed(before, { name: "d", vpcId: "vpc-2" })]).disruptions;
+        expect(d.message).to.match(/^eks:index:Cluster cluster-eks: cluster replaced \(name, vpcId\): a new control plane/);
+    });
+
+    it("shows a made-up value inside a created document or object as pulumi preview does ([unknown]: only an apply computes it)", () => {
+        const policy = {
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: ["arn:aws:mock:s3:::logs.mock-0123456789/*"] }],
+        };
+        const created = diffRenders(
+            [],
+            [resource("aws:iam/policy:Policy", "read", { policy: JSON.stringify(policy), tags: { bucket: "logs.mock-0123456789" } })],
+        );
+        expect(created.changes[0].properties).to.deep.equal([
+            {
+                path: "policy(json)",
+                before: undefined,
+                after: { ...policy, Statement: [{ ...policy.Statement[0], Resource: ["[unknown]"] }] },
+            },
+            { path: "tags.bucket", before: undefined, after: "[unknown]" },
+        ]);
+        // An object that replaces a null as a whole is masked inside too.
+        const role = resource("aws:iam/role:Role", "r", { inlinePolicy: null });
+        const updated = diffRenders([role], [changed(role, { inlinePolicy: { name: "p.mock-0123456789" } })]);
+        expect(updated.changes[0].properties).to.deep.equal([{ path: "inlinePolicy", before: null, after: { name: "[unknown]" } }]);
+    });
+
+    it("lists an input set to an empty map as {}, not as nothing", () => {
+        const [change] = diffRenders([], [resource("aws:ec2/vpc:Vpc", "vpc", { cidrBlock: "10.0.0.0/16", tags: {} })]).changes;
+        expect(change.properties).to.deep.equal([
+            { path: "cidrBlock", before: undefined, after: "10.0.0.0/16" },
+            { path: "tags", before: undefined, after: {} },
+        ]);
+        expect(formatDiffText(diffRenders([], [resource("aws:ec2/vpc:Vpc", "vpc", { tags: {} })]), "H")).to.include("      tags: {}");
+    });
+
+    it("prints a create's inputs whole up to a dozen, with no 'more inputs' line at exactly twelve", () => {
+        const twelve = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${String(i).padStart(2, "0")}`, i]));
+        const text = formatDiffText(diffRenders([], [resource("aws:iam/role:Role", "r", twelve)]), "H").split("\n");
+        expect(text.filter((l) => /^ {6}k\d\d: \d+$/.test(l))).to.have.length(12);
+        expect(text.join("\n")).to.not.include("more inputs");
+    });
+});

@@ -1,6 +1,10 @@
 import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import type { GroupReport } from "eks-platform-rehearsal";
-import { formatUpgradePlan, planUpgrade } from "../../tools/upgrade";
+import { InputError } from "../../tools/errors";
+import { formatUpgradePlan, planUpgrade, upgradeCommand, UpgradePlan } from "../../tools/upgrade";
 import { CLUSTER_HOURLY_USD, EKS_RELEASE_CALENDAR, KARPENTER_MINIMUM } from "../../tools/upgradeData";
 import { Rendered, upgradeImpact } from "../../tools/upgradeImpact";
 import { runTool } from "../mocks";
@@ -318,5 +322,200 @@ describe("tools/upgrade.ts: the plan's edge cases", () => {
         // Read from the cluster, wherever it is among the resources.
         const behindOthers = plan([group("1.34.7-20260512"), standard], "1.35", [], "2026-12-01").steps[0].details.join("\n");
         expect(behindOthers).to.include("upgrade policy STANDARD");
+    });
+});
+
+describe("npm run upgrade, in process (upgradeCommand: the command line, the render and the exit code)", () => {
+    const USAGE = "usage: npm run upgrade -- <stack> [--to <minor>] [--format text|json] [manifest paths…]";
+    /** A managed group the drain rehearsal can roll: three nodes, one at a time. */
+    const general = r("aws:eks/nodeGroup:NodeGroup", "general", {
+        nodeGroupName: "general",
+        releaseVersion: "1.34.7-20260512",
+        instanceTypes: ["m7i.large"],
+        scalingConfig: { minSize: 2, desiredSize: 3, maxSize: 6 },
+        updateConfig: { maxUnavailable: 1 },
+    });
+    /** A render of `stacks`' resources by stack name, recording the stacks asked for. */
+    const renderer = (stacks: Record<string, Rendered[]>) => {
+        const asked: string[] = [];
+        const render = (stack: string) => {
+            asked.push(stack);
+            return Promise.resolve(stacks[stack] ?? []);
+        };
+        return { asked, render };
+    };
+    const refusal = async (argv: string[], stacks: Record<string, Rendered[]> = { dev: [cluster("1.34")] }) => {
+        const err = await upgradeCommand(argv, { render: renderer(stacks).render, today: "2026-11-01" }).then(
+            () => undefined,
+            (e: unknown) => e,
+        );
+        expect(err, "an error").to.be.instanceOf(Error);
+        return err as Error;
+    };
+    let dir: string;
+    const manifest = (name: string, text: string) => {
+        const file = path.join(dir, name);
+        fs.writeFileSync(file, text);
+        return file;
+    };
+    before(() => {
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "upgrade-command-"));
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it("plans the named stack's next minor and prints it as text, each managed group a wave with the drain rehearsal's verdict (exit 0: no blocker)", async () => {
+        const { asked, render } = renderer({ dev: [cluster("1.34"), general] });
+        const { code, stdout } = await upgradeCommand(["dev"], { render, today: "2026-11-01" });
+        expect(asked).to.deep.equal(["dev"]);
+        expect(code).to.equal(0);
+        const lines = stdout.split("\n");
+        expect(lines.slice(0, 2)).to.deep.equal([
+            'Upgrade plan of stack "dev": Kubernetes 1.34 → 1.35',
+            "no blocker found offline; confirm what only AWS can tell below",
+        ]);
+        // The rehearsal itself ran on the render: three nodes rolled one at a time, verdict OK.
+        expect(lines).to.include("4. Wave: managed node group general (1.34) [ok]");
+        expect(lines).to.include("     - drain rehearsal: OK, 3 node(s), about 12 min");
+        // The calendar is read on the day given.
+        expect(stdout).to.include("1.34 is in standard support until 2026-12-02 (31 days from 2026-11-01)");
+        expect(stdout.endsWith("in the wave\n") && !stdout.endsWith("\n\n"), "one newline after the plan").to.equal(true);
+    });
+
+    it("--to the next minor is the default's target; --format json prints the same plan as one JSON document", async () => {
+        const { render } = renderer({ dev: [cluster("1.34"), general] });
+        const text = await upgradeCommand(["dev", "--to", "1.35"], { render, today: "2026-11-01" });
+        expect(text.stdout).to.equal((await upgradeCommand(["dev"], { render, today: "2026-11-01" })).stdout);
+        const json = await upgradeCommand(["dev", "--format", "json"], { render, today: "2026-11-01" });
+        expect(json.code).to.equal(0);
+        expect(json.stdout.endsWith("}\n")).to.equal(true);
+        const plan = JSON.parse(json.stdout) as UpgradePlan;
+        expect([plan.stack, plan.from, plan.to, plan.blockers]).to.deep.equal(["dev", "1.34", "1.35", []]);
+        expect(plan.steps.find((s) => s.title.startsWith("Wave: managed node group general"))?.verdict).to.equal("ok");
+        expect((await refusal(["dev", "--format", "yaml"])).message).to.equal('--format must be text or json, not "yaml"');
+    });
+
+    it("plans the manifests given with the stack: one on an API the target no longer serves is a blocker (exit 1; Kubernetes deprecated API migration guide: flowcontrol v1beta3 removed in 1.32)", async () => {
+        const flow = manifest(
+            "flow.yaml",
+            [
+                "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3",
+                "kind: FlowSchema",
+                "metadata:",
+                "  name: batch",
+                "spec:",
+                "  priorityLevelConfiguration:",
+                "    name: workload-low",
+                "  matchingPrecedence: 1000",
+                "",
+            ].join("\n"),
+        );
+        const { render } = renderer({ dev: [cluster("1.31")] });
+        const { code, stdout } = await upgradeCommand(["dev", flow], { render, today: "2026-11-01" });
+        expect(code).to.equal(1);
+        expect(stdout.split("\n").slice(0, 5)).to.deep.equal([
+            'Upgrade plan of stack "dev": Kubernetes 1.31 → 1.32',
+            "BLOCKED: 1 blocker(s)",
+            "",
+            "Blockers:",
+            "  ! FlowSchema batch uses flowcontrol.apiserver.k8s.io/v1beta3, which 1.32 no longer serves: move it to flowcontrol.apiserver.k8s.io/v1 first",
+        ]);
+    });
+
+    it("refuses manifests the API server would refuse, each with its file and line, before any plan (bad input: exit 2)", async () => {
+        const deployment = (name: string, replicas: number) =>
+            [
+                "apiVersion: apps/v1",
+                "kind: Deployment",
+                "metadata:",
+                `  name: ${name}`,
+                "  namespace: team",
+                "spec:",
+                `  replicas: ${replicas}`,
+                "  selector: { matchLabels: { app: web } }",
+                "  template:",
+                "    metadata: { labels: { app: web } }",
+                "    spec: { containers: [{ name: web, image: nginx:1.27 }] }",
+                "",
+            ].join("\n");
+        const a = manifest("a.yaml", deployment("web", -5));
+        const b = manifest("b.yaml", deployment("api", -1));
+        const ok = manifest("ok.yaml", deployment("fine", 2));
+        const err = await refusal(["dev", a, ok, b]);
+        expect(err).to.be.instanceOf(InputError);
+        const lines = err.message.split("\n");
+        expect(lines).to.have.length(2);
+        expect(lines[0]).to.match(
+            /a\.yaml:7: Deployment team\/web would be refused by the API server: spec\.replicas -5 is not a non-negative integer/,
+        );
+        expect(lines[1]).to.match(/b\.yaml:7: Deployment team\/api would be refused by the API server: spec\.replicas -1 /);
+    });
+
+    it("refuses a stack without an EKS cluster, and a target other than the next minor (EKS UpdateClusterVersion: one minor at a time), hinting at 1.N for one it cannot read", async () => {
+        expect((await refusal(["empty"])).message).to.equal('stack "empty" has no EKS cluster to upgrade');
+        expect((await refusal(["dev", "--to", "1.36"])).message).to.equal(
+            "--to 1.36: EKS upgrades a control plane one minor at a time; the next step from 1.34 is 1.35",
+        );
+        expect((await refusal(["dev", "--to", "1.34"])).message).to.equal(
+            "--to 1.34: EKS upgrades a control plane one minor at a time; the next step from 1.34 is 1.35",
+        );
+        expect((await refusal(["dev", "--to", "35"])).message).to.equal(
+            "--to 35: EKS upgrades a control plane one minor at a time; the next step from 1.34 is 1.35 (write the target as 1.N)",
+        );
+    });
+
+    it("answers a missing stack and --help with the usage, and an unknown option with its name and the usage", async () => {
+        const missing = await refusal([]);
+        expect(missing).to.be.instanceOf(InputError);
+        expect(missing.message).to.equal(USAGE);
+        const help = await refusal(["--help"]);
+        expect(help).to.not.be.instanceOf(InputError);
+        expect(help.message).to.equal(USAGE);
+        expect((await refusal(["dev", "--bogus"])).message)
+            .to.match(/^Unknown option '--bogus'\n/)
+            .and.include(USAGE);
+    });
+
+    it("reads the support calendar on the day it runs when no day is given", async () => {
+        // The calendar's newest minor: in standard support for a while yet, or past it (then the note says so).
+        const newest = [...EKS_RELEASE_CALENDAR].sort((a, b) => a.endOfStandardSupport.localeCompare(b.endOfStandardSupport)).pop()!;
+        const { render } = renderer({ dev: [cluster(newest.minor)] });
+        const days = [new Date().toISOString().slice(0, 10)];
+        const { stdout } = await upgradeCommand(["dev"], { render });
+        days.push(new Date().toISOString().slice(0, 10));
+        const notes = days.map((today) => {
+            if (today >= newest.endOfStandardSupport) {
+                return `${newest.minor} left standard support on ${newest.endOfStandardSupport}:`;
+            }
+            const n = Math.round((Date.parse(newest.endOfStandardSupport) - Date.parse(today)) / 86_400_000);
+            return `${newest.minor} is in standard support until ${newest.endOfStandardSupport} (${n} day${n === 1 ? "" : "s"} from ${today})`;
+        });
+        expect(
+            notes.some((note) => stdout.includes(note)),
+            stdout,
+        ).to.equal(true);
+    });
+});
+
+describe("tools/upgrade.ts: waves the reports and budgets name", () => {
+    it("titles an unpinned managed group's wave without a minor (its nodes' minor is unknown offline)", () => {
+        const unpinned = r("aws:eks/nodeGroup:NodeGroup", "general", { nodeGroupName: "general" });
+        const titles = plan([cluster("1.34"), unpinned], "1.35").steps.map((s) => s.title);
+        expect(titles).to.include("Wave: managed node group general");
+        expect(titles.filter((t) => t.includes("(1."))).to.deep.equal([]);
+    });
+
+    it("gives a NodePool's wave the report of its own URN even when a node group of the same name is reported first", () => {
+        const pool = poolOn("general", [{ nodes: "20%" }, { nodes: "1", reasons: ["Drifted"] }]);
+        const ng = r("aws:eks/nodeGroup:NodeGroup", "ng", { nodeGroupName: "general", releaseVersion: "1.34.7-20260512" });
+        const reports = [
+            { ...report("general", "ok"), urn: ng.urn },
+            { ...report("general", "blocked"), urn: pool.urn, kind: "nodePool" },
+        ] as GroupReport[];
+        const p = plan([cluster("1.34"), aliasClass(), pool, ng], "1.35", reports);
+        const wave = p.steps.find((s) => s.title === "Wave: NodePool general");
+        expect(wave?.verdict).to.equal("blocked");
+        // Each of the pool's budgets, as written, paces its drift.
+        expect(wave?.details[0]).to.equal("remove the drift hold: Karpenter replaces every node under the pool's budgets (20%, 1)");
+        expect(p.steps.find((s) => s.title.startsWith("Wave: managed node group general"))?.verdict).to.equal("ok");
     });
 });

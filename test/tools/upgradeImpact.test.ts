@@ -118,3 +118,18 @@ describe("tools/upgradeImpact.ts: what a minor upgrade does to a render", () => 
         });
     });
 });
+
+describe("tools/upgradeImpact.ts: a pool and its class of the same name", () => {
+    it("finds the pool's EC2NodeClass among the EC2NodeClasses only, whatever else shares its name (Karpenter's getting-started NodePool and EC2NodeClass are both `default`)", () => {
+        const impact = upgradeImpact(
+            [
+                cluster(),
+                nodeClass("default", [{ alias: "al2023@v20260512" }]),
+                pool("default", "default"),
+                r("kubernetes:core/v1:Namespace", "ns-default", { metadata: { name: "default" } }),
+            ],
+            "1.35",
+        )!;
+        expect(impact.drifts.map((d) => [d.pool, d.nodeClass, d.alias])).to.deep.equal([["default", "default", "al2023@v20260512"]]);
+    });
+});
