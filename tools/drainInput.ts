@@ -6,8 +6,7 @@
  */
 import * as path from "path";
 import type { DrainResource } from "eks-platform-rehearsal";
-import { pdbRefusals, readPdbs, readWorkload, unknownCheckingProxy, Verdicts } from "eks-platform-kernel/policy";
-import { violation } from "eks-platform-kernel";
+import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { collectFiles, ManifestResource, readManifests, subjectOf, toResources } from "./manifests";
 import { readStackFiles, runProgram } from "./offline";
 import { displayPath } from "./report";
@@ -78,49 +77,7 @@ export async function validatedManifestResources(
         line: d.line ?? byUrn.get(d.urn ?? "")?.manifest.line ?? 0,
         message: d.message,
     }));
+    // One validation for the gate and the rehearsal: the schema and what the API server refuses beyond it (tools/schema.ts).
     const refusedUrns = new Set(checked.diagnostics.map((d) => d.urn));
-    // Beyond the schema, the API server's own validation of the fields the rehearsal reads: the
-    // kernel's readers hold those rules (apps/v1 ValidateDeploymentSpec and kin: replicas >= 0;
-    // policy/v1 ValidatePodDisruptionBudgetSpec).
-    for (const m of mapped.filter((m) => !refusedUrns.has(m.resource.urn))) {
-        const reasons = beyondSchema(m);
-        if (reasons.length > 0) {
-            refusedUrns.add(m.resource.urn);
-            refused.push(
-                ...reasons.map((r) => ({
-                    file: displayPath(m.manifest.file),
-                    line: r.at && m.manifest.lineOf ? m.manifest.lineOf(r.at) : m.manifest.line,
-                    message: r.message,
-                })),
-            );
-        }
-    }
     return { resources: mapped.filter((m) => !refusedUrns.has(m.resource.urn)).map(asReadManifest), refused };
-}
-
-const REFUSED = "kubectl apply, Helm and Pulumi fail on it and nothing of the object is created, so it is not rehearsed";
-
-/** Why the API server would refuse an object the schema admits, in the fields the rehearsal reads. */
-function beyondSchema(m: ManifestResource): { message: string; at?: string[] }[] {
-    const subject = subjectOf(m);
-    const w = readWorkload(m.resource.type, m.resource.name, m.resource.props);
-    if (w?.invalidReplicas !== undefined) {
-        return [
-            {
-                message: violation(
-                    `${subject} would be refused by the API server: spec.replicas ${JSON.stringify(w.invalidReplicas)} is not a non-negative integer`,
-                    REFUSED,
-                    "set spec.replicas to a whole number of at least 0",
-                ),
-                at: ["spec", "replicas"],
-            },
-        ];
-    }
-    const pdbs = readPdbs([m.resource], new Verdicts());
-    return pdbs.flatMap((pdb) =>
-        pdbRefusals(pdb).map((r) => ({
-            message: violation(`${subject} would be refused by the API server: it ${r.what}`, REFUSED, r.fix),
-            at: r.at,
-        })),
-    );
 }

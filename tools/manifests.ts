@@ -187,19 +187,52 @@ export function collectFiles(paths: readonly string[]): string[] {
 }
 
 /** The objects of every file (`-`: standard input, read once, named `<stdin>`). */
-export function readManifests(files: readonly string[], readStdin: () => string = () => fs.readFileSync(0, "utf8")): ManifestObject[] {
+export function readManifests(files: readonly string[], readStdin: () => Buffer | string = () => fs.readFileSync(0)): ManifestObject[] {
     return files.flatMap((f) => {
         if (f === STDIN_ARG) {
-            return parseManifests(readStdin(), STDIN_NAME);
+            return parseManifests(utf8(readStdin(), STDIN_NAME), STDIN_NAME);
         }
-        let text: string;
+        let bytes: Buffer;
         try {
-            text = fs.readFileSync(f, "utf8");
+            bytes = fs.readFileSync(f);
         } catch (err) {
             throw new ManifestError(f, undefined, unreadable(f, err as NodeJS.ErrnoException));
         }
-        return parseManifests(text, f);
+        return parseManifests(utf8(bytes, f), f);
     });
+}
+
+/**
+ * The text of a manifest file, which must be UTF-8: the API server decodes JSON as UTF-8 and
+ * kubectl's YAML reader (sigs.k8s.io/yaml over go-yaml) refuses an invalid sequence, so a file
+ * that is not is refused here, naming its line, instead of being read with replacement characters.
+ */
+export function utf8(bytes: Buffer | string, file: string): string {
+    if (typeof bytes === "string") {
+        return bytes;
+    }
+    try {
+        return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+        // The first invalid byte: decode prefixes until one fails.
+        let good = 0;
+        let bad = bytes.length;
+        while (bad - good > 1) {
+            const mid = (good + bad) >> 1;
+            try {
+                new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+                good = mid;
+            } catch {
+                bad = mid;
+            }
+        }
+        const line = bytes.subarray(0, good).toString("latin1").split("\n").length;
+        throw new ManifestError(
+            file,
+            line,
+            `not valid UTF-8 (byte 0x${bytes[good].toString(16).padStart(2, "0")} at offset ${good}): kubectl and the API server refuse it; save the file as UTF-8`,
+        );
+    }
 }
 
 /**

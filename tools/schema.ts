@@ -19,6 +19,8 @@ import {
     objectNameProblem,
     violation,
 } from "eks-platform-kernel";
+import { path as at, asArray, asNumber, asString, field } from "eks-platform-kernel";
+import { pdbRefusals, podSpecField, readPdbs, readWorkload, Verdicts, workloadKind } from "eks-platform-kernel/policy";
 import type { GateDiagnostic } from "./gate";
 
 /** Pulumi Kubernetes types that are not API objects and carry no schema of their own. */
@@ -323,9 +325,10 @@ export async function objectProblems(object: Record<string, unknown>): Promise<S
             reason: `no schema is known for ${apiVersion} ${kind}: its CRD's validation was not applied`,
         };
     }
+    const beyond = specProblems(apiVersion, kind, object);
     try {
         new Model(object).validate();
-        return { status: "validated", problems: metadata };
+        return { status: "validated", problems: [...metadata, ...beyond] };
     } catch (err) {
         const errors = (err as { errors?: AjvError[] }).errors;
         if (!Array.isArray(errors)) {
@@ -333,8 +336,84 @@ export async function objectProblems(object: Record<string, unknown>): Promise<S
         }
         // A value unknown at preview (the engine's marker) is not refused: the policies say it is undecided.
         const known = errors.filter((e) => !isUnknownSentinel(valueAt(object, pathOf(e.instancePath))));
-        return { status: "validated", problems: [...known.map((e) => schemaProblem(object, e)), ...metadata] };
+        return { status: "validated", problems: [...known.map((e) => schemaProblem(object, e)), ...metadata, ...beyond] };
     }
+}
+
+/** The Pulumi type token of a Kubernetes object (`kubernetes:apps/v1:Deployment`). */
+function tokenOf(apiVersion: string, kind: string): string {
+    const slash = apiVersion.lastIndexOf("/");
+    return `kubernetes:${slash < 0 ? "core" : apiVersion.slice(0, slash)}/${slash < 0 ? apiVersion : apiVersion.slice(slash + 1)}:${kind}`;
+}
+
+/**
+ * What the API server refuses beyond the OpenAPI schema, in the fields the pack and the drain
+ * rehearsal read (kubernetes v1.34 pkg/apis/core/validation and apps/validation, policy/validation):
+ * a negative `replicas` (ValidateNonnegativeField), a PodDisruptionBudget's values, both values and
+ * selector (ValidatePodDisruptionBudgetSpec: the kernel's `pdbRefusals`), and a pod template's
+ * topology spread constraints (validateTopologySpreadConstraints: `maxSkew` and `minDomains`
+ * greater than zero, `minDomains` only with `DoNotSchedule` (the schema holds the two actions), no two constraints with the same `topologyKey` and `whenUnsatisfiable`). The gate and
+ * `npm run drain` both run it, through `validateObjects`.
+ */
+export function specProblems(apiVersion: string, kind: string, object: Record<string, unknown>): SchemaProblem[] {
+    const out: SchemaProblem[] = [];
+    const type = tokenOf(apiVersion, kind);
+    const name = asString(at(object, "metadata", "name")) ?? "";
+    const w = readWorkload(type, name, object);
+    if (w?.invalidReplicas !== undefined && typeof w.invalidReplicas === "number" && Number.isInteger(w.invalidReplicas)) {
+        out.push({
+            path: ["spec", "replicas"],
+            message: `spec.replicas: Invalid value: ${w.invalidReplicas}: must be greater than or equal to 0`,
+        });
+    }
+    for (const pdb of readPdbs([{ type, name, props: object, urn: "" }], new Verdicts())) {
+        for (const r of pdbRefusals(pdb)) {
+            out.push({ path: r.at, message: `it ${r.what}` });
+        }
+    }
+    const wk = workloadKind(type, object);
+    if (wk) {
+        const spec = wk === "Pod" ? field(object, "spec") : at(object, ...podSpecField(wk).map(String));
+        const seen = new Set<string>();
+        asArray(field(spec, "topologySpreadConstraints")).forEach((c, i) => {
+            const where = podSpecField(wk, "topologySpreadConstraints", i);
+            const fieldPath = (f: string) => [...where, f];
+            const text = (f: string) =>
+                [...where, f]
+                    .map((x) => (typeof x === "number" ? `[${x}]` : `.${x}`))
+                    .join("")
+                    .slice(1);
+            const maxSkew = asNumber(field(c, "maxSkew"));
+            if (maxSkew !== undefined && maxSkew <= 0) {
+                out.push({
+                    path: fieldPath("maxSkew"),
+                    message: `${text("maxSkew")}: Invalid value: ${maxSkew}: must be greater than zero`,
+                });
+            }
+            const action = field(c, "whenUnsatisfiable");
+            const minDomains = asNumber(field(c, "minDomains"));
+            if (minDomains !== undefined && minDomains <= 0) {
+                out.push({
+                    path: fieldPath("minDomains"),
+                    message: `${text("minDomains")}: Invalid value: ${minDomains}: must be greater than zero`,
+                });
+            } else if (minDomains !== undefined && typeof action === "string" && action !== "DoNotSchedule") {
+                out.push({
+                    path: fieldPath("minDomains"),
+                    message: `${text("minDomains")}: Invalid value: ${minDomains}: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`,
+                });
+            }
+            const key = `${String(field(c, "topologyKey"))}\u0000${String(action)}`;
+            if (seen.has(key)) {
+                out.push({
+                    path: fieldPath("topologyKey"),
+                    message: `${text("topologyKey")}: Duplicate value: a constraint with topologyKey ${String(field(c, "topologyKey"))} and whenUnsatisfiable ${String(action)} is already set`,
+                });
+            }
+            seen.add(key);
+        });
+    }
+    return out;
 }
 
 /** The gate's name for verdicts of the API server's own validation (not a policy of the pack). */
@@ -347,7 +426,7 @@ export const API_SERVER_VALIDATION_DESCRIPTION =
 /** What `api-server-validation` requires and checks, as SARIF's rule help gives a policy's (docs/policies.md has it in full). */
 export const API_SERVER_VALIDATION_DOCS = {
     requires: "objects the API server would accept",
-    checks: "each object against the official OpenAPI schema of its kind and apiVersion, and against the rules the API server applies beyond it: object names per kind, namespaces, label keys and values, annotation keys, an apiVersion that serves the kind, and what the drain rehearsal reads (replicas, a budget's values and selector); a refused object is reported at the offending field and judged by no policy",
+    checks: "each object against the official OpenAPI schema of its kind and apiVersion, and against the rules the API server applies beyond it: object names per kind, namespaces, label keys and values, annotation keys, an apiVersion that serves the kind, and what the pack and the drain rehearsal read (replicas at least 0, a budget's values and selector, topology spread constraints: maxSkew and minDomains above 0, minDomains only with DoNotSchedule, no duplicate topologyKey and whenUnsatisfiable); a file that is not UTF-8 is refused as bad input; a refused object is reported at the offending field and judged by no policy",
 };
 
 /** An object to validate, with what reports need to point at it. */

@@ -157,25 +157,36 @@ describe("npm run drain", function () {
         const out = JSON.parse(json.stdout) as Rehearsal & { refused: { file: string; line: number; message: string }[] };
         const file = `${dir}/app.yaml`;
         expect(out.refused.map((r) => [r.file, r.line])).to.deep.equal([
-            [file, 20],
-            [file, 8],
-            [file, 32],
+            [file, 9],
+            [file, 21],
+            [file, 33],
+            [file, 58],
         ]);
         expect(out.refused[0].message).to.match(
-            /^Deployment shop\/api would be refused by the API server: spec\.replicas is the string "3"/,
+            /^Deployment shop\/web would be refused by the API server: spec\.replicas: Invalid value: -5: must be greater than or equal to 0\. Why: /,
         );
         expect(out.refused[1].message).to.match(
-            /^Deployment shop\/web would be refused by the API server: spec\.replicas -5 is not a non-negative integer\. Why: .*not rehearsed/,
+            /^Deployment shop\/api would be refused by the API server: spec\.replicas is the string "3"/,
         );
         expect(out.refused[2].message).to.match(
             /^PodDisruptionBudget shop\/cart would be refused by the API server: it sets maxUnavailable to -1/,
         );
+        expect(out.refused[3].message).to.match(
+            /^Deployment shop\/spread would be refused by the API server: spec\.template\.spec\.topologySpreadConstraints\[0\]\.maxSkew: Invalid value: 0: must be greater than zero/,
+        );
+        // One validation: policy:check refuses exactly the same objects, at the same lines, with the same words.
+        const gate = await runTool("policyCheck.ts", ["--env", "dev", "--format", "json", dir]);
+        const gated = (
+            JSON.parse(gate.stdout) as { violations: { policy: string; message: string; location?: { line: number } }[] }
+        ).violations.filter((v) => v.policy === "api-server-validation");
+        expect(gated.map((v) => v.location?.line)).to.deep.equal(out.refused.map((r) => r.line));
+        gated.forEach((v, i) => expect(v.message).to.include(out.refused[i].message.slice(0, out.refused[i].message.indexOf(" Why: "))));
         // The refused workloads are not rehearsed at all (not as one replica); the valid one is.
         const rehearsed = JSON.stringify(out.groups);
-        expect(rehearsed).to.not.match(/shop\/web|shop\/api/);
+        expect(rehearsed).to.not.match(/shop\/web|shop\/api|shop\/spread/);
         expect(out.undecided.join("\n")).to.not.match(/shop\/web/);
-        expect(text.stdout.split("\n")[0]).to.equal("Refused by the API server, so not rehearsed (3):");
-        expect(text.stdout).to.match(/\n {2}test\/fixtures\/drain-refused\/app\.yaml:8: Deployment shop\/web would be refused/);
+        expect(text.stdout.split("\n")[0]).to.equal("Refused by the API server, so not rehearsed (4):");
+        expect(text.stdout).to.match(/\n {2}test\/fixtures\/drain-refused\/app\.yaml:9: Deployment shop\/web would be refused/);
     });
 
     it("--platform rehearses manifests on a profile's platform exactly as on the rendered stack, with no program to run", async () => {

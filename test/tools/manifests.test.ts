@@ -262,4 +262,42 @@ describe("policy check: what the pack is sent", () => {
             "CustomResourceDefinition gadgets.example.com uses apiVersion apiextensions.k8s.io/v1beta1",
         );
     });
+    it("refuses a file that is not UTF-8 as kubectl does, naming the file and the line of the first bad byte, and reads UTF-8 with a BOM or multi-byte text", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "utf8-"));
+        const bad = path.join(dir, "bad.yaml");
+        fs.writeFileSync(
+            bad,
+            Buffer.concat([
+                Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x, namespace: a }\ndata: { k: "'),
+                Buffer.from([0xff, 0xfe]),
+                Buffer.from('" }\n'),
+            ]),
+        );
+        expect(() => readManifests([bad])).to.throw(
+            ManifestError,
+            /bad\.yaml:4: not valid UTF-8 \(byte 0xff at offset 79\): kubectl and the API server refuse it/,
+        );
+        // A truncated multi-byte sequence at the very end is invalid too.
+        const cut = path.join(dir, "cut.yaml");
+        fs.writeFileSync(cut, Buffer.concat([Buffer.from("a: b\n"), Buffer.from([0xc3])]));
+        expect(() => readManifests([cut])).to.throw(ManifestError, /cut\.yaml:2: not valid UTF-8 \(byte 0xc3 at offset 5\)/);
+        const good = path.join(dir, "good.yaml");
+        fs.writeFileSync(
+            good,
+            Buffer.concat([
+                Buffer.from([0xef, 0xbb, 0xbf]),
+                Buffer.from(
+                    'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x, namespace: a }\ndata: { k: "caf\u00e9 \u2713" }\n',
+                    "utf8",
+                ),
+            ]),
+        );
+        expect(readManifests([good]).map((m) => (m.object.data as Record<string, string>).k)).to.deep.equal(["caf\u00e9 \u2713"]);
+        // Standard input too.
+        expect(() => readManifests(["-"], () => Buffer.from([0x61, 0x3a, 0x20, 0xff]))).to.throw(
+            ManifestError,
+            /<stdin>:1: not valid UTF-8/,
+        );
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
 });

@@ -439,3 +439,100 @@ describe("schema: objects as the API server validates them (official OpenAPI sch
         );
     });
 });
+
+describe("schema: what the API server refuses beyond the OpenAPI schema (kubernetes v1.34 validation)", () => {
+    const problems = async (o: Record<string, unknown>) => (await objectProblems(o)).problems.map((p) => [p.path.join("."), p.message]);
+    const spread = (...constraints: Record<string, unknown>[]) => {
+        const o = deployment();
+        ((o.spec as Record<string, any>).template.spec as Record<string, unknown>).topologySpreadConstraints = constraints;
+        return o;
+    };
+    const zone = {
+        maxSkew: 1,
+        topologyKey: "topology.kubernetes.io/zone",
+        whenUnsatisfiable: "DoNotSchedule",
+        labelSelector: { matchLabels: { app: "web" } },
+    };
+
+    it("refuses a negative replicas (ValidateNonnegativeField) of every replicated kind, and takes 0", async () => {
+        expect(await problems(withValue(["spec", "replicas"], -1))).to.deep.equal([
+            ["spec.replicas", "spec.replicas: Invalid value: -1: must be greater than or equal to 0"],
+        ]);
+        expect(await problems(withValue(["spec", "replicas"], 0))).to.deep.equal([]);
+        const sts = { ...withValue(["spec", "replicas"], -2), kind: "StatefulSet" };
+        (sts.spec as Record<string, unknown>).serviceName = "web";
+        expect((await problems(sts)).map((p) => p[0])).to.deep.equal(["spec.replicas"]);
+        const rc = {
+            apiVersion: "v1",
+            kind: "ReplicationController",
+            metadata: { name: "rc", namespace: "shop" },
+            spec: { replicas: -1, selector: { app: "rc" }, template: (deployment().spec as Record<string, unknown>).template },
+        };
+        expect((await problems(rc)).map((p) => p[0])).to.deep.equal(["spec.replicas"]);
+    });
+
+    it("refuses a budget's negative value and both values set (ValidatePodDisruptionBudgetSpec), at their fields", async () => {
+        const pdb = (spec: Record<string, unknown>) => ({
+            apiVersion: "policy/v1",
+            kind: "PodDisruptionBudget",
+            metadata: { name: "b", namespace: "shop" },
+            spec: { selector: { matchLabels: { app: "web" } }, ...spec },
+        });
+        expect(await problems(pdb({ maxUnavailable: 1 }))).to.deep.equal([]);
+        expect((await problems(pdb({ maxUnavailable: -1 })))[0]).to.deep.equal([
+            "spec.maxUnavailable",
+            "it sets maxUnavailable to -1, which is negative",
+        ]);
+        expect((await problems(pdb({ minAvailable: 1, maxUnavailable: 1 }))).map((p) => p[0])).to.deep.equal(["spec"]);
+    });
+
+    it("refuses topology spread constraints validateTopologySpreadConstraints refuses: maxSkew and minDomains above zero, minDomains only with DoNotSchedule, no duplicate key and action (the schema holds the actions)", async () => {
+        const at = "spec.template.spec.topologySpreadConstraints.0";
+        expect(await problems(spread(zone))).to.deep.equal([]);
+        expect(await problems(spread({ ...zone, maxSkew: 0 }))).to.deep.equal([
+            [`${at}.maxSkew`, "spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"],
+        ]);
+        expect((await problems(spread({ ...zone, maxSkew: -1 }))).map((p) => p[0])).to.deep.equal([`${at}.maxSkew`]);
+        expect((await problems(spread({ ...zone, minDomains: 0 }))).map((p) => p[1])).to.deep.equal([
+            "spec.template.spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero",
+        ]);
+        expect(await problems(spread({ ...zone, minDomains: 3 }))).to.deep.equal([]);
+        expect((await problems(spread({ ...zone, whenUnsatisfiable: "ScheduleAnyway", minDomains: 3 }))).map((p) => p[1])).to.deep.equal([
+            "spec.template.spec.topologySpreadConstraints[0].minDomains: Invalid value: 3: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
+        ]);
+        expect((await problems(spread({ ...zone, whenUnsatisfiable: "Never" }))).map((p) => p[1])).to.deep.equal([
+            'spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable is "Never", not one of "DoNotSchedule", "ScheduleAnyway"',
+        ]);
+        // The same key with the other action is allowed; the same key and action twice is not.
+        expect(await problems(spread(zone, { ...zone, whenUnsatisfiable: "ScheduleAnyway" }))).to.deep.equal([]);
+        expect((await problems(spread(zone, { ...zone, maxSkew: 2 }))).map((p) => p[0])).to.deep.equal([
+            "spec.template.spec.topologySpreadConstraints.1.topologyKey",
+        ]);
+    });
+
+    it("reads a Pod's and a CronJob's constraints at their own paths", async () => {
+        const pod = {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name: "p", namespace: "shop" },
+            spec: { containers: [{ name: "c", image: "nginx:1.27.5" }], topologySpreadConstraints: [{ ...zone, maxSkew: 0 }] },
+        };
+        expect((await problems(pod)).map((p) => p[0])).to.deep.equal(["spec.topologySpreadConstraints.0.maxSkew"]);
+        const template = {
+            spec: {
+                restartPolicy: "Never",
+                containers: [{ name: "c", image: "nginx:1.27.5" }],
+                topologySpreadConstraints: [{ ...zone, maxSkew: 0 }],
+            },
+        };
+        const cron = {
+            apiVersion: "batch/v1",
+            kind: "CronJob",
+            metadata: { name: "c", namespace: "shop" },
+            spec: { schedule: "0 * * * *", jobTemplate: { spec: { template } } },
+        };
+        expect((await problems(cron)).map((p) => p[0])).to.deep.equal([
+            "spec.jobTemplate.spec.template.spec.topologySpreadConstraints.0.maxSkew",
+        ]);
+    });
+});
