@@ -1,4 +1,4 @@
-import { asNumeric, DEFAULT_TERMINATION_GRACE_SECONDS, field, formatSeconds, inputScope, SPOT_NOTICE_SECONDS } from "eks-platform-kernel";
+import { asNumeric, DEFAULT_TERMINATION_GRACE_SECONDS, field, formatSeconds, inputScope } from "eks-platform-kernel";
 import {
     describeWorkload,
     LONG_RUNNING,
@@ -9,6 +9,7 @@ import {
     violation,
 } from "eks-platform-kernel/policy";
 import { declareStackPolicy, Knobs } from "./declare";
+import { SPOT_NOTICE_KNOB } from "./knobs";
 
 /** Config of `drain-window`. */
 export interface DrainWindowConfig {
@@ -16,14 +17,7 @@ export interface DrainWindowConfig {
     spotNoticeSeconds: number;
 }
 
-const knobs: Knobs<DrainWindowConfig> = {
-    spotNoticeSeconds: {
-        type: "integer",
-        minimum: 1,
-        default: SPOT_NOTICE_SECONDS,
-        description: "Seconds of notice before EC2 reclaims a Spot instance: the drain window of NodePools that may launch Spot.",
-    },
-};
+const knobs: Knobs<DrainWindowConfig> = { spotNoticeSeconds: SPOT_NOTICE_KNOB };
 
 /**
  * No workload's grace period exceeds the drain window of a node it may be scheduled on: a

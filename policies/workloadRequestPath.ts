@@ -7,7 +7,6 @@ import {
     fieldText,
     formatSeconds,
     inputScope,
-    SPOT_NOTICE_SECONDS,
     stringMap,
     path,
 } from "eks-platform-kernel";
@@ -37,6 +36,7 @@ import {
 } from "eks-platform-kernel/policy";
 import type { ReportViolation } from "@pulumi/policy";
 import { declareStackPolicy, Knobs } from "./declare";
+import { SPOT_NOTICE_KNOB } from "./knobs";
 
 /** Config of `workload-request-path`. */
 export interface WorkloadRequestPathConfig {
@@ -62,12 +62,7 @@ const knobs: Knobs<WorkloadRequestPathConfig> = {
         description:
             "Seconds an NLB keeps opening connections to a deregistered ip target (about two minutes, whatever the deregistration delay).",
     },
-    spotNoticeSeconds: {
-        type: "integer",
-        minimum: 1,
-        default: SPOT_NOTICE_SECONDS,
-        description: "Seconds of notice before EC2 reclaims a Spot instance: the drain window of NodePools that may launch Spot.",
-    },
+    spotNoticeSeconds: SPOT_NOTICE_KNOB,
 };
 
 /** A load balancer and the Service it reaches the pod through, for messages: `Ingress web → Service web` or `Service web (NLB)`. */

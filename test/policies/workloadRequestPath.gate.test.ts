@@ -10,6 +10,8 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { runTool } from "../mocks";
+import { nodePool } from "./fixtures";
+import { changed } from "./harness";
 
 interface Finding {
     policy: string;
@@ -82,22 +84,10 @@ function ingress(name: string, namespace: string, annotations: Record<string, st
 }
 
 const DELAY_30 = { "alb.ingress.kubernetes.io/target-group-attributes": "deregistration_delay.timeout_seconds=30" };
-const spotPool: Obj = {
-    apiVersion: "karpenter.sh/v1",
-    kind: "NodePool",
-    metadata: { name: "spot" },
-    spec: {
-        template: {
-            spec: {
-                nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
-                requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] }],
-                terminationGracePeriod: "1h",
-                expireAfter: "720h",
-            },
-        },
-        limits: { cpu: "64" },
-    },
-};
+// The fixtures' NodePool, launching Spot only: a 2-minute window for every pod that may land on it.
+const spotPool: Obj = changed(nodePool("spot"), "spec.template.spec.requirements", [
+    { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot"] },
+]).props;
 const nlb = (ip: boolean): Obj => ({
     metadata: {
         annotations: {

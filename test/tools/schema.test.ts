@@ -459,7 +459,7 @@ describe("schema: what the API server refuses beyond the OpenAPI schema (kuberne
             ["spec.replicas", "spec.replicas: Invalid value: -1: must be greater than or equal to 0"],
         ]);
         expect(await problems(withValue(["spec", "replicas"], 0))).to.deep.equal([]);
-        const sts = { ...withValue(["spec", "replicas"], -2), kind: "StatefulSet" };
+        const sts: Record<string, unknown> = { ...withValue(["spec", "replicas"], -2), kind: "StatefulSet" };
         (sts.spec as Record<string, unknown>).serviceName = "web";
         expect((await problems(sts)).map((p) => p[0])).to.deep.equal(["spec.replicas"]);
         const rc = {
