@@ -89,7 +89,7 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
     docs: {
         requires:
             "for pods an ALB or NLB of the AWS Load Balancer Controller sends to: a preStop sleep at least as long as the load balancer keeps routing to a deleted pod, a grace period at least the deregistration delay, a drain window longer than that routing time, readiness gates for ip targets",
-        checks: "for each load balancer of the AWS Load Balancer Controller (an Ingress of its class, a `type: LoadBalancer` Service it serves) and each container its Service port reaches (see \"Which Service ports carry traffic\"): the preStop sleep is at least the time the load balancer keeps sending new requests to a deleted pod (ALB ip targets `albIpStopRoutingSeconds`, NLB ip targets `nlbIpStopRoutingSeconds`, `instance` targets with `externalTrafficPolicy: Local` the node health check's interval × unhealthy threshold; `instance` targets with `Cluster` reach the pod through kube-proxy, which `workload-prestop-hook` covers); for ip targets the grace period (30 s when unset) is at least the target group's `deregistration_delay.timeout_seconds` (300 s when unset; a Service's annotation replaces an Ingress's whole value) and the namespace carries `elbv2.k8s.aws/pod-readiness-gate-inject: enabled`; the tightest drain window of the nodes the pod can be scheduled on (as `drain-window` reads them) is longer than the routing time; a sleep or namespace that cannot be seen is undecided",
+        checks: "for each load balancer of the AWS Load Balancer Controller (an Ingress of its class, a `type: LoadBalancer` Service it serves) and each container its Service port reaches (see \"Which Service ports carry traffic\"): the preStop sleep is at least the time the load balancer keeps sending new requests to a deleted pod (ALB ip targets `albIpStopRoutingSeconds`, NLB ip targets `nlbIpStopRoutingSeconds`, `instance` targets with `externalTrafficPolicy: Local` the node health check's interval × unhealthy threshold; `instance` targets with `Cluster` reach the pod through kube-proxy, which `workload-prestop-hook` covers); for ip targets the grace period (30 s when unset) is at least the target group's `deregistration_delay.timeout_seconds` (300 s when unset; a Service's annotation replaces an Ingress's whole value) and the namespace carries `elbv2.k8s.aws/pod-readiness-gate-inject: enabled`; the tightest drain window of the nodes the pod can be scheduled on (as `drain-window` reads them) is longer than the routing time (undecided for a routing time of a Spot notice or more when the input holds none of the nodes, as plain manifests without a profile, unless the pods are pinned to on-demand); a sleep or namespace that cannot be seen is undecided",
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
@@ -112,6 +112,8 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
         }
         const undecidedNamespaces = new Set<string>();
         const gate = LOAD_BALANCER_CONTROLLER_API.readinessGateLabel;
+        // Nodes the input does not hold (plain manifests without a platform profile) may be Spot.
+        const windowsUnseen = windows.length === 0 && !args.resources.some((r) => r.type.startsWith("aws:"));
         for (const { workload: w, services: selecting } of servingServices(readWorkloads(args.resources, verdicts), services)) {
             const mine = fronts.filter((f) => selecting.includes(f.service));
             if (mine.length === 0) {
@@ -123,6 +125,7 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                 // A value the API server refuses is workload-termination-grace's to report.
                 const grace = raw === undefined || raw === null ? DEFAULT_TERMINATION_GRACE_SECONDS : asNumeric(raw);
                 const graceKey = fieldText(podSpecField(w.kind, "terminationGracePeriodSeconds"));
+                let gateReported = false;
                 for (const front of mine) {
                     const routed = serviceRoutes(servingContainers(w.podSpec), [{ ...front.service, ports: front.ports }]);
                     if (routed.size === 0) {
@@ -143,6 +146,17 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                                     front.targetType.value === "ip" && front.type === "NLB"
                                         ? `keep these pods off such nodes (e.g. nodeSelector karpenter.sh/capacity-type: on-demand), or put them behind an ALB (an Ingress of class ${LOAD_BALANCER_CONTROLLER_API.ingressClass}) or NLB instance targets with externalTrafficPolicy: Cluster`
                                         : `keep these pods off such nodes, or lengthen the nodes' window above ${stop.seconds} s`,
+                                    podSpecField(w.kind, "nodeSelector"),
+                                ),
+                                w.urn,
+                            );
+                        } else if (windowsUnseen && stop.seconds >= config.spotNoticeSeconds && !pinnedOnDemand(w.podSpec)) {
+                            reportUndecided(
+                                reportViolation,
+                                undecided(
+                                    `${subject} is sent requests by ${lb}, which keeps routing to a deleted pod for ${stop.seconds} s, and the input holds none of the nodes it runs on`,
+                                    `on a Spot node (a ${config.spotNoticeSeconds} s notice) or a NodePool with a shorter terminationGracePeriod the node is gone before routing stops; whether the pods can land on one cannot be seen`,
+                                    "check with the platform's profile (policy:check --platform), or pin the pods to on-demand nodes (nodeSelector karpenter.sh/capacity-type: on-demand)",
                                     podSpecField(w.kind, "nodeSelector"),
                                 ),
                                 w.urn,
@@ -178,7 +192,8 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                         verdicts.leaveUndecided(`${subject} (labels of namespace ${w.namespace})`, ["metadata", "labels"]);
                     } else if (labels === undefined) {
                         undecidedNamespaces.add(w.namespace);
-                    } else if (labels[gate] !== "enabled") {
+                    } else if (labels[gate] !== "enabled" && !gateReported) {
+                        gateReported = true;
                         reportViolation(
                             violation(
                                 `${subject} is an ip target of ${lb}, but namespace ${w.namespace} does not carry the label ${gate}: enabled`,
@@ -209,6 +224,12 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
         }
     },
 });
+
+/** A pod whose node selector keeps it off Spot (Karpenter's and EKS managed groups' capacity-type labels). */
+function pinnedOnDemand(podSpec: unknown): boolean {
+    const selector = stringMap(field(podSpec, "nodeSelector"));
+    return selector["karpenter.sh/capacity-type"] === "on-demand" || selector["eks.amazonaws.com/capacityType"] === "ON_DEMAND";
+}
 
 /** The preStop sleep of each routed container against the time the load balancer keeps routing to a deleted pod. */
 function checkPreStop(

@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import { workloadRequestPath } from "eks-platform-policies";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
+import * as f from "./fixtures";
 import { ALB_IP_ANNOTATIONS, deployment, gatedNamespace, ingress, namespace, nodePool, service } from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";
 
@@ -126,6 +127,7 @@ describe("policy workload-request-path (stack)", () => {
                     [NLB_ATTRS]: "deregistration_delay.timeout_seconds=30",
                 }),
                 gatedNamespace(),
+                nodePool(),
             ]),
             /keeps sending it new requests for 120 s/,
         );
@@ -368,7 +370,7 @@ describe("policy workload-request-path (stack)", () => {
             const d = changed(withPreStop(deployment(), 125), GRACE, 150);
             const nlb300 = nlbService({ "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip" });
             expectViolations(
-                await runStack(workloadRequestPath, [d, nlb300, gatedNamespace()]),
+                await runStack(workloadRequestPath, [d, nlb300, gatedNamespace(), nodePool()]),
                 /shorter than the 300 s deregistration delay of the NLB of Service api .*Fix: set deregistration_delay\.timeout_seconds to at most 150 in service\.beta\.kubernetes\.io\/aws-load-balancer-target-group-attributes \(on the Service\), or raise spec\.template\.spec\.terminationGracePeriodSeconds to at least 300\. At: spec\.template\.spec\.terminationGracePeriodSeconds\.$/s,
             );
             expectViolations(
@@ -394,6 +396,26 @@ describe("policy workload-request-path (stack)", () => {
                 await runStack(workloadRequestPath, [twoVars, service(), ing(), gatedNamespace()]),
                 /sleeps \$A \$B in its preStop hook.*Why: whether the pod keeps serving until the load balancer stops sending to it cannot be seen in the object\. To decide it: write the sleep as a literal duration of at least 15 s/s,
             );
+        });
+
+        it("leaves an NLB ip target's window undecided when the input holds none of the nodes (plain manifests), unless the pods are pinned to on-demand", async () => {
+            const d = changed(withPreStop(deployment(), 125), GRACE, 150);
+            expectUndecided(
+                await runStack(workloadRequestPath, [d, nlbService(NLB_IP), gatedNamespace()]),
+                /^Undecided: Deployment prod\/api is sent requests by the NLB of Service api, which keeps routing to a deleted pod for 120 s, and the input holds none of the nodes it runs on\. Why: on a Spot node \(a 120 s notice\)/,
+            );
+            const pinned = changed(d, "spec.template.spec.nodeSelector", { "karpenter.sh/capacity-type": "on-demand" });
+            expectClean(await runStack(workloadRequestPath, [pinned, nlbService(NLB_IP), gatedNamespace()]));
+            // An ALB's 15 s fits any window the platform allows: nothing to wait for.
+            expectClean(await runStack(workloadRequestPath, [withPreStop(deployment(), 15), service(), ing(), gatedNamespace()]));
+            // A stack's own AWS resources hold its node groups: no NodePool and no hook means no window.
+            expectClean(await runStack(workloadRequestPath, [d, nlbService(NLB_IP), gatedNamespace(), f.vpc()]));
+        });
+
+        it("reports a namespace without readiness gates once per workload, whatever the number of its ip load balancers", async () => {
+            const d = changed(withPreStop(deployment(), 125), GRACE, 150);
+            const outcome = await runStack(workloadRequestPath, [d, service(), ing(), nlbService(NLB_IP), namespace(), nodePool()]);
+            expect(outcome.violations.filter((v) => /does not carry the label/.test(v.message))).to.have.length(1);
         });
 
         it("waits for a Namespace unknown at preview instead of calling it absent", async () => {
