@@ -402,8 +402,13 @@ describe("policy workload-request-path (stack)", () => {
             const d = changed(withPreStop(deployment(), 125), GRACE, 150);
             expectUndecided(
                 await runStack(workloadRequestPath, [d, nlbService(NLB_IP), gatedNamespace()]),
-                /^Undecided: Deployment prod\/api is sent requests by the NLB of Service api, which keeps routing to a deleted pod for 120 s, and the input holds none of the nodes it runs on\. Why: on a Spot node \(a 120 s notice\)/,
+                /^Undecided: Deployment prod\/api is sent requests by the NLB of Service api, which keeps routing to a deleted pod for 120 s, and the input holds none of the nodes it runs on\. Why: on a Spot node \(a 120 s notice\).*To decide it: check with the platform's profile \(policy:check --platform\), or pin the pods to on-demand nodes .* At: spec\.template\.spec\.nodeSelector\.$/s,
             );
+            // A managed group's on-demand label pins them too (EKS sets eks.amazonaws.com/capacityType: ON_DEMAND).
+            const managed = changed(d, "spec.template.spec.nodeSelector", { "eks.amazonaws.com/capacityType": "ON_DEMAND" });
+            expectClean(await runStack(workloadRequestPath, [managed, nlbService(NLB_IP), gatedNamespace()]));
+            const spotGroup = changed(d, "spec.template.spec.nodeSelector", { "eks.amazonaws.com/capacityType": "SPOT" });
+            expect((await runStack(workloadRequestPath, [spotGroup, nlbService(NLB_IP), gatedNamespace()])).undecided).to.have.length(1);
             const pinned = changed(d, "spec.template.spec.nodeSelector", { "karpenter.sh/capacity-type": "on-demand" });
             expectClean(await runStack(workloadRequestPath, [pinned, nlbService(NLB_IP), gatedNamespace()]));
             // An ALB's 15 s fits any window the platform allows: nothing to wait for.
