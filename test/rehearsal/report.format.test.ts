@@ -153,12 +153,17 @@ describe("drain rehearsal text: passing, advisory, undecided and not-modelled se
             block(formatRehearsal(rehearsal({ undecided: ["y"] })), "Undecided (values unknown until apply, or not in the data):"),
         ).to.deep.equal(["  - y"]);
         expect(formatRehearsal(rehearsal({ groups: [group()] }))).not.to.include("Undecided");
+        // Undecided groups alone too: their table and no items.
+        const only = formatRehearsal(rehearsal({ verdict: "undecided", groups: groups().slice(2) }));
+        expect(block(only, "Undecided (values unknown until apply, or not in the data):")).to.have.length(2);
     });
 
     it("advisories one per line; not-modelled items counted, the first 8 shown, then an ellipsis", () => {
         const text = formatRehearsal(rehearsal({ advisories: [{ message: "A one." }, { message: "A two." }] }));
         expect(block(text, "Advisory (work interrupted, no request dropped):")).to.deep.equal(["  - A one.", "  - A two."]);
-        expect(formatRehearsal(rehearsal())).not.to.match(/Advisory|Not modelled|Passing groups|Timelines/);
+        expect(formatRehearsal(rehearsal())).not.to.match(
+            /Problems|Advisory|Undecided|Not modelled|Passing groups|Timelines|Request paths/,
+        );
         const items = (n: number) => Array.from({ length: n }, (_, i) => `n${i + 1}`);
         expect(lines(formatRehearsal(rehearsal({ notModelled: items(9) })))).to.include(
             "Not modelled (9): n1; n2; n3; n4; n5; n6; n7; n8; …",
@@ -192,6 +197,63 @@ describe("drain rehearsal text: passing, advisory, undecided and not-modelled se
     });
 });
 
+/** A rehearsal with every section: problems of no group and of a group, each kind of group, advisories, undecided and not-modelled items, a request path. */
+function everything(): Rehearsal {
+    return rehearsal({
+        verdict: "blocked",
+        groups: [
+            group({
+                waves: [wave(60, { drained: ["apps-1"], drainSeconds: 30 })],
+                windows: [EKS_LIMIT],
+                longestDrain: { node: "apps-1", seconds: 30 },
+                notes: ["n"],
+            }),
+            blocked("held", "nodePool"),
+            group({ name: "u", urn: "urn:u", kind: "selfManaged", verdict: "undecided" }),
+        ],
+        problems: [{ message: "Before. Why: w. Fix: f." }, { groupUrn: "urn:held", message: "Held. Why: w. Fix: f." }],
+        advisories: [{ message: "A." }],
+        undecided: ["U"],
+        notModelled: ["N"],
+        requestPaths: [{ workload: "W", path: "ALB", container: "c", phases: [{ at: 0, what: "deleted" }], gaps: [] }],
+    });
+}
+
+describe("drain rehearsal report: blocks apart", () => {
+    it("in the text, every unindented line but the first (a section, a group, a request path, the verdict) follows an empty line", () => {
+        const all = lines(formatRehearsal(everything()));
+        const heads = all.map((l, i) => [l, i] as const).filter(([l, i]) => i > 0 && /^\S/.test(l));
+        // Problems, Before any rollout, the held group, Passing, Advisory, Undecided, Not modelled, Timelines, 3 timelines, Request paths, its path, the verdict.
+        expect(heads).to.have.length(14);
+        for (const [l, i] of heads) {
+            expect(all[i - 1], l).to.equal("");
+        }
+    });
+
+    it("in the Markdown, every heading, table, list, chart, folded block and verdict starts after an empty line, and a heading is followed by one", () => {
+        const all = lines(formatRehearsalMarkdown(everything()));
+        const item = /^(- |\d+\. | {3}- )/;
+        const starts = all
+            .map((l, i) => [l, i] as const)
+            .filter(
+                ([l, i]) =>
+                    i > 0 &&
+                    (/^(#|```mermaid|<details>|\*\*)/.test(l) ||
+                        (l.startsWith("|") && !all[i - 1].startsWith("|")) ||
+                        (item.test(l) && !item.test(all[i - 1]))),
+            );
+        expect(starts.filter(([l]) => l.startsWith("#"))).to.have.length(12);
+        expect(starts.filter(([l]) => l.startsWith("|"))).to.have.length(3);
+        expect(starts.filter(([l]) => l === "```mermaid")).to.have.length(1);
+        for (const [l, i] of starts) {
+            expect(all[i - 1], l).to.equal("");
+            if (l.startsWith("#")) {
+                expect(all[i + 1], l).to.equal("");
+            }
+        }
+    });
+});
+
 describe("drain rehearsal text: a group's timeline", () => {
     const evicted = { pod: "web-0", workload: "Deployment prod/web", node: "apps-1", left: "evicted" as const, at: 30, graceSeconds: 60 };
 
@@ -203,7 +265,7 @@ describe("drain rehearsal text: a group's timeline", () => {
             waves: [
                 wave(120, { phase: "scale-up", launched: ["apps-3", "apps-4"] }),
                 wave(300, { drained: ["apps-1", "apps-2"], evictions: 4, drainSeconds: 250, slowest: { ...evicted, pdb: "prod/web" } }),
-                wave(90, { phase: "scale-down", drained: ["apps-5"] }),
+                wave(90, { phase: "scale-down", drained: ["apps-5", "apps-6"] }),
             ],
         });
         expect(timeline(formatRehearsal(rehearsal({ groups: [g] })), "managed node group apps:")).to.deep.equal([
@@ -212,7 +274,7 @@ describe("drain rehearsal text: a group's timeline", () => {
             // Padded to the widest range, "7m → 8m 30s", then two spaces.
             "  0s → 2m      wave 1 scale-up: launch apps-3, apps-4",
             "  2m → 7m      wave 2 upgrade: drain apps-1, apps-2 from 2m to 6m 10s (4m 10s, 4 evictions; last out web-0 of Deployment prod/web, held by PodDisruptionBudget prod/web until it is evicted at 30s, then takes its 1m grace period)",
-            "  7m → 8m 30s  wave 3 scale-down: drain apps-5 at 7m (no pods to evict)",
+            "  7m → 8m 30s  wave 3 scale-down: drain apps-5, apps-6 at 7m (no pods to evict)",
             // Past the last wave: the pods rescheduled last get Ready.
             "  16m 40s: the last rescheduled pod is Ready",
             "  window: 15m EKS eviction limit (PodEvictionFailure): longest drain 4m 10s (apps-1), fits",
@@ -463,7 +525,7 @@ describe("drain rehearsal Markdown: the gantt chart", () => {
                 estimatedSeconds: 200,
                 waves: [
                     wave(90.4, { phase: "scale-up", launched: ["n-3"] }),
-                    wave(59.8, { drained: ["n-1"], launched: ["n-4"], drainStart: 20 }),
+                    wave(59.8, { drained: ["n-1"], launched: ["n-4", "n-6"], drainStart: 20 }),
                     wave(50, { phase: "drift", drained: ["n-2"], launched: ["n-5"] }),
                 ],
             }),
@@ -471,7 +533,7 @@ describe("drain rehearsal Markdown: the gantt chart", () => {
         expect(b.sections.map((s) => s.name)).to.deep.equal(["wave 1 scale-up", "wave 2 upgrade", "wave 3 drift"]);
         expect(b.sections.map((s) => s.tasks[0])).to.deep.equal([
             { name: "wave 1, launch n-3", tags: [], start: 90 - 90, seconds: 90 },
-            { name: "wave 2, launch n-4, then drain n-1", tags: [], start: 90, seconds: 60 },
+            { name: "wave 2, launch n-4, n-6, then drain n-1", tags: [], start: 90, seconds: 60 },
             { name: "wave 3, drain n-2, then launch n-5", tags: ["crit"], start: 150, seconds: 50 },
         ]);
         // A drain of no time gets no bar.
@@ -515,7 +577,7 @@ describe("drain rehearsal Markdown: the gantt chart", () => {
     it("keeps the characters the gantt syntax reserves, and runs of blanks, out of section and task names", () => {
         const b = gantt(
             group({
-                windows: [{ seconds: 30, source: "hook #1; a:b" }],
+                windows: [{ seconds: 30, source: "hook #1; a:b;" }],
                 waves: [wave(60, { drained: [" x:y ", "z;#w"], drainSeconds: 40 })],
             }),
         );
@@ -523,6 +585,7 @@ describe("drain rehearsal Markdown: the gantt chart", () => {
             "wave 1, drain x y , z w",
             "drain x y , z w, 40s",
             "past the 30s window",
+            // The source's trailing ";" leaves no trailing blank.
             "30s hook 1 a b",
         ]);
         expect(gantt(group({ name: " : ", waves: [wave(1)] })).header[1]).to.equal("    title managed node group , 0s");
@@ -595,7 +658,8 @@ describe("drain rehearsal Markdown: the report", () => {
             return all.slice(at + 1, at + 1 + n);
         };
         const head = ["| group | kind | nodes | estimated time | verdict |", "|---|---|---|---|---|"];
-        expect(from("### Passing groups", 4)).to.deep.equal(["", ...head, "| `first` | managed node group | 2 | 1m | ok |"]);
+        // Only the passing group: the table ends after its row.
+        expect(from("### Passing groups", 5)).to.deep.equal(["", ...head, "| `first` | managed node group | 2 | 1m | ok |", ""]);
         expect(from("### Advisory (work interrupted, no request dropped)", 2)).to.deep.equal(["", "- Adv &lt;a&gt;."]);
         expect(from("### Undecided", 6)).to.deep.equal([
             "",
@@ -608,7 +672,17 @@ describe("drain rehearsal Markdown: the report", () => {
         // Undecided items alone: no table.
         const alone = lines(formatRehearsalMarkdown(rehearsal({ undecided: ["u"] })));
         expect(alone.slice(alone.indexOf("### Undecided") + 1, alone.indexOf("### Undecided") + 3)).to.deep.equal(["", "- u"]);
-        expect(formatRehearsalMarkdown(rehearsal())).not.to.match(/### (Problems|Passing|Advisory|Undecided|Timelines)|<details>/);
+        // Undecided groups alone: the table, no items.
+        const only = lines(formatRehearsalMarkdown(rehearsal({ verdict: "undecided", groups: [group({ verdict: "undecided" })] })));
+        expect(only.slice(only.indexOf("### Undecided") + 1, only.indexOf("### Undecided") + 6)).to.deep.equal([
+            "",
+            ...head,
+            "| `apps` | managed node group | 2 | 0s | undecided |",
+            "",
+        ]);
+        expect(formatRehearsalMarkdown(rehearsal())).not.to.match(
+            /### (Problems|Passing|Advisory|Undecided|Timelines|Request paths)|<details>/,
+        );
     });
 
     it("each group's timeline: heading, mechanism, chart or a sentence, then stalls, windows, waits and notes as a list", () => {
@@ -638,7 +712,13 @@ describe("drain rehearsal Markdown: the report", () => {
             "- stalls: never",
         ]);
         const und = all.indexOf("#### managed node group `und`: 0 nodes (m6i.large), UNDECIDED, 0s");
-        expect(all.slice(und + 3, und + 6)).to.deep.equal(["", "No waves: the group has no nodes to replace.", ""]);
+        // Nothing to list under it: the verdict follows after one empty line.
+        expect(all.slice(und + 3, und + 7)).to.deep.equal([
+            "",
+            "No waves: the group has no nodes to replace.",
+            "",
+            "**BLOCKED:** 3 problems in NodePool second, listed first above.",
+        ]);
         // The chart of a group with waves is there, and only one: the others have none.
         expect(gantts(md)).to.have.length(1);
         const nothing = formatRehearsalMarkdown(

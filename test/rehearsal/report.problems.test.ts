@@ -300,7 +300,9 @@ describe("drain rehearsal problems: drains past the Spot interruption notice", (
                 wave(600, { drainSeconds: 200, slowest: slowest("Deployment prod/b", { pdb: "prod/b", at: 170 }) }),
                 wave(600, { drainSeconds: 200 }),
                 wave(600, { drainSeconds: 150, slowest: slowest("Deployment other/c", { workloadUrn: undefined, at: 120 }) }),
-                wave(600, { drainSeconds: 200, slowest: slowest("Deployment prod/d", { at: 170 }) }),
+                wave(600, { drainSeconds: 200, slowest: slowest("Deployment prod/d", { at: 170, graceSeconds: 120 }) }),
+                // e drains exactly as long as the notice, never past it.
+                wave(600, { drainSeconds: 120, slowest: slowest("Deployment prod/e") }),
                 wave(600, { drainSeconds: 200, slowest: slowest("Deployment prod/d", { at: 100, graceSeconds: 100 }) }),
             ],
         });
@@ -311,7 +313,7 @@ describe("drain rehearsal problems: drains past the Spot interruption notice", (
 
     it("one per workload, at its longest drain past the notice (the first of equal ones), in the order the workloads first ran over", () => {
         const ps = problems([spotGroup([{ seconds: 900, source: "terminationGracePeriod of NodePool spot" }, SPOT])]);
-        // a: waves 1 and 2, the longer 2; b: 3 is at the notice, not past it, so 4; a drain with no pod named: 5; c: 6; d: 7 and 8 tie, 7.
+        // a: waves 1 and 2, the longer 2; b: 3 is at the notice, not past it, so 4; a drain with no pod named: 5; c: 6; d: 7 and 8 tie, 7; e: none.
         expect(ps.map((p) => split(p.message).what.match(/ in wave (\d+) /)?.[1])).to.deep.equal(["2", "4", "5", "6", "7"]);
         const [a, b, none, c] = ps;
         expect(split(a.message).what).to.equal(
@@ -347,7 +349,7 @@ describe("drain rehearsal problems: drains past the Spot interruption notice", (
             `let PodDisruptionBudget prod/b allow more disruptions at once so the pods of Deployment prod/b leave within the 2m notice${offSpot}`,
         );
         expect(fixes[3]).to.equal(`make the pods of Deployment other/c leave within the 2m notice${offSpot}`);
-        // d's 100 s grace period is within the notice: not the grace-period fix.
+        // d's 2m grace period (wave 7) is as long as the notice, not past it: not the grace-period fix.
         expect(fixes[4]).to.equal(`make the pods of Deployment prod/d leave within the 2m notice${offSpot}`);
     });
 });
