@@ -708,9 +708,21 @@ describe("drain rehearsal Markdown: the report", () => {
             "EKS managed rolling update: 1 node at a time",
             "",
             "No wave starts: never.",
+            // Said once: no "stalls:" item repeats the sentence.
             "",
-            "- stalls: never",
+            "#### managed node group `und`: 0 nodes (m6i.large), UNDECIDED, 0s",
         ]);
+        // A group that stalls in a wave: under its chart.
+        const inWave = lines(
+            formatRehearsalMarkdown(
+                rehearsal({ groups: [group({ verdict: "blocked", stalled: "apps-1 never drains", waves: [wave(60)] })] }),
+            ),
+        );
+        expect(inWave.slice(inWave.lastIndexOf("```") + 1, inWave.lastIndexOf("```") + 3)).to.deep.equal([
+            "",
+            "- stalls: apps-1 never drains",
+        ]);
+        expect(inWave.filter((l) => l.includes("apps-1 never drains"))).to.have.length(1);
         const und = all.indexOf("#### managed node group `und`: 0 nodes (m6i.large), UNDECIDED, 0s");
         // Nothing to list under it: the verdict follows after one empty line.
         expect(all.slice(und + 3, und + 7)).to.deep.equal([
