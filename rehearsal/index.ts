@@ -16,7 +16,7 @@ export { ADDON_SPECS, addonWorkloads } from "./addons";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
 export { describeCapacity } from "./capacity";
 export type { GroupCapacity, InstanceTypeCapacity } from "./capacity";
-export { formatRehearsal, formatRehearsalMarkdown, kindName } from "./report";
+export { formatRehearsal, formatRehearsalMarkdown, kindName, problemsOf } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
 export type { RequestPathReport } from "./requestPaths";
 

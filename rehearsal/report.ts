@@ -848,7 +848,8 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
                 );
             }
             const details = [
-                ...(g.stalled ? [`stalls: ${g.stalled}`] : []),
+                // A group that stalls before its first wave says why in the sentence above.
+                ...(g.stalled && g.waves.length > 0 ? [`stalls: ${g.stalled}`] : []),
                 ...describeWindows(g).map((w) => `window: ${w}`),
                 ...g.waits.map(
                     (w) => `wait: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb}`,
