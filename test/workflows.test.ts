@@ -8,6 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ROOT } from "./mocks";
+import { GITHUB_HOSTED_RUNNER, previewRunnerVariable, runnerMatrix, runnerVariable } from "../tools/runners";
 import { stackConfig, stacks } from "./stackFiles";
 
 const DIR = path.join(ROOT, ".github", "workflows");
@@ -15,6 +16,8 @@ const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.
 
 interface Step {
     name?: string;
+    id?: string;
+    env?: Record<string, string>;
     if?: string;
     uses?: string;
     run?: string;
@@ -60,11 +63,83 @@ function stackRunners(job: Job): { stack: string; runsOn: string }[] {
     return entries.map((entry) => ({ stack: fill(stackName, entry), runsOn: fill(String(job["runs-on"] ?? ""), entry) }));
 }
 
+/** A pipeline's offline job: the one that runs `npm test` (its name and the job). */
+function offlineJob(w: { doc: Workflow }): [string, Job] {
+    const jobs = Object.entries(w.doc.jobs).filter(([, j]) => /(^|\n)npm test$/m.test(runs(j)));
+    expect(
+        jobs.map(([n]) => n),
+        "exactly one job runs npm test",
+    ).to.have.length(1);
+    return jobs[0];
+}
+
+const DEPLOY_VARIABLE = /vars\.(RUNNER_(?!PREVIEW_)[A-Z0-9_]+)/g;
+
+/** The deploy-runner variables (RUNNER_<STACK>, not RUNNER_PREVIEW_<STACK>) a text names. */
+const deployVariablesIn = (text: string) => [...text.matchAll(DEPLOY_VARIABLE)].map((m) => m[1]);
+
+/** Whether the workflow runs only for pushes to main: no pull request, dispatch, call or other branch. */
+const onlyMain = (doc: Workflow) =>
+    JSON.stringify(Object.keys(doc.on)) === '["push"]' &&
+    JSON.stringify((doc.on.push as { branches?: string[] } | null)?.branches) === '["main"]' &&
+    !("tags" in ((doc.on.push as object | null) ?? {}));
+
+/**
+ * Every way a job of `w` could be scheduled on a deploy runner although the workflow runs code a
+ * pull request wrote, as sentences naming the job (empty: none). Deploy runners are the runners of
+ * `RUNNER_<STACK>`; a job reaches one by naming that variable, or by a matrix computed from the
+ * pull request's own code.
+ */
+function deployRunnerReach(w: { file: string; text: string; doc: Workflow }): string[] {
+    if (onlyMain(w.doc)) {
+        return [];
+    }
+    const found: string[] = [];
+    for (const variable of deployVariablesIn(w.text)) {
+        found.push(`${w.file}: names the deploy runner variable ${variable} in a workflow that runs pull-request code`);
+    }
+    for (const [name, job] of Object.entries(w.doc.jobs)) {
+        const runsOn = job["runs-on"];
+        const literal = typeof runsOn === "string" && !runsOn.includes("${{") ? [runsOn] : Array.isArray(runsOn) ? runsOn : undefined;
+        if (literal !== undefined) {
+            if (!literal.every((l) => GITHUB_HOSTED.test(l))) {
+                found.push(`${w.file} ${name}: runs-on ${JSON.stringify(runsOn)} is not a GitHub-hosted image`);
+            }
+            continue;
+        }
+        const include = job.strategy?.matrix?.include;
+        const source =
+            typeof include === "string" ? /^\$\{\{\s*fromJSON\(needs\.([\w-]+)\.outputs\.([\w-]+)\)\s*\}\}$/.exec(include) : null;
+        if (!/^\$\{\{\s*fromJSON\(matrix\.runner\)\s*\}\}$/.test(String(runsOn)) || source === null) {
+            found.push(
+                `${w.file} ${name}: runs-on ${JSON.stringify(runsOn)} is neither a GitHub-hosted image nor the base branch's runner matrix`,
+            );
+            continue;
+        }
+        const producer = w.doc.jobs[source[1]] as (Job & { outputs?: Record<string, string> }) | undefined;
+        const steps = (producer?.steps ?? []) as (Step & { id?: string; env?: Record<string, string> })[];
+        const stepId = /steps\.([\w-]+)\.outputs\.matrix/.exec(producer?.outputs?.[source[2]] ?? "")?.[1];
+        const step = steps.find((st) => st.id === stepId);
+        if (!/^npm run --silent runners >> "\$GITHUB_OUTPUT"$/.test(step?.run?.trim() ?? "")) {
+            found.push(`${w.file} ${name}: its matrix does not come from npm run --silent runners`);
+        }
+        const checkouts = steps.filter((st) => st.uses?.startsWith("actions/checkout@"));
+        if (
+            checkouts.length === 0 ||
+            !checkouts.every((c) => /^\$\{\{\s*github\.event\.pull_request\.base\.sha\s*\}\}$/.test(String(c.with?.ref)))
+        ) {
+            found.push(
+                `${w.file} ${source[1]}: chooses the runners with the pull request's code, not the base branch's (check out github.event.pull_request.base.sha)`,
+            );
+        }
+    }
+    return found;
+}
+
 /** The pull request workflow's offline step that writes each stack's drain rehearsal to the job summary. */
 function drainSummaryStep(): Step | undefined {
     const pr = all.find((w) => "pull_request" in w.doc.on);
-    const offline = Object.values(pr?.doc.jobs ?? {}).filter((j) => !usesCloud(j));
-    return offline.flatMap((j) => j.steps ?? []).find((st) => /npm run --silent drain -- /.test(st.run ?? ""));
+    return pr && (offlineJob(pr)[1].steps ?? []).find((st) => /npm run --silent drain -- /.test(st.run ?? ""));
 }
 
 /** Runs a step's script with bash and a job summary file, from the repository root, as the runner does. */
@@ -155,9 +230,7 @@ describe("GitHub workflows", () => {
 
     it("run npm ci, npm test, the gate on every stack and the manifest check before anything touches the cloud", () => {
         for (const w of pipelines) {
-            const offline = Object.entries(w.doc.jobs).filter(([, j]) => !usesCloud(j));
-            expect(offline.length, w.file).to.equal(1);
-            const [offlineName, job] = offline[0];
+            const [offlineName, job] = offlineJob(w);
             const script = runs(job);
             for (const cmd of ["npm ci", "npm test", "policy:check -- --env prod examples/"]) {
                 expect(script, `${w.file}: ${cmd}`).to.include(cmd);
@@ -181,9 +254,7 @@ describe("GitHub workflows", () => {
     it("diff every stack against the pull request's base into the job summary, offline, fork PRs included", () => {
         const pr = all.find((w) => "pull_request" in w.doc.on);
         expect(pr, "a pull_request workflow").to.not.equal(undefined);
-        const offline = Object.values(pr!.doc.jobs).filter((j) => !usesCloud(j));
-        expect(offline).to.have.length(1);
-        const [job] = offline;
+        const [, job] = offlineJob(pr!);
         expect(job.if, "runs for forks too").to.equal(undefined);
         const checkout = (job.steps ?? []).find((st) => st.uses?.startsWith("actions/checkout@"));
         expect(checkout?.with?.["fetch-depth"], "the base commit must be fetched").to.equal(0);
@@ -204,26 +275,59 @@ describe("GitHub workflows", () => {
         expect(step!.if).to.equal(undefined);
     });
 
-    it("upload the manifest gate's SARIF to code scanning before the blocking check (PRs: this repository's branches only)", () => {
+    it("keep the manifest gate's SARIF before the blocking check, and upload it to code scanning from a job that runs no repository code", () => {
         for (const w of pipelines) {
-            const [, job] = Object.entries(w.doc.jobs).find(([, j]) => !usesCloud(j))!;
+            const [offlineName, job] = offlineJob(w);
             const steps = job.steps ?? [];
             const sarif = steps.findIndex((s) =>
                 s.run?.includes("policy:check -- --env prod --format sarif examples/ > policy-gate.sarif"),
             );
-            const upload = steps.findIndex((s) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+            const artifact = steps.findIndex((s) => s.uses?.startsWith("actions/upload-artifact@") && s.with?.path === "policy-gate.sarif");
             const blocking = steps.findIndex((s) => s.run?.trim() === "npm run --silent policy:check -- --env prod examples/");
             expect(
-                [sarif, upload, blocking].every((i) => i >= 0),
+                [sarif, artifact, blocking].every((i) => i >= 0),
                 `${w.file}: all three steps`,
             ).to.equal(true);
-            expect(sarif, w.file).to.be.lessThan(upload);
-            expect(upload, w.file).to.be.lessThan(blocking);
-            expect(steps[upload].with, w.file).to.include({ sarif_file: "policy-gate.sarif", category: "policy-gate" });
-            if ("pull_request" in w.doc.on) {
-                expect(steps[upload].if, w.file).to.include("github.event.pull_request.head.repo.full_name == github.repository");
+            expect(sarif, w.file).to.be.lessThan(artifact);
+            expect(artifact, w.file).to.be.lessThan(blocking);
+            const name = String(steps[artifact].with?.name);
+            // Rule: security-events: write only where no branch code runs.
+            const writers = Object.entries(w.doc.jobs).filter(
+                ([, j]) => typeof j.permissions === "object" && j.permissions["security-events"] === "write",
+            );
+            expect(
+                writers.map(([n]) => n),
+                `${w.file}: one job may write code scanning`,
+            ).to.have.length(1);
+            const [uploaderName, uploader] = writers[0];
+            expect(uploaderName, `${w.file}: not the job that runs the code`).to.not.equal(offlineName);
+            expect([uploader.needs ?? []].flat(), w.file).to.include(offlineName);
+            expect(uploader.if ?? "", `${w.file}: also when the offline job failed on a violation`).to.include("!cancelled()");
+            expect(uploader.permissions, w.file).to.deep.equal({ contents: "read", actions: "read", "security-events": "write" });
+            for (const step of uploader.steps ?? []) {
+                const action = step.uses?.split("@")[0];
+                if (action === "actions/checkout") {
+                    expect(step.with?.["persist-credentials"], `${w.file} ${uploaderName}: checkout`).to.equal(false);
+                } else if (action === "github/codeql-action/upload-sarif") {
+                    expect(step.with, w.file).to.include({
+                        sarif_file: "${{ runner.temp }}/sarif/policy-gate.sarif",
+                        category: "policy-gate",
+                    });
+                } else {
+                    // The one script: the artifact's download with GitHub's CLI; no npm, no node, nothing checked out runs.
+                    expect(step.uses, `${w.file} ${uploaderName}: no other action`).to.equal(undefined);
+                    expect(step.run, `${w.file} ${uploaderName}: runs only the download`).to.equal(
+                        `gh run download "$GITHUB_RUN_ID" --repo "$GITHUB_REPOSITORY" --name ${name} --dir "$RUNNER_TEMP/sarif"`,
+                    );
+                }
             }
-            expect(job.permissions ?? {}, w.file).to.include({ "security-events": "write", contents: "read" });
+            expect(
+                (uploader.steps ?? []).map((s) => s.uses?.split("@")[0] ?? "run"),
+                w.file,
+            ).to.deep.equal(["actions/checkout", "run", "github/codeql-action/upload-sarif"]);
+            if ("pull_request" in w.doc.on) {
+                expect(uploader.if, w.file).to.include("github.event.pull_request.head.repo.full_name == github.repository");
+            }
         }
     });
 
@@ -257,61 +361,135 @@ describe("GitHub workflows", () => {
         }
     });
 
-    it("run every cloud job for a stack on that stack's runner, GitHub-hosted only where its endpoint admits GitHub's runners", () => {
+    it("run every deploy-workflow cloud job on its stack's deploy runner (RUNNER_<STACK>), checked by npm run runners -- --deploy before any starts", () => {
         let checked = 0;
-        for (const w of all) {
+        for (const w of all.filter((x) => onlyMain(x.doc))) {
+            const deployed = new Set<string>();
             for (const [name, job] of Object.entries(w.doc.jobs).filter(([, j]) => usesCloud(j))) {
-                const include = job.strategy?.matrix?.include;
-                if (typeof include === "string") {
-                    // A matrix computed by tools/runners.ts in a job this one needs (tested below).
-                    const source = /^\$\{\{\s*fromJSON\(needs\.([\w-]+)\.outputs\.([\w-]+)\)\s*\}\}$/.exec(include);
-                    expect(source, `${w.file} ${name}: matrix from another job's output`).to.not.equal(null);
-                    const [, from, output] = source as RegExpExecArray;
-                    expect([job.needs ?? []].flat(), `${w.file} ${name}`).to.include(from);
-                    const producer = w.doc.jobs[from] as Job & { outputs?: Record<string, string> };
-                    const stepId = /steps\.([\w-]+)\.outputs\.matrix/.exec(producer.outputs?.[output] ?? "")?.[1];
-                    const steps = (producer.steps ?? []) as (Step & { id?: string; env?: Record<string, string> })[];
-                    const step = steps.find((st) => st.id === stepId);
-                    expect(step?.run, `${w.file} ${from}: the step behind ${output}`).to.match(
-                        /npm run --silent runners >> "\$GITHUB_OUTPUT"/,
-                    );
-                    expect(step?.env?.VARS).to.match(/^\$\{\{\s*toJSON\(vars\)\s*\}\}$/);
-                    expect(job["runs-on"]).to.match(/^\$\{\{\s*fromJSON\(matrix\.runner\)\s*\}\}$/);
-                    const pulumiStep = (job.steps ?? []).find((st) => st.uses?.startsWith("pulumi/actions@"));
-                    expect(pulumiStep?.with?.["stack-name"]).to.match(/^\$\{\{\s*matrix\.stack\s*\}\}$/);
-                    checked++;
-                    continue;
-                }
                 for (const { stack, runsOn } of stackRunners(job)) {
                     expect(stacks(), `${w.file} ${name}: stack "${stack}"`).to.include(stack);
-                    expect(runsOn, `${w.file} ${name} (${stack})`).to.include(`vars.RUNNER_${stack.toUpperCase()}`);
-                    const endpoint = stackConfig(stack).cluster.endpoint;
-                    if (!endpoint.githubHostedRunners) {
-                        expect(runsOn, `${w.file} ${name} (${stack}): no GitHub-hosted fallback`).to.not.match(GITHUB_HOSTED);
-                        expect(runsOn, `${w.file} ${name} (${stack}): no fallback at all`).to.not.include("||");
-                    }
+                    expect(runsOn, `${w.file} ${name} (${stack})`).to.match(
+                        new RegExp(`^\\$\\{\\{\\s*fromJSON\\(vars\\.${runnerVariable(stack)}\\)\\s*\\}\\}$`),
+                    );
+                    deployed.add(stack);
                     checked++;
                 }
             }
+            // The offline job checks exactly those stacks' deploy runners, with the repository's variables.
+            const [, offline] = offlineJob(w);
+            const step = (offline.steps ?? []).find((st) => /npm run --silent runners -- --deploy /.test(st.run ?? ""));
+            expect(step?.run?.trim().split(/\s+/).slice(6).sort(), `${w.file}: the stacks checked`).to.deep.equal([...deployed].sort());
+            expect(step?.env?.VARS, w.file).to.match(/^\$\{\{\s*toJSON\(vars\)\s*\}\}$/);
         }
         expect(checked).to.be.greaterThan(0);
     });
 
-    it("the runner check sees a GitHub-hosted fallback in a matrix entry (so the check above means something)", () => {
-        const job = YAML.parse(`
-runs-on: \${{ fromJSON(matrix.runner) }}
-strategy:
-  matrix:
-    include:
-      - { stack: prod, runner: "\${{ vars.RUNNER_PROD || '\\"ubuntu-24.04\\"' }}" }
-steps:
-  - uses: pulumi/actions@x
-    with: { stack-name: "\${{ matrix.stack }}" }
-`) as Job;
-        const [{ stack, runsOn }] = stackRunners(job);
-        expect(stack).to.equal("prod");
-        expect(runsOn).to.include("vars.RUNNER_PROD");
-        expect(runsOn).to.match(GITHUB_HOSTED);
+    it("never schedule a job that runs pull-request code on a deploy runner, for every stack (rule: PR code never runs where a deploy runs)", () => {
+        // 1. Deploy runners are named only by workflows that run on pushes to main.
+        for (const w of all) {
+            if (deployVariablesIn(w.text).length > 0) {
+                expect(onlyMain(w.doc), `${w.file} names ${deployVariablesIn(w.text).join(", ")}: runs only on main`).to.equal(true);
+            }
+        }
+        // 2. Every other job runs on a GitHub-hosted image or on the base branch's preview matrix.
+        let matrices = 0;
+        for (const w of all) {
+            expect(deployRunnerReach(w), w.file).to.deep.equal([]);
+            matrices += Object.values(w.doc.jobs).filter((j) => typeof j.strategy?.matrix?.include === "string" && !onlyMain(w.doc)).length;
+        }
+        expect(matrices, "a pull-request job on the runner matrix").to.be.greaterThan(0);
+        // 3. That matrix never holds a deploy runner, for every stack: whatever RUNNER_PREVIEW_<STACK> says.
+        const deployOf = (stack: string) => ({ group: "eks-deployers", labels: ["self-hosted", `deployer-${stack}`] });
+        const deployVars = Object.fromEntries(stacks().map((s) => [runnerVariable(s), JSON.stringify(deployOf(s))]));
+        for (const stack of stacks()) {
+            for (const value of [
+                undefined,
+                ...stacks().map((t) => JSON.stringify(deployOf(t))),
+                ...stacks().map((t) => JSON.stringify(deployOf(t).labels)),
+            ]) {
+                const vars: Record<string, string> = { ...deployVars };
+                for (const other of stacks().filter((o) => o !== stack)) {
+                    vars[previewRunnerVariable(other)] = JSON.stringify(["self-hosted", `preview-${other}`]);
+                }
+                if (value !== undefined) {
+                    vars[previewRunnerVariable(stack)] = value;
+                }
+                let matrix: { stack: string; runner: string }[] = [];
+                try {
+                    matrix = runnerMatrix(ROOT, vars);
+                } catch (err) {
+                    expect((err as Error).message, `${stack} on ${value}`).to.match(
+                        new RegExp(
+                            `stack ${stack}: (repository variable ${previewRunnerVariable(stack)} is not set|${previewRunnerVariable(stack)} = .* would also be satisfied by the deploy runner)`,
+                        ),
+                    );
+                    continue;
+                }
+                expect(value, `${stack}: only an unset preview variable may yield a matrix here`).to.equal(undefined);
+                const entry = matrix.find((m) => m.stack === stack)!;
+                expect(JSON.parse(entry.runner), stack).to.equal(GITHUB_HOSTED_RUNNER);
+                expect(stackConfig(stack).cluster.endpoint.githubHostedRunners, stack).to.equal(true);
+            }
+        }
+    });
+
+    it("the isolation check sees a pull-request job on a deploy runner, a matrix from the PR's own code, a self-hosted label (so the check above means something)", () => {
+        const workflow = (jobs: string) => {
+            const text = `on: pull_request\npermissions: { contents: read }\njobs:\n${jobs}`;
+            return { file: "fixture.yml", text, doc: YAML.parse(text) as Workflow };
+        };
+        expect(
+            deployRunnerReach(workflow("  p:\n    runs-on: ${{ fromJSON(vars.RUNNER_PROD) }}\n    steps: [{ run: x }]\n")),
+        ).to.deep.equal([
+            "fixture.yml: names the deploy runner variable RUNNER_PROD in a workflow that runs pull-request code",
+            'fixture.yml p: runs-on "${{ fromJSON(vars.RUNNER_PROD) }}" is neither a GitHub-hosted image nor the base branch\'s runner matrix',
+        ]);
+        expect(deployRunnerReach(workflow("  p:\n    runs-on: [self-hosted, eks-deployer]\n    steps: [{ run: x }]\n"))).to.deep.equal([
+            'fixture.yml p: runs-on ["self-hosted","eks-deployer"] is not a GitHub-hosted image',
+        ]);
+        const fromPrCode = workflow(`  r:
+    runs-on: ubuntu-24.04
+    outputs: { matrix: "\${{ steps.m.outputs.matrix }}" }
+    steps:
+      - uses: actions/checkout@x
+      - { id: m, run: 'npm run --silent runners >> "$GITHUB_OUTPUT"' }
+  p:
+    needs: r
+    runs-on: \${{ fromJSON(matrix.runner) }}
+    strategy: { matrix: { include: "\${{ fromJSON(needs.r.outputs.matrix) }}" } }
+    steps: [{ run: x }]
+`);
+        expect(deployRunnerReach(fromPrCode)).to.deep.equal([
+            "fixture.yml r: chooses the runners with the pull request's code, not the base branch's (check out github.event.pull_request.base.sha)",
+        ]);
+        // The same workflow on pushes to main may name deploy runners.
+        expect(deployRunnerReach({ ...fromPrCode, doc: { ...fromPrCode.doc, on: { push: { branches: ["main"] } } } })).to.deep.equal([]);
+    });
+
+    it("deploy every stack only from main, each in its own environment (whose OIDC subject docs/ci.md trusts, behind a main-only branch rule)", () => {
+        const docs = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+        let ups = 0;
+        for (const w of all) {
+            for (const [name, job] of Object.entries(w.doc.jobs)) {
+                const up = (job.steps ?? []).find((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command === "up");
+                const env = environmentOf(job);
+                if (up !== undefined) {
+                    expect(env, `${w.file} ${name}: the environment of stack ${String(up.with?.["stack-name"])}`).to.equal(
+                        up.with?.["stack-name"],
+                    );
+                    ups++;
+                }
+                if (env !== undefined && stacks().includes(env)) {
+                    // Rule: a deploy environment is reachable from workflows on main only.
+                    expect(onlyMain(w.doc), `${w.file} ${name}: environment ${env} outside a main-only workflow`).to.equal(true);
+                    expect(docs, `docs/ci.md: the trust of ${env}'s deployer`).to.include(`repo:<org>/<repo>:environment:${env}`);
+                    expect(docs, `docs/ci.md: ${env}'s deployment-branch rule`).to.match(
+                        new RegExp(`environment \`${env}\`[^\n]*deployment branch \`main\``),
+                    );
+                }
+            }
+        }
+        expect(ups).to.be.greaterThan(0);
     });
 
     it("run Node 22 or later everywhere, within package.json's engines", () => {
@@ -436,7 +614,7 @@ steps:
         );
         expect(previews, "a prod preview that up-prod waits for").to.have.length(1);
         const preview = jobs[previews[0]];
-        expect(environmentOf(preview), "the preview runs before the approval, as the preview role").to.equal("preview");
+        expect(environmentOf(preview), "the preview runs before the approval, as prod's preview role").to.equal("preview-prod");
         const step = (preview.steps ?? []).find((s) => s.uses?.startsWith("pulumi/actions@"))!;
         expect(step.with).to.include({
             policyPacks: "policies",
@@ -461,7 +639,15 @@ steps:
                 }
             }
         }
-        expect([...previewEnvironments]).to.deep.equal(["preview"]);
+        // One preview environment (and so one preview role, one key) per stack: preview-<stack>.
+        expect([...previewEnvironments].length).to.be.greaterThan(0);
+        for (const env of previewEnvironments) {
+            expect(env).to.match(/^preview-(\$\{\{\s*matrix\.stack\s*\}\}|[\w.-]+)$/);
+            const stack = env.slice("preview-".length);
+            if (!stack.startsWith("${{")) {
+                expect(stacks(), env).to.include(stack);
+            }
+        }
         expect([...deployEnvironments].filter((e) => previewEnvironments.has(e))).to.deep.equal([]);
     });
 

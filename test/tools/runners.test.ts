@@ -1,60 +1,176 @@
+/**
+ * tools/runners.ts over every stack file of the repository: the runner isolation invariants
+ * (docs/ci.md, "Runner isolation") hold whatever the stacks are.
+ */
+import { validateWorkflow } from "@action-validator/core";
 import { expect } from "chai";
 import { execFile } from "child_process";
 import * as path from "path";
 import { ROOT } from "../mocks";
-import { GITHUB_HOSTED_RUNNER, runnerMatrix, runnerVariable } from "../../tools/runners";
-import { FIXTURE_STACKS, projectCopy, stackConfig, stacks } from "../stackFiles";
+import { deployRunners, GITHUB_HOSTED_RUNNER, previewRunnerVariable, runnerMatrix, runnerVariable } from "../../tools/runners";
+import { stackConfig, stacks } from "../stackFiles";
 
-describe("tools/runners.ts: the runner of every stack's cloud jobs", () => {
-    const labels = (stack: string) => ["self-hosted", `deployer-${stack}`];
-    const allSet = Object.fromEntries(stacks().map((s) => [runnerVariable(s), JSON.stringify(labels(s))]));
+const deployLabels = (stack: string) => ["self-hosted", `deployer-${stack}`];
+const previewLabels = (stack: string) => ["self-hosted", `preview-${stack}`];
+/** Every stack's deploy runner set, as the deploy workflow needs them. */
+const deployVars = Object.fromEntries(stacks().map((s) => [runnerVariable(s), JSON.stringify(deployLabels(s))]));
+/** Every stack's deploy and preview runners set, apart. */
+const allVars = {
+    ...deployVars,
+    ...Object.fromEntries(stacks().map((s) => [previewRunnerVariable(s), JSON.stringify(previewLabels(s))])),
+};
+/** Every stack's deploy runner in the deploy runners' group, as docs/ci.md sets them up. */
+const groupDeployVars = Object.fromEntries(
+    stacks().map((s) => [runnerVariable(s), JSON.stringify({ group: "eks-deployers", labels: deployLabels(s) })]),
+);
+const refusal = (vars: Record<string, string>) => {
+    try {
+        runnerMatrix(ROOT, vars);
+    } catch (err) {
+        return (err as Error).message;
+    }
+    return "accepted";
+};
 
-    it("gives every stack file an entry on the labels of its RUNNER_<STACK> variable", () => {
-        const matrix = runnerMatrix(ROOT, allSet);
+/** `runs-on` as GitHub's schema reads it: the workflow validator judges a job with this value. */
+const runsOnProblems = (runsOn: unknown) =>
+    validateWorkflow(JSON.stringify({ on: "push", jobs: { x: { "runs-on": runsOn, steps: [{ run: "true" }] } } })).errors;
+
+describe("tools/runners.ts: runner isolation over every stack", () => {
+    it("previews every stack file on its RUNNER_PREVIEW_<STACK>, never on a RUNNER_<STACK>", () => {
+        const matrix = runnerMatrix(ROOT, allVars);
         expect(matrix.map((m) => m.stack)).to.deep.equal(stacks());
         for (const m of matrix) {
-            expect(JSON.parse(m.runner), m.stack).to.deep.equal(labels(m.stack));
-        }
-        // One bare label is taken as it is.
-        expect(runnerMatrix(ROOT, { ...allSet, [runnerVariable(stacks()[0])]: "my-runner" })[0].runner).to.equal('"my-runner"');
-    });
-
-    it("without the variable, a GitHub-hosted runner only where the stack's endpoint admits it; otherwise an error naming the variable", () => {
-        for (const stack of stacks()) {
-            const vars = { ...allSet };
-            delete vars[runnerVariable(stack)];
-            if (stackConfig(stack).cluster.endpoint.githubHostedRunners) {
-                const entry = runnerMatrix(ROOT, vars).find((m) => m.stack === stack);
-                expect(entry?.runner).to.equal(JSON.stringify(GITHUB_HOSTED_RUNNER));
-            } else {
-                expect(() => runnerMatrix(ROOT, vars)).to.throw(
-                    new RegExp(`stack ${stack}: repository variable ${runnerVariable(stack)} is not set`),
-                );
+            expect(JSON.parse(m.runner), `${m.stack}: its preview runner`).to.deep.equal(previewLabels(m.stack));
+            for (const other of stacks()) {
+                expect(JSON.parse(m.runner), `${m.stack}: not the deploy runner of ${other}`).to.not.deep.equal(deployLabels(other));
             }
         }
     });
 
-    it("falls back to GitHub's hosted runner for a stack whose endpoint says GitHub's runners reach it (fixture)", () => {
-        const project = projectCopy(FIXTURE_STACKS, (file, text) =>
-            file === "Pulumi.dev.yaml" ? text.replace("githubHostedRunners: false", "githubHostedRunners: true") : text,
-        );
-        const matrix = runnerMatrix(project, { RUNNER_PROD: '["self-hosted"]' });
-        expect(matrix).to.deep.equal([
-            { stack: "dev", runner: JSON.stringify(GITHUB_HOSTED_RUNNER) },
-            { stack: "prod", runner: '["self-hosted"]' },
-        ]);
+    it("refuses, for every stack, a preview runner that the deploy runner of any stack would satisfy (rule: PR code never runs where a deploy runs)", () => {
+        for (const stack of stacks()) {
+            for (const deployed of stacks()) {
+                const variable = previewRunnerVariable(stack);
+                const overlapping = [
+                    JSON.stringify(deployLabels(deployed)), // the very same labels
+                    '["self-hosted"]', // a subset: every deploy runner carries it
+                    JSON.stringify(deployLabels(deployed).map((l) => l.toUpperCase())), // labels match case-insensitively
+                    JSON.stringify({ group: "deployers", labels: ["preview"] }), // below, the deploy runners' group
+                ];
+                const vars = {
+                    ...allVars,
+                    [runnerVariable(deployed)]: JSON.stringify({ group: "Deployers", labels: deployLabels(deployed) }),
+                };
+                for (const value of overlapping) {
+                    const message = refusal({ ...vars, [variable]: value });
+                    expect(message, `${stack} previewed on ${value}`).to.include(
+                        `stack ${stack}: ${variable} = ${JSON.stringify(JSON.parse(value))} would also be satisfied by the deploy runner of `,
+                    );
+                    expect(message, `${stack} previewed on ${value}: names ${deployed}'s deploy runner`).to.match(
+                        new RegExp(
+                            `${variable} = [^\n]* would also be satisfied by the deploy runner of [^:]*\\b${runnerVariable(deployed)}\\b`,
+                        ),
+                    );
+                }
+            }
+        }
     });
 
-    it("names every stack with a malformed variable, and exits 2 from the command line", async () => {
-        expect(() => runnerMatrix(ROOT, { ...allSet, [runnerVariable(stacks()[0])]: "[1]" })).to.throw(/must name runner labels/);
+    it("without RUNNER_PREVIEW_<STACK>, every stack gets GitHub's hosted runner only where its endpoint admits it, and never its deploy runner", () => {
+        for (const stack of stacks()) {
+            const vars: Record<string, string> = { ...allVars };
+            delete vars[previewRunnerVariable(stack)];
+            if (stackConfig(stack).cluster.endpoint.githubHostedRunners) {
+                expect(runnerMatrix(ROOT, vars).find((m) => m.stack === stack)?.runner).to.equal(JSON.stringify(GITHUB_HOSTED_RUNNER));
+            } else {
+                expect(refusal(vars), stack).to.include(`stack ${stack}: repository variable ${previewRunnerVariable(stack)} is not set`);
+            }
+        }
+    });
+
+    it("refuses a GitHub-hosted label for every stack whose endpoint does not admit GitHub's runners, naming a private-only endpoint as unreachable", () => {
+        let refused = 0;
+        for (const stack of stacks()) {
+            const endpoint = stackConfig(stack).cluster.endpoint;
+            if (endpoint.githubHostedRunners) {
+                continue;
+            }
+            const why = endpoint.publicAccess
+                ? "public endpoint admits only its publicAccessCidrs"
+                : "endpoint is private-only (publicAccess: false)";
+            for (const label of ["ubuntu-latest", "ubuntu-24.04", "Windows-2025"]) {
+                expect(
+                    refusal({ ...allVars, [previewRunnerVariable(stack)]: JSON.stringify(label) }),
+                    `${stack} preview on ${label}`,
+                ).to.include(
+                    `stack ${stack}: ${previewRunnerVariable(stack)} = ${JSON.stringify(label)} is a GitHub-hosted runner, and the stack's ${why}`,
+                );
+                expect(
+                    () => deployRunners(ROOT, [stack], { ...deployVars, [runnerVariable(stack)]: JSON.stringify([label]) }),
+                    `${stack} deployed on ${label}`,
+                ).to.throw(new RegExp(`stack ${stack}: ${runnerVariable(stack)} = .* is a GitHub-hosted runner`));
+            }
+            refused++;
+        }
+        // The samples: at least one stack is not reachable from GitHub's hosted runners.
+        expect(refused, "stacks without githubHostedRunners").to.be.greaterThan(0);
+    });
+
+    it("writes every runner as JSON that runs-on: ${{ fromJSON(...) }} accepts: a label, labels, a runner group", () => {
+        for (const value of [
+            '"eks-deployer"',
+            '["self-hosted","eks-preview"]',
+            '{"group":"eks-previews","labels":["eks-preview"]}',
+            '{"group":"eks-previews"}',
+        ]) {
+            for (const stack of stacks()) {
+                const entry = runnerMatrix(ROOT, {
+                    ...groupDeployVars,
+                    [previewRunnerVariable(stack)]: value,
+                    ...otherPreviews(stack),
+                }).find((m) => m.stack === stack);
+                const runsOn: unknown = JSON.parse(entry!.runner); // what fromJSON(matrix.runner) gives runs-on
+                expect(runsOn, `${stack} ${value}`).to.deep.equal(JSON.parse(value));
+                expect(runsOnProblems(runsOn), `${stack} ${value}: a valid runs-on`).to.deep.equal([]);
+            }
+        }
+        // The check above can fail: runs-on refuses a number.
+        expect(runsOnProblems(5)).to.not.deep.equal([]);
+    });
+
+    it("checks the deploy runner of every stack the deploy workflow names: set, JSON, reaching its endpoint", () => {
+        expect(deployRunners(ROOT, stacks(), deployVars)).to.deep.equal(
+            stacks().map((s) => ({ stack: s, runner: JSON.stringify(deployLabels(s)) })),
+        );
+        for (const stack of stacks()) {
+            const vars: Record<string, string> = { ...deployVars, [runnerVariable(stack)]: "eks-deployer" };
+            expect(() => deployRunners(ROOT, stacks(), vars), `${stack}: a bare label`).to.throw(/fromJSON cannot read it/);
+            delete vars[runnerVariable(stack)];
+            expect(() => deployRunners(ROOT, stacks(), vars), `${stack}: unset`).to.throw(
+                `stack ${stack}: repository variable ${runnerVariable(stack)} is not set`,
+            );
+        }
+    });
+
+    it("exits 2 from the command line when a stack has no preview runner", async () => {
         const code = await new Promise<number>((resolve) =>
             execFile(
                 process.execPath,
                 ["-r", "ts-node/register/transpile-only", path.join(ROOT, "tools", "runners.ts")],
-                { cwd: ROOT, env: { ...process.env, VARS: "{}" } },
+                { cwd: ROOT, env: { ...process.env, VARS: JSON.stringify(deployVars) } },
                 (err) => resolve(err ? Number(err.code) : 0),
             ),
         );
         expect(code).to.equal(stacks().some((s) => !stackConfig(s).cluster.endpoint.githubHostedRunners) ? 2 : 0);
     });
 });
+
+/** Distinct preview runners for every stack but `stack`, so the matrix has every entry. */
+function otherPreviews(stack: string): Record<string, string> {
+    return Object.fromEntries(
+        stacks()
+            .filter((s) => s !== stack)
+            .map((s) => [previewRunnerVariable(s), JSON.stringify(previewLabels(s))]),
+    );
+}
