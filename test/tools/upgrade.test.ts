@@ -445,9 +445,11 @@ describe("npm run upgrade, in process (upgradeCommand: the command line, the ren
         const lines = err.message.split("\n");
         expect(lines).to.have.length(2);
         expect(lines[0]).to.match(
-            /a\.yaml:7: Deployment team\/web would be refused by the API server: spec\.replicas -5 is not a non-negative integer/,
+            /a\.yaml:7: Deployment team\/web would be refused by the API server: spec\.replicas: Invalid value: -5: must be greater than or equal to 0/,
         );
-        expect(lines[1]).to.match(/b\.yaml:7: Deployment team\/api would be refused by the API server: spec\.replicas -1 /);
+        expect(lines[1]).to.match(
+            /b\.yaml:7: Deployment team\/api would be refused by the API server: spec\.replicas: Invalid value: -1: /,
+        );
     });
 
     it("refuses a stack without an EKS cluster, and a target other than the next minor (EKS UpdateClusterVersion: one minor at a time), hinting at 1.N for one it cannot read", async () => {
