@@ -40,7 +40,7 @@ describe("policy access-least-privilege (stack)", () => {
         expectClean(await runStack(accessLeastPrivilege, grantsWith(TEAM_ENTRY, "kubernetesGroups", ["checkout", "system:authenticated"])));
     });
 
-    for (const policy of ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy"]) {
+    for (const policy of ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy", "AmazonEKSAdminViewPolicy"]) {
         it(`reports ${policy} granted cluster-wide to a team tagged as a namespace team, on the association's URN`, async () => {
             const resources = grantsWith(TEAM_ASSOCIATION, "policyArn", `arn:aws:eks::aws:cluster-access-policy/${policy}`).map((r, i) =>
                 i === TEAM_ASSOCIATION ? changed(r, "accessScope", { type: "cluster" }) : r,
@@ -55,6 +55,19 @@ describe("policy access-least-privilege (stack)", () => {
             expect(outcome.violations[0].urn).to.equal(urnOf(resources[TEAM_ASSOCIATION]));
         });
     }
+
+    it("reports AmazonEKSAdminViewPolicy cluster-wide to a team (EKS: it lists and reads every resource, Secrets included), and accepts it on the team's namespace", async () => {
+        const adminView = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy";
+        const resources = grantsWith(TEAM_ASSOCIATION, "policyArn", adminView);
+        expectClean(await runStack(accessLeastPrivilege, resources));
+        expectViolations(
+            await runStack(
+                accessLeastPrivilege,
+                resources.map((r, i) => (i === TEAM_ASSOCIATION ? changed(r, "accessScope", { type: "cluster" }) : r)),
+            ),
+            /grants AmazonEKSAdminViewPolicy cluster-wide to a namespace team .*Why: the team can then read every Secret \(other teams' credentials and service account tokens included\) in every namespace/,
+        );
+    });
 
     it("reports the team's edit grant once its scope becomes the cluster (one field changed)", async () => {
         expectViolations(
