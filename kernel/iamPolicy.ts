@@ -52,7 +52,7 @@ const IF_EXISTS = "IfExists";
 export function conditionOperatorProblem(operator: string): string | undefined {
     const qualifier = SET_QUALIFIERS.find((q) => operator.startsWith(q)) ?? "";
     const rest = operator.slice(qualifier.length);
-    const base = rest.endsWith(IF_EXISTS) && rest !== IF_EXISTS ? rest.slice(0, -IF_EXISTS.length) : rest;
+    const base = rest.endsWith(IF_EXISTS) ? rest.slice(0, -IF_EXISTS.length) : rest;
     if (OPERATORS.has(base)) {
         if (base === "Null" && rest !== base) {
             return "Null takes no IfExists suffix (it is itself the check that a key exists)";
@@ -140,26 +140,28 @@ function arnParts(resource: string): { partition: string; service: string; accou
 
 /**
  * True when a `Resource` entry reaches every IAM role, user or policy of an account, or of every
- * account: `*`, an ARN with a wildcard in its partition, service or account, or an IAM resource
- * with no fixed name before its first wildcard (`role/*`, `*`, `policy/?*`). A name prefix
- * (`role/app-*`) or a path (`role/service-role/*`) narrows it; another service's ARN names no
- * IAM entity at all. Pure.
+ * account. IAM matches the entry as a pattern, so what matters is the text before its first
+ * wildcard: an entry is account-wide when that fixed prefix stops in the partition, service,
+ * region or account (`*`, `arn:*`, `arn:aws:iam::*:role/*`) or names no entity before it
+ * (`arn:aws:iam::<account>:role/*`, `…:role*`, `…:*`). A name prefix (`role/app-*`) or a path
+ * (`role/service-role/*`) narrows it; another service's ARN names no IAM entity at all; IAM refuses
+ * a non-ARN entry other than `*`-patterns. Pure.
  */
 export function isAccountWideResource(resource: string): boolean {
     const r = resource.trim();
-    const arn = arnParts(r);
-    if (arn === undefined) {
-        // Not an ARN: IAM matches it as a pattern; only one that starts with a wildcard reaches every entity.
-        return /^[*?]/.test(r);
-    }
-    if (wild(arn.partition) || wild(arn.service) || wild(arn.account)) {
-        return true;
-    }
-    if (arn.service !== "iam") {
+    if (!wild(r)) {
         return false;
     }
-    const fixed = arn.name.split(/[*?]/)[0];
-    return wild(arn.name) && !/\/./.test(fixed);
+    const fixed = r.split(/[*?]/)[0];
+    if (!fixed.startsWith("arn:")) {
+        return fixed === "";
+    }
+    const parts = fixed.split(":");
+    // parts[2] is the service once a colon closes it.
+    if (parts.length > 3 && parts[2] !== "iam") {
+        return false;
+    }
+    return parts.length < 6 || !/\/./.test(parts.slice(5).join(":"));
 }
 
 /**

@@ -70,6 +70,8 @@ describe("kernel/iamPolicy.ts", () => {
         expect(actionCovers("sts:AssumeRoleWithSAML", "sts:AssumeRole")).to.equal(false);
         expect(actionCovers("sts:Assume.ole", "sts:AssumeRole")).to.equal(false);
         expect(actionCovers("s", "sts:AssumeRole")).to.equal(false);
+        // Characters a regular expression would read are matched as themselves.
+        expect(actionCovers("a+b(c)", "a+b(c)")).to.equal(true);
     });
 
     it("tells account-wide IAM resources from named ones", () => {
@@ -85,6 +87,9 @@ describe("kernel/iamPolicy.ts", () => {
             "arn:aws:*:*:*:*",
             "arn:aws:iam::12345678901?:role/a",
             "*role/a",
+            "arn:*",
+            "arn:aws:ia*",
+            "arn:aws:iam::1234*:role/a",
         ]) {
             expect(isAccountWideResource(wide), wide).to.equal(true);
         }
@@ -96,6 +101,8 @@ describe("kernel/iamPolicy.ts", () => {
             "arn:aws:s3:::bucket/*",
             "role/*",
             "arn:aws:iam",
+            "arn:aws:sqs:*:*:*",
+            "arn:aws:iam::123456789012:role/a/*",
         ]) {
             expect(isAccountWideResource(named), named).to.equal(false);
         }
@@ -113,7 +120,15 @@ describe("kernel/iamPolicy.ts", () => {
         ]) {
             expect(isEveryResource(every), every).to.equal(true);
         }
-        for (const some of ["arn:aws:s3:::b/*", "arn:aws:sqs:*:*:queue-*", "arn:aws:s3:::", "b*", "arn:aws:s3:::?"]) {
+        for (const some of [
+            "arn:aws:s3:::b/*",
+            "arn:aws:sqs:*:*:queue-*",
+            "arn:aws:s3:::",
+            "b*",
+            "arn:aws:s3:::?",
+            "*foo",
+            "arn:aws:s3:::*b",
+        ]) {
             expect(isEveryResource(some), some).to.equal(false);
         }
     });
