@@ -161,19 +161,21 @@ export function isAccountWideResource(resource: string): boolean {
     if (parts.length > 3 && parts[2] !== "iam") {
         return false;
     }
-    return parts.length < 6 || !/\/./.test(parts.slice(5).join(":"));
+    // A name starts after the resource type's slash: before one, the entry matches every entity.
+    return !/\/./.test(fixed);
 }
 
 /**
- * True when a `Resource` entry is every resource of its service: `*`, or an ARN whose partition or
- * service is a wildcard or whose resource part is wildcards only (`arn:aws:s3:::*`,
- * `arn:aws:sqs:*:*:*`). Pure.
+ * True when a `Resource` entry is every resource of its service: `*` (or `arn:*`, `arn:aws:*`), or
+ * an ARN whose partition or service is a wildcard or whose resource part is wildcards only
+ * (`arn:aws:s3:::*`, `arn:aws:sqs:*:*:*`). Pure.
  */
 export function isEveryResource(resource: string): boolean {
     const r = resource.trim();
     const arn = arnParts(r);
     if (arn === undefined) {
-        return /^[*?]+$/.test(r);
+        // Fewer than six parts: wildcards from the partition on (`*`, `arn:*`, `arn:aws:*`) match every ARN.
+        return /^(arn(:[a-z-]*)?)?[*?:]*\*[*?:]*$/.test(r);
     }
     return wild(arn.partition) || wild(arn.service) || /^[*?:/]*[*][*?:/]*$/.test(arn.name);
 }

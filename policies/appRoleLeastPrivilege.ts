@@ -133,7 +133,6 @@ const WRITE_FIX =
     "leave IAM changes to the deploy pipeline; if the application must manage roles or policies, name them by an ARN prefix it owns (arn:aws:iam::<account>:role/<app>-*) and create them under a permissions boundary";
 const ASSUME_FIX = "name the roles it assumes, arn:aws:iam::<account>:role/<name>";
 
-const POLICY_WRITES = new Set<string>(POLICY_WRITING_ACTIONS.map((a) => a.toLowerCase()));
 /** Operators that pin a key to listed values: a negated or IfExists one lets a request without the key through. */
 const PINNING_OPERATORS = new Set(["stringequals", "stringequalsignorecase", "stringlike"]);
 
@@ -143,9 +142,9 @@ const PINNING_OPERATORS = new Set(["stringequals", "stringequalsignorecase", "st
  * case-insensitive in IAM. Pure; reads through the SDK proxy.
  */
 export function pinsPassedToService(statement: unknown): boolean {
-    const condition = asRecord(field(statement, "Condition"));
-    return Object.keys(condition ?? {}).some((operator) => {
-        const block = asRecord(condition?.[operator]);
+    const condition = asRecord(field(statement, "Condition")) ?? {};
+    return Object.keys(condition).some((operator) => {
+        const block = asRecord(condition[operator]);
         const base = operator.replace(/^For(AnyValue|AllValues):/i, "").toLowerCase();
         if (!PINNING_OPERATORS.has(base) || block === undefined) {
             return false;
@@ -167,7 +166,8 @@ export function pinsPassedToService(statement: unknown): boolean {
  * `iam:Pass*`), a service's every action on every resource (`s3:*` on `*`), `iam:PassRole` on
  * every role or without `iam:PassedToService`, an action that writes IAM policy or trust
  * (`POLICY_WRITING_ACTIONS`) or `sts:AssumeRole` on every role, user or policy of the account.
- * One finding per action at most, the broadest. Pure; reads through the SDK proxy (unknown values throw).
+ * Actions are matched as IAM matches them (`*:PassRole` is iam:PassRole too). One finding per
+ * action at most, the broadest. Pure; reads through the SDK proxy (unknown values throw).
  */
 export function statementFindings(statement: unknown): Finding[] {
     if (field(statement, "Effect") !== "Allow") {
@@ -201,17 +201,17 @@ export function statementFindings(statement: unknown): Finding[] {
             findings.push({ what: `allows IAM actions by wildcard ("${action}")`, why: IAM_WHY, fix: NARROW_FIX });
         } else if (name === "*" && every !== undefined) {
             findings.push({ what: `${on(every)}: every ${service} action on every resource`, why: SERVICE_WHY, fix: NARROW_FIX });
-        } else if (service === "iam" && name === "passrole" && accountWide !== undefined) {
+        } else if (actionCovers(action, "iam:PassRole") && accountWide !== undefined) {
             findings.push({ what: on(accountWide), why: PASS_WHY, fix: PASS_FIX });
-        } else if (service === "iam" && name === "passrole" && !pinsPassedToService(statement)) {
+        } else if (actionCovers(action, "iam:PassRole") && !pinsPassedToService(statement)) {
             findings.push({
                 what: `allows "${action}" on Resource ${JSON.stringify(resources.length === 1 ? resources[0] : resources)} without an iam:PassedToService condition`,
                 why: PASS_SERVICE_WHY,
                 fix: PASS_FIX,
             });
-        } else if (service === "iam" && POLICY_WRITES.has(action.toLowerCase()) && accountWide !== undefined) {
+        } else if (POLICY_WRITING_ACTIONS.some((a) => actionCovers(action, a)) && accountWide !== undefined) {
             findings.push({ what: `${on(accountWide)}, which writes IAM permissions or trust`, why: WRITE_WHY, fix: WRITE_FIX });
-        } else if (service === "sts" && actionCovers(action, "sts:AssumeRole") && accountWide !== undefined) {
+        } else if (actionCovers(action, "sts:AssumeRole") && accountWide !== undefined) {
             findings.push({ what: on(accountWide), why: ASSUME_WHY, fix: ASSUME_FIX });
         }
     }

@@ -111,8 +111,13 @@ describe("kernel/iamPolicy.ts", () => {
     it("tells every resource of a service from some of them", () => {
         for (const every of [
             "*",
+            " * ",
             "**",
+            "arn:*",
+            "arn:aws*",
+            "arn:aws:*",
             "arn:aws:s3:::*",
+            "arn:aws:s3:::*/*",
             "arn:aws:sqs:*:*:*",
             "arn:aws:logs:us-east-1:1:*:*",
             "arn:*:s3:::b",
@@ -128,6 +133,8 @@ describe("kernel/iamPolicy.ts", () => {
             "arn:aws:s3:::?",
             "*foo",
             "arn:aws:s3:::*b",
+            "arn:aws:s3",
+            "foo:a:b:c:d:*",
         ]) {
             expect(isEveryResource(some), some).to.equal(false);
         }

@@ -438,7 +438,39 @@ describe("policy app-role-least-privilege (stack)", () => {
 });
 
 describe("app-role-least-privilege helpers (pure)", () => {
+    it("matches actions as IAM does: a PassRole, policy write or AssumeRole of another service is none, a wildcard service prefix is one", () => {
+        for (const action of ["ec2:PassRole", "s3:PutRolePolicy", "iam:AssumeRole", "lambda:CreateRole"]) {
+            expect(statementFindings({ Effect: "Allow", Action: action, Resource: "*" }), action).to.deep.equal([]);
+        }
+        expect(statementFindings({ Effect: "Allow", Action: "*:PassRole", Resource: "*" })[0].what).to.equal(
+            'allows "*:PassRole" on Resource "*"',
+        );
+        expect(statementFindings({ Effect: "Allow", Action: "s?s:AssumeRole", Resource: "*" })[0].what).to.equal(
+            'allows "s?s:AssumeRole" on Resource "*"',
+        );
+        expect(statementFindings({ Effect: "Allow", Action: "*:PutRolePolicy", Resource: "*" })[0].what).to.match(
+            /which writes IAM permissions/,
+        );
+    });
+
+    it("names the resources as written, trimmed, and skips values that are not strings", () => {
+        expect(
+            statementFindings({ Effect: "Allow", Action: ["sts:AssumeRole", 5], Resource: [5, " * "] }).map((f) => f.what),
+        ).to.deep.equal(['allows "sts:AssumeRole" on Resource "*"']);
+        const two = ["arn:aws:iam::123456789012:role/a", "arn:aws:iam::123456789012:role/b"];
+        expect(statementFindings({ Effect: "Allow", Action: "iam:PassRole", Resource: two })[0].what).to.equal(
+            `allows "iam:PassRole" on Resource ${JSON.stringify(two)} without an iam:PassedToService condition`,
+        );
+    });
+
     it("reads iam:PassedToService only from operators that pin it", () => {
+        const pins = (condition: unknown) => pinsPassedToService({ Condition: condition });
+        expect(pins({ StringEqualsIgnoreCase: { "iam:PassedToService": "ec2.amazonaws.com" } })).to.equal(true);
+        expect(pins({ StringEquals: { "aws:RequestedRegion": "us-east-1", "iam:PassedToService": "ec2.amazonaws.com" } })).to.equal(true);
+        for (const wildcards of ["**", " * ", "?"]) {
+            expect(pins({ StringLike: { "iam:PassedToService": wildcards } }), wildcards).to.equal(false);
+        }
+        expect(pins({ StringEquals: { "iam:PassedToService": [5] } })).to.equal(false);
         expect(pinsPassedToService({ Condition: { "ForAnyValue:StringEquals": { "iam:PassedToService": "ec2.amazonaws.com" } } })).to.equal(
             true,
         );
