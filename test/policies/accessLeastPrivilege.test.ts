@@ -40,7 +40,14 @@ describe("policy access-least-privilege (stack)", () => {
         expectClean(await runStack(accessLeastPrivilege, grantsWith(TEAM_ENTRY, "kubernetesGroups", ["checkout", "system:authenticated"])));
     });
 
-    for (const policy of ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy", "AmazonEKSAdminViewPolicy"]) {
+    // What each access policy lets a team do in every namespace (EKS User Guide, "Review access policy permissions").
+    const REACH: Record<string, string> = {
+        AmazonEKSClusterAdminPolicy: "do almost anything",
+        AmazonEKSAdminPolicy: "do almost anything",
+        AmazonEKSEditPolicy: "change workloads and read Secrets",
+        AmazonEKSAdminViewPolicy: "read every Secret \\(other teams' credentials and service account tokens included\\)",
+    };
+    for (const [policy, reach] of Object.entries(REACH)) {
         it(`reports ${policy} granted cluster-wide to a team tagged as a namespace team, on the association's URN`, async () => {
             const resources = grantsWith(TEAM_ASSOCIATION, "policyArn", `arn:aws:eks::aws:cluster-access-policy/${policy}`).map((r, i) =>
                 i === TEAM_ASSOCIATION ? changed(r, "accessScope", { type: "cluster" }) : r,
@@ -49,7 +56,7 @@ describe("policy access-least-privilege (stack)", () => {
             expectViolations(
                 outcome,
                 new RegExp(
-                    `AccessPolicyAssociation .* \\(${TEAM_ROLE}\\) grants ${policy} cluster-wide to a namespace team \\(its access entry is tagged platform/access-scope: namespace\\)\\. Why: .*every namespace.*Fix: .*type: "namespace"`,
+                    `AccessPolicyAssociation .* \\(${TEAM_ROLE}\\) grants ${policy} cluster-wide to a namespace team \\(its access entry is tagged platform/access-scope: namespace\\)\\. Why: the team can then ${reach} in every namespace.*Fix: .*type: "namespace"`,
                 ),
             );
             expect(outcome.violations[0].urn).to.equal(urnOf(resources[TEAM_ASSOCIATION]));
