@@ -13,6 +13,7 @@ export * from "./config";
 export * from "./drain";
 export * from "./duration";
 export * from "./groups";
+export * from "./iamPolicy";
 export * from "./instanceLabels";
 export * from "./instanceTypes";
 export * from "./intOrPercent";

@@ -25,8 +25,18 @@ const COMPONENT = "eks:index:Cluster";
 export const SCOPE_TAG = "platform/access-scope";
 // Kubernetes groups that bypass RBAC altogether.
 const ADMIN_GROUPS = ["system:masters"];
-// EKS access policies that, cluster-wide, reach beyond a team's namespaces.
-const BROAD_POLICIES = ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy"];
+/**
+ * EKS access policies that, cluster-wide, reach beyond a team's namespaces, and what they reach
+ * there (EKS User Guide, "Review access policy permissions"). AmazonEKSAdminViewPolicy only reads,
+ * but it reads Secrets: every other team's credentials, and the tokens of service accounts that
+ * may do more than the team.
+ */
+const BROAD_POLICIES: Readonly<Record<string, string>> = {
+    AmazonEKSClusterAdminPolicy: "do almost anything",
+    AmazonEKSAdminPolicy: "do almost anything",
+    AmazonEKSEditPolicy: "change workloads and read Secrets",
+    AmazonEKSAdminViewPolicy: "read every Secret (other teams' credentials and service account tokens included)",
+};
 
 /** `arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy` → `AmazonEKSEditPolicy` (any partition). */
 export function accessPolicyName(arn: unknown): string | undefined {
@@ -132,12 +142,13 @@ const GROUPS_FIX =
  */
 export const accessLeastPrivilege = declareStackPolicy<AccessLeastPrivilegeConfig>({
     name: "access-least-privilege",
-    description: "EKS access entries grant no system:masters, and namespace teams get no admin or edit access policy cluster-wide.",
+    description:
+        "EKS access entries grant no system:masters, and namespace teams get no admin, edit or admin-view access policy cluster-wide.",
     enforcementLevel: "mandatory",
     config: knobs,
     docs: {
-        requires: "no `system:masters` group; no cluster-wide admin/edit for a namespace team",
-        checks: "no EKS access entry (`aws.eks.AccessEntry`, or in `eks:index:Cluster` `accessEntries`) lists `system:masters` in `kubernetesGroups`; no namespace team gets AmazonEKSClusterAdminPolicy, AmazonEKSAdminPolicy or AmazonEKSEditPolicy with `accessScope.type: cluster`; entries and associations linked by `principalArn` (see below)",
+        requires: "no `system:masters` group; no cluster-wide admin/edit/admin-view (Secrets) for a namespace team",
+        checks: "no EKS access entry (`aws.eks.AccessEntry`, or in `eks:index:Cluster` `accessEntries`) lists `system:masters` in `kubernetesGroups`; no namespace team gets AmazonEKSClusterAdminPolicy, AmazonEKSAdminPolicy, AmazonEKSEditPolicy or AmazonEKSAdminViewPolicy (it reads Secrets) with `accessScope.type: cluster`; entries and associations linked by `principalArn` (see below)",
         knobs: { namespaceTeamPrincipals: "ARN patterns, `*` matches any run of characters" },
     },
     validateStack: (args, reportViolation, config) => {
@@ -196,7 +207,7 @@ export const accessLeastPrivilege = declareStackPolicy<AccessLeastPrivilegeConfi
                     return;
                 }
                 const policy = accessPolicyName(field(grant, "policyArn"));
-                if (policy === undefined || !BROAD_POLICIES.includes(policy)) {
+                if (policy === undefined || !Object.hasOwn(BROAD_POLICIES, policy)) {
                     return;
                 }
                 const status: TeamStatus =
@@ -211,7 +222,7 @@ export const accessLeastPrivilege = declareStackPolicy<AccessLeastPrivilegeConfi
                 if (status.kind === "other") {
                     return;
                 }
-                const reach = policy === "AmazonEKSEditPolicy" ? "change workloads and read Secrets" : "do almost anything";
+                const reach = BROAD_POLICIES[policy];
                 reportViolation(
                     violation(
                         `${subject}${describe(principal)} grants ${policy} cluster-wide to a namespace team (${status.reason})`,

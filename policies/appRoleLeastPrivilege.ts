@@ -1,20 +1,40 @@
-import { asArray, asString, field, managedPolicyName, path } from "eks-platform-kernel";
+import {
+    actionCovers,
+    asArray,
+    asRecord,
+    asString,
+    field,
+    isAccountWideResource,
+    isEveryResource,
+    managedPolicyName,
+    path,
+    POLICY_WRITING_ACTIONS,
+} from "eks-platform-kernel";
 import { isUnknownValueError, Verdicts, violation } from "eks-platform-kernel/policy";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `app-role-least-privilege`. */
 export interface AppRoleLeastPrivilegeConfig {
-    /** AWS managed policies no application role may attach. Defaults to AdministratorAccess and IAMFullAccess. */
+    /** AWS managed policies no application role may attach. Defaults to `BROAD_MANAGED_POLICIES`. */
     forbiddenManagedPolicies: string[];
     /** Namespaces whose roles are the platform's, not applications'. Defaults to `["kube-system"]`. */
     exemptNamespaces: string[];
 }
 
+/**
+ * AWS managed policies that reach far beyond one application: full access to every service
+ * (AdministratorAccess; PowerUserAccess, everything but most of IAM, so every role an
+ * application could pass is within reach through the services), or IAM writes on `*`
+ * (IAMFullAccess; AdministratorAccess-Amplify, whose statements create roles and put and attach
+ * their policies on any resource).
+ */
+export const BROAD_MANAGED_POLICIES = ["AdministratorAccess", "PowerUserAccess", "IAMFullAccess", "AdministratorAccess-Amplify"];
+
 const knobs: Knobs<AppRoleLeastPrivilegeConfig> = {
     forbiddenManagedPolicies: {
         type: "array",
         items: { type: "string" },
-        default: ["AdministratorAccess", "IAMFullAccess"],
+        default: BROAD_MANAGED_POLICIES,
         description: "Names of AWS managed policies (e.g. AdministratorAccess) that no application role may attach.",
     },
     exemptNamespaces: {
@@ -82,10 +102,11 @@ export function trustNamespaces(policy: unknown): string[] | undefined {
     return namespaces;
 }
 
-/** One broken rule in a statement: what it allows and why that is too much. */
+/** One broken rule in a statement: what it allows, why that is too much, and what to write instead. */
 export interface Finding {
     what: string;
     why: string;
+    fix: string;
 }
 
 const ADMIN_WHY =
@@ -94,32 +115,104 @@ const IAM_WHY =
     "a wildcard over IAM actions lets the role change IAM itself, e.g. give itself or a role it can pass more permissions: privilege escalation from a pod";
 const PASS_WHY =
     "the role can hand any role of the account, administrator roles included, to a service it starts: privilege escalation from a pod";
+const PASS_SERVICE_WHY =
+    "without iam:PassedToService the roles it may pass can go to any service that takes a role (a Lambda function, an EC2 instance, a CloudFormation stack the pod starts), which then acts with the passed role's permissions: privilege escalation from a pod";
+const WRITE_WHY =
+    "whoever may write IAM policies or trust on every role, user or policy of the account can attach AdministratorAccess to one it can use, itself included: privilege escalation from a pod";
+const ASSUME_WHY =
+    "the role can become every role whose trust admits this account, so its reach is no longer what its own policy says: privilege escalation from a pod";
+const SERVICE_WHY =
+    "every action of the service on every resource, deletions and resource policies included (s3:PutBucketPolicy can open a bucket to the internet): one compromised pod reaches all of that service's data in the account";
+const NOT_RESOURCE_WHY =
+    "NotResource in an Allow grants the actions on every resource but those listed, resources created later included: the role's reach grows with the account";
+
+const NARROW_FIX = "list only the actions and resources the application needs, e.g. s3:GetObject on arn:aws:s3:::<bucket>/*";
+const PASS_FIX =
+    'name the roles it passes (arn:aws:iam::<account>:role/<name>) and the service they go to: Condition: { StringEquals: { "iam:PassedToService": "<service>.amazonaws.com" } }';
+const WRITE_FIX =
+    "leave IAM changes to the deploy pipeline; if the application must manage roles or policies, name them by an ARN prefix it owns (arn:aws:iam::<account>:role/<app>-*) and create them under a permissions boundary";
+const ASSUME_FIX = "name the roles it assumes, arn:aws:iam::<account>:role/<name>";
+
+/** Operators that pin a key to listed values: a negated or IfExists one lets a request without the key through. */
+const PINNING_OPERATORS = new Set(["stringequals", "stringequalsignorecase", "stringlike"]);
+
+/**
+ * True when a statement's condition pins `iam:PassedToService` to named services (StringEquals,
+ * StringEqualsIgnoreCase or StringLike, no IfExists, no value of wildcards only). Keys are
+ * case-insensitive in IAM. Pure; reads through the SDK proxy.
+ */
+export function pinsPassedToService(statement: unknown): boolean {
+    const condition = asRecord(field(statement, "Condition")) ?? {};
+    return Object.keys(condition).some((operator) => {
+        const block = asRecord(condition[operator]);
+        const base = operator.replace(/^For(AnyValue|AllValues):/i, "").toLowerCase();
+        if (!PINNING_OPERATORS.has(base) || block === undefined) {
+            return false;
+        }
+        return Object.keys(block).some((key) => {
+            const values = listOf(block[key]);
+            return (
+                key.toLowerCase() === "iam:passedtoservice" &&
+                values.length > 0 &&
+                values.every((v) => typeof v === "string" && !/^[*?]*$/.test(v.trim()))
+            );
+        });
+    });
+}
 
 /**
  * What is too broad in one statement of a Pod Identity role's policy: `Allow` on every action
- * (`*`), `NotAction` (everything but a list), IAM actions by wildcard (`iam:*`, `iam:Pass*`), or
- * `iam:PassRole` on every role. Pure; reads through the SDK proxy (unknown values throw).
+ * (`*`), `NotAction` or `NotResource` (everything but a list), IAM actions by wildcard (`iam:*`,
+ * `iam:Pass*`), a service's every action on every resource (`s3:*` on `*`), `iam:PassRole` on
+ * every role or without `iam:PassedToService`, an action that writes IAM policy or trust
+ * (`POLICY_WRITING_ACTIONS`) or `sts:AssumeRole` on every role, user or policy of the account.
+ * Actions are matched as IAM matches them (`*:PassRole` is iam:PassRole too). One finding per
+ * action at most, the broadest. Pure; reads through the SDK proxy (unknown values throw).
  */
 export function statementFindings(statement: unknown): Finding[] {
     if (field(statement, "Effect") !== "Allow") {
         return [];
     }
     const findings: Finding[] = [];
-    const resources = listOf(field(statement, "Resource")).map((r) => (typeof r === "string" ? r.trim() : r));
-    const onEverything = resources.includes("*");
+    const resources = listOf(field(statement, "Resource"))
+        .filter((r): r is string => typeof r === "string")
+        .map((r) => r.trim());
+    const accountWide = resources.find(isAccountWideResource);
+    const every = resources.find(isEveryResource);
     const notAction = field(statement, "NotAction");
     if (notAction !== undefined) {
-        findings.push({ what: `allows NotAction ${JSON.stringify(notAction)}, i.e. every other action`, why: ADMIN_WHY });
+        findings.push({ what: `allows NotAction ${JSON.stringify(notAction)}, i.e. every other action`, why: ADMIN_WHY, fix: NARROW_FIX });
+    }
+    const notResource = field(statement, "NotResource");
+    if (notResource !== undefined) {
+        findings.push({
+            what: `allows its actions on NotResource ${JSON.stringify(notResource)}, i.e. every other resource`,
+            why: NOT_RESOURCE_WHY,
+            fix: "list the resources it needs under Resource instead",
+        });
     }
     for (const raw of listOf(field(statement, "Action"))) {
         const action = typeof raw === "string" ? raw.trim() : "";
         const [service, name = ""] = action.toLowerCase().split(":", 2);
+        const on = (resource: string) => `allows "${action}" on Resource "${resource}"`;
         if (action === "*" || action === "*:*") {
-            findings.push({ what: `allows action "${action}"`, why: ADMIN_WHY });
+            findings.push({ what: `allows action "${action}"`, why: ADMIN_WHY, fix: NARROW_FIX });
         } else if (service === "iam" && /[*?]/.test(name)) {
-            findings.push({ what: `allows IAM actions by wildcard ("${action}")`, why: IAM_WHY });
-        } else if (service === "iam" && name === "passrole" && onEverything) {
-            findings.push({ what: `allows "${action}" on Resource "*"`, why: PASS_WHY });
+            findings.push({ what: `allows IAM actions by wildcard ("${action}")`, why: IAM_WHY, fix: NARROW_FIX });
+        } else if (name === "*" && every !== undefined) {
+            findings.push({ what: `${on(every)}: every ${service} action on every resource`, why: SERVICE_WHY, fix: NARROW_FIX });
+        } else if (actionCovers(action, "iam:PassRole") && accountWide !== undefined) {
+            findings.push({ what: on(accountWide), why: PASS_WHY, fix: PASS_FIX });
+        } else if (actionCovers(action, "iam:PassRole") && !pinsPassedToService(statement)) {
+            findings.push({
+                what: `allows "${action}" on Resource ${JSON.stringify(resources.length === 1 ? resources[0] : resources)} without an iam:PassedToService condition`,
+                why: PASS_SERVICE_WHY,
+                fix: PASS_FIX,
+            });
+        } else if (POLICY_WRITING_ACTIONS.some((a) => actionCovers(action, a)) && accountWide !== undefined) {
+            findings.push({ what: `${on(accountWide)}, which writes IAM permissions or trust`, why: WRITE_WHY, fix: WRITE_FIX });
+        } else if (actionCovers(action, "sts:AssumeRole") && accountWide !== undefined) {
+            findings.push({ what: on(accountWide), why: ASSUME_WHY, fix: ASSUME_FIX });
         }
     }
     return findings;
@@ -188,20 +281,25 @@ function listGrants(
 
 /**
  * Roles assumed through EKS Pod Identity — the roles of application service accounts and of
- * platform controllers — allow no action `*`, no `NotAction`, no IAM actions by wildcard, no
- * `iam:PassRole` on every role, and attach none of the forbidden managed policies. Documents are
+ * platform controllers — close the usual IAM escalation paths (`statementFindings`) and attach
+ * none of the forbidden managed policies. Documents are
  * linked to roles by name (static at preview in this program); one whose role or content is
  * unknown at preview leaves the roles it may belong to undecided, never passed.
  */
 export const appRoleLeastPrivilege = declareStackPolicy<AppRoleLeastPrivilegeConfig>({
     name: "app-role-least-privilege",
-    description: "IAM roles assumed through EKS Pod Identity grant no wildcard admin, no IAM wildcard and no administrator managed policy.",
+    description:
+        "IAM roles assumed through EKS Pod Identity grant no wildcard admin, no way to write IAM or pass or assume every role, no service wildcard on every resource and no broad managed policy.",
     enforcementLevel: "mandatory",
     config: knobs,
     docs: {
         requires:
-            "application roles (EKS Pod Identity) allow no action `*`, no `NotAction`, no IAM action by wildcard, no `iam:PassRole` on `*`, and attach no AdministratorAccess/IAMFullAccess",
-        checks: 'IAM roles trusted by `pods.eks.amazonaws.com` (EKS Pod Identity) whose trust admits a namespace outside `exemptNamespaces` (or names none): no `Allow` of action `*` or `*:*`, no `NotAction` in an `Allow`, no IAM action by wildcard (`iam:*`, `iam:Pass*`, any case), no `iam:PassRole` on `Resource: "*"`, no attached managed policy in `forbiddenManagedPolicies`; documents from `RolePolicy`, `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` and the role\'s own `inlinePolicies`/`managedPolicyArns`, linked by role name (see below)',
+            "application roles (EKS Pod Identity) allow no action `*`, no `NotAction`/`NotResource`, no IAM action by wildcard, no `iam:PassRole` on every role or without `iam:PassedToService`, no IAM policy or trust writes or `sts:AssumeRole` on every role, no service wildcard on `*`, and attach no broad managed policy (AdministratorAccess, PowerUserAccess, IAMFullAccess…)",
+        checks: "IAM roles trusted by `pods.eks.amazonaws.com` (EKS Pod Identity) whose trust admits a namespace outside `exemptNamespaces` (or names none; a trust admitting kube-system and an application namespace is judged): in every `Allow` statement, no action `*` or `*:*`, no `NotAction` and no `NotResource`, no IAM action by wildcard (`iam:*`, `iam:Pass*`, any case), no service's every action (`s3:*`) on every resource (`*`, `arn:aws:s3:::*`), no `iam:PassRole` on an account-wide resource (`*`, `arn:aws:iam::*:role/*`, `arn:aws:iam::<account>:role/*`: no fixed name before the first wildcard) nor without a `StringEquals`/`StringLike` condition naming services in `iam:PassedToService`, no policy- or trust-writing IAM action (`iam:CreateRole`, `PutRolePolicy`, `AttachRolePolicy`, `UpdateAssumeRolePolicy`, `CreatePolicyVersion`, `SetDefaultPolicyVersion`, `PutUserPolicy`, `AttachUserPolicy`, permissions boundaries, access keys, login profiles, group membership and policies) and no `sts:AssumeRole` on an account-wide resource, each named by its document, statement (Sid or index), action and resource; no attached managed policy in `forbiddenManagedPolicies`; documents from `RolePolicy`, `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` and the role's own `inlinePolicies`/`managedPolicyArns`, linked by role name (see below)",
+        knobs: {
+            forbiddenManagedPolicies:
+                "by policy name, any partition and path; the default holds the AWS managed policies that grant every service or IAM writes on `*`",
+        },
     },
     validateStack: (args, reportViolation, config) => {
         const forbidden = new Set(config.forbiddenManagedPolicies);
@@ -321,11 +419,7 @@ export const appRoleLeastPrivilege = declareStackPolicy<AppRoleLeastPrivilegeCon
                         const sid = read(d.source, () => asString(field(s, "Sid")));
                         const label = "value" in sid && sid.value ? `statement ${sid.value}` : `statement ${i}`;
                         for (const f of findings.value) {
-                            report(
-                                `${f.what} (${d.source}, ${label})`,
-                                f.why,
-                                "list only the actions and resources the application needs, e.g. s3:GetObject on arn:aws:s3:::<bucket>/*",
-                            );
+                            report(`${f.what} (${d.source}, ${label})`, f.why, f.fix);
                         }
                     });
                 }

@@ -65,6 +65,21 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["components/config/cluster.ts", "components/config/access.ts", "tools/runners.ts"],
         tests: ["test/components/config/*.test.ts", "test/tools/runners.test.ts", "test/tools/runners.command.test.ts"],
     },
+    iamEscalation: {
+        about: "IAM escalation paths: what Pod Identity roles and namespace teams' access entries may grant, and the IAM limits config checks",
+        mutate: [
+            "kernel/iamPolicy.ts",
+            "policies/appRoleLeastPrivilege.ts",
+            "policies/accessLeastPrivilege.ts",
+            "components/config/namespaces.ts",
+        ],
+        tests: [
+            "test/kernel/iamPolicy.test.ts",
+            "test/policies/appRoleLeastPrivilege.test.ts",
+            "test/policies/accessLeastPrivilege.test.ts",
+            "test/components/config/*.test.ts",
+        ],
+    },
     upgrade: {
         about: "the upgrade plan and what a Kubernetes minor upgrade does to a stack (drift, skew, add-ons, removed APIs)",
         mutate: ["tools/upgradeImpact.ts", "tools/upgrade.ts"],

@@ -1,6 +1,6 @@
-import { addonKubernetesMinor, ALL_IPV4, Cidr, coveredAddresses } from "eks-platform-kernel";
+import { addonKubernetesMinor, ALL_IPV4, Cidr, coveredAddresses, formatCidr } from "eks-platform-kernel";
 import { z } from "zod";
-import { parseCidr } from "../subnets";
+import { overlaps, parseCidr } from "../subnets";
 import { cidr, logRetentionDays } from "./common";
 
 /** An EC2 security group id, e.g. `sg-0123456789abcdef0`. */
@@ -36,6 +36,64 @@ export function endpointRouteProblem(endpoint: {
         "(a self-hosted runner's security group), and run CI there; or set publicAccess: true with publicAccessCidrs " +
         "that include the runner's egress addresses"
     );
+}
+
+/**
+ * The broadest block `privateAccessCidrs` may admit: a /8. The entries are the deployer's networks
+ * (a tooling VPC, a VPN), and the largest private range there is, RFC 1918's 10.0.0.0/8, is a /8:
+ * a broader block always holds public address space (`128.0.0.0/1` is half the internet), which the
+ * control plane's security group would admit on 443 and the stack would route to the Transit
+ * Gateway from every route table.
+ */
+export const PRIVATE_ACCESS_MIN_PREFIX = 8;
+
+/** Link-local addresses (RFC 3927): instance metadata and the Amazon DNS resolver answer there. */
+const LINK_LOCAL = parseCidr("169.254.0.0/16") as Cidr;
+
+/**
+ * What is wrong with each entry of `privateAccessCidrs`, by index: `0.0.0.0/0`, a block broader
+ * than `PRIVATE_ACCESS_MIN_PREFIX` (named for that alone), link-local addresses, an overlap with
+ * the cluster's service CIDR, or the same block listed twice. Entries that are not CIDRs are the schema's to name. Pure.
+ */
+export function privateAccessCidrProblems(cidrs: readonly string[], serviceCidr: string): [number, string][] {
+    const services = parseCidr(serviceCidr);
+    const seen = new Map<string, number>();
+    const problems: [number, string][] = [];
+    cidrs.forEach((block, i) => {
+        const parsed = parseCidr(block);
+        if (parsed === undefined) {
+            return;
+        }
+        if (parsed.prefix === 0) {
+            problems.push([i, "admits every connected network to the API server; list the deployer's networks"]);
+        } else if (parsed.prefix < PRIVATE_ACCESS_MIN_PREFIX) {
+            problems.push([
+                i,
+                `${block} is broader than a /${PRIVATE_ACCESS_MIN_PREFIX}, the largest private range (RFC 1918's 10.0.0.0/8): it holds public address space, which the API server's security group would admit on 443 and every route table would send to the Transit Gateway; list the deployer's networks, each a /${PRIVATE_ACCESS_MIN_PREFIX} or narrower`,
+            ]);
+        }
+        // A block refused for its size is named for that alone: narrowing it is the fix, and what it overlaps then changes.
+        if (parsed.prefix >= PRIVATE_ACCESS_MIN_PREFIX && overlaps(parsed, LINK_LOCAL)) {
+            problems.push([
+                i,
+                `${block} holds link-local addresses (169.254.0.0/16), which are never routed beyond their own link (instance metadata and the Amazon DNS resolver answer there): no deployer connects from them; list the deployer's routed networks`,
+            ]);
+        }
+        if (parsed.prefix >= PRIVATE_ACCESS_MIN_PREFIX && services && overlaps(parsed, services)) {
+            problems.push([
+                i,
+                `${block} overlaps the service CIDR ${serviceCidr}: those are the cluster's Service addresses, which kube-proxy on every node rewrites to pods, so nodes and pods never reach the deployer's network there (EKS asks for a service CIDR that overlaps no connected network); list the deployer's networks outside it, or move serviceCidr`,
+            ]);
+        }
+        const key = formatCidr(parsed);
+        const first = seen.get(key);
+        if (first !== undefined) {
+            problems.push([i, `${block} is listed twice (also at [${first}]); list each network once`]);
+        } else {
+            seen.set(key, i);
+        }
+    });
+    return problems;
 }
 
 const LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
@@ -119,16 +177,17 @@ export const clusterSchema = z
                 message: "is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
             });
         }
-        const openToAll = {
-            publicAccessCidrs: "opens the API server to the whole internet; list the CIDRs that need it",
-            privateAccessCidrs: "admits every connected network to the API server; list the deployer's networks",
-        } as const;
-        for (const [key, message] of Object.entries(openToAll) as [keyof typeof openToAll, string][]) {
-            c.endpoint[key].forEach((block, i) => {
-                if (parseCidr(block)?.prefix === 0) {
-                    ctx.addIssue({ code: "custom", path: ["endpoint", key, i], message });
-                }
-            });
+        c.endpoint.publicAccessCidrs.forEach((block, i) => {
+            if (parseCidr(block)?.prefix === 0) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["endpoint", "publicAccessCidrs", i],
+                    message: "opens the API server to the whole internet; list the CIDRs that need it",
+                });
+            }
+        });
+        for (const [i, message] of privateAccessCidrProblems(c.endpoint.privateAccessCidrs, c.serviceCidr)) {
+            ctx.addIssue({ code: "custom", path: ["endpoint", "privateAccessCidrs", i], message });
         }
         // EKS offers each kube-proxy build for one Kubernetes minor only: v1.34.x for a 1.34 cluster.
         const proxyMinor = addonKubernetesMinor(c.addons.kubeProxy);

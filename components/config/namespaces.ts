@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { compareQuantities, RESERVED_NAMESPACES } from "eks-platform-kernel";
+import {
+    compareQuantities,
+    conditionOperatorProblem,
+    policySize,
+    RESERVED_NAMESPACES,
+    ROLE_INLINE_POLICY_LIMIT,
+} from "eks-platform-kernel";
 import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
 import { podSecuritySchema, roleArn } from "./access";
 import { cpuMemory, dnsLabel, labels, quantity } from "./common";
@@ -33,6 +39,20 @@ const statementSchema = z.strictObject({
     Condition: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean(), z.number()]))).optional(),
 });
 
+type Statement = z.output<typeof statementSchema>;
+
+/**
+ * The size IAM counts for the inline policy of a service account's role: the document
+ * `inlinePolicyOf` (components/serviceAccountRoles.ts) renders, one per role, white space left
+ * out (test/components/config/namespaces.test.ts holds the two together). Pure.
+ */
+export function inlinePolicySize(statements: readonly Statement[]): number {
+    return statements.length === 0 ? 0 : policySize({ Version: "2012-10-17", Statement: statements });
+}
+
+/** The service account every pod of a namespace runs as when it names none (Kubernetes' ServiceAccount admission). */
+export const DEFAULT_SERVICE_ACCOUNT = "default";
+
 /** The AWS role of one service account (EKS Pod Identity). */
 const serviceAccountSchema = z
     .strictObject({
@@ -46,6 +66,12 @@ const serviceAccountSchema = z
             .default([]),
         /** Statements of the role's inline policy. Defaults to `[]`. */
         statements: z.array(statementSchema).default([]),
+        /**
+         * Only on `serviceAccounts.default`: grant the role to the namespace's `default` service
+         * account on purpose, knowing every pod of the namespace that names no service account
+         * runs as it and gets the role's credentials. Defaults to `false`.
+         */
+        allowDefaultServiceAccount: z.boolean().optional(),
     })
     .superRefine((sa, ctx) => {
         if (sa.policyArns.length === 0 && sa.statements.length === 0) {
@@ -59,7 +85,25 @@ const serviceAccountSchema = z
             }
             keys.set(key, i);
         });
+        const size = inlinePolicySize(sa.statements);
+        if (size > ROLE_INLINE_POLICY_LIMIT) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["statements"],
+                message: `make an inline policy of ${size} characters (white space not counted), over IAM's ${ROLE_INLINE_POLICY_LIMIT} for a role's inline policies (IAM and AWS STS quotas): PutRolePolicy fails with LimitExceeded at \`pulumi up\`, after a green preview; move statements into a managed policy (policyArns) or merge actions and resources`,
+            });
+        }
         sa.statements.forEach((statement, i) => {
+            for (const operator of Object.keys(statement.Condition ?? {})) {
+                const problem = conditionOperatorProblem(operator);
+                if (problem) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["statements", i, "Condition", operator],
+                        message: `${problem}; IAM refuses the policy (MalformedPolicyDocument) at \`pulumi up\`, after a green preview`,
+                    });
+                }
+            }
             if (allowsEverything(statement)) {
                 ctx.addIssue({
                     code: "custom",
@@ -146,6 +190,23 @@ export const namespaceSchema = z
                     code: "custom",
                     path: ["quota", req],
                     message: `${ns.quota[req]} exceeds ${lim} ${ns.quota[lim]}: pods could never use their requests`,
+                });
+            }
+        }
+        for (const [name, sa] of Object.entries(ns.serviceAccounts)) {
+            if (name === DEFAULT_SERVICE_ACCOUNT && !sa.allowDefaultServiceAccount) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["serviceAccounts", name],
+                    message:
+                        "is the namespace's default service account, which every pod that names no serviceAccountName runs as: the role would reach every such pod; give the application a service account of its own, or set allowDefaultServiceAccount: true to mean it",
+                });
+            }
+            if (name !== DEFAULT_SERVICE_ACCOUNT && sa.allowDefaultServiceAccount) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["serviceAccounts", name, "allowDefaultServiceAccount"],
+                    message: `is only read on serviceAccounts.${DEFAULT_SERVICE_ACCOUNT}; remove it`,
                 });
             }
         }

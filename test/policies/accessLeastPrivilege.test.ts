@@ -40,7 +40,14 @@ describe("policy access-least-privilege (stack)", () => {
         expectClean(await runStack(accessLeastPrivilege, grantsWith(TEAM_ENTRY, "kubernetesGroups", ["checkout", "system:authenticated"])));
     });
 
-    for (const policy of ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy"]) {
+    // What each access policy lets a team do in every namespace (EKS User Guide, "Review access policy permissions").
+    const REACH: Record<string, string> = {
+        AmazonEKSClusterAdminPolicy: "do almost anything",
+        AmazonEKSAdminPolicy: "do almost anything",
+        AmazonEKSEditPolicy: "change workloads and read Secrets",
+        AmazonEKSAdminViewPolicy: "read every Secret \\(other teams' credentials and service account tokens included\\)",
+    };
+    for (const [policy, reach] of Object.entries(REACH)) {
         it(`reports ${policy} granted cluster-wide to a team tagged as a namespace team, on the association's URN`, async () => {
             const resources = grantsWith(TEAM_ASSOCIATION, "policyArn", `arn:aws:eks::aws:cluster-access-policy/${policy}`).map((r, i) =>
                 i === TEAM_ASSOCIATION ? changed(r, "accessScope", { type: "cluster" }) : r,
@@ -49,12 +56,25 @@ describe("policy access-least-privilege (stack)", () => {
             expectViolations(
                 outcome,
                 new RegExp(
-                    `AccessPolicyAssociation .* \\(${TEAM_ROLE}\\) grants ${policy} cluster-wide to a namespace team \\(its access entry is tagged platform/access-scope: namespace\\)\\. Why: .*every namespace.*Fix: .*type: "namespace"`,
+                    `AccessPolicyAssociation .* \\(${TEAM_ROLE}\\) grants ${policy} cluster-wide to a namespace team \\(its access entry is tagged platform/access-scope: namespace\\)\\. Why: the team can then ${reach} in every namespace.*Fix: .*type: "namespace"`,
                 ),
             );
             expect(outcome.violations[0].urn).to.equal(urnOf(resources[TEAM_ASSOCIATION]));
         });
     }
+
+    it("reports AmazonEKSAdminViewPolicy cluster-wide to a team (EKS: it lists and reads every resource, Secrets included), and accepts it on the team's namespace", async () => {
+        const adminView = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy";
+        const resources = grantsWith(TEAM_ASSOCIATION, "policyArn", adminView);
+        expectClean(await runStack(accessLeastPrivilege, resources));
+        expectViolations(
+            await runStack(
+                accessLeastPrivilege,
+                resources.map((r, i) => (i === TEAM_ASSOCIATION ? changed(r, "accessScope", { type: "cluster" }) : r)),
+            ),
+            /grants AmazonEKSAdminViewPolicy cluster-wide to a namespace team .*Why: the team can then read every Secret \(other teams' credentials and service account tokens included\) in every namespace/,
+        );
+    });
 
     it("reports the team's edit grant once its scope becomes the cluster (one field changed)", async () => {
         expectViolations(

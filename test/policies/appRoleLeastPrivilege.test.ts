@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { appRoleLeastPrivilege, statementFindings, trustNamespaces } from "eks-platform-policies";
+import { appRoleLeastPrivilege, pinsPassedToService, statementFindings, trustNamespaces } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { appRole, attachment, nodeRoleWithPolicies, podIdentityTrust, role } from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";
@@ -14,10 +14,21 @@ function with_(index: number, dotted: string, value: unknown): TestResource[] {
 
 /** `appRole()` whose inline policy's first statement has `field` set to `value`. */
 function withStatement(field: string, value: unknown): TestResource[] {
+    return withStatementFields({ [field]: value });
+}
+
+/** `appRole()` whose inline policy's first statement (Sid `Read`) has these fields set (`undefined` removes one). */
+function withStatementFields(fields: Record<string, unknown>): TestResource[] {
     const doc = JSON.parse(appRole()[INLINE].props.policy as string);
-    doc.Statement[0][field] = value;
+    Object.assign(doc.Statement[0], fields);
     return with_(INLINE, "policy", JSON.stringify(doc));
 }
+
+const ACCOUNT = "123456789012";
+const PASSED_TO_EC2 = { StringEquals: { "iam:PassedToService": "ec2.amazonaws.com" } };
+/** The statement label every violation of the first inline statement carries. */
+const AT_READ = `\\(RolePolicy ${ROLE}-inline, statement Read\\)`;
+const quoted = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("policy app-role-least-privilege (stack)", () => {
     it("passes an application role with scoped statements, a Deny *, and a narrow managed policy; ignores node roles", async () => {
@@ -53,7 +64,7 @@ describe("policy app-role-least-privilege (stack)", () => {
         });
     }
 
-    it("reports iam:PassRole on every role, and accepts it on one role or without a wildcard", async () => {
+    it("reports iam:PassRole on every role, and accepts it on one role passed to one service", async () => {
         const pass = withStatement("Action", "iam:PassRole");
         const doc = JSON.parse(pass[INLINE].props.policy as string);
         doc.Statement[0].Resource = "*";
@@ -61,7 +72,246 @@ describe("policy app-role-least-privilege (stack)", () => {
             await runStack(appRoleLeastPrivilege, with_(INLINE, "policy", JSON.stringify(doc))),
             /allows "iam:PassRole" on Resource "\*".*Why: .*hand any role/,
         );
-        expectClean(await runStack(appRoleLeastPrivilege, withStatement("Action", ["iam:PassRole", "iam:GetRole"])));
+        expectClean(
+            await runStack(
+                appRoleLeastPrivilege,
+                withStatementFields({
+                    Action: ["iam:PassRole", "iam:GetRole"],
+                    Resource: `arn:aws:iam::${ACCOUNT}:role/reports-worker`,
+                    Condition: PASSED_TO_EC2,
+                }),
+            ),
+        );
+    });
+
+    describe("IAM escalation paths (issue #25, M3)", () => {
+        // IAM matches a role ARN pattern against every role of the account: `role/*` is all of them.
+        for (const resource of [
+            "*",
+            "arn:aws:iam::*:role/*",
+            `arn:aws:iam::${ACCOUNT}:role/*`,
+            `arn:aws:iam::${ACCOUNT}:role*`,
+            "arn:*:iam::*:*",
+        ]) {
+            it(`refuses iam:PassRole on ${resource}, which IAM matches against every role of the account, naming the statement`, async () => {
+                const outcome = await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Action: "iam:PassRole", Resource: resource, Condition: PASSED_TO_EC2 }),
+                );
+                expectViolations(
+                    outcome,
+                    new RegExp(
+                        `^IAM role ${ROLE} \\(assumed by pods through EKS Pod Identity\\) allows "iam:PassRole" on Resource "${quoted(resource)}" ${AT_READ}\\. Why: .*any role of the account.*Fix: name the roles it passes.*iam:PassedToService`,
+                    ),
+                );
+                expect(outcome.violations[0].urn).to.equal(urnOf(appRole()[ROLE_RESOURCE]));
+            });
+        }
+
+        it("accepts iam:PassRole on a name prefix or a path, which IAM matches against those roles only", async () => {
+            for (const resource of [`arn:aws:iam::${ACCOUNT}:role/reports-*`, `arn:aws:iam::${ACCOUNT}:role/service-role/*`]) {
+                expectClean(
+                    await runStack(
+                        appRoleLeastPrivilege,
+                        withStatementFields({ Action: "iam:PassRole", Resource: resource, Condition: PASSED_TO_EC2 }),
+                    ),
+                );
+            }
+        });
+
+        const worker = `arn:aws:iam::${ACCOUNT}:role/reports-worker`;
+        for (const [how, condition] of [
+            ["no condition", undefined],
+            ["a condition on another key", { StringEquals: { "aws:RequestedRegion": "us-east-1" } }],
+            ['StringLike "*" (every service)', { StringLike: { "iam:PassedToService": "*" } }],
+            ["StringNotEquals (every service but one)", { StringNotEquals: { "iam:PassedToService": "lambda.amazonaws.com" } }],
+            [
+                "StringEqualsIfExists (true when the key is absent)",
+                { StringEqualsIfExists: { "iam:PassedToService": "ec2.amazonaws.com" } },
+            ],
+        ] as const) {
+            it(`refuses iam:PassRole with ${how}: IAM lets the role go to any service that takes one`, async () => {
+                expectViolations(
+                    await runStack(
+                        appRoleLeastPrivilege,
+                        withStatementFields({ Action: "iam:PassRole", Resource: worker, Condition: condition }),
+                    ),
+                    new RegExp(
+                        `allows "iam:PassRole" on Resource "${quoted(worker)}" without an iam:PassedToService condition ${AT_READ}\\. Why: .*any service that takes a role.*Fix: .*"iam:PassedToService": "<service>\\.amazonaws\\.com"`,
+                    ),
+                );
+            });
+        }
+
+        it("accepts iam:PassedToService pinned by StringEquals, StringLike on a named service, or a key in another case (IAM keys are case-insensitive)", async () => {
+            for (const condition of [
+                PASSED_TO_EC2,
+                { StringLike: { "iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"] } },
+                { StringEquals: { "IAM:PassedToService": "ec2.amazonaws.com" } },
+            ]) {
+                expectClean(
+                    await runStack(
+                        appRoleLeastPrivilege,
+                        withStatementFields({ Action: "iam:PassRole", Resource: worker, Condition: condition }),
+                    ),
+                );
+            }
+        });
+
+        for (const action of [
+            "iam:CreateRole",
+            "iam:PutRolePolicy",
+            "iam:AttachRolePolicy",
+            "iam:CreatePolicyVersion",
+            "iam:UpdateAssumeRolePolicy",
+            "iam:PutUserPolicy",
+            "iam:AttachUserPolicy",
+            "iam:SetDefaultPolicyVersion",
+            "IAM:createaccesskey",
+        ]) {
+            it(`refuses ${action} on Resource "*": whoever writes IAM policy or trust on every entity can attach AdministratorAccess to itself`, async () => {
+                expectViolations(
+                    await runStack(appRoleLeastPrivilege, withStatementFields({ Action: ["s3:GetObject", action], Resource: "*" })),
+                    new RegExp(
+                        `allows "${action}" on Resource "\\*", which writes IAM permissions or trust ${AT_READ}\\. Why: .*attach AdministratorAccess.*Fix: leave IAM changes to the deploy pipeline`,
+                    ),
+                );
+            });
+        }
+
+        it("refuses a policy write on every role of the account, and accepts one on roles of a prefix the application owns", async () => {
+            expectViolations(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Action: "iam:PutRolePolicy", Resource: `arn:aws:iam::${ACCOUNT}:role/*` }),
+                ),
+                /allows "iam:PutRolePolicy" on Resource "arn:aws:iam::123456789012:role\/\*", which writes IAM permissions or trust/,
+            );
+            expectClean(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Action: "iam:PutRolePolicy", Resource: `arn:aws:iam::${ACCOUNT}:role/reports-jobs-*` }),
+                ),
+            );
+        });
+
+        for (const [action, resource] of [
+            ["sts:AssumeRole", "*"],
+            ["sts:Assume*", "arn:aws:iam::*:role/*"],
+        ]) {
+            it(`refuses ${action} on ${resource}: STS lets the role become every role whose trust admits the account`, async () => {
+                expectViolations(
+                    await runStack(appRoleLeastPrivilege, withStatementFields({ Action: action, Resource: resource })),
+                    new RegExp(
+                        `allows "${quoted(action)}" on Resource "${quoted(resource)}" ${AT_READ}\\. Why: .*every role whose trust admits this account.*Fix: name the roles it assumes`,
+                    ),
+                );
+            });
+        }
+
+        it("accepts sts:AssumeRole on one named role, and other STS actions on *", async () => {
+            expectClean(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Action: "sts:AssumeRole", Resource: `arn:aws:iam::${ACCOUNT}:role/reports-reader` }),
+                ),
+            );
+            expectClean(await runStack(appRoleLeastPrivilege, withStatementFields({ Action: "sts:GetCallerIdentity", Resource: "*" })));
+        });
+
+        for (const [action, resource] of [
+            ["s3:*", "*"],
+            ["S3:*", "arn:aws:s3:::*"],
+            ["sqs:*", "arn:aws:sqs:*:*:*"],
+            ["ec2:*", "*"],
+            ["sts:*", "*"],
+        ]) {
+            it(`refuses the service wildcard ${action} on ${resource}: every action of the service on every resource`, async () => {
+                expectViolations(
+                    await runStack(appRoleLeastPrivilege, withStatementFields({ Action: action, Resource: resource })),
+                    new RegExp(
+                        `allows "${quoted(action)}" on Resource "${quoted(resource)}": every ${action.split(":")[0].toLowerCase()} action on every resource ${AT_READ}\\. Why: .*all of that service's data`,
+                    ),
+                );
+            });
+        }
+
+        it("accepts a service wildcard on one bucket", async () => {
+            expectClean(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Action: "s3:*", Resource: ["arn:aws:s3:::reports", "arn:aws:s3:::reports/*"] }),
+                ),
+            );
+        });
+
+        it("refuses NotResource in an Allow statement, and accepts it in a Deny", async () => {
+            expectViolations(
+                await runStack(appRoleLeastPrivilege, withStatementFields({ Resource: undefined, NotResource: "arn:aws:s3:::other/*" })),
+                new RegExp(
+                    `allows its actions on NotResource "arn:aws:s3:::other/\\*", i\\.e\\. every other resource ${AT_READ}\\. Why: .*resources created later.*Fix: list the resources it needs under Resource`,
+                ),
+            );
+            expect(statementFindings({ Effect: "Deny", Action: "s3:*", NotResource: "arn:aws:s3:::reports/*" })).to.deep.equal([]);
+        });
+
+        it("names the statement by index when it has no Sid", async () => {
+            expectViolations(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    withStatementFields({ Sid: undefined, Action: "iam:AttachRolePolicy", Resource: "*" }),
+                ),
+                new RegExp(
+                    `allows "iam:AttachRolePolicy" on Resource "\\*", which writes IAM permissions or trust \\(RolePolicy ${ROLE}-inline, statement 0\\)`,
+                ),
+            );
+        });
+
+        it("refuses every escalation of the review's policy at once, one violation per statement and action", async () => {
+            const doc = {
+                Version: "2012-10-17",
+                Statement: [
+                    { Sid: "Pass", Effect: "Allow", Action: "iam:PassRole", Resource: "arn:aws:iam::*:role/*" },
+                    {
+                        Sid: "Write",
+                        Effect: "Allow",
+                        Action: ["iam:PutRolePolicy", "iam:AttachRolePolicy", "iam:CreatePolicyVersion", "iam:UpdateAssumeRolePolicy"],
+                        Resource: "*",
+                    },
+                    { Sid: "Assume", Effect: "Allow", Action: "sts:AssumeRole", Resource: "*" },
+                    { Sid: "Data", Effect: "Allow", Action: "s3:*", Resource: "*" },
+                ],
+            };
+            const outcome = await runStack(appRoleLeastPrivilege, [
+                ...with_(INLINE, "policy", JSON.stringify(doc)),
+                { ...attachment(ROLE, "PowerUserAccess"), name: `${ROLE}-power` },
+            ]);
+            expectViolations(
+                outcome,
+                /attaches the AWS managed policy PowerUserAccess \(RolePolicyAttachment platform-prod-analytics-reports-power\)/,
+                /allows "iam:PassRole" on Resource "arn:aws:iam::\*:role\/\*" \(RolePolicy .*, statement Pass\)/,
+                /allows "iam:PutRolePolicy" on Resource "\*", which writes .*statement Write\)/,
+                /allows "iam:AttachRolePolicy" on Resource "\*", which writes .*statement Write\)/,
+                /allows "iam:CreatePolicyVersion" on Resource "\*", which writes .*statement Write\)/,
+                /allows "iam:UpdateAssumeRolePolicy" on Resource "\*", which writes .*statement Write\)/,
+                /allows "sts:AssumeRole" on Resource "\*" \(RolePolicy .*, statement Assume\)/,
+                /allows "s3:\*" on Resource "\*": every s3 action on every resource \(RolePolicy .*, statement Data\)/,
+            );
+        });
+
+        it("judges a role whose trust admits kube-system and an application namespace: it cannot escape as a platform role", async () => {
+            const trust = JSON.parse(podIdentityTrust("kube-system", "controller"));
+            trust.Statement[0].Condition.StringEquals["aws:RequestTag/kubernetes-namespace"] = ["kube-system", "analytics"];
+            const shared = with_(ROLE_RESOURCE, "assumeRolePolicy", JSON.stringify(trust));
+            const doc = { Statement: [{ Sid: "Pass", Effect: "Allow", Action: "iam:PassRole", Resource: "*" }] };
+            expectViolations(
+                await runStack(
+                    appRoleLeastPrivilege,
+                    shared.map((r, i) => (i === INLINE ? changed(r, "policy", JSON.stringify(doc)) : r)),
+                ),
+                /^IAM role platform-prod-analytics-reports .* allows "iam:PassRole" on Resource "\*" \(RolePolicy .*, statement Pass\)/,
+            );
+        });
     });
 
     it("reports NotAction in an Allow statement", async () => {
@@ -71,8 +321,8 @@ describe("policy app-role-least-privilege (stack)", () => {
         );
     });
 
-    for (const policy of ["AdministratorAccess", "IAMFullAccess"]) {
-        it(`reports the AWS managed policy ${policy} attached to an application role`, async () => {
+    for (const policy of ["AdministratorAccess", "IAMFullAccess", "PowerUserAccess", "AdministratorAccess-Amplify"]) {
+        it(`reports the AWS managed policy ${policy} (every service, or IAM writes on *) attached to an application role`, async () => {
             expectViolations(
                 await runStack(appRoleLeastPrivilege, with_(ATTACHMENT, "policyArn", `arn:aws:iam::aws:policy/${policy}`)),
                 new RegExp(`attaches the AWS managed policy ${policy} \\(RolePolicyAttachment ${ROLE}-sqs\\)\\. Why: .*Fix: detach it`),
@@ -188,6 +438,48 @@ describe("policy app-role-least-privilege (stack)", () => {
 });
 
 describe("app-role-least-privilege helpers (pure)", () => {
+    it("matches actions as IAM does: a PassRole, policy write or AssumeRole of another service is none, a wildcard service prefix is one", () => {
+        for (const action of ["ec2:PassRole", "s3:PutRolePolicy", "iam:AssumeRole", "lambda:CreateRole"]) {
+            expect(statementFindings({ Effect: "Allow", Action: action, Resource: "*" }), action).to.deep.equal([]);
+        }
+        expect(statementFindings({ Effect: "Allow", Action: "*:PassRole", Resource: "*" })[0].what).to.equal(
+            'allows "*:PassRole" on Resource "*"',
+        );
+        expect(statementFindings({ Effect: "Allow", Action: "s?s:AssumeRole", Resource: "*" })[0].what).to.equal(
+            'allows "s?s:AssumeRole" on Resource "*"',
+        );
+        expect(statementFindings({ Effect: "Allow", Action: "*:PutRolePolicy", Resource: "*" })[0].what).to.match(
+            /which writes IAM permissions/,
+        );
+    });
+
+    it("names the resources as written, trimmed, and skips values that are not strings", () => {
+        expect(
+            statementFindings({ Effect: "Allow", Action: ["sts:AssumeRole", 5], Resource: [5, " * "] }).map((f) => f.what),
+        ).to.deep.equal(['allows "sts:AssumeRole" on Resource "*"']);
+        const two = ["arn:aws:iam::123456789012:role/a", "arn:aws:iam::123456789012:role/b"];
+        expect(statementFindings({ Effect: "Allow", Action: "iam:PassRole", Resource: two })[0].what).to.equal(
+            `allows "iam:PassRole" on Resource ${JSON.stringify(two)} without an iam:PassedToService condition`,
+        );
+    });
+
+    it("reads iam:PassedToService only from operators that pin it", () => {
+        const pins = (condition: unknown) => pinsPassedToService({ Condition: condition });
+        expect(pins({ StringEqualsIgnoreCase: { "iam:PassedToService": "ec2.amazonaws.com" } })).to.equal(true);
+        expect(pins({ StringEquals: { "aws:RequestedRegion": "us-east-1", "iam:PassedToService": "ec2.amazonaws.com" } })).to.equal(true);
+        for (const wildcards of ["**", " * ", "?"]) {
+            expect(pins({ StringLike: { "iam:PassedToService": wildcards } }), wildcards).to.equal(false);
+        }
+        expect(pins({ StringEquals: { "iam:PassedToService": [5] } })).to.equal(false);
+        expect(pinsPassedToService({ Condition: { "ForAnyValue:StringEquals": { "iam:PassedToService": "ec2.amazonaws.com" } } })).to.equal(
+            true,
+        );
+        expect(pinsPassedToService({ Condition: { StringEquals: { "iam:PassedToService": [] } } })).to.equal(false);
+        expect(pinsPassedToService({ Condition: { StringEquals: { "iam:PassedToService": ["ec2.amazonaws.com", "*"] } } })).to.equal(false);
+        expect(pinsPassedToService({ Condition: { StringEquals: "iam:PassedToService" } })).to.equal(false);
+        expect(pinsPassedToService({})).to.equal(false);
+    });
+
     it("finds nothing in Deny statements or narrow actions", () => {
         expect(statementFindings({ Effect: "Deny", Action: "*", Resource: "*" })).to.deep.equal([]);
         expect(statementFindings({ Effect: "Allow", Action: ["s3:*"], Resource: "arn:aws:s3:::b/*" })).to.deep.equal([]);

@@ -193,3 +193,60 @@ describe("components/config/cluster.ts: versions and defaults", () => {
         ]);
     });
 });
+
+describe("components/config/cluster.ts: the private endpoint's CIDRs (issue #25, M4)", () => {
+    const priv = (privateAccessCidrs: string[], more: Record<string, unknown> = {}) => problems(section({ privateAccessCidrs }, more));
+
+    it("refuses a block broader than a /8 (RFC 1918's largest private range): 128.0.0.0/1 is half the internet, admitted on 443 and routed to the Transit Gateway", () => {
+        for (const block of ["128.0.0.0/1", "10.0.0.0/7", "0.0.0.0/4"]) {
+            expect(priv(["10.99.0.0/16", block]), block).to.deep.equal([
+                `endpoint.privateAccessCidrs.1: ${block} is broader than a /8, the largest private range (RFC 1918's 10.0.0.0/8): it holds public address space, which the API server's security group would admit on 443 and every route table would send to the Transit Gateway; list the deployer's networks, each a /8 or narrower`,
+            ]);
+        }
+    });
+
+    it("accepts RFC 1918 ranges up to their own size, 10.0.0.0/8 included", () => {
+        expect(priv(["10.0.0.0/8", "172.16.0.0/14", "192.168.0.0/16", "100.64.0.0/10"])).to.deep.equal([]);
+        expect(priv(["172.16.0.0/12"], { serviceCidr: "10.100.0.0/16" })).to.deep.equal([]);
+    });
+
+    it("refuses link-local addresses (169.254.0.0/16, RFC 3927): never routed beyond their link, so no deployer connects from them", () => {
+        for (const block of ["169.254.0.0/16", "169.254.169.254/32", "169.0.0.0/8"]) {
+            expect(priv([block]), block).to.deep.equal([
+                `endpoint.privateAccessCidrs.0: ${block} holds link-local addresses (169.254.0.0/16), which are never routed beyond their own link (instance metadata and the Amazon DNS resolver answer there): no deployer connects from them; list the deployer's routed networks`,
+            ]);
+        }
+        expect(priv(["169.255.0.0/16", "169.253.0.0/16"])).to.deep.equal([]);
+    });
+
+    it("refuses a block overlapping the service CIDR (EKS: the service range must overlap no connected network), the default one or the stack's", () => {
+        expect(priv(["10.99.0.0/16", "172.20.128.0/24"])).to.deep.equal([
+            "endpoint.privateAccessCidrs.1: 172.20.128.0/24 overlaps the service CIDR 172.20.0.0/16: those are the cluster's Service addresses, which kube-proxy on every node rewrites to pods, so nodes and pods never reach the deployer's network there (EKS asks for a service CIDR that overlaps no connected network); list the deployer's networks outside it, or move serviceCidr",
+        ]);
+        expect(priv(["172.16.0.0/12"], { serviceCidr: "10.100.0.0/16" })).to.deep.equal([]);
+        expect(priv(["10.0.0.0/8"], { serviceCidr: "10.100.0.0/16" })[0]).to.match(
+            /^endpoint\.privateAccessCidrs\.0: 10\.0\.0\.0\/8 overlaps the service CIDR 10\.100\.0\.0\/16: /,
+        );
+        // Adjacent, not overlapping.
+        expect(priv(["172.21.0.0/16", "172.19.0.0/16"])).to.deep.equal([]);
+    });
+
+    it("refuses a block listed twice, however it is spelt, naming the second entry and the first", () => {
+        expect(priv(["10.99.0.0/16", "10.98.0.0/16", " 10.99.0.0/16", "10.98.0.0/16"])).to.deep.equal([
+            "endpoint.privateAccessCidrs.2:  10.99.0.0/16 is listed twice (also at [0]); list each network once",
+            "endpoint.privateAccessCidrs.3: 10.98.0.0/16 is listed twice (also at [1]); list each network once",
+        ]);
+        expect(priv(["10.99.0.0/16", "10.99.0.0/17"])).to.deep.equal([]);
+    });
+
+    it("names every bad entry at once, each once per broken rule", () => {
+        // 128.0.0.0/1 also holds link-local and service addresses: it is named for its size alone, narrowing it is the fix.
+        expect(priv(["128.0.0.0/1", "169.254.0.0/16", "128.0.0.0/1", "172.20.0.0/24"]).map((p) => p.split(": ")[0])).to.deep.equal([
+            "endpoint.privateAccessCidrs.0",
+            "endpoint.privateAccessCidrs.1",
+            "endpoint.privateAccessCidrs.2",
+            "endpoint.privateAccessCidrs.2",
+            "endpoint.privateAccessCidrs.3",
+        ]);
+    });
+});

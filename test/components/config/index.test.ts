@@ -440,6 +440,12 @@ describe("stack config: the deployer's route to the API server", () => {
             /^eks-platform:cluster\.endpoint\.privateAccessCidrs\[0\]: admits every connected network/,
         ],
         [
+            "half the internet as a private route (issue #25, M4), named by its key and index",
+            "prod",
+            (v) => (v[`${PROJECT}:cluster`].endpoint.privateAccessCidrs = ["10.99.0.0/16", "10.98.0.0/16", "128.0.0.0/1"]),
+            /^eks-platform:cluster\.endpoint\.privateAccessCidrs\[2\]: 128\.0\.0\.0\/1 is broader than a \/8/,
+        ],
+        [
             "a deployer network inside the VPC it creates",
             "prod",
             (v) => (v[`${PROJECT}:cluster`].endpoint.privateAccessCidrs = ["10.20.64.0/24"]),
