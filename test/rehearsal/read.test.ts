@@ -335,6 +335,28 @@ describe("rehearsal/read.ts: what the rehearsal reads of a pod", () => {
             ]);
         });
 
+        it("the cluster's zones with subnets: each subnet's availabilityZone (EC2 CreateSubnet: a subnet lives in one zone), once and in name order; not another resource's, not one unknown until apply", () => {
+            const subnet = (name: string, availabilityZone: unknown): TestResource => ({
+                type: "aws:ec2/subnet:Subnet",
+                name,
+                props: { vpcId: "vpc-1", cidrBlock: "10.0.0.0/24", ...(availabilityZone === undefined ? {} : { availabilityZone }) },
+            });
+            const instance: TestResource = {
+                type: "aws:ec2/instance:Instance",
+                name: "bastion",
+                props: { availabilityZone: "us-east-1z" },
+            };
+            const resources = [
+                subnet("private-b", "us-east-1b"),
+                subnet("private-a", "us-east-1a"),
+                subnet("public-a", "us-east-1a"),
+                subnet("later", UNKNOWN_SENTINELS.string),
+                subnet("unset", undefined),
+                instance,
+            ];
+            expect(zonesOf(resources).zones).to.deep.equal(["us-east-1a", "us-east-1b"]);
+        });
+
         it("the cluster's zones without subnets: those the NodePools name (In), in order; else as many as a group's subnets, at least 3", () => {
             const zones = (resources: TestResource[]) => zonesOf(resources).zones;
             expect(zones([pool("b", [{ operator: "In", values: ["us-east-1b", "us-east-1a"] }])])).to.deep.equal([

@@ -213,6 +213,15 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
         }
     });
 
+    it("a type that replaces on nothing says so, and why, in its source (aws_internet_gateway: vpc_id detaches and re-attaches in place, resourceInternetGatewayUpdate)", () => {
+        const none = Object.entries(REPLACEMENT_RULES).filter(([, rule]) => rule.replaceOn.length === 0);
+        expect(none.map(([type]) => type)).to.include("aws:ec2/internetGateway:InternetGateway");
+        for (const [type, rule] of none) {
+            expect(rule.source, type).to.match(/ForceNew on nothing \(\w+ .{8,}\)/);
+        }
+        expect(REPLACEMENT_RULES["aws:ec2/internetGateway:InternetGateway"].source).to.include("nothing (vpc_id re-attaches)");
+    });
+
     it("leaves no type unchecked without a reason", () => {
         for (const n of FACTS.notYetChecked) {
             expect(n.reason, n.type).to.be.a("string").and.have.length.above(20);
