@@ -222,6 +222,11 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                 `no load balancer of the AWS Load Balancer Controller ${inputScope(args.stackTags)} (no Ingress of its class, no type: LoadBalancer Service it serves): nothing was checked`,
             );
         }
+        if (verdicts.evaluated === 0) {
+            args.notApplicable(
+                `no long-running workload ${inputScope(args.stackTags)} is selected by a Service a load balancer of the AWS Load Balancer Controller sends to: nothing was checked`,
+            );
+        }
     },
 });
 

@@ -182,6 +182,16 @@ describe("policy workload-request-path (stack)", () => {
         );
     });
 
+    it("says it checked nothing when its load balancers send to no workload of the input", async () => {
+        const elsewhere = changed(service(), "spec.selector", { app: "web" });
+        expect(
+            (await runStack(workloadRequestPath, [withPreStop(deployment(), 1), elsewhere, ingress(ALB_IP), gatedNamespace()]))
+                .notApplicable,
+        ).to.match(
+            /no long-running workload .* is selected by a Service a load balancer of the AWS Load Balancer Controller sends to: nothing was checked/,
+        );
+    });
+
     it("does not judge ClusterIP-only Services or Ingresses of another class", async () => {
         const d = withPreStop(deployment(), 1);
         expect((await runStack(workloadRequestPath, [d, service()])).notApplicable).to.match(
