@@ -43,6 +43,8 @@ const endpoints = config.network.interfaceEndpoints.enabled
 
 const cluster = new Cluster("cluster", {
     clusterName: config.clusterName,
+    // The secrets key's policy lets the deploy role administer it (components/iam.ts, stackKeyPolicy).
+    keyAdministrator: config.access.deployer,
     version: config.cluster.version,
     supportType: config.cluster.supportType,
     vpcId: network.vpcId,
@@ -113,6 +115,7 @@ const computeAddons = new ComputeAddons(
         cluster: cluster.eks,
         hasSystemNodes: nodeGroups.hasSystemNodes,
         protect: config.cluster.protect,
+        keyAdministrator: config.access.deployer,
     },
     { dependsOn: [cluster, ...nodeGroups.nodes] },
 );

@@ -1,11 +1,14 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
-import { trustPolicy } from "./iam";
+import { awsContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
+import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 
 export interface ClusterArgs {
     /** Static cluster name from config (never auto-named: tags and policies read it at preview). */
     clusterName: string;
+    /** The deploy role (`access.deployer`): the only role the secrets key's policy lets administer it. */
+    keyAdministrator: string;
     /** Kubernetes minor version, pinned per stack. */
     version: string;
     /** The upgrade policy at the end of standard support (`cluster.supportType`). */
@@ -214,6 +217,9 @@ export class Cluster extends pulumi.ComponentResource {
                 description: `Envelope encryption of Kubernetes secrets in EKS cluster ${args.clusterName}`,
                 enableKeyRotation: true,
                 deletionWindowInDays: 30,
+                // The deploy role administers only keys with this tag (kernel/deployScope.ts).
+                tags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
+                policy: awsContext("", parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
             },
             { parent: this, protect },
         );
@@ -229,7 +235,11 @@ export class Cluster extends pulumi.ComponentResource {
         // A static name: policies link attachments to roles by name, which is known at preview.
         const role = new aws.iam.Role(
             `${name}-control-plane`,
-            { name: `${args.clusterName}-control-plane`, assumeRolePolicy: JSON.stringify(trustPolicy("eks.amazonaws.com")) },
+            {
+                name: `${args.clusterName}-control-plane`,
+                assumeRolePolicy: JSON.stringify(trustPolicy("eks.amazonaws.com")),
+                permissionsBoundary: stackPermissionsBoundary(args.clusterName, parent),
+            },
             parent,
         );
         const rolePolicy = new aws.iam.RolePolicyAttachment(

@@ -6,7 +6,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { managedPolicyArn, NODE_ROLE_POLICIES } from "eks-platform-kernel";
+import { managedPolicyArn, NODE_ROLE_POLICIES, permissionsBoundaryName } from "eks-platform-kernel";
 
 export interface PolicyStatement {
     Sid?: string;
@@ -15,6 +15,7 @@ export interface PolicyStatement {
     NotAction?: string | string[];
     /** Absent in trust policies, where the role itself is the resource. */
     Resource?: string | string[];
+    NotResource?: string | string[];
     Principal?: unknown;
     Condition?: Record<string, Record<string, string | string[] | boolean | number>>;
 }
@@ -48,6 +49,74 @@ export function queueArn(ctx: AwsContext, queueName: string): string {
 /** IAM is global: a role's ARN names no region. */
 export function roleArn(ctx: Pick<AwsContext, "partition" | "accountId">, roleName: string): string {
     return `arn:${ctx.partition}:iam::${ctx.accountId}:role/${roleName}`;
+}
+
+/**
+ * The permissions boundary every role of `clusterName` carries (kernel/deployScope.ts): the deploy
+ * role may create and change roles only with it, and no role of the stack can exceed it.
+ */
+export function permissionsBoundaryArn(ctx: Pick<AwsContext, "partition" | "accountId">, clusterName: string): string {
+    return `arn:${ctx.partition}:iam::${ctx.accountId}:policy/${permissionsBoundaryName(clusterName)}`;
+}
+
+/** The permissions boundary of `clusterName` in the account of the running credentials, known at preview. */
+export function stackPermissionsBoundary(clusterName: string, opts: pulumi.InvokeOutputOptions): pulumi.Output<string> {
+    // IAM is global: the region plays no part in the ARN.
+    return awsContext("", opts).apply((c) => permissionsBoundaryArn(c, clusterName));
+}
+
+/**
+ * What the deploy role does to a key the stack created (the provider's calls for `aws:kms/key:Key`
+ * and `aws:kms/alias:Alias`, and what EKS requires of the caller that creates a cluster with
+ * secrets encryption: `kms:CreateGrant`, `kms:DescribeKey`). Granted by the key's own policy
+ * (`stackKeyPolicy`), never by the deploy role's IAM policy: IAM cannot scope key administration to
+ * keys that do not exist yet, so the deploy role administers exactly the keys whose policy names it.
+ */
+export const KEY_ADMINISTRATION_ACTIONS: readonly string[] = [
+    "kms:CreateAlias",
+    "kms:CreateGrant",
+    "kms:DeleteAlias",
+    "kms:DescribeKey",
+    "kms:DisableKey",
+    "kms:DisableKeyRotation",
+    "kms:EnableKey",
+    "kms:EnableKeyRotation",
+    "kms:GetKeyPolicy",
+    "kms:GetKeyRotationStatus",
+    "kms:ListResourceTags",
+    "kms:PutKeyPolicy",
+    "kms:ScheduleKeyDeletion",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:UpdateAlias",
+    "kms:UpdateKeyDescription",
+];
+
+/**
+ * The policy of every KMS key the program creates: the account keeps the key (its IAM policies
+ * decide, as with KMS's default key policy: people and the roles whose IAM policies grant use of the
+ * key), and `administrator`, the stack's deploy role, may administer it. Pure.
+ */
+export function stackKeyPolicy(ctx: Pick<AwsContext, "partition" | "accountId">, administrator: string): PolicyDocument {
+    return {
+        Version: "2012-10-17",
+        Statement: [
+            {
+                Sid: "Account",
+                Effect: "Allow",
+                Principal: { AWS: `arn:${ctx.partition}:iam::${ctx.accountId}:root` },
+                Action: "kms:*",
+                Resource: "*",
+            },
+            {
+                Sid: "DeployRole",
+                Effect: "Allow",
+                Principal: { AWS: administrator },
+                Action: [...KEY_ADMINISTRATION_ACTIONS],
+                Resource: "*",
+            },
+        ],
+    };
 }
 
 export function clusterArn(ctx: AwsContext, clusterName: string): string {

@@ -1,6 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { trustPolicy } from "./iam";
+import { stackPermissionsBoundary, trustPolicy } from "./iam";
 import { planSubnets } from "./subnets";
 
 export interface NetworkArgs {
@@ -251,6 +251,7 @@ export class Network extends pulumi.ComponentResource {
             {
                 name: `${clusterName}-vpc-flow-logs`,
                 assumeRolePolicy: JSON.stringify(trustPolicy("vpc-flow-logs.amazonaws.com")),
+                permissionsBoundary: stackPermissionsBoundary(clusterName, parent),
             },
             parent,
         );

@@ -5,7 +5,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { awsContext, clusterArn, podIdentityTrustPolicy, roleArn } from "./iam";
+import { awsContext, clusterArn, permissionsBoundaryArn, podIdentityTrustPolicy, roleArn } from "./iam";
 import { PolicyDocument, policyArnKey } from "./podIdentityPolicy";
 
 export interface PodIdentityRoleArgs {
@@ -61,6 +61,7 @@ export class PodIdentityRole extends pulumi.ComponentResource {
                         }),
                     ),
                 ),
+                permissionsBoundary: ctx.apply((c) => permissionsBoundaryArn(c, args.clusterName)),
             },
             parent,
         );

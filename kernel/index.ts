@@ -10,6 +10,7 @@
  */
 export * from "./cidr";
 export * from "./config";
+export * from "./deployScope";
 export * from "./drain";
 export * from "./duration";
 export * from "./groups";

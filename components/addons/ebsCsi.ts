@@ -6,8 +6,9 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { kubernetesMinor } from "eks-platform-kernel";
+import { kubernetesMinor, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 import type { AddonsConfig } from "../config";
+import { awsContext, stackKeyPolicy } from "../iam";
 import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import type { Placement } from "../nodegroups/scheduling";
@@ -127,6 +128,8 @@ export interface EbsCsiDriverArgs {
     cluster: pulumi.Resource;
     /** Protect the platform's volume key from deletion (it is needed to read every volume). Defaults to `false`. */
     protect?: boolean;
+    /** The deploy role (`access.deployer`): the only role the platform volume key's policy lets administer it. */
+    keyAdministrator: string;
 }
 
 export class EbsCsiDriver extends pulumi.ComponentResource {
@@ -150,6 +153,9 @@ export class EbsCsiDriver extends pulumi.ComponentResource {
                     description: `Encryption of EBS volumes of EKS cluster ${args.clusterName}`,
                     enableKeyRotation: true,
                     deletionWindowInDays: 30,
+                    // The deploy role administers only keys with this tag (kernel/deployScope.ts).
+                    tags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
+                    policy: awsContext("", parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
                 },
                 { parent: this, protect: args.protect ?? false },
             );

@@ -41,6 +41,8 @@ export interface ComputeAddonsArgs {
     hasSystemNodes: boolean;
     /** Protect the volume encryption key from deletion. Defaults to `false`. */
     protect?: boolean;
+    /** The deploy role (`access.deployer`): it administers the platform volume key (components/iam.ts, stackKeyPolicy). */
+    keyAdministrator: string;
 }
 
 export class ComputeAddons extends pulumi.ComponentResource {
@@ -64,6 +66,7 @@ export class ComputeAddons extends pulumi.ComponentResource {
                 provider: args.provider,
                 cluster: args.cluster,
                 protect: args.protect,
+                keyAdministrator: args.keyAdministrator,
             },
             { parent: this },
         );

@@ -19,6 +19,8 @@ import {
     queueArn,
     roleArn,
     trustPolicy,
+    permissionsBoundaryArn,
+    stackPermissionsBoundary,
 } from "../iam";
 import { karpenterNames, type KarpenterNames } from "./names";
 import { renderReferenceStatements } from "./referencePolicy";
@@ -281,6 +283,7 @@ export class KarpenterAws extends pulumi.ComponentResource {
                 name: names.nodeRole,
                 description: `Nodes Karpenter launches for EKS cluster ${args.clusterName}`,
                 assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
+                permissionsBoundary: stackPermissionsBoundary(args.clusterName, parent),
             },
             parent,
         );
@@ -383,8 +386,10 @@ export class KarpenterAws extends pulumi.ComponentResource {
         const role = new aws.iam.Role(
             `${name}-controller`,
             {
+                name: names.controllerRole,
                 description: `Karpenter controller of EKS cluster ${args.clusterName} (Pod Identity ${CONTROLLER_NAMESPACE}/${CONTROLLER_SERVICE_ACCOUNT})`,
                 assumeRolePolicy: ctx.apply((c) => JSON.stringify(controllerTrustPolicy(c, args.clusterName))),
+                permissionsBoundary: ctx.apply((c) => permissionsBoundaryArn(c, args.clusterName)),
             },
             parent,
         );

@@ -11,12 +11,18 @@ export const NODE_CLASS_KIND = "EC2NodeClass";
 /** The static names of a cluster's Karpenter resources. */
 export interface KarpenterNames {
     nodeRole: string;
+    /** The controller's Pod Identity role; under the stack's IAM prefix like every role (kernel/deployScope.ts). */
+    controllerRole: string;
     interruptionQueue: string;
 }
 
 /** Static AWS names derived from the cluster name (policies and Helm values read them at preview). */
 export function karpenterNames(clusterName: string): KarpenterNames {
-    return { nodeRole: `${clusterName}-karpenter-node`, interruptionQueue: `${clusterName}-karpenter` };
+    return {
+        nodeRole: `${clusterName}-karpenter-node`,
+        controllerRole: `${clusterName}-karpenter-controller`,
+        interruptionQueue: `${clusterName}-karpenter`,
+    };
 }
 
 /** Taints the controller's pods tolerate: system nodes may keep workloads off with CriticalAddonsOnly. */

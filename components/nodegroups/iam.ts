@@ -1,6 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeRoleManagedPolicies, roleArn, trustPolicy } from "../iam";
+import { nodeRoleManagedPolicies, roleArn, stackPermissionsBoundary, trustPolicy } from "../iam";
 
 /** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
 export function nodeRoleName(clusterName: string, group: string): string {
@@ -31,6 +31,7 @@ export function createNodeRole(
             name: nodeRoleName(args.clusterName, args.group),
             description: `EKS ${args.clusterName} nodes of group ${args.group}`,
             assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
+            permissionsBoundary: stackPermissionsBoundary(args.clusterName, { parent }),
             tags: args.tags,
         },
         { parent },

@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { awsContext, clusterArn, eventQueuePolicy, eventRuleArn, podIdentityTrustPolicy, queueArn } from "../iam";
+import { awsContext, clusterArn, eventQueuePolicy, eventRuleArn, permissionsBoundaryArn, podIdentityTrustPolicy, queueArn } from "../iam";
 import { vpcResolverAddress } from "../subnets";
 import type { Toleration } from "./scheduling";
 
@@ -274,6 +274,7 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
                         }),
                     ),
                 ),
+                permissionsBoundary: ctx.apply((c) => permissionsBoundaryArn(c, args.clusterName)),
             },
             parent,
         );

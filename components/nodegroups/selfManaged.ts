@@ -125,7 +125,12 @@ export class SelfManagedNodeGroup extends pulumi.ComponentResource {
 
         const { role, arn: roleArn, attachments } = createNodeRole(name, { clusterName, group, ssm: config.ssm, tags: config.tags }, this);
         this.role = role;
-        const profile = new aws.iam.InstanceProfile(`${name}-profile`, { role: role.name }, { parent: this });
+        const profile = new aws.iam.InstanceProfile(
+            `${name}-profile`,
+            // Named like the role: under the stack's IAM prefix, which scopes the deploy role (kernel/deployScope.ts).
+            { name: nodeRoleName(clusterName, group), role: role.name },
+            { parent: this },
+        );
         // Without an access entry the kubelet's credentials map to no Kubernetes identity: nodes never join.
         const accessEntry = new aws.eks.AccessEntry(
             `${name}-access`,

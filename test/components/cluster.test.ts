@@ -20,6 +20,7 @@ describe("Cluster component", () => {
         mocks = await useMocks("up");
         cluster = new Cluster("cp", {
             clusterName: "demo",
+            keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
             version: "1.34",
             supportType: "EXTENDED",
             vpcId: "vpc-1",
@@ -155,6 +156,7 @@ describe("Cluster builders (pure)", () => {
     };
     const args = {
         clusterName: "demo",
+        keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
         version: "1.34",
         supportType: "STANDARD" as const,
         vpcId: "vpc-1",

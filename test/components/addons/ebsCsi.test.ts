@@ -63,6 +63,7 @@ describe("EbsCsiDriver component: other keys and older clusters", () => {
     const make = (name: string, kmsKey: string, version: string) =>
         new EbsCsiDriver(name, {
             clusterName: "acme",
+            keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
             region: "us-east-1",
             kubernetesVersion: version,
             config: { ...ADDONS.ebsCsiDriver, storageClass: { kmsKey, reclaimPolicy: "Delete" } },

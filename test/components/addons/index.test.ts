@@ -23,6 +23,7 @@ describe("ComputeAddons component", () => {
         const cluster = new pulumi.ComponentResource("test:index:Cluster", "cp");
         new ComputeAddons("addons", {
             clusterName: "acme",
+            keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
             region: "us-east-1",
             vpcId: "vpc-0123",
             kubernetesVersion: "1.34",

@@ -365,7 +365,8 @@ describe("karpenter AWS: component", () => {
 
     it("attaches the cluster-scoped controller policy, built with this account, to the controller role", () => {
         const policy = named(mocks.resources, "aws:iam/rolePolicy:RolePolicy", "kp-controller");
-        expect(policy.props.role).to.match(/kp-controller/);
+        // Named under the stack's IAM prefix, like every role the deploy role may manage (kernel/deployScope.ts).
+        expect(policy.props.role).to.equal("demo-karpenter-controller");
         const doc = JSON.parse(policy.props.policy as string) as PolicyDocument;
         expect(bySid(doc, "AllowPassingInstanceRole").Resource).to.equal("arn:aws:iam::123456789012:role/demo-karpenter-node");
         expect(bySid(doc, "AllowInterruptionQueueActions").Resource).to.equal("arn:aws:sqs:us-east-1:123456789012:demo-karpenter");

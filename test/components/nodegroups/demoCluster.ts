@@ -16,6 +16,7 @@ export function around(cluster: Cluster) {
 export function demoCluster(): Cluster {
     return new Cluster("cp", {
         clusterName: "demo",
+        keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
         version: "1.34",
         supportType: "EXTENDED",
         vpcId: "vpc-1",
