@@ -1,8 +1,9 @@
 /**
  * Writes the policy tables of README.md and docs/policies.md from the policies' declarations and
- * the environment files (tools/policyTables.ts), and the platform profile's JSON Schema
- * (schemas/platform-profile.schema.json, from tools/platformProfile.ts). Run it after adding or
- * changing a policy or the profile's shape:
+ * the environment files (tools/policyTables.ts), the platform profile's JSON Schema
+ * (schemas/platform-profile.schema.json, from tools/platformProfile.ts), and the deploy role's
+ * policy and permissions boundary docs/ci.md embeds (tools/deployRole.ts). Run it after adding
+ * or changing a policy, the profile's shape, or what a stack creates:
  *
  *   npm run docs
  *
@@ -12,6 +13,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { parseCommandLine, runMain } from "./cli";
+import { deployerContext, deployerPolicy, embeddedStacks, embedPolicies, permissionsBoundary } from "./deployRole";
+import { renderInChild } from "./diffStack";
 import { InputError } from "./errors";
 import { profileJsonSchema } from "./platformProfile";
 import { declarationsOf, policyTables } from "./policyTables";
@@ -26,7 +29,24 @@ export function profileSchemaText(): string {
 
 const USAGE = "usage: npm run docs";
 
-function run(): number {
+/** The CI guide, with the policies of each stack it embeds. */
+export const CI_GUIDE = "docs/ci.md";
+
+/** docs/ci.md with the policies it embeds as the generator writes them (each stack rendered in a process of its own). */
+export async function ciGuideText(root: string): Promise<{ current: string; generated: string }> {
+    const current = fs.readFileSync(path.join(root, CI_GUIDE), "utf8");
+    const plans = new Map<string, Awaited<ReturnType<typeof renderInChild>>>();
+    for (const stack of embeddedStacks(current)) {
+        plans.set(stack, await renderInChild(root, stack, "the working tree"));
+    }
+    const generated = embedPolicies(current, (stack, boundary) => {
+        const ctx = deployerContext(root, stack);
+        return boundary ? permissionsBoundary(ctx) : deployerPolicy(plans.get(stack) ?? [], ctx);
+    });
+    return { current, generated };
+}
+
+async function run(): Promise<number> {
     const { positionals } = parseCommandLine(process.argv.slice(2), {}, USAGE);
     if (positionals.length > 0) {
         throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
@@ -46,11 +66,15 @@ function run(): number {
         fs.writeFileSync(schemaFile, schema);
     }
     process.stdout.write(`${PROFILE_SCHEMA_FILE}: ${current === schema ? "up to date" : "written"}\n`);
+    const guide = await ciGuideText(root);
+    if (guide.generated !== guide.current) {
+        fs.writeFileSync(path.join(root, CI_GUIDE), guide.generated);
+    }
+    process.stdout.write(`${CI_GUIDE}: ${guide.generated === guide.current ? "up to date" : "policies written"}\n`);
     return 0;
 }
 
-// Synchronous work, run inside a promise so that bad input reaches runMain as a rejection.
-const main = (): Promise<number> => new Promise((resolve) => resolve(run()));
+const main = (): Promise<number> => run();
 
 if (require.main === module) {
     runMain(main);

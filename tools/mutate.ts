@@ -97,6 +97,11 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
         tests: ["test/kernel/podSecurity.test.ts", "test/kernel/podSecurityLevels.test.ts", "test/policies/podSecurityStandard.test.ts"],
     },
+    deployer: {
+        about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",
+        mutate: ["tools/deployRole.ts", "tools/deployerActions.ts", "tools/deployerPolicy.ts", "kernel/deployScope.ts"],
+        tests: ["test/tools/deployerPolicy.test.ts", "test/tools/deployerActions.test.ts"],
+    },
 };
 
 const ROOT = path.resolve(__dirname, "..");

@@ -1,0 +1,543 @@
+/**
+ * The deploy role's policy and the stack's permissions boundary (`npm run deployer-policy`,
+ * tools/deployerPolicy.ts), derived from what the stack's plan creates: the actions of each
+ * resource type it registers (tools/deployerActions.ts), on the stack's own names (the cluster's
+ * EKS ARNs, IAM names under the stack's prefix, its log groups, queues, rules, Auto Scaling groups
+ * and aliases); roles created, changed and given policies only with the stack's permissions
+ * boundary, managed policies attached only from the plan's list, roles passed only to the
+ * services the plan passes them to; KMS keys created only with the stack's tag and administered
+ * through their own policies; the state of this stack only. The boundary is the ceiling of every
+ * role of the stack (kernel/deployScope.ts).
+ *
+ * Offline: the account and partition come from `access.deployer`, the region from `aws:region`.
+ */
+import * as path from "path";
+import { PLATFORM_CLUSTER_TAG, permissionsBoundaryName, stackNamePrefix, UNKNOWN } from "eks-platform-kernel";
+import { accountOf, type PolicyDocument, type PolicyStatement } from "../components/iam";
+import { parseRawConfig } from "../components/config";
+import { DEPLOYER_ACTIONS, DEPLOYER_INVOKES, type DeployScope, makesNoAwsCall } from "./deployerActions";
+import { InputError } from "./errors";
+import { readStackFiles, runProgram } from "./offline";
+
+/** IAM's limits on policy size, in characters other than white space (IAM User Guide, "IAM and AWS STS quotas"). */
+export const IAM_POLICY_LIMITS = { inlineRolePolicies: 10_240, managedPolicy: 6_144 } as const;
+
+/** What scopes a stack's policies: where it runs and its names. */
+export interface DeployerContext {
+    stack: string;
+    project: string;
+    partition: string;
+    account: string;
+    region: string;
+    clusterName: string;
+    stateBucket: string;
+    /** `access.deployer`, `access.preview` and `access.admins`: none may be under the stack's IAM prefix. */
+    principals: readonly string[];
+}
+
+/** A resource of the plan, as tools/offline.ts records it. */
+export interface PlannedResource {
+    type: string;
+    name: string;
+    props: Record<string, unknown>;
+}
+
+/** A plan the deploy role's policy cannot be scoped to; the message lists every problem. */
+export class DeployerPolicyError extends InputError {}
+
+/** The role actions IAM lets a policy condition on the permissions boundary (`iam:PermissionsBoundary`). */
+const BOUNDARY_CONDITIONED = [
+    "iam:AttachRolePolicy",
+    "iam:CreateRole",
+    "iam:DeleteRolePolicy",
+    "iam:DetachRolePolicy",
+    "iam:PutRolePermissionsBoundary",
+    "iam:PutRolePolicy",
+];
+
+/** The ARN of the stack's permissions boundary. */
+export function boundaryArn(ctx: DeployerContext): string {
+    return `arn:${ctx.partition}:iam::${ctx.account}:policy/${permissionsBoundaryName(ctx.clusterName)}`;
+}
+
+/** The alias of the stack's secrets key (docs/ci.md, step 2). */
+export function secretsKeyAlias(project: string, stack: string): string {
+    return `alias/${project}-${stack}-secrets`;
+}
+
+/** Where each scope's actions are allowed, for `ctx`. */
+function scopeResources(scope: DeployScope, ctx: DeployerContext, plan: readonly PlannedResource[]): string[] {
+    const { partition: p, account: a, region: r, clusterName: c } = ctx;
+    const prefix = stackNamePrefix(c);
+    switch (scope) {
+        case "eks":
+            return [
+                `arn:${p}:eks:${r}:${a}:cluster/${c}`,
+                `arn:${p}:eks:${r}:${a}:nodegroup/${c}/*`,
+                `arn:${p}:eks:${r}:${a}:addon/${c}/*`,
+                `arn:${p}:eks:${r}:${a}:access-entry/${c}/*`,
+                `arn:${p}:eks:${r}:${a}:podidentityassociation/${c}/*`,
+                // Associating an access policy names the policy too (EKS access policies are AWS-owned).
+                `arn:${p}:eks::aws:cluster-access-policy/*`,
+            ];
+        case "roles":
+            return [`arn:${p}:iam::${a}:role/${prefix}*`];
+        case "instanceProfiles":
+            return [`arn:${p}:iam::${a}:instance-profile/${prefix}*`];
+        case "oidcProviders":
+            return [`arn:${p}:iam::${a}:oidc-provider/oidc.eks.${r}.amazonaws.com/id/*`];
+        case "serviceLinkedRoles":
+            return [`arn:${p}:iam::${a}:role/aws-service-role/*`];
+        case "aliases":
+            return [`arn:${p}:kms:${r}:${a}:alias/eks/${prefix}*`];
+        case "grants":
+            return [...new Set(plan.filter((x) => x.type === "aws:kms/grant:Grant").map((x) => String(x.props.keyId)))].sort();
+        case "logGroups":
+            return [`arn:${p}:logs:${r}:${a}:log-group:/aws/*/${c}/*`];
+        case "queues":
+            return [`arn:${p}:sqs:${r}:${a}:${prefix}*`];
+        case "eventRules":
+            return [`arn:${p}:events:${r}:${a}:rule/${prefix}*`];
+        case "autoScalingGroups":
+            return [`arn:${p}:autoscaling:${r}:${a}:autoScalingGroup:*:autoScalingGroupName/${prefix}*`];
+        case "ssm":
+            return [`arn:${p}:ssm:${r}::parameter/aws/service/*`];
+        case "ec2":
+        case "keys":
+        case "any":
+        case "none":
+            return ["*"];
+    }
+}
+
+/** The statement id of each scope, in the order statements are printed. */
+const SCOPE_SIDS: readonly (readonly [DeployScope, string])[] = [
+    ["any", "Lookups"],
+    ["ssm", "PublicParameters"],
+    ["ec2", "Ec2"],
+    ["eks", "Eks"],
+    ["roles", "StackRoles"],
+    ["instanceProfiles", "StackInstanceProfiles"],
+    ["oidcProviders", "ClusterOidcProviders"],
+    ["serviceLinkedRoles", "ServiceLinkedRoles"],
+    ["keys", "CreateTaggedKeys"],
+    ["aliases", "StackKeyAliases"],
+    ["grants", "CustomerKeyGrants"],
+    ["logGroups", "StackLogGroups"],
+    ["queues", "StackQueues"],
+    ["eventRules", "StackEventRules"],
+    ["autoScalingGroups", "StackAutoScalingGroups"],
+];
+
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
+
+/**
+ * A statement's reads as one wildcard per service and verb (`eks:Describe*`, `iam:List*`) where it
+ * holds two or more: reads change nothing, each statement's resources still bound them, and EC2's
+ * reads take no resource ARN anyway (Service Authorization Reference, Amazon EC2). Written out, the
+ * reads alone would take over a tenth of IAM's limit on a role's inline policies.
+ */
+export function compactReads(actions: readonly string[]): string[] {
+    const verbs = ["Describe", "Get", "List"];
+    const count = new Map<string, number>();
+    const key = (a: string) => {
+        const [service, name = ""] = a.split(":");
+        const verb = verbs.find((v) => name.startsWith(v));
+        return verb === undefined ? undefined : `${service}:${verb}*`;
+    };
+    for (const a of actions) {
+        const k = key(a);
+        if (k !== undefined) {
+            count.set(k, (count.get(k) ?? 0) + 1);
+        }
+    }
+    return sorted(
+        actions.map((a) => {
+            const k = key(a);
+            return k !== undefined && (count.get(k) ?? 0) >= 2 ? k : a;
+        }),
+    );
+}
+
+/**
+ * The name a plan resource's scope is matched on (`namedBy`; `namePrefix` stands in for an absent
+ * `name`), `null` when the type's scope is not by name or the value is unknown at preview (the
+ * owner of the name is checked instead), `undefined` when an owner's name is absent: auto-named.
+ */
+function nameOf(r: PlannedResource, namedBy: string | undefined): string | null | undefined {
+    if (namedBy === undefined) {
+        return null;
+    }
+    const v = r.props[namedBy] ?? (namedBy === "name" ? r.props.namePrefix : undefined);
+    if (typeof v === "string" && v !== UNKNOWN) {
+        return v;
+    }
+    // What attaches to an owner names it by an output: the owner is checked.
+    return v === undefined && namedBy === "name" ? undefined : null;
+}
+
+/** What else a resource's scope needs of its inputs: a role's boundary, a key's tag, a grant's key, an EKS resource's cluster. */
+function inputProblems(r: PlannedResource, scope: DeployScope, ctx: DeployerContext): string[] {
+    if (r.type === "aws:iam/role:Role" && r.props.permissionsBoundary !== boundaryArn(ctx)) {
+        return [
+            `permissionsBoundary is ${JSON.stringify(r.props.permissionsBoundary ?? null)}, not ${boundaryArn(ctx)}: the deploy role creates roles only with the stack's boundary (components/iam.ts, stackPermissionsBoundary)`,
+        ];
+    }
+    if (scope === "keys") {
+        const tags = (r.props.tags ?? {}) as Record<string, unknown>;
+        return tags[PLATFORM_CLUSTER_TAG] === ctx.clusterName
+            ? []
+            : [
+                  `tag ${PLATFORM_CLUSTER_TAG} is ${JSON.stringify(tags[PLATFORM_CLUSTER_TAG] ?? null)}, not "${ctx.clusterName}": the deploy role creates keys only with it`,
+              ];
+    }
+    if (scope === "grants" && (typeof r.props.keyId !== "string" || !r.props.keyId.startsWith("arn:"))) {
+        return [`keyId ${JSON.stringify(r.props.keyId ?? null)} is not a key ARN known at preview: the policy cannot name the grant's key`];
+    }
+    if (scope === "eks" && r.type !== "eks:index:Cluster" && r.props.clusterName !== ctx.clusterName) {
+        return [`clusterName ${JSON.stringify(r.props.clusterName ?? null)} is not the stack's cluster "${ctx.clusterName}"`];
+    }
+    return [];
+}
+
+/** Why the plan's resources fall outside the scopes the policy grants, one line each. */
+export function scopeProblems(plan: readonly PlannedResource[], ctx: DeployerContext): string[] {
+    const prefix = stackNamePrefix(ctx.clusterName);
+    const problems: string[] = [];
+    const at = (r: PlannedResource) => `${r.type} "${r.name}"`;
+    for (const r of plan) {
+        const entry = DEPLOYER_ACTIONS[r.type];
+        if (entry === undefined) {
+            if (!makesNoAwsCall(r.type)) {
+                problems.push(
+                    `${at(r)}: no entry in tools/deployerActions.ts: add the provider's calls for this type (with their source), or the first \`up\` fails half-way on an action the deploy role lacks`,
+                );
+            }
+            continue;
+        }
+        problems.push(...inputProblems(r, entry.scope, ctx).map((p) => `${at(r)}: ${p}`));
+        const name = nameOf(r, entry.namedBy);
+        if (name === null) {
+            continue;
+        }
+        const shown = name === undefined ? "(auto-named)" : JSON.stringify(name);
+        const input = entry.namedBy === "name" ? "name" : `${entry.namedBy} (the name it attaches to)`;
+        if (entry.scope === "logGroups") {
+            if (name === undefined || !name.startsWith("/aws/") || name.split("/")[3] !== ctx.clusterName) {
+                problems.push(
+                    `${at(r)}: ${input} ${shown} is not /aws/<service>/${ctx.clusterName}/…: the deploy role manages only the stack's log groups`,
+                );
+            }
+        } else if (entry.scope === "aliases") {
+            if (name === undefined || !name.startsWith(`alias/eks/${prefix}`)) {
+                problems.push(
+                    `${at(r)}: ${input} ${shown} is not under "alias/eks/${prefix}": the deploy role manages only the stack's aliases`,
+                );
+            }
+        } else if (name === undefined || !name.startsWith(prefix)) {
+            problems.push(
+                `${at(r)}: ${input} ${shown} is not under "${prefix}": set it; the deploy role manages only names under the stack's prefix`,
+            );
+        }
+    }
+    for (const principal of ctx.principals) {
+        const name = principal.split(":role/")[1]?.split("/").pop();
+        if (name !== undefined && name.startsWith(prefix)) {
+            problems.push(
+                `access: ${principal} is under the stack's IAM prefix "${prefix}": the deploy role could rewrite it (name the CI and people's roles outside it, e.g. platform-deployer-${ctx.stack})`,
+            );
+        }
+    }
+    return problems;
+}
+
+/**
+ * The deploy role's policy for `plan`. Throws `DeployerPolicyError` listing every resource it
+ * cannot scope. Pure.
+ */
+export function deployerPolicy(plan: readonly PlannedResource[], ctx: DeployerContext): PolicyDocument {
+    const problems = scopeProblems(plan, ctx);
+    if (problems.length > 0) {
+        throw new DeployerPolicyError(`the deploy role of stack "${ctx.stack}" cannot be scoped to its plan:\n  ${problems.join("\n  ")}`);
+    }
+    const byScope = new Map<DeployScope, Set<string>>();
+    const add = (scope: DeployScope, actions: readonly string[]) => {
+        if (scope === "none" || actions.length === 0) {
+            return;
+        }
+        const set = byScope.get(scope) ?? new Set<string>();
+        actions.forEach((x) => set.add(x));
+        byScope.set(scope, set);
+    };
+    const passedTo = new Set<string>();
+    let passesWithoutService = false;
+    const linkedRoles = new Set<string>();
+    const types = new Set(plan.map((r) => r.type));
+    for (const type of types) {
+        const entry = DEPLOYER_ACTIONS[type];
+        if (entry === undefined) {
+            continue;
+        }
+        add(entry.scope, entry.actions);
+        for (const [scope, actions] of Object.entries(entry.also ?? {}) as [DeployScope, string[]][]) {
+            add(scope, actions);
+        }
+        if (entry.passesRole) {
+            passedTo.add(entry.passesRole);
+        }
+        passesWithoutService ||= entry.passesRoleWithoutService === true;
+        if (entry.createsServiceLinkedRole) {
+            linkedRoles.add(entry.createsServiceLinkedRole);
+        }
+    }
+    for (const r of plan) {
+        if (r.type === "aws:iam/serviceLinkedRole:ServiceLinkedRole" && typeof r.props.awsServiceName === "string") {
+            linkedRoles.add(r.props.awsServiceName);
+        }
+    }
+    if (linkedRoles.size > 0) {
+        add("serviceLinkedRoles", ["iam:CreateServiceLinkedRole"]);
+    }
+    for (const invoke of DEPLOYER_INVOKES) {
+        add(invoke.scope, invoke.actions);
+    }
+
+    const statements: PolicyStatement[] = [...stateStatements(ctx)];
+    for (const [scope, sid] of SCOPE_SIDS) {
+        const actions = byScope.get(scope);
+        if (actions === undefined) {
+            continue;
+        }
+        const resources = scopeResources(scope, ctx, plan);
+        const resource = resources.length === 1 ? resources[0] : resources;
+        if (scope === "roles") {
+            statements.push(...roleStatements(sorted(actions), resource, plan, ctx));
+            continue;
+        }
+        const statement: PolicyStatement = { Sid: sid, Effect: "Allow", Action: compactReads(sorted(actions)), Resource: resource };
+        if (scope === "serviceLinkedRoles") {
+            statement.Condition = { StringEquals: { "iam:AWSServiceName": sorted(linkedRoles) } };
+        } else if (scope === "keys") {
+            statement.Condition = { StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } };
+        }
+        statements.push(statement);
+    }
+    if (passedTo.size > 0) {
+        statements.push({
+            Sid: "PassStackRoles",
+            Effect: "Allow",
+            Action: "iam:PassRole",
+            Resource: scopeResources("roles", ctx, plan)[0],
+            // `IfExists` only where a call passes a role without naming the service (adding a role to an
+            // instance profile): then the key is absent, and present it still must be one of these.
+            Condition: { [passesWithoutService ? "StringEqualsIfExists" : "StringEquals"]: { "iam:PassedToService": sorted(passedTo) } },
+        });
+    }
+    return { Version: "2012-10-17", Statement: statements };
+}
+
+/**
+ * This stack's state and secrets only. The DIY backend's project-scoped layout (pulumi/pulumi
+ * pkg/backend/diy/store.go and lock.go): `.pulumi/stacks/<project>/<stack>.json[.gz|.zst]`, the
+ * history, backups and journal under `.pulumi/<kind>/<project>/<stack>/`, locks under
+ * `.pulumi/locks/organization/<project>/<stack>/` (the fully qualified stack name).
+ */
+export function stateObjects(project: string, stack: string): string[] {
+    return [
+        `.pulumi/stacks/${project}/${stack}.json*`,
+        `.pulumi/locks/organization/${project}/${stack}/*`,
+        ...["history", "backups", "journal"].map((kind) => `.pulumi/${kind}/${project}/${stack}/*`),
+    ];
+}
+
+function stateStatements(ctx: DeployerContext): PolicyStatement[] {
+    const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
+    const own = stateObjects(ctx.project, ctx.stack);
+    return [
+        {
+            Sid: "StateList",
+            Effect: "Allow",
+            Action: ["s3:GetBucketLocation", "s3:ListBucket"],
+            Resource: bucket,
+            Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, ...own] } },
+        },
+        { Sid: "StateMeta", Effect: "Allow", Action: "s3:GetObject", Resource: `${bucket}/.pulumi/meta.yaml` },
+        {
+            Sid: "State",
+            Effect: "Allow",
+            Action: ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
+            Resource: own.map((o) => `${bucket}/${o}`),
+        },
+        {
+            Sid: "StackSecrets",
+            Effect: "Allow",
+            Action: ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"],
+            Resource: `arn:${ctx.partition}:kms:${ctx.region}:${ctx.account}:key/*`,
+            Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, ctx.stack) } },
+        },
+    ];
+}
+
+/** The role statements: reads and deletes on the prefix; writes only with the boundary; attachments only of the plan's policies. */
+function roleStatements(
+    actions: string[],
+    resource: string | string[],
+    plan: readonly PlannedResource[],
+    ctx: DeployerContext,
+): PolicyStatement[] {
+    const boundary = { "iam:PermissionsBoundary": boundaryArn(ctx) };
+    const plain = actions.filter((a) => !BOUNDARY_CONDITIONED.includes(a));
+    const bounded = actions.filter((a) => BOUNDARY_CONDITIONED.includes(a) && a !== "iam:AttachRolePolicy");
+    const out: PolicyStatement[] = [];
+    if (plain.length > 0) {
+        out.push({ Sid: "StackRoles", Effect: "Allow", Action: compactReads(plain), Resource: resource });
+    }
+    if (bounded.length > 0) {
+        out.push({
+            Sid: "StackRolesWithBoundary",
+            Effect: "Allow",
+            Action: bounded,
+            Resource: resource,
+            Condition: { StringEquals: boundary },
+        });
+    }
+    if (actions.includes("iam:AttachRolePolicy")) {
+        const attached = sorted(
+            plan.filter((r) => r.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment").map((r) => String(r.props.policyArn)),
+        );
+        out.push({
+            Sid: "AttachPlannedPolicies",
+            Effect: "Allow",
+            Action: "iam:AttachRolePolicy",
+            Resource: resource,
+            Condition: { StringEquals: boundary, ArnEquals: { "iam:PolicyARN": attached } },
+        });
+    }
+    return out;
+}
+
+/**
+ * The permissions boundary of every role of the stack: whatever a role's own policies grant, it
+ * never changes IAM identities or policies, passes a role outside the stack, administers KMS keys,
+ * reads the Pulumi state or decrypts any stack's secrets, or changes the organization. Instance
+ * profiles stay open (Karpenter creates its own, under names it chooses). Pure.
+ */
+export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
+    const { partition: p, account: a } = ctx;
+    return {
+        Version: "2012-10-17",
+        Statement: [
+            { Sid: "WithinOwnPolicies", Effect: "Allow", Action: "*", Resource: "*" },
+            {
+                Sid: "NoIdentityChanges",
+                Effect: "Deny",
+                Action: [
+                    "iam:*AccessKey*",
+                    "iam:*Group*",
+                    "iam:*LoginProfile*",
+                    "iam:*MFADevice*",
+                    "iam:*PermissionsBoundary",
+                    "iam:*Policy*",
+                    "iam:*Provider*",
+                    "iam:*User*",
+                    "iam:CreateRole",
+                    "iam:DeleteRole",
+                    "iam:DeleteServiceLinkedRole",
+                    "iam:TagRole",
+                    "iam:UntagRole",
+                    "iam:UpdateRole*",
+                ],
+                Resource: "*",
+            },
+            {
+                Sid: "PassOnlyStackRoles",
+                Effect: "Deny",
+                Action: "iam:PassRole",
+                NotResource: `arn:${p}:iam::${a}:role/${stackNamePrefix(ctx.clusterName)}*`,
+            },
+            {
+                Sid: "NoKeyAdministration",
+                Effect: "Deny",
+                Action: [
+                    "kms:*Alias",
+                    "kms:*ImportedKeyMaterial",
+                    "kms:CancelKeyDeletion",
+                    "kms:CreateKey",
+                    "kms:DisableKey",
+                    "kms:DisableKeyRotation",
+                    "kms:ImportKeyMaterial",
+                    "kms:PutKeyPolicy",
+                    "kms:ReplicateKey",
+                    "kms:ScheduleKeyDeletion",
+                    "kms:TagResource",
+                    "kms:UntagResource",
+                    "kms:UpdateKeyDescription",
+                    "kms:UpdatePrimaryRegion",
+                ],
+                Resource: "*",
+            },
+            {
+                Sid: "NoState",
+                Effect: "Deny",
+                Action: "s3:*",
+                Resource: [`arn:${p}:s3:::${ctx.stateBucket}`, `arn:${p}:s3:::${ctx.stateBucket}/*`],
+            },
+            {
+                Sid: "NoStackSecrets",
+                Effect: "Deny",
+                Action: ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"],
+                Resource: "*",
+                Condition: { "ForAnyValue:StringLike": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, "*") } },
+            },
+            { Sid: "NoOrganizationChanges", Effect: "Deny", Action: ["account:*", "organizations:*"], Resource: "*" },
+        ],
+    };
+}
+
+/** IAM's measure of a policy's size: its JSON without white space. */
+export function policySize(doc: PolicyDocument): number {
+    return JSON.stringify(doc).replace(/\s/g, "").length;
+}
+
+/** The stack's context from its stack file: the account and partition of `access.deployer`, the region, the cluster name. */
+export function deployerContext(root: string, stack: string, stateBucket = "<state-bucket>"): DeployerContext {
+    const files = readStackFiles(root, stack);
+    const config = parseRawConfig(files.config, stack);
+    const deployer = config.access.deployer;
+    return {
+        stack,
+        project: files.project,
+        partition: deployer.split(":")[1] ?? "aws",
+        account: accountOf(deployer),
+        region: config.region,
+        clusterName: config.clusterName,
+        stateBucket,
+        principals: [deployer, ...(config.access.preview ? [config.access.preview] : []), ...config.access.admins],
+    };
+}
+
+/** The stack's plan as the policy reads it (the program under the mock engine, as `npm run plan` renders it). */
+export async function plannedResources(root: string, stack: string): Promise<PlannedResource[]> {
+    const run = await runProgram(root, stack, path.join(root, "index.ts"), "preview");
+    return run.resources.map((r) => ({ type: r.type, name: r.name, props: r.props }));
+}
+
+/**
+ * docs/ci.md embeds a stack's two policies as `npm run docs` writes them: a JSON block after each
+ * marker `<!-- deployer-policy: <stack> -->` (or `<!-- deployer-policy: <stack> --boundary -->`).
+ * A test compares them with the generator's.
+ */
+export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)( --boundary)? -->\n```json\n[\s\S]*?\n```/g;
+
+/** `text` with each marked block replaced by `render(stack, boundary)`. */
+export function embedPolicies(text: string, render: (stack: string, boundary: boolean) => PolicyDocument): string {
+    return text.replace(DOCS_POLICY_MARKER, (_all, stack: string, boundary: string | undefined) => {
+        const marker = `<!-- deployer-policy: ${stack}${boundary ?? ""} -->`;
+        return `${marker}\n\`\`\`json\n${JSON.stringify(render(stack, boundary !== undefined), null, 2)}\n\`\`\``;
+    });
+}
+
+/** The stacks whose policies `text` embeds. */
+export function embeddedStacks(text: string): string[] {
+    return [...new Set([...text.matchAll(DOCS_POLICY_MARKER)].map((m) => m[1]))];
+}

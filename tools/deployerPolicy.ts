@@ -1,0 +1,66 @@
+/**
+ * `npm run deployer-policy -- <stack> [--boundary] [--state-bucket <name>]`: the IAM policy of the
+ * stack's deploy role (`access.deployer`), derived from what the stack's plan creates, or with
+ * `--boundary` the permissions boundary every role of the stack carries (tools/deployRole.ts says
+ * what each grants). The account, partition and region come from the stack file; the state bucket
+ * from `--state-bucket` (a `<state-bucket>` placeholder without it).
+ *
+ * Exit codes: 0 printed; 2 bad input (unknown stack, bad config) or a plan the policy cannot scope
+ * (a type without actions, a role outside the prefix, a role without the boundary), each named, or
+ * a policy over IAM's size limit.
+ */
+import { ConfigError } from "../components/config";
+import { parseCommandLine, runMain } from "./cli";
+import {
+    deployerContext,
+    deployerPolicy,
+    DeployerPolicyError,
+    IAM_POLICY_LIMITS,
+    permissionsBoundary,
+    type PlannedResource,
+    plannedResources,
+    policySize,
+} from "./deployRole";
+import { InputError } from "./errors";
+
+const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary] [--state-bucket <name>]";
+
+export interface DeployerPolicyCommandEnv {
+    /** The repository the stack lives in (default: the working directory). */
+    root?: string;
+    /** The plan of a stack (default: rendered by the program). */
+    render?: (stack: string) => Promise<PlannedResource[]>;
+}
+
+/** The command, in process: its exit code and what it prints. */
+export async function deployerPolicyCommand(
+    argv: readonly string[],
+    env: DeployerPolicyCommandEnv = {},
+): Promise<{ code: number; stdout: string }> {
+    const { values, positionals } = parseCommandLine(argv, { boundary: { type: "boolean" }, "state-bucket": { type: "string" } }, USAGE);
+    if (positionals.length !== 1) {
+        throw new InputError(USAGE);
+    }
+    const [stack] = positionals;
+    const root = env.root ?? process.cwd();
+    const ctx = deployerContext(root, stack, values["state-bucket"]);
+    const doc = values.boundary
+        ? permissionsBoundary(ctx)
+        : deployerPolicy(await (env.render ?? ((s) => plannedResources(root, s)))(stack), ctx);
+    const limit = values.boundary ? IAM_POLICY_LIMITS.managedPolicy : IAM_POLICY_LIMITS.inlineRolePolicies;
+    const size = policySize(doc);
+    if (size > limit) {
+        throw new DeployerPolicyError(
+            `the ${values.boundary ? "permissions boundary" : "deploy role's policy"} of stack "${stack}" is ${size} characters, over IAM's ${limit}`,
+        );
+    }
+    return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n` };
+}
+
+if (require.main === module) {
+    runMain(async () => {
+        const { code, stdout } = await deployerPolicyCommand(process.argv.slice(2));
+        process.stdout.write(stdout);
+        return code;
+    }, [ConfigError]);
+}
