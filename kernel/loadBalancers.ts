@@ -20,6 +20,8 @@ export const LOAD_BALANCER_CONTROLLER_API = {
     ingressAnnotationPrefix: "alb.ingress.kubernetes.io/",
     /** Namespace label that turns on target-health readiness gates (the controller's pod webhook). */
     readinessGateLabel: "elbv2.k8s.aws/pod-readiness-gate-inject",
+    /** The tag the controller puts on every AWS resource it creates, valued with its `--cluster-name` (pkg/deploy/tracking/provider.go, `StackTags`; pkg/shared_constants/tag_keys.go). */
+    clusterTag: "elbv2.k8s.aws/cluster",
 } as const;
 
 /**

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import type { AddonsConfig } from "../config";
 import { PodIdentityRole } from "../podIdentity";
-import { podIdentityRoleName } from "../podIdentityPolicy";
+import { type PolicyDocument, type PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
 import type { Placement } from "../nodegroups/scheduling";
 
@@ -34,6 +34,51 @@ export const LOAD_BALANCER_CONTROLLER = {
     /** Subnet tags the controller discovers subnets by: internet-facing, internal. */
     subnetRoleTags: { public: "kubernetes.io/role/elb", private: "kubernetes.io/role/internal-elb" },
 } as const;
+
+/**
+ * Upstream's policy, confined to this cluster. Upstream admits any resource that carries the
+ * controller's cluster tag, whatever its value, and opens any security group of the account: with
+ * two clusters in one account (dev and prod in the samples), one cluster's controller could change
+ * or delete the other's load balancers and open its security groups. Here each condition that only
+ * asks for the tag (`Null: false`) also asks for this cluster's name as its value: the controller
+ * tags what it creates with its `--cluster-name` (v2.13.3 pkg/deploy/tracking/provider.go,
+ * `StackTags`). The unconditioned ingress statement, which opens the targets' security groups to
+ * the load balancer, is confined to groups tagged `kubernetes.io/cluster/<cluster>` owned or
+ * shared: the one the controller picks on an ENI with several groups
+ * (pkg/networking/networking_manager.go, `resolveEndpointSGForENI`), and the nodes' only group here
+ * (components/cluster.ts, `nodeSecurityGroupTags`; node groups and Karpenter's EC2NodeClass attach
+ * that group alone). Pure.
+ */
+export function clusterScopedPolicy(policy: PolicyDocument, clusterName: string): PolicyDocument {
+    const tagKeys = [
+        `aws:ResourceTag/${LOAD_BALANCER_CONTROLLER_API.clusterTag}`,
+        `aws:RequestTag/${LOAD_BALANCER_CONTROLLER_API.clusterTag}`,
+    ];
+    const ingress = ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"];
+    const scoped = policy.Statement.map((statement): PolicyStatement => {
+        const nulls = (statement.Condition?.Null ?? {}) as Record<string, unknown>;
+        const tagged = tagKeys.filter((k) => nulls[k] === "false");
+        if (tagged.length > 0) {
+            const equals = { ...((statement.Condition?.StringEquals ?? {}) as Record<string, string | string[]>) };
+            tagged.forEach((k) => (equals[k] = clusterName));
+            return { ...statement, Condition: { ...statement.Condition, StringEquals: equals } };
+        }
+        const actions = [statement.Action ?? []].flat();
+        if (
+            statement.Condition === undefined &&
+            statement.Resource === "*" &&
+            actions.length > 0 &&
+            actions.every((a) => ingress.includes(a))
+        ) {
+            return {
+                ...statement,
+                Condition: { StringEquals: { [`aws:ResourceTag/kubernetes.io/cluster/${clusterName}`]: ["owned", "shared"] } },
+            };
+        }
+        return statement;
+    });
+    return { ...policy, Statement: scoped };
+}
 
 export interface LoadBalancerControllerValuesArgs {
     clusterName: string;
@@ -112,7 +157,8 @@ export class LoadBalancerController extends pulumi.ComponentResource {
                 serviceAccount: LOAD_BALANCER_CONTROLLER.serviceAccount,
                 roleName: podIdentityRoleName(args.clusterName, "aws-load-balancer-controller"),
                 description: `AWS Load Balancer Controller ${release.appVersion} of EKS cluster ${args.clusterName}`,
-                inlinePolicy: release.policy,
+                // Confined to this cluster's resources (clusterScopedPolicy).
+                inlinePolicy: clusterScopedPolicy(release.policy, args.clusterName),
                 cluster: args.cluster,
             },
             { parent: this },

@@ -2,7 +2,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { ComputeAddons } from "../../../components/addons";
+import { clusterScopedPolicy } from "../../../components/addons/loadBalancerController";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../../../components/addons/loadBalancerControllerReleases";
+import type { PolicyDocument } from "../../../components/iam";
 import { RecordedResource, RecordingMocks } from "../../../tools/offline";
 import { NOT_API_OBJECTS, validateKubernetesObject } from "../../../tools/schema";
 import { ACCOUNT, json, named, ofType, settled, useMocks } from "../../mocks";
@@ -129,11 +131,15 @@ describe("ComputeAddons component", () => {
         expect(association.options.dependsOn).to.include("cp");
     });
 
-    it("gives the controller's role exactly the upstream policy of its release", () => {
+    it("gives the controller's role the upstream policy of its release, statement for statement, confined to this cluster", () => {
         const inline = named(mocks.resources, "aws:iam/rolePolicy:RolePolicy", "addons-load-balancer-controller-iam-inline");
         expect(inline.props.role).to.equal("acme-aws-load-balancer-controller");
-        expect(json(inline.props.policy)).to.deep.equal(
-            LOAD_BALANCER_CONTROLLER_RELEASES[ADDONS.loadBalancerController.chartVersion].policy,
+        const upstream = LOAD_BALANCER_CONTROLLER_RELEASES[ADDONS.loadBalancerController.chartVersion].policy;
+        const doc = json(inline.props.policy) as PolicyDocument;
+        expect(doc).to.deep.equal(clusterScopedPolicy(upstream, "acme"));
+        // Every action and resource of upstream, none added.
+        expect(doc.Statement.map(({ Effect, Action, Resource }) => ({ Effect, Action, Resource }))).to.deep.equal(
+            upstream.Statement.map(({ Effect, Action, Resource }) => ({ Effect, Action, Resource })),
         );
     });
 

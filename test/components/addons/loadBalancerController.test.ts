@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { loadBalancerControllerValues } from "../../../components/addons/loadBalancerController";
+import { clusterScopedPolicy, loadBalancerControllerValues } from "../../../components/addons/loadBalancerController";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../../../components/addons/loadBalancerControllerReleases";
+import type { PolicyDocument } from "../../../components/iam";
 import { systemPlacement } from "../../../components/nodegroups/scheduling";
 import { statementFindings } from "eks-platform-policies";
 import { ADDONS } from "./fixtures";
@@ -58,5 +59,86 @@ describe("AWS Load Balancer Controller (pure)", () => {
             serviceMutatorWebhookConfig: { failurePolicy: "Fail" },
         });
         expect(values.nodeSelector).to.deep.equal({});
+    });
+});
+
+describe("clusterScopedPolicy: the controller's upstream policy confined to one cluster of the account", () => {
+    const upstream = LOAD_BALANCER_CONTROLLER_RELEASES["1.13.3"].policy;
+    const scoped = clusterScopedPolicy(upstream, "platform-dev");
+    const conditionsOf = (doc: PolicyDocument, action: string) =>
+        doc.Statement.filter((s) => [s.Action ?? []].flat().includes(action)).map((s) => s.Condition ?? {});
+
+    it("asks for this cluster's name wherever upstream asks only that the controller's tag exist (it tags with its --cluster-name: pkg/deploy/tracking/provider.go)", () => {
+        let tagged = 0;
+        upstream.Statement.forEach((s, i) => {
+            const nulls = (s.Condition?.Null ?? {}) as Record<string, string>;
+            for (const key of ["aws:ResourceTag/elbv2.k8s.aws/cluster", "aws:RequestTag/elbv2.k8s.aws/cluster"]) {
+                if (nulls[key] === "false") {
+                    tagged++;
+                    expect(scoped.Statement[i].Condition?.StringEquals?.[key], `statement ${i} ${key}`).to.equal("platform-dev");
+                    // Upstream's own conditions stay.
+                    expect(scoped.Statement[i].Condition?.Null).to.deep.equal(s.Condition?.Null);
+                }
+            }
+        });
+        expect(tagged, "upstream's tag-only conditions").to.be.at.least(6);
+        // A CreateAction condition upstream sets is kept beside the new one.
+        const create = conditionsOf(scoped, "elasticloadbalancing:AddTags").find(
+            (c) => c.StringEquals?.["elasticloadbalancing:CreateAction"],
+        );
+        expect(create?.StringEquals).to.deep.include({ "aws:RequestTag/elbv2.k8s.aws/cluster": "platform-dev" });
+    });
+
+    it("opens only this cluster's security groups to its load balancers, no longer any of the account's (resolveEndpointSGForENI picks the kubernetes.io/cluster/<name> group)", () => {
+        const open = scoped.Statement.filter(
+            (s) => [s.Action].flat().includes("ec2:AuthorizeSecurityGroupIngress") && s.Condition?.Null === undefined,
+        );
+        expect(open).to.have.length(1);
+        expect(open[0].Condition).to.deep.equal({
+            StringEquals: { "aws:ResourceTag/kubernetes.io/cluster/platform-dev": ["owned", "shared"] },
+        });
+        for (const s of scoped.Statement) {
+            const actions = [s.Action].flat();
+            if (actions.some((a) => a === "ec2:AuthorizeSecurityGroupIngress" || a === "ec2:DeleteSecurityGroup")) {
+                expect(s.Condition, JSON.stringify(actions)).to.not.equal(undefined);
+            }
+        }
+    });
+
+    it("changes nothing else: the same statements, actions and resources, and unconditioned statements that are not the ingress one stay as upstream wrote them", () => {
+        expect(scoped.Statement).to.have.length(upstream.Statement.length);
+        upstream.Statement.forEach((s, i) => {
+            expect(scoped.Statement[i].Action).to.deep.equal(s.Action);
+            expect(scoped.Statement[i].Resource).to.deep.equal(s.Resource);
+            const actions = [s.Action].flat();
+            const isIngress =
+                s.Condition === undefined &&
+                actions.every((a) => a === "ec2:AuthorizeSecurityGroupIngress" || a === "ec2:RevokeSecurityGroupIngress");
+            const tagOnly = Object.values((s.Condition?.Null ?? {}) as Record<string, string>).includes("false");
+            if (!isIngress && !tagOnly) {
+                expect(scoped.Statement[i], `statement ${i}`).to.deep.equal(s);
+            }
+        });
+        // Pure: upstream's data is untouched.
+        expect(JSON.stringify(upstream)).to.not.include("platform-dev");
+    });
+
+    it("touches a statement with ingress actions only when it is unconditioned, on *, and holds nothing else", () => {
+        const doc: PolicyDocument = {
+            Version: "2012-10-17",
+            Statement: [
+                { Effect: "Allow", Action: ["ec2:AuthorizeSecurityGroupIngress", "ec2:CreateSecurityGroup"], Resource: "*" },
+                { Effect: "Allow", Action: "ec2:RevokeSecurityGroupIngress", Resource: "arn:aws:ec2:*:*:security-group/sg-1" },
+                { Effect: "Allow", Action: "ec2:RevokeSecurityGroupIngress", Resource: "*" },
+                { Effect: "Allow", Action: [], Resource: "*" },
+            ],
+        };
+        const out = clusterScopedPolicy(doc, "c");
+        expect(out.Statement[0]).to.deep.equal(doc.Statement[0]);
+        expect(out.Statement[1]).to.deep.equal(doc.Statement[1]);
+        expect(out.Statement[2].Condition).to.deep.equal({
+            StringEquals: { "aws:ResourceTag/kubernetes.io/cluster/c": ["owned", "shared"] },
+        });
+        expect(out.Statement[3]).to.deep.equal(doc.Statement[3]);
     });
 });
