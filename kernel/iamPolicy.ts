@@ -77,6 +77,9 @@ export function conditionOperatorProblem(operator: string): string | undefined {
  */
 export const ROLE_INLINE_POLICY_LIMIT = 10_240;
 
+/** IAM's limit on one managed policy, counted the same way ("Managed policy size cannot exceed 6,144 characters", the same page). */
+export const MANAGED_POLICY_LIMIT = 6_144;
+
 /** A policy document's size as IAM counts it: its JSON without white space (inside strings too, as IAM does). Pure. */
 export function policySize(document: unknown): number {
     const json = typeof document === "string" ? document : (JSON.stringify(document) ?? "");

@@ -19,9 +19,6 @@ import { DEPLOYER_ACTIONS, DEPLOYER_INVOKES, type DeployScope, makesNoAwsCall } 
 import { InputError } from "./errors";
 import { readStackFiles, runProgram } from "./offline";
 
-/** IAM's limits on policy size, in characters other than white space (IAM User Guide, "IAM and AWS STS quotas"). */
-export const IAM_POLICY_LIMITS = { inlineRolePolicies: 10_240, managedPolicy: 6_144 } as const;
-
 /** What scopes a stack's policies: where it runs and its names. */
 export interface DeployerContext {
     stack: string;
@@ -492,11 +489,6 @@ export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
             { Sid: "NoOrganizationChanges", Effect: "Deny", Action: ["account:*", "organizations:*"], Resource: "*" },
         ],
     };
-}
-
-/** IAM's measure of a policy's size: its JSON without white space. */
-export function policySize(doc: PolicyDocument): number {
-    return JSON.stringify(doc).replace(/\s/g, "").length;
 }
 
 /** The stack's context from its stack file: the account and partition of `access.deployer`, the region, the cluster name. */

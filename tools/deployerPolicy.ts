@@ -9,17 +9,16 @@
  * (a type without actions, a role outside the prefix, a role without the boundary), each named, or
  * a policy over IAM's size limit.
  */
+import { MANAGED_POLICY_LIMIT, policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-platform-kernel";
 import { ConfigError } from "../components/config";
 import { parseCommandLine, runMain } from "./cli";
 import {
     deployerContext,
     deployerPolicy,
     DeployerPolicyError,
-    IAM_POLICY_LIMITS,
     permissionsBoundary,
     type PlannedResource,
     plannedResources,
-    policySize,
 } from "./deployRole";
 import { InputError } from "./errors";
 
@@ -47,7 +46,7 @@ export async function deployerPolicyCommand(
     const doc = values.boundary
         ? permissionsBoundary(ctx)
         : deployerPolicy(await (env.render ?? ((s) => plannedResources(root, s)))(stack), ctx);
-    const limit = values.boundary ? IAM_POLICY_LIMITS.managedPolicy : IAM_POLICY_LIMITS.inlineRolePolicies;
+    const limit = values.boundary ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
     const size = policySize(doc);
     if (size > limit) {
         throw new DeployerPolicyError(
