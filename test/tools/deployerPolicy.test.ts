@@ -1,24 +1,13 @@
 /**
- * `npm run deployer-policy`: the deploy role's policy and the stack's permissions boundary. Over
- * every stack of the repository, the invariants the issue asks for (no IAM writes on `*`, role
- * passing scoped, no key administration in IAM, the stack's own state); on hand-built plans, each
- * rule that scopes a statement.
+ * `npm run deployer-policy`: the deploy role's policy and the stack's permissions boundary on
+ * hand-built plans, each rule that scopes a statement; the command in process. Every stack of the
+ * repository: deployerPolicy.stacks.test.ts.
  */
 import { expect } from "chai";
+import { actionCovers, PLATFORM_CLUSTER_TAG, POLICY_WRITING_ACTIONS } from "eks-platform-kernel";
+import type { PolicyDocument } from "../../components/iam";
 import {
-    actionCovers,
-    MANAGED_POLICY_LIMIT,
-    PLATFORM_CLUSTER_TAG,
-    POLICY_WRITING_ACTIONS,
-    policySize,
-    ROLE_INLINE_POLICY_LIMIT,
-} from "eks-platform-kernel";
-import { KEY_ADMINISTRATION_ACTIONS, type PolicyDocument, type PolicyStatement } from "../../components/iam";
-import {
-    boundaryArn,
     compactReads,
-    type DeployerContext,
-    deployerContext,
     deployerPolicy,
     DeployerPolicyError,
     embeddedStacks,
@@ -28,146 +17,10 @@ import {
     scopeProblems,
 } from "../../tools/deployRole";
 import { deployerPolicyCommand } from "../../tools/deployerPolicy";
-import { ciGuideText } from "../../tools/docs";
 import { InputError } from "../../tools/errors";
-import { planOf, ROOT } from "../mocks";
-import { stackConfig, stacks } from "../stackFiles";
-
-const CTX: DeployerContext = {
-    stack: "qa",
-    project: "eks-platform",
-    partition: "aws",
-    account: "111122223333",
-    region: "eu-west-1",
-    clusterName: "acme",
-    stateBucket: "acme-state",
-    principals: ["arn:aws:iam::111122223333:role/platform-deployer-qa"],
-};
-const BOUNDARY = "arn:aws:iam::111122223333:policy/acme-boundary";
-const res = (type: string, name: string, props: Record<string, unknown> = {}): PlannedResource => ({ type, name, props });
-const role = (name: string | undefined, props: Record<string, unknown> = {}) =>
-    res("aws:iam/role:Role", `r-${name}`, { ...(name === undefined ? {} : { name }), permissionsBoundary: BOUNDARY, ...props });
-
-const actionsOf = (s: PolicyStatement) => (Array.isArray(s.Action) ? s.Action : s.Action === undefined ? [] : [s.Action]);
-const resourcesOf = (s: PolicyStatement) => (Array.isArray(s.Resource) ? s.Resource : s.Resource === undefined ? [] : [s.Resource]);
-const bySid = (doc: PolicyDocument, sid: string) => {
-    const found = doc.Statement.find((s) => s.Sid === sid);
-    expect(found, `statement ${sid}`).to.not.equal(undefined);
-    return found as PolicyStatement;
-};
-const sids = (doc: PolicyDocument) => doc.Statement.map((s) => s.Sid);
-const allows = (doc: PolicyDocument, action: string) =>
-    doc.Statement.filter((s) => s.Effect === "Allow" && actionsOf(s).some((p) => actionCovers(p, action)));
-
-/** IAM actions that write identities or policies. */
-const IAM_WRITES = /^iam:(Create|Delete|Put|Attach|Detach|Update|Add|Remove|Set|Tag|Untag|Upload|Change|Enable|Deactivate|Reset|Resync)/;
-
-describe("npm run deployer-policy: every stack of the repository", () => {
-    for (const stack of stacks()) {
-        describe(`stack ${stack}`, () => {
-            let ctx: DeployerContext;
-            let plan: PlannedResource[];
-            let doc: PolicyDocument;
-            before(async () => {
-                ctx = deployerContext(ROOT, stack, "org-pulumi-state");
-                // The plan as `npm run plan` renders it (its own process: the program runs once per process).
-                plan = (await planOf(stack)).resources;
-                doc = deployerPolicy(plan, ctx);
-            });
-
-            it("takes the account, partition and region from the stack file, and the cluster's name", () => {
-                const config = stackConfig(stack);
-                expect(ctx.account).to.equal(config.access.deployer.split(":")[4]);
-                expect(ctx.region).to.equal(config.region);
-                expect(ctx.clusterName).to.equal(config.clusterName);
-            });
-
-            it("scopes every resource of the plan: no problem to report", () => {
-                expect(scopeProblems(plan, ctx)).to.deep.equal([]);
-            });
-
-            it("grants no IAM write on `*`: each names the stack's roles, profiles, OIDC issuers or service-linked roles", () => {
-                for (const s of doc.Statement) {
-                    const writes = actionsOf(s).filter(
-                        (a) =>
-                            IAM_WRITES.test(a) || POLICY_WRITING_ACTIONS.some((w) => actionCovers(a, w)) || actionCovers(a, "iam:PassRole"),
-                    );
-                    if (writes.length > 0) {
-                        expect(resourcesOf(s), `${s.Sid}: ${writes.join(", ")}`).to.not.include("*");
-                    }
-                }
-            });
-
-            it("passes only the stack's roles, only to the services the plan passes them to", () => {
-                const pass = allows(doc, "iam:PassRole");
-                expect(pass.map((s) => s.Sid)).to.deep.equal(["PassStackRoles"]);
-                expect(pass[0].Resource).to.equal(`arn:aws:iam::${ctx.account}:role/${ctx.clusterName}-*`);
-                const condition = Object.values(pass[0].Condition ?? {})[0] as Record<string, string[]>;
-                expect(condition["iam:PassedToService"]).to.include.members(["eks.amazonaws.com", "pods.eks.amazonaws.com"]);
-                expect(condition["iam:PassedToService"]).to.not.include("lambda.amazonaws.com");
-            });
-
-            it("creates, changes and gives policies to roles only with the stack's boundary, and attaches only the plan's managed policies", () => {
-                for (const action of ["iam:CreateRole", "iam:PutRolePolicy", "iam:AttachRolePolicy", "iam:PutRolePermissionsBoundary"]) {
-                    for (const s of allows(doc, action)) {
-                        expect(s.Condition?.StringEquals?.["iam:PermissionsBoundary"], `${action} in ${s.Sid}`).to.equal(boundaryArn(ctx));
-                    }
-                }
-                const attached = plan
-                    .filter((r) => r.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
-                    .map((r) => r.props.policyArn);
-                expect(bySid(doc, "AttachPlannedPolicies").Condition?.ArnEquals?.["iam:PolicyARN"]).to.have.members([...new Set(attached)]);
-                expect(allows(doc, "iam:DeleteRolePermissionsBoundary")).to.deep.equal([]);
-            });
-
-            it("administers no KMS key through IAM: keys are created with the stack's tag, and each key's policy names the deploy role", () => {
-                for (const action of KEY_ADMINISTRATION_ACTIONS.filter(
-                    (a) => !["kms:TagResource", "kms:CreateAlias", "kms:DeleteAlias", "kms:UpdateAlias"].includes(a),
-                )) {
-                    const found = allows(doc, action).filter((s) => s.Sid !== "CustomerKeyGrants");
-                    expect(
-                        found.map((s) => s.Sid),
-                        action,
-                    ).to.deep.equal([]);
-                }
-                const create = bySid(doc, "CreateTaggedKeys");
-                expect(create.Condition).to.deep.equal({ StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } });
-                const keys = plan.filter((r) => r.type === "aws:kms/key:Key");
-                expect(keys.length).to.be.greaterThan(0);
-                for (const key of keys) {
-                    const policy = JSON.parse(String(key.props.policy)) as PolicyDocument;
-                    const deployRole = policy.Statement.find((s) => s.Sid === "DeployRole");
-                    expect(deployRole?.Principal, key.name).to.deep.equal({ AWS: stackConfig(stack).access.deployer });
-                    expect(deployRole?.Action).to.have.members([...KEY_ADMINISTRATION_ACTIONS]);
-                }
-            });
-
-            it("reads and writes this stack's state and secrets only", () => {
-                const other = stacks().find((s) => s !== stack) ?? "another";
-                const text = JSON.stringify(bySid(doc, "State"));
-                expect(text).to.include(`/.pulumi/stacks/${ctx.project}/${stack}.json*`);
-                expect(text).to.not.include(`/${other}.json`);
-                expect(bySid(doc, "StackSecrets").Condition).to.deep.equal({
-                    "ForAnyValue:StringEquals": { "kms:ResourceAliases": `alias/${ctx.project}-${stack}-secrets` },
-                });
-            });
-
-            it("fits IAM's limits: the policy inline on the role, the boundary as a managed policy", () => {
-                expect(policySize(doc)).to.be.at.most(ROLE_INLINE_POLICY_LIMIT);
-                expect(policySize(permissionsBoundary(ctx))).to.be.at.most(MANAGED_POLICY_LIMIT);
-            });
-
-            it("gives every role of the plan the boundary the policy requires, and a name under the stack's prefix", () => {
-                const roles = plan.filter((r) => r.type === "aws:iam/role:Role");
-                expect(roles.length).to.be.greaterThan(0);
-                for (const r of roles) {
-                    expect(r.props.permissionsBoundary, r.name).to.equal(boundaryArn(ctx));
-                    expect(String(r.props.name), r.name).to.match(new RegExp(`^${ctx.clusterName}-`));
-                }
-            });
-        });
-    }
-});
+import { ROOT } from "../mocks";
+import { stacks } from "../stackFiles";
+import { actionsOf, bySid, CTX, res, resourcesOf, role, sids } from "./deployRole.fixtures";
 
 describe("deployerPolicy: scoping rules (hand-built plans)", () => {
     it("refuses a plan it cannot scope, naming each resource and the fix: an auto-named role, a role without the boundary, a type without actions", () => {
@@ -498,19 +351,7 @@ describe("deployerPolicyCommand", () => {
     });
 });
 
-describe("docs/ci.md: the policies it embeds", () => {
-    it("embeds the deploy role's policy and the boundary of a stack of the repository, as `npm run docs` writes them (run it after changing what a stack creates)", async () => {
-        const { current, generated } = await ciGuideText(ROOT);
-        const shown = embeddedStacks(current);
-        expect(shown).to.have.length.greaterThan(0);
-        for (const stack of shown) {
-            expect(stacks()).to.include(stack);
-        }
-        expect(current.match(/<!-- deployer-policy: [^ ]+ -->/g)).to.have.length(1);
-        expect(current.match(/<!-- deployer-policy: [^ ]+ --boundary -->/g)).to.have.length(1);
-        expect(current === generated, "docs/ci.md differs from the generator: run `npm run docs`").to.equal(true);
-    });
-
+describe("embedPolicies: docs/ci.md's marked blocks", () => {
     it("replaces only the marked blocks, keeping the marker and the text around them", () => {
         const text =
             "before\n<!-- deployer-policy: qa -->\n```json\n{}\n```\nbetween\n<!-- deployer-policy: qa --boundary -->\n```json\nold\n```\nafter";
