@@ -72,6 +72,19 @@ export function roleOfCaller(callerArn: string): string {
 }
 
 /**
+ * Whether the caller (`sts:GetCallerIdentity`'s ARN) is the role `roleArn`. An assumed-role ARN
+ * carries the role's name but never its path (IAM User Guide, "IAM identifiers": an SSO role
+ * `role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Admin_…` is assumed as
+ * `assumed-role/AWSReservedSSO_Admin_…/<session>`), and role names are unique in an account
+ * whatever their path: partition, account and name decide. Pure.
+ */
+export function callerIsRole(callerArn: string, roleArn: string): boolean {
+    const role = /^arn:([^:]+):iam::(\d{12}):role\/(?:.*\/)?([^/]+)$/.exec(roleArn);
+    const caller = /^arn:([^:]+):iam::(\d{12}):role\/(?:.*\/)?([^/]+)$/.exec(roleOfCaller(callerArn));
+    return role !== null && caller !== null && role[1] === caller[1] && role[2] === caller[2] && role[3] === caller[3];
+}
+
+/**
  * Stable suffix for a principal's child resources: account, path and name (`111111111111-team`,
  * `111111111111-eng/team`), so two roles named alike in other accounts or paths never share a
  * name. Role names cannot contain `/`, so the path stays unambiguous. Pure.
@@ -103,12 +116,13 @@ export class Access extends pulumi.ComponentResource {
 
     constructor(name: string, args: AccessArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:access:Access", name, {}, opts);
-        const allowed = new Set([args.access.deployer, ...args.access.admins]);
+        const allowed = [args.access.deployer, ...args.access.admins];
         const caller = aws.getCallerIdentityOutput({}, { parent: this });
         this.runner = caller.arn.apply((arn) => {
             const role = roleOfCaller(arn);
-            // Checked on `up` only: PR previews run under the read-only preview role.
-            if (!pulumi.runtime.isDryRun() && !allowed.has(role)) {
+            // Checked on `up` only: PR previews run under the read-only preview role. By name, not
+            // ARN: an assumed role's ARN drops the role's path (an SSO admin role has one).
+            if (!pulumi.runtime.isDryRun() && !allowed.some((r) => callerIsRole(arn, r))) {
                 throw new Error(
                     `${role} runs this update but is neither access.deployer nor in access.admins: after it, ` +
                         "it could not reach the cluster. Run as the deployer role or add this role to access.admins.",

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { Access, accessGrants, accessPolicyArn, principalKey, roleOfCaller } from "../../components/access";
+import { Access, accessGrants, accessPolicyArn, callerIsRole, principalKey, roleOfCaller } from "../../components/access";
 import { RecordingMocks } from "../../tools/offline";
 import { named, ofType, promiseOf, ROOT, runTool, settled, useMocks } from "../mocks";
 
@@ -40,6 +40,19 @@ describe("Access component", () => {
         expect(accessPolicyArn("AmazonEKSViewPolicy", "arn:aws-us-gov:iam::123456789012:role/x")).to.equal(
             "arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSViewPolicy",
         );
+    });
+
+    it("knows a caller for the role it assumed by partition, account and name, the role's path aside (an assumed-role ARN never carries it: IAM identifiers)", () => {
+        const sso = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_PlatformAdmin_0123456789abcdef";
+        const session = "arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_PlatformAdmin_0123456789abcdef/alice@example.com";
+        expect(callerIsRole(session, sso)).to.equal(true);
+        expect(callerIsRole("arn:aws:sts::123456789012:assumed-role/platform-deployer/ci-run-42", deployer)).to.equal(true);
+        // Another account, another partition, another name, or a user: not that role.
+        expect(callerIsRole(session.replace("123456789012", "210987654321"), sso)).to.equal(false);
+        expect(callerIsRole(session.replace("arn:aws:", "arn:aws-us-gov:"), sso)).to.equal(false);
+        expect(callerIsRole("arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_PlatformAdmin/alice", sso)).to.equal(false);
+        expect(callerIsRole("arn:aws:iam::123456789012:user/platform-deployer", deployer)).to.equal(false);
+        expect(callerIsRole(session, "AWSReservedSSO_PlatformAdmin_0123456789abcdef")).to.equal(false);
     });
 
     describe("under mocks", () => {
@@ -148,6 +161,18 @@ describe("Access component", () => {
             (err: Error) => err,
         );
         expect(error.message).to.match(/platform-deployer runs this update but is neither access\.deployer nor in access\.admins/);
+    });
+
+    it("lets an `up` run by an admin listed with its role's path: the mock's caller, platform-deployer, under /ci/", async () => {
+        await useMocks("up");
+        const withPath = deployer.replace(":role/", ":role/ci/");
+        const access = new Access("pathed", {
+            clusterName: "demo",
+            access: { deployer: admin, admins: [withPath] },
+            namespaces: {},
+            cluster: controlPlane(),
+        });
+        expect(await promiseOf(access.runner)).to.equal(deployer);
     });
 
     describe("keys distinct principals apart", () => {
