@@ -1,0 +1,517 @@
+/**
+ * The preflight's checks against answers AWS gives (aws-sdk-client-mock): a healthy account, then
+ * each failure, with the config key and the fix it names. The answers are written here in the
+ * shape of the SDK's outputs (not recorded from an account: this repository has none); the stack
+ * is the frozen prod fixture.
+ */
+import {
+    DescribeInstanceTypeOfferingsCommand,
+    DescribeTransitGatewaysCommand,
+    DescribeTransitGatewayVpcAttachmentsCommand,
+    EC2Client,
+    SearchTransitGatewayRoutesCommand,
+} from "@aws-sdk/client-ec2";
+import { DescribeAddonConfigurationCommand, DescribeAddonVersionsCommand, EKSClient } from "@aws-sdk/client-eks";
+import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
+import { GetServiceQuotaCommand, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
+import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { mockClient } from "aws-sdk-client-mock";
+import { expect } from "chai";
+import type { StackConfig } from "../../components/config";
+import { deployerContext, type PlannedResource } from "../../tools/deployRole";
+import { formatPreflight, preflightCommand } from "../../tools/preflight";
+import {
+    awsClients,
+    type Finding,
+    neededServiceLinkedRoles,
+    type PreflightInput,
+    QUOTAS,
+    quotaDemand,
+    releaseParameter,
+    runPreflight,
+    vcpuQuota,
+} from "../../tools/preflightChecks";
+import { fixtureProject, stackConfig } from "../stackFiles";
+
+const sts = mockClient(STSClient);
+const eks = mockClient(EKSClient);
+const ssm = mockClient(SSMClient);
+const ec2 = mockClient(EC2Client);
+const quotas = mockClient(ServiceQuotasClient);
+const iam = mockClient(IAMClient);
+
+const awsError = (name: string, message = name) => Object.assign(new Error(message), { name });
+
+/** The add-ons the plan pins, as the program registers them. */
+const ADDONS: PlannedResource[] = [
+    {
+        type: "aws:eks/addon:Addon",
+        name: "cluster-vpc-cni",
+        props: {
+            addonName: "vpc-cni",
+            addonVersion: "v1.20.4-eksbuild.1",
+            clusterName: "platform-prod",
+            configurationValues: '{"enableNetworkPolicy":"true"}',
+        },
+    },
+    {
+        type: "aws:eks/addon:Addon",
+        name: "cluster-kube-proxy",
+        props: { addonName: "kube-proxy", addonVersion: "v1.34.0-eksbuild.2", clusterName: "platform-prod" },
+    },
+];
+const PLAN: PlannedResource[] = [
+    { type: "eks:index:Cluster", name: "cluster-eks", props: { name: "platform-prod" } },
+    ...ADDONS,
+    { type: "aws:eks/nodeGroup:NodeGroup", name: "ng", props: { clusterName: "platform-prod" } },
+    { type: "aws:autoscaling/group:Group", name: "asg", props: { namePrefix: "platform-prod-batch-" } },
+    { type: "aws:ec2transitgateway/vpcAttachment:VpcAttachment", name: "tgw", props: {} },
+];
+
+/** A healthy account for the prod fixture: the deployer calls, every build, release and type is there, quotas are ample, the gateway routes. */
+function healthyAccount(config: StackConfig) {
+    for (const m of [sts, eks, ssm, ec2, quotas, iam]) {
+        m.reset();
+    }
+    sts.on(GetCallerIdentityCommand).resolves({
+        Account: "123456789012",
+        Arn: "arn:aws:sts::123456789012:assumed-role/platform-deployer-prod/ci-run-7",
+    });
+    eks.on(DescribeAddonVersionsCommand).callsFake((input: { addonName: string }) => ({
+        addons: [
+            {
+                addonName: input.addonName,
+                addonVersions: ADDONS.filter((a) => a.props.addonName === input.addonName).map((a) => ({
+                    addonVersion: String(a.props.addonVersion),
+                    compatibilities: [{ clusterVersion: "1.34" }, { clusterVersion: "1.33" }],
+                })),
+            },
+        ],
+    }));
+    eks.on(DescribeAddonConfigurationCommand).resolves({
+        configurationSchema: JSON.stringify({
+            $schema: "http://json-schema.org/draft-07/schema#",
+            type: "object",
+            additionalProperties: false,
+            properties: { enableNetworkPolicy: { type: "string", enum: ["true", "false"] }, env: { type: "object" } },
+        }),
+    });
+    ssm.on(GetParameterCommand).resolves({ Parameter: { Value: "ami-0123456789abcdef0" } });
+    const offerings = config.network.availabilityZones.flatMap((z) =>
+        [...new Set(Object.values(config.nodeGroups).flatMap((g) => g.instanceTypes))].map((t) => ({
+            InstanceType: t as never,
+            Location: z,
+            LocationType: "availability-zone" as const,
+        })),
+    );
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: offerings });
+    quotas.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 5000 } });
+    iam.on(GetRoleCommand).resolves({ Role: { RoleName: "x", Arn: "arn", Path: "/", RoleId: "AROA", CreateDate: new Date() } });
+    ec2.on(DescribeTransitGatewaysCommand).resolves({
+        TransitGateways: [
+            {
+                TransitGatewayId: "tgw-0123456789abcdef0",
+                State: "available",
+                OwnerId: "123456789012",
+                Options: { AssociationDefaultRouteTableId: "tgw-rtb-1" },
+            },
+        ],
+    });
+    ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({ TransitGatewayVpcAttachments: [] });
+    ec2.on(SearchTransitGatewayRoutesCommand).resolves({
+        Routes: [{ DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" }],
+    });
+}
+
+describe("preflight checks (answers in the SDK's shape, the frozen prod stack)", () => {
+    let input: PreflightInput;
+    let config: StackConfig;
+    const run = () => runPreflight(input, awsClients("us-east-1"));
+    const of = (findings: Finding[], check: string) => findings.filter((f) => f.check === check);
+    const failures = (findings: Finding[]) => findings.filter((f) => f.verdict === "fail");
+
+    before(() => {
+        config = stackConfig("prod", fixtureProject());
+        input = { config, plan: PLAN, deploy: deployerContext(fixtureProject(), "prod") };
+    });
+    beforeEach(() => healthyAccount(config));
+    after(() => {
+        for (const m of [sts, eks, ssm, ec2, quotas, iam]) {
+            m.restore();
+        }
+    });
+
+    it("passes a healthy account: every check reports, none fails, and what only the first `up` makes is undecided", async () => {
+        const findings = await run();
+        expect(failures(findings)).to.deep.equal([]);
+        expect(new Set(findings.map((f) => f.check))).to.deep.equal(
+            new Set([
+                "identity",
+                "addon-builds",
+                "addon-configuration",
+                "ami-releases",
+                "instance-offerings",
+                "quotas",
+                "service-linked-roles",
+                "transit-gateway",
+            ]),
+        );
+        expect(of(findings, "identity")[0].message).to.include("is the deploy role (access.deployer)");
+        expect(findings.filter((f) => f.verdict === "undecided").map((f) => f.key)).to.deep.equal(["network.vpcCidr"]);
+    });
+
+    it("fails credentials of another account, and a caller that is no role of the stack, naming access", async () => {
+        sts.on(GetCallerIdentityCommand).resolves({
+            Account: "999999999999",
+            Arn: "arn:aws:sts::999999999999:assumed-role/platform-deployer-prod/x",
+        });
+        expect(of(await run(), "identity")).to.deep.equal([
+            {
+                check: "identity",
+                verdict: "fail",
+                key: "access.deployer",
+                message: "the credentials are of account 999999999999, the stack's deploy role of account 123456789012",
+                fix: "run with the stack's account's credentials, or correct the account in access.deployer",
+            },
+        ]);
+        sts.on(GetCallerIdentityCommand).resolves({ Account: "123456789012", Arn: "arn:aws:sts::123456789012:assumed-role/someone/x" });
+        const [f] = of(await run(), "identity");
+        expect(f).to.deep.include({ verdict: "fail", key: "access" });
+        expect(f.message).to.include("arn:aws:sts::123456789012:assumed-role/someone/x is neither access.deployer");
+    });
+
+    it("passes the preview role and an admin, by name whatever the role's path", async () => {
+        sts.on(GetCallerIdentityCommand).resolves({
+            Account: "123456789012",
+            Arn: "arn:aws:sts::123456789012:assumed-role/platform-admin/alice",
+        });
+        expect(of(await run(), "identity")[0]).to.deep.include({
+            verdict: "pass",
+            message: "arn:aws:sts::123456789012:assumed-role/platform-admin/alice is an admin (access.admins)",
+        });
+        sts.on(GetCallerIdentityCommand).resolves({
+            Account: "123456789012",
+            Arn: "arn:aws:sts::123456789012:assumed-role/platform-preview/pr-12",
+        });
+        expect(of(await run(), "identity")[0].message).to.include("is the preview role (access.preview)");
+    });
+
+    it("fails an add-on build EKS does not offer for the cluster's minor, naming its key and builds that exist", async () => {
+        eks.on(DescribeAddonVersionsCommand, { addonName: "kube-proxy" }).resolves({
+            addons: [
+                {
+                    addonName: "kube-proxy",
+                    addonVersions: [
+                        { addonVersion: "v1.34.1-eksbuild.1", compatibilities: [{ clusterVersion: "1.34" }] },
+                        { addonVersion: "v1.34.0-eksbuild.2", compatibilities: [{ clusterVersion: "1.33" }] },
+                    ],
+                },
+            ],
+        });
+        const [f] = failures(await run());
+        expect(f).to.deep.equal({
+            check: "addon-builds",
+            verdict: "fail",
+            key: "cluster.addons.kubeProxy",
+            message: "kube-proxy v1.34.0-eksbuild.2 is not a build EKS offers for Kubernetes 1.34: CreateAddon fails",
+            fix: "set cluster.addons.kubeProxy to one of v1.34.1-eksbuild.1",
+        });
+        // It asked for the cluster's minor.
+        expect(eks.commandCalls(DescribeAddonVersionsCommand, { addonName: "kube-proxy" })[0].args[0].input).to.deep.include({
+            kubernetesVersion: "1.34",
+        });
+    });
+
+    it("reads every page of DescribeAddonVersions", async () => {
+        eks.on(DescribeAddonVersionsCommand, { addonName: "vpc-cni" })
+            .resolvesOnce({
+                addons: [
+                    {
+                        addonName: "vpc-cni",
+                        addonVersions: [{ addonVersion: "v1.19.0-eksbuild.1", compatibilities: [{ clusterVersion: "1.34" }] }],
+                    },
+                ],
+                nextToken: "p2",
+            })
+            .resolvesOnce({
+                addons: [
+                    {
+                        addonName: "vpc-cni",
+                        addonVersions: [{ addonVersion: "v1.20.4-eksbuild.1", compatibilities: [{ clusterVersion: "1.34" }] }],
+                    },
+                ],
+            });
+        expect(failures(await run())).to.deep.equal([]);
+        expect(eks.commandCalls(DescribeAddonVersionsCommand, { addonName: "vpc-cni" })).to.have.length(2);
+    });
+
+    it("fails configuration values the add-on's schema refuses, naming the offending key (an unknown key fails CreateAddon)", async () => {
+        eks.on(DescribeAddonConfigurationCommand).resolves({
+            configurationSchema: JSON.stringify({ type: "object", additionalProperties: false, properties: { env: { type: "object" } } }),
+        });
+        const [f] = failures(await run());
+        expect(f.check).to.equal("addon-configuration");
+        expect(f.key).to.equal("cluster.addons.vpcCni");
+        expect(f.message).to.equal(
+            "vpc-cni's configuration values do not fit the schema of v1.20.4-eksbuild.1: / must NOT have additional properties (enableNetworkPolicy): CreateAddon fails",
+        );
+        // Only add-ons with values are checked.
+        expect(eks.commandCalls(DescribeAddonConfigurationCommand).map((c) => c.args[0].input.addonName)).to.deep.equal(["vpc-cni"]);
+    });
+
+    it("leaves undecided an add-on EKS returns no schema for", async () => {
+        eks.on(DescribeAddonConfigurationCommand).rejects(awsError("ResourceNotFoundException"));
+        expect(of(await run(), "addon-configuration")).to.deep.equal([
+            {
+                check: "addon-configuration",
+                verdict: "undecided",
+                key: "cluster.addons.vpcCni",
+                message: "EKS returns no configuration schema for vpc-cni v1.20.4-eksbuild.1",
+            },
+        ]);
+    });
+
+    it("fails an AMI release not published in the region: the node group's and the EC2NodeClass alias's, by parameter", async () => {
+        ssm.on(GetParameterCommand).rejects(awsError("ParameterNotFound"));
+        const f = failures(await run()).filter((x) => x.check === "ami-releases");
+        expect(f.map((x) => x.key)).to.deep.equal([
+            "nodeGroups.system.releaseVersion",
+            "nodeGroups.batch.releaseVersion",
+            "karpenter.nodeClasses.default.amiAlias",
+        ]);
+        expect(f[0].message).to.equal(
+            "node group system's release 1.34.7-20260512 is not published in us-east-1 (/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260512/image_id does not exist): its nodes cannot launch",
+        );
+        expect(f[2].message).to.include("EC2NodeClass default's al2023@v20260512 for amd64");
+    });
+
+    it("names the public parameter of each AL2023 and AL2 managed AMI type, and none for others", () => {
+        expect(releaseParameter("AL2023_ARM_64_STANDARD", "1.34.7-20260512")).to.equal(
+            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.34-v20260512/image_id",
+        );
+        expect(releaseParameter("AL2023_x86_64_NVIDIA", "1.34.7-20260512")).to.equal(
+            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/amazon-eks-node-al2023-x86_64-nvidia-1.34-v20260512/image_id",
+        );
+        expect(releaseParameter("AL2_x86_64", "1.30.4-20240917")).to.equal(
+            "/aws/service/eks/optimized-ami/1.30/amazon-linux-2/amazon-eks-node-1.30-v20240917/image_id",
+        );
+        expect(releaseParameter("BOTTLEROCKET_x86_64", "1.34.7-20260512")).to.equal(undefined);
+        expect(releaseParameter("AL2023_x86_64_STANDARD", "latest")).to.equal(undefined);
+    });
+
+    it("fails a node group none of whose types is offered in a zone of the stack, and notes types offered only in some", async () => {
+        const zones = config.network.availabilityZones;
+        ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+            InstanceTypeOfferings: [
+                ...zones.map((z) => ({ InstanceType: "m6i.large" as never, Location: z })),
+                { InstanceType: "m7i.large" as never, Location: zones[0] },
+                ...zones.slice(0, 2).map((z) => ({ InstanceType: "m6i.xlarge" as never, Location: z })),
+            ],
+        });
+        const f = of(await run(), "instance-offerings");
+        expect(f[0]).to.deep.include({
+            verdict: "pass",
+            message: "node group system has a type offered in every zone (not everywhere: m7i.large)",
+        });
+        expect(f[1]).to.deep.equal({
+            check: "instance-offerings",
+            verdict: "fail",
+            key: "nodeGroups.batch.instanceTypes",
+            message: `node group batch: none of m6i.xlarge, m7i.xlarge is offered in ${zones[2]}: its nodes cannot launch there`,
+            fix: `add to nodeGroups.batch.instanceTypes a type offered in ${zones[2]}, or leave the zone out of network.availabilityZones`,
+        });
+    });
+
+    it("counts the stack at its largest against each quota: groups at maxSize of their largest type, NodePools at limits.cpu per capacity type they allow", () => {
+        const { demand, unsized } = quotaDemand(config);
+        // system: 6 × m7i.large/m6i.large (2 vCPU); batch: 10 × m6i.xlarge (4); general pool 256 on-demand; batch-spot pool's limit on Spot.
+        const spotPool = config.karpenter.enabled ? Number(config.karpenter.nodePools["batch-spot"].limits?.cpu) : NaN;
+        expect(demand.get("onDemandStandard")).to.equal(6 * 2 + 10 * 4 + 256);
+        expect(demand.get("spotStandard")).to.equal(spotPool);
+        expect(demand.get("elasticIps")).to.equal(3);
+        expect(demand.get("vpcs")).to.equal(1);
+        expect(demand.get("interfaceEndpoints")).to.equal(config.network.interfaceEndpoints.services.length);
+        expect(unsized).to.deep.equal([]);
+    });
+
+    it("fails a quota the stack outgrows, with the quota code and the increase to ask for", async () => {
+        quotas
+            .on(GetServiceQuotaCommand, { ServiceCode: "ec2", QuotaCode: QUOTAS.onDemandStandard.code })
+            .resolves({ Quota: { Value: 64 } });
+        quotas.on(GetServiceQuotaCommand, { ServiceCode: "ec2", QuotaCode: QUOTAS.elasticIps.code }).resolves({ Quota: { Value: 5 } });
+        const f = failures(await run());
+        expect(f).to.have.length(1);
+        expect(f[0]).to.deep.equal({
+            check: "quotas",
+            verdict: "fail",
+            key: "nodeGroups.*.maxSize, karpenter.nodePools.*.limits.cpu",
+            message:
+                "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances (vCPUs) (L-1216C47A) is 64; the stack needs 308 at its largest: scaling stops there (a drain's replacement nodes included)",
+            fix: "request an increase of L-1216C47A to at least 308 (Service Quotas console, or aws service-quotas request-service-quota-increase --service-code ec2 --quota-code L-1216C47A --desired-value 308), or lower nodeGroups.*.maxSize, karpenter.nodePools.*.limits.cpu",
+        });
+        const eip = of(await run(), "quotas").find((x) => x.message.includes("L-0263D0A3"));
+        expect(eip?.verdict).to.equal("pass");
+        expect(eip?.message).to.include("is 5; the stack needs 3 at its largest (what else the account runs is not counted)");
+    });
+
+    it("knows each instance family's vCPU quota, and none for families without one here", () => {
+        expect(vcpuQuota("m7i.large", "on-demand")).to.equal("onDemandStandard");
+        expect(vcpuQuota("t3.micro", "spot")).to.equal("spotStandard");
+        expect(vcpuQuota("g5.xlarge", "on-demand")).to.equal("onDemandG");
+        expect(vcpuQuota("vt1.3xlarge", "spot")).to.equal("spotG");
+        expect(vcpuQuota("p5.48xlarge", "on-demand")).to.equal("onDemandP");
+        expect(vcpuQuota("inf2.xlarge", "on-demand")).to.equal(undefined);
+        expect(vcpuQuota("i4i.large", "on-demand")).to.equal("onDemandStandard");
+        expect(vcpuQuota("trn1.2xlarge", "spot")).to.equal(undefined);
+        expect(vcpuQuota("x2idn.16xlarge", "on-demand")).to.equal(undefined);
+    });
+
+    it("leaves undecided a quota Service Quotas does not return", async () => {
+        quotas.on(GetServiceQuotaCommand, { QuotaCode: QUOTAS.interfaceEndpoints.code }).rejects(awsError("NoSuchResourceException"));
+        const f = of(await run(), "quotas").find((x) => x.message.includes("L-29B6F2EB"));
+        expect(f?.verdict).to.equal("undecided");
+    });
+
+    it("needs the service-linked roles of the plan's types, and Spot's when a NodePool allows Spot", () => {
+        expect(neededServiceLinkedRoles(input)).to.deep.equal([
+            "autoscaling.amazonaws.com",
+            "eks-nodegroup.amazonaws.com",
+            "eks.amazonaws.com",
+            "spot.amazonaws.com",
+            "transitgateway.amazonaws.com",
+        ]);
+    });
+
+    it("passes a missing service-linked role the deploy role may create; fails Spot's, which it may not, with the command", async () => {
+        iam.on(GetRoleCommand).rejects(awsError("NoSuchEntityException"));
+        const f = of(await run(), "service-linked-roles");
+        expect(f.filter((x) => x.verdict === "pass").map((x) => x.message)).to.include(
+            "AWSServiceRoleForVPCTransitGateway does not exist yet; the deploy role may create it (transitgateway.amazonaws.com) on first use",
+        );
+        expect(f.filter((x) => x.verdict === "fail")).to.deep.equal([
+            {
+                check: "service-linked-roles",
+                verdict: "fail",
+                key: "karpenter.createSpotServiceLinkedRole",
+                message: "AWSServiceRoleForEC2Spot does not exist and the deploy role may not create it: the first Spot launch fails",
+                fix: "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com, or set karpenter.createSpotServiceLinkedRole: true",
+            },
+        ]);
+    });
+
+    it("fails a Transit Gateway that is not there, naming network.transitGatewayId", async () => {
+        ec2.on(DescribeTransitGatewaysCommand).rejects(awsError("InvalidTransitGatewayID.NotFound"));
+        expect(of(await run(), "transit-gateway")).to.deep.equal([
+            {
+                check: "transit-gateway",
+                verdict: "fail",
+                key: "network.transitGatewayId",
+                message: "Transit Gateway tgw-0123456789abcdef0 does not exist in us-east-1 or is not shared with this account",
+                fix: "set network.transitGatewayId to the gateway of the tooling network, shared with this account (AWS RAM)",
+            },
+        ]);
+    });
+
+    it("fails a shared gateway that will not accept the attachment by itself: the first `up` would find the endpoint unreachable", async () => {
+        ec2.on(DescribeTransitGatewaysCommand).resolves({
+            TransitGateways: [
+                {
+                    TransitGatewayId: "tgw-0123456789abcdef0",
+                    State: "available",
+                    OwnerId: "555555555555",
+                    Options: { AutoAcceptSharedAttachments: "disable", AssociationDefaultRouteTableId: "tgw-rtb-1" },
+                },
+            ],
+        });
+        const [f] = failures(await run());
+        expect(f.key).to.equal("network.transitGatewayId");
+        expect(f.message).to.include("belongs to account 555555555555 and does not accept shared attachments automatically");
+        expect(f.fix).to.include("aws ec2 accept-transit-gateway-vpc-attachment");
+    });
+
+    it("fails an attachment waiting for acceptance, and a route table without the deployer's networks or, once attached, the VPC", async () => {
+        ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+            TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "pendingAcceptance" }],
+        });
+        ec2.on(SearchTransitGatewayRoutesCommand).resolves({ Routes: [] });
+        const f = failures(await run());
+        expect(f.map((x) => [x.key, x.message])).to.deep.equal([
+            [
+                "network.transitGatewayId",
+                "the stack's attachment tgw-attach-1 is pendingAcceptance: the private endpoint is unreachable until it is available",
+            ],
+            [
+                "cluster.endpoint.privateAccessCidrs",
+                "route table tgw-rtb-1 of tgw-0123456789abcdef0 has no active route to 10.99.0.0/16: the deployer's requests never reach the cluster's endpoint",
+            ],
+        ]);
+        ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+            TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "available" }],
+        });
+        ec2.on(SearchTransitGatewayRoutesCommand, {
+            Filters: [{ Name: "route-search.subnet-of-match", Values: ["10.99.0.0/16"] }],
+        }).resolves({ Routes: [{ State: "active" }] });
+        const back = failures(await run());
+        expect(back.map((x) => x.key)).to.deep.equal(["network.vpcCidr"]);
+        expect(back[0].message).to.include(
+            `no active route to ${config.network.vpcCidr}: answers from the cluster's endpoint never return to the deployer`,
+        );
+    });
+
+    it("reports a check whose call is refused as undecided with AWS's error: never a pass, never a failure by itself", async () => {
+        quotas
+            .on(GetServiceQuotaCommand)
+            .rejects(awsError("AccessDeniedException", "not authorized to perform: servicequotas:GetServiceQuota"));
+        const f = of(await run(), "quotas");
+        expect(f).to.deep.equal([
+            {
+                check: "quotas",
+                verdict: "undecided",
+                message: "could not check: AccessDeniedException: not authorized to perform: servicequotas:GetServiceQuota",
+            },
+        ]);
+    });
+
+    describe("npm run preflight (in process)", () => {
+        const env = () => ({ root: fixtureProject(), render: () => Promise.resolve(PLAN), clients: awsClients });
+
+        it("exits 0 on a healthy account, 1 on a failure, with the findings as text or JSON", async () => {
+            expect((await preflightCommand(["prod"], env())).code).to.equal(0);
+            ssm.on(GetParameterCommand).rejects(awsError("ParameterNotFound"));
+            const out = await preflightCommand(["prod"], env());
+            expect(out.code).to.equal(1);
+            expect(out.stdout).to.match(/^Preflight of stack "prod": 3 failed, 1 undecided, \d+ passed\n/);
+            expect(out.stdout).to.include("  FAIL ami-releases [nodeGroups.system.releaseVersion]: node group system's release");
+            expect(out.stdout).to.include("         Fix: set nodeGroups.system.releaseVersion to a release of the EKS AMI changelog");
+            const json = JSON.parse((await preflightCommand(["prod", "--format", "json"], env())).stdout) as {
+                stack: string;
+                findings: Finding[];
+            };
+            expect(json.stack).to.equal("prod");
+            expect(json.findings.filter((x) => x.verdict === "fail")).to.have.length(3);
+        });
+
+        it("refuses a missing stack and an unknown format", async () => {
+            await preflightCommand([], env()).then(
+                () => expect.fail("should refuse"),
+                (err: Error) => expect(err.message).to.include("usage: npm run preflight -- <stack>"),
+            );
+            await preflightCommand(["prod", "--format", "yaml"], env()).then(
+                () => expect.fail("should refuse"),
+                (err: Error) => expect(err.message).to.equal('--format must be text or json, not "yaml"'),
+            );
+        });
+
+        it("marks each verdict, and the fix of failures only", () => {
+            const text = formatPreflight("qa", [
+                { check: "a", verdict: "pass", message: "fine", fix: "never shown" },
+                { check: "b", verdict: "undecided", key: "k", message: "unknown" },
+                { check: "c", verdict: "fail", key: "x.y", message: "broken", fix: "mend it" },
+            ]);
+            expect(text).to.equal(
+                'Preflight of stack "qa": 1 failed, 1 undecided, 1 passed\n  ok   a: fine\n  ??   b [k]: unknown\n  FAIL c [x.y]: broken\n         Fix: mend it\n',
+            );
+        });
+    });
+});
