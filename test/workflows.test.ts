@@ -532,6 +532,40 @@ describe("GitHub workflows", () => {
         }
     });
 
+    it("run the preflight of the stack before each `up` (as the deploy role, failing the job), and in each preview job after the preview", () => {
+        const jobs = all.flatMap((w) => Object.entries(w.doc.jobs).map(([name, job]) => ({ file: w.file, name, job })));
+        const pulumiJobs = jobs.filter(({ job }) => (job.steps ?? []).some((s) => s.uses?.startsWith("pulumi/actions@")));
+        let ups = 0;
+        let previews = 0;
+        for (const { file, name, job } of pulumiJobs) {
+            const steps = job.steps ?? [];
+            const pulumiAt = steps.findIndex((s) => s.uses?.startsWith("pulumi/actions@"));
+            const command = String(steps[pulumiAt].with?.command);
+            const stack = String(steps[pulumiAt].with?.["stack-name"]);
+            const preflightAt = steps.findIndex((s) => /npm run --silent preflight -- (\S+) > preflight\.txt/.test(s.run ?? ""));
+            const credentialsAt = steps.findIndex((s) => s.uses?.startsWith("aws-actions/configure-aws-credentials@"));
+            expect(preflightAt, `${file} ${name}: a preflight step`).to.be.greaterThan(credentialsAt);
+            const run = steps[preflightAt].run ?? "";
+            expect(run, `${file} ${name}`).to.include('exit "$status"').and.include('>> "$GITHUB_STEP_SUMMARY"');
+            const named = /preflight -- (\S+) >/.exec(run)?.[1];
+            expect(
+                named === stack || (named === '"$STACK"' && steps[preflightAt].env?.STACK === stack),
+                `${file} ${name}: the same stack`,
+            ).to.equal(true);
+            if (command === "up") {
+                ups++;
+                expect(preflightAt, `${file} ${name}: before up`).to.be.lessThan(pulumiAt);
+            } else {
+                previews++;
+                if (file === "pull-request.yml") {
+                    expect(preflightAt, `${file} ${name}: after the preview`).to.be.greaterThan(pulumiAt);
+                    expect(steps[preflightAt].if).to.equal("${{ !cancelled() }}");
+                }
+            }
+        }
+        expect([ups, previews].every((n) => n > 0)).to.equal(true);
+    });
+
     it("publish each deployed stack's platform profile as an artifact, right after its up", () => {
         const deploy = all.find((w) => Object.keys(w.doc.on).includes("push"))!;
         const ups = Object.values(deploy.doc.jobs).filter((j) =>

@@ -84,6 +84,7 @@ function scopeResources(scope: DeployScope, ctx: DeployerContext, plan: readonly
         case "oidcProviders":
             return [`arn:${p}:iam::${a}:oidc-provider/oidc.eks.${r}.amazonaws.com/id/*`];
         case "serviceLinkedRoles":
+        case "serviceLinkedRoleReads":
             return [`arn:${p}:iam::${a}:role/aws-service-role/*`];
         case "aliases":
             return [`arn:${p}:kms:${r}:${a}:alias/eks/${prefix}*`];
@@ -117,6 +118,7 @@ const SCOPE_SIDS: readonly (readonly [DeployScope, string])[] = [
     ["instanceProfiles", "StackInstanceProfiles"],
     ["oidcProviders", "ClusterOidcProviders"],
     ["serviceLinkedRoles", "ServiceLinkedRoles"],
+    ["serviceLinkedRoleReads", "ReadServiceLinkedRoles"],
     ["keys", "CreateTaggedKeys"],
     ["aliases", "StackKeyAliases"],
     ["grants", "CustomerKeyGrants"],
@@ -517,9 +519,10 @@ export async function plannedResources(root: string, stack: string): Promise<Pla
 /**
  * docs/ci.md embeds a stack's two policies as `npm run docs` writes them: a JSON block after each
  * marker `<!-- deployer-policy: <stack> -->` (or `<!-- deployer-policy: <stack> --boundary -->`).
- * A test compares them with the generator's.
+ * A test compares them with the generator's. The block ends at its own closing fence, whatever it
+ * holds (an empty block included): nothing past it is ever replaced.
  */
-export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)( --boundary)? -->\n```json\n[\s\S]*?\n```/g;
+export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)( --boundary)? -->\n```json\n(?:(?!```)[\s\S])*```/g;
 
 /** `text` with each marked block replaced by `render(stack, boundary)`. */
 export function embedPolicies(text: string, render: (stack: string, boundary: boolean) => PolicyDocument): string {

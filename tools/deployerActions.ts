@@ -30,6 +30,7 @@
  * - `grants`: the customer keys the plan grants on (EC2NodeClass volume keys).
  * - `logGroups`, `queues`, `eventRules`, `autoScalingGroups`: the stack's names.
  * - `ssm`: AWS's public parameters (`/aws/service/…`, AMI releases).
+ * - `serviceLinkedRoleReads`: reading the account's service-linked roles (`role/aws-service-role/…`).
  * - `any`: read-only calls IAM cannot scope (`sts:GetCallerIdentity`, catalogue lookups).
  * - `none`: no AWS call.
  */
@@ -48,6 +49,7 @@ export type DeployScope =
     | "eventRules"
     | "autoScalingGroups"
     | "ssm"
+    | "serviceLinkedRoleReads"
     | "any"
     | "none";
 
@@ -602,6 +604,22 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
     "pulumi:providers:kubernetes": { actions: [], scope: "none", source: "a provider: no AWS resource" },
 };
 
+/**
+ * The read-only calls of `npm run preflight` (tools/preflightChecks.ts) that IAM cannot scope to a
+ * resource, besides `ssm:GetParameter` (AWS's public parameters) and `iam:GetRole` (the account's
+ * service-linked roles). The preview role (docs/ci.md) and the deploy role (tools/deployRole.ts) get them.
+ */
+export const PREFLIGHT_READS: readonly string[] = [
+    "ec2:DescribeInstanceTypeOfferings",
+    "ec2:DescribeTransitGatewayVpcAttachments",
+    "ec2:DescribeTransitGateways",
+    "ec2:SearchTransitGatewayRoutes",
+    "eks:DescribeAddonConfiguration",
+    "eks:DescribeAddonVersions",
+    "servicequotas:GetServiceQuota",
+    "sts:GetCallerIdentity",
+];
+
 /** Calls the program makes whatever it registers: the provider's own start and the invokes (components/iam.ts, selfManaged.ts). */
 export const DEPLOYER_INVOKES: readonly { readonly actions: readonly string[]; readonly scope: DeployScope; readonly source: string }[] = [
     {
@@ -610,6 +628,13 @@ export const DEPLOYER_INVOKES: readonly { readonly actions: readonly string[]; r
         source: "the AWS provider's Configure and aws.getCallerIdentity (components/iam.ts, awsContext)",
     },
     { actions: ["ssm:GetParameter"], scope: "ssm", source: "aws.ssm.getParameter of AMI releases (components/nodegroups/selfManaged.ts)" },
+    // `npm run preflight` before `up` (tools/preflightChecks.ts): reads only.
+    { actions: PREFLIGHT_READS, scope: "any", source: "npm run preflight (tools/preflightChecks.ts), run by the deploy job before up" },
+    {
+        actions: ["iam:GetRole"],
+        scope: "serviceLinkedRoleReads",
+        source: "npm run preflight: whether the stack's service-linked roles exist",
+    },
 ];
 
 /**

@@ -47,7 +47,7 @@ export async function preflightCommand(argv: readonly string[], env: PreflightCo
     if (positionals.length !== 1) {
         throw new InputError(USAGE);
     }
-    const format = oneOf("--format", values.format as string, ["text", "json"] as const);
+    const format = oneOf("--format", values.format, ["text", "json"] as const);
     const [stack] = positionals;
     const root = env.root ?? process.cwd();
     const config = parseRawConfig(readStackFiles(root, stack).config, stack);

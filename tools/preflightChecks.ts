@@ -26,6 +26,7 @@ import { instanceTypeInfo, parseReleaseVersion } from "eks-platform-kernel";
 import { callerIsRole } from "../components/access";
 import type { StackConfig } from "../components/config";
 import { amiSsmParameter } from "../components/nodegroups/selfManaged";
+import { PREFLIGHT_READS } from "./deployerActions";
 import { type DeployerContext, deployerPolicy, type PlannedResource } from "./deployRole";
 
 /** The clients of one region. */
@@ -70,22 +71,8 @@ export interface PreflightInput {
     deploy: DeployerContext;
 }
 
-/**
- * The read-only actions the checks call, for the role that runs them (the preview role in a pull
- * request, the deploy role before `up`): docs/ci.md's preview policy grants exactly these.
- */
-export const PREFLIGHT_ACTIONS = [
-    "ec2:DescribeInstanceTypeOfferings",
-    "ec2:DescribeTransitGatewayVpcAttachments",
-    "ec2:DescribeTransitGateways",
-    "ec2:SearchTransitGatewayRoutes",
-    "eks:DescribeAddonConfiguration",
-    "eks:DescribeAddonVersions",
-    "iam:GetRole",
-    "servicequotas:GetServiceQuota",
-    "ssm:GetParameter",
-    "sts:GetCallerIdentity",
-] as const;
+/** The read-only actions the checks call: `PREFLIGHT_READS` (tools/deployerActions.ts), public SSM parameters and service-linked roles. */
+export const PREFLIGHT_ACTIONS: readonly string[] = [...PREFLIGHT_READS, "iam:GetRole", "ssm:GetParameter"].sort();
 
 /** The config key that pins each add-on the program installs (components/cluster.ts, components/addons/). */
 export const ADDON_CONFIG_KEYS: Readonly<Record<string, string>> = {

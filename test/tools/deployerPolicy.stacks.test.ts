@@ -26,6 +26,7 @@ import {
     scopeProblems,
 } from "../../tools/deployRole";
 import { ciGuideText } from "../../tools/docs";
+import { PREFLIGHT_ACTIONS } from "../../tools/preflightChecks";
 import { planOf, ROOT } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
 import { actionsOf, allows, bySid, IAM_WRITES, resourcesOf } from "./deployRole.fixtures";
@@ -118,6 +119,12 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                 expect(bySid(doc, "StackSecrets").Condition).to.deep.equal({
                     "ForAnyValue:StringEquals": { "kms:ResourceAliases": `alias/${ctx.project}-${stack}-secrets` },
                 });
+            });
+
+            it("lets the deploy role run the preflight before `up`: each of its reads", () => {
+                for (const action of PREFLIGHT_ACTIONS) {
+                    expect(allows(doc, action).length, action).to.be.greaterThan(0);
+                }
             });
 
             it("fits IAM's limits: the policy inline on the role, the boundary as a managed policy", () => {

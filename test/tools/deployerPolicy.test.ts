@@ -117,9 +117,21 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
             "PublicParameters",
             "StackRoles",
             "StackRolesWithBoundary",
+            "ReadServiceLinkedRoles",
         ]);
-        expect(bySid(doc, "Lookups").Action).to.deep.equal(["sts:GetCallerIdentity"]);
+        // The provider's identity call and the preflight's reads (tools/deployerActions.ts, PREFLIGHT_READS), folded per service.
+        expect(bySid(doc, "Lookups").Action).to.deep.equal([
+            "ec2:Describe*",
+            "ec2:SearchTransitGatewayRoutes",
+            "eks:Describe*",
+            "servicequotas:GetServiceQuota",
+            "sts:GetCallerIdentity",
+        ]);
         expect(bySid(doc, "PublicParameters").Resource).to.equal("arn:aws:ssm:eu-west-1::parameter/aws/service/*");
+        expect(bySid(doc, "ReadServiceLinkedRoles")).to.deep.include({
+            Action: ["iam:GetRole"],
+            Resource: "arn:aws:iam::111122223333:role/aws-service-role/*",
+        });
     });
 
     it("passes roles to the services of the plan's types; IfExists only when adding a role to an instance profile (no service in that request)", () => {
@@ -363,5 +375,10 @@ describe("embedPolicies: docs/ci.md's marked blocks", () => {
             'before\n<!-- deployer-policy: qa -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": [\n    {\n      "Sid": "qaP",\n      "Effect": "Allow"\n    }\n  ]\n}\n```\nbetween\n<!-- deployer-policy: qa --boundary -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": [\n    {\n      "Sid": "qaB",\n      "Effect": "Allow"\n    }\n  ]\n}\n```\nafter',
         );
         expect(embeddedStacks(text)).to.deep.equal(["qa"]);
+        // An empty block ends at its own fence: the text and fences after it stay.
+        const empty = "<!-- deployer-policy: qa -->\n```json\n```\nkept\n```bash\necho kept\n```\n";
+        expect(embedPolicies(empty, () => ({ Version: "2012-10-17", Statement: [] }))).to.equal(
+            '<!-- deployer-policy: qa -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": []\n}\n```\nkept\n```bash\necho kept\n```\n',
+        );
     });
 });

@@ -18,6 +18,10 @@ import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { mockClient } from "aws-sdk-client-mock";
 import { expect } from "chai";
+import { actionCovers } from "eks-platform-kernel";
+import * as fs from "fs";
+import * as path from "path";
+import type { PolicyDocument } from "../../components/iam";
 import type { StackConfig } from "../../components/config";
 import { deployerContext, type PlannedResource } from "../../tools/deployRole";
 import { formatPreflight, preflightCommand } from "../../tools/preflight";
@@ -25,6 +29,7 @@ import {
     awsClients,
     type Finding,
     neededServiceLinkedRoles,
+    PREFLIGHT_ACTIONS,
     type PreflightInput,
     QUOTAS,
     quotaDemand,
@@ -32,6 +37,7 @@ import {
     runPreflight,
     vcpuQuota,
 } from "../../tools/preflightChecks";
+import { ROOT } from "../mocks";
 import { fixtureProject, stackConfig } from "../stackFiles";
 
 const sts = mockClient(STSClient);
@@ -305,7 +311,7 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
         ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
             InstanceTypeOfferings: [
                 ...zones.map((z) => ({ InstanceType: "m6i.large" as never, Location: z })),
-                { InstanceType: "m7i.large" as never, Location: zones[0] },
+                { InstanceType: "m7i.large", Location: zones[0] },
                 ...zones.slice(0, 2).map((z) => ({ InstanceType: "m6i.xlarge" as never, Location: z })),
             ],
         });
@@ -513,5 +519,32 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
                 'Preflight of stack "qa": 1 failed, 1 undecided, 1 passed\n  ok   a: fine\n  ??   b [k]: unknown\n  FAIL c [x.y]: broken\n         Fix: mend it\n',
             );
         });
+    });
+});
+
+describe("docs/ci.md: the preview role may run the preflight", () => {
+    it("grants each read of the preflight in the preview policy (preview.json), and nothing that writes", () => {
+        const text = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+        const block = [...text.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => m[1]).find((b) => b.includes('"Sid": "Preflight"'));
+        expect(block, "the preview policy's block").to.not.equal(undefined);
+        const doc = JSON.parse(block as string) as PolicyDocument;
+        for (const action of PREFLIGHT_ACTIONS) {
+            expect(
+                doc.Statement.some(
+                    (st) => st.Effect === "Allow" && [st.Action].flat().some((a) => a !== undefined && actionCovers(a, action)),
+                ),
+                action,
+            ).to.equal(true);
+        }
+        const actions = doc.Statement.flatMap((st) => [st.Action].flat());
+        expect(
+            actions.filter(
+                (a) =>
+                    a !== undefined &&
+                    !/^(s3:(Get|List)|kms:Decrypt|ssm:GetParameter|ec2:(Describe|Search)|eks:Describe|servicequotas:Get|sts:Get|iam:GetRole)/.test(
+                        a,
+                    ),
+            ),
+        ).to.deep.equal([]);
     });
 });
