@@ -79,10 +79,21 @@ const DEPLOY_VARIABLE = /vars\.(RUNNER_(?!PREVIEW_)[A-Z0-9_]+)/g;
 const deployVariablesIn = (text: string) => [...text.matchAll(DEPLOY_VARIABLE)].map((m) => m[1]);
 
 /** Whether the workflow runs only for pushes to main: no pull request, dispatch, call or other branch. */
-const onlyMain = (doc: Workflow) =>
-    JSON.stringify(Object.keys(doc.on)) === '["push"]' &&
-    JSON.stringify((doc.on.push as { branches?: string[] } | null)?.branches) === '["main"]' &&
-    !("tags" in ((doc.on.push as object | null) ?? {}));
+/**
+ * A workflow that runs for main only: pushes to main, and a manual run only where every job is
+ * guarded by `github.ref == 'refs/heads/main'` (a dispatch may name any branch, whose copy of the
+ * workflow then runs).
+ */
+const onlyMain = (doc: Workflow) => {
+    const triggers = Object.keys(doc.on).sort();
+    const pushToMain =
+        JSON.stringify((doc.on.push as { branches?: string[] } | null)?.branches) === '["main"]' &&
+        !("tags" in ((doc.on.push as object | null) ?? {}));
+    const guarded = Object.values(doc.jobs).every((j) => String(j.if ?? "").includes("github.ref == 'refs/heads/main'"));
+    return (
+        pushToMain && (JSON.stringify(triggers) === '["push"]' || (JSON.stringify(triggers) === '["push","workflow_dispatch"]' && guarded))
+    );
+};
 
 /**
  * Every way a job of `w` could be scheduled on a deploy runner although the workflow runs code a
@@ -222,7 +233,7 @@ describe("GitHub workflows", () => {
                 if ("pull_request" in w.doc.on) {
                     expect(job.if, `${w.file} ${name}`).to.include("github.event.pull_request.head.repo.full_name == github.repository");
                 } else {
-                    expect(Object.keys(w.doc.on), w.file).to.deep.equal(["push"]);
+                    expect(onlyMain(w.doc), `${w.file}: main only`).to.equal(true);
                 }
             }
         }
@@ -564,6 +575,28 @@ describe("GitHub workflows", () => {
             }
         }
         expect([ups, previews].every((n) => n > 0)).to.equal(true);
+    });
+
+    it("deploy on a push to main or a manual run, one update per stack at a time, never cancelled, never one stack waiting on another's lock", () => {
+        const deploy = all.find((w) => Object.keys(w.doc.on).includes("push"))!;
+        expect(Object.keys(deploy.doc.on).sort()).to.deep.equal(["push", "workflow_dispatch"]);
+        expect((deploy.doc as { concurrency?: unknown }).concurrency, "no workflow-wide lock").to.equal(undefined);
+        const groups = new Map<string, string>();
+        for (const [name, job] of Object.entries(deploy.doc.jobs)) {
+            const up = (job.steps ?? []).find((st) => st.uses?.startsWith("pulumi/actions@") && st.with?.command === "up");
+            if (up === undefined) {
+                continue;
+            }
+            const concurrency = (job as { concurrency?: { group: string; "cancel-in-progress": boolean } }).concurrency;
+            expect(concurrency, name).to.deep.equal({ group: `up-${String(up.with?.["stack-name"])}`, "cancel-in-progress": false });
+            groups.set(name, concurrency!.group);
+        }
+        expect(new Set(groups.values()).size, "a group per stack").to.equal(groups.size).and.be.greaterThan(1);
+        // The manual trigger counts as main-only because every job is guarded; one unguarded job and it does not.
+        expect(onlyMain(deploy.doc)).to.equal(true);
+        const unguarded = JSON.parse(JSON.stringify(deploy.doc)) as Workflow;
+        delete Object.values(unguarded.jobs)[0].if;
+        expect(onlyMain(unguarded)).to.equal(false);
     });
 
     it("publish each deployed stack's platform profile as an artifact, right after its up", () => {
