@@ -50,6 +50,54 @@ function unary<Res>(call: (cb: (err: grpc.ServiceError | null, res: Res) => void
 }
 
 /** A running policy pack: the child process and a client connected to its analyzer server. */
+/** The variable that sets how long a policy pack may take to print its port, in seconds (default 60). */
+export const BOOT_TIMEOUT_VARIABLE = "POLICY_PACK_BOOT_TIMEOUT_SECONDS";
+
+/** The pack's boot budget from the environment; an unusable value is bad input, named. */
+export function bootTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+    const raw = env[BOOT_TIMEOUT_VARIABLE];
+    if (raw === undefined || raw === "") {
+        return 60_000;
+    }
+    const seconds = Number(raw);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+        throw new GateInputError(`${BOOT_TIMEOUT_VARIABLE} must be a number of seconds above 0, not "${raw}"`);
+    }
+    return seconds * 1000;
+}
+
+/**
+ * A timeout that counts only the time this process could have read the pack's answer: ticks every
+ * `tick` ms and adds at most two ticks per tick, so time the event loop spent blocked (a large
+ * input parsed synchronously while the pack boots) is not charged to the pack. On expiry it first
+ * lets pending I/O run (`setImmediate`), so an answer that arrived meanwhile wins. `stop()` ends it.
+ */
+export function readableTimeout(budgetMs: number, onExpire: () => void, tick = 250, now: () => number = Date.now): { stop: () => void } {
+    let left = budgetMs;
+    let last = now();
+    let stopped = false;
+    const timer = setInterval(() => {
+        const t = now();
+        left -= Math.min(t - last, 2 * tick);
+        last = t;
+        if (left <= 0) {
+            clearInterval(timer);
+            setImmediate(() => {
+                if (!stopped) {
+                    onExpire();
+                }
+            });
+        }
+    }, tick);
+    timer.unref?.();
+    return {
+        stop: () => {
+            stopped = true;
+            clearInterval(timer);
+        },
+    };
+}
+
 export class PolicyPackProcess {
     private constructor(
         private readonly child: ChildProcess,
@@ -86,6 +134,7 @@ export class PolicyPackProcess {
         } else {
             delete childEnv.TS_NODE_PROJECT;
         }
+        const budget = bootTimeoutMs();
         const child = spawn(process.execPath, ["-r", path.join(__dirname, "registerSwc.js"), entry], {
             cwd: dir,
             env: childEnv,
@@ -103,15 +152,19 @@ export class PolicyPackProcess {
         let booted = () => {};
         const port = await new Promise<number>((resolve, reject) => {
             let out = "";
-            const timer = setTimeout(() => {
+            const timer = readableTimeout(budget, () => {
                 child.kill();
-                reject(new GateInputError(`policy pack ${dir} printed no port within 60 s:\n${stderr}`));
-            }, 60_000);
+                reject(
+                    new GateInputError(
+                        `policy pack ${dir} printed no port within ${budget / 1000} s (of time this process could read it; raise ${BOOT_TIMEOUT_VARIABLE} on a slow machine):\n${stderr}`,
+                    ),
+                );
+            });
             const onData = (d: Buffer) => {
                 out += d.toString();
                 const nl = out.indexOf("\n");
                 if (nl >= 0) {
-                    clearTimeout(timer);
+                    timer.stop();
                     booted();
                     child.stdout?.off("data", onData);
                     // Anything the policies print later is theirs to say; keep it off our stdout.
@@ -127,7 +180,7 @@ export class PolicyPackProcess {
             };
             child.stdout?.on("data", onData);
             const onEarlyExit = (code: number | null) => {
-                clearTimeout(timer);
+                timer.stop();
                 reject(new GateInputError(`policy pack ${dir} exited (code ${code}) before serving:\n${stderr.trim()}`));
             };
             child.once("exit", onEarlyExit);
