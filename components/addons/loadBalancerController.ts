@@ -97,7 +97,11 @@ export interface LoadBalancerControllerValuesArgs {
  * must still be recreated elsewhere; the cost is that a rollout then does not wait for new targets
  * to be healthy. The Service webhook fails closed (`Fail`): a LoadBalancer Service created while
  * the controller is down is refused (and retried by its deployer) rather than silently handed to
- * the legacy in-tree controller as a Classic Load Balancer.
+ * the legacy in-tree controller as a Classic Load Balancer. Its scope is **every** Service CREATE
+ * of the cluster, ClusterIP included (chart 1.13.3 templates/webhook.yaml, `mservice.elbv2.k8s.aws`:
+ * an object selector sees labels only, never a Service's type), so with both replicas down no
+ * Service can be created anywhere: the replicas run on system nodes behind a PDB that lets a drain
+ * take one at a time.
  */
 export function loadBalancerControllerValues(args: LoadBalancerControllerValuesArgs): Record<string, pulumi.Input<unknown>> {
     const c = args.config;
