@@ -1,6 +1,8 @@
 /**
- * Interface VPC endpoints: ECR, STS, EC2, SQS, EKS Auth and CloudWatch Logs reached from the
- * private subnets without NAT (cost per GB, and one egress path fewer to lose).
+ * Interface VPC endpoints: the services of `network.interfaceEndpoints.services` (by default ECR,
+ * STS, EC2, SQS, EKS Auth and CloudWatch Logs; what still takes NAT, and what they cost:
+ * components/config/network.ts, `INTERFACE_ENDPOINT_SERVICES`) reached from the private subnets
+ * without NAT (cost per GB, and one egress path fewer to lose).
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
