@@ -275,7 +275,8 @@ describe("GitHub workflows", () => {
         expect(step!.run).to.include("for file in Pulumi.*.yaml");
         expect(step!.run).to.include("$GITHUB_STEP_SUMMARY");
         expect((step as { env?: Record<string, string> }).env?.BASE_SHA).to.equal("${{ github.event.pull_request.base.sha }}");
-        expect(step!.if).to.equal(undefined);
+        // Forks too (no condition on the repository), and after a red `npm test`.
+        expect(step!.if).to.equal("${{ !cancelled() }}");
     });
 
     it("rehearse every stack's drains with examples/ into the job summary as Markdown, offline, fork PRs included", () => {
@@ -283,7 +284,22 @@ describe("GitHub workflows", () => {
         expect(step, "a drain rehearsal step").to.not.equal(undefined);
         expect(step!.run).to.include("for file in Pulumi.*.yaml");
         expect(step!.run).to.include('drain -- "$stack" examples/ --format markdown >> "$GITHUB_STEP_SUMMARY"');
-        expect(step!.if).to.equal(undefined);
+        expect(step!.if).to.equal("${{ !cancelled() }}");
+    });
+
+    it("write every stack's summaries even after a red `npm test` or a blocked stack: each later step of the offline job runs unless cancelled, and the gate loop fails after its last stack", () => {
+        for (const w of pipelines) {
+            const [name, job] = offlineJob(w);
+            const steps = job.steps ?? [];
+            const test = steps.findIndex((st) => st.run === "npm test");
+            expect(test, `${w.file} ${name}: npm test`).to.be.greaterThan(0);
+            // Not the deploy-runner check, which runs only once cloud access is configured (and only matters if the rest passed).
+            for (const st of steps.slice(test + 1).filter((x) => !String(x.if ?? "").includes("CLOUD_ENABLED"))) {
+                expect(st.if, `${w.file} ${name}: ${st.name ?? st.run ?? st.uses}`).to.equal("${{ !cancelled() }}");
+            }
+            const gate = steps.find((st) => st.run?.includes(".ci/plan"));
+            expect(gate?.run, w.file).to.include('.ci/plan "$stack" || status=$?').and.include('exit "$status"');
+        }
     });
 
     it("keep the manifest gate's SARIF before the blocking check, and upload it to code scanning from a job that runs no repository code", () => {
