@@ -41,11 +41,12 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["tools/diff.ts", "tools/diffStack.ts", "tools/replacements.ts", "kernel/replacement.ts"],
         // Not diffStack.test.ts and diffStack.refused.test.ts: they render in child processes, which
         // per-test coverage does not see, and every static mutant (the replacement table) would run
-        // them, a minute each.
+        // them, a minute each. The command itself is judged in process (diffStack.command.test.ts).
         tests: [
             "test/tools/diff.test.ts",
             "test/tools/diff.rules.test.ts",
             "test/tools/diffStack.report.test.ts",
+            "test/tools/diffStack.command.test.ts",
             "test/tools/replacements.test.ts",
             "test/kernel/replacement.test.ts",
         ],
