@@ -113,6 +113,68 @@ describe("npm run plan -- <stack> --diff <ref>, in process (diffCommand)", () =>
         expect(stdout.endsWith("\n")).to.equal(true);
     });
 
+    it("writes the job summary's Markdown: the counts' table, the disruptions as a list with <, > and | escaped (GitHub Markdown would read HTML), then the text report folded in a details block", async () => {
+        const name = "secrets<a|b>";
+        const urn = `urn:pulumi:dev::eks-platform::${KEY}::${name}`;
+        fs.writeFileSync(path.join(repo, "resources.json"), JSON.stringify([{ ...BASE, name, urn }]));
+        git(repo, "commit", "--quiet", "--all", "-m", "an odd name");
+        try {
+            workingTree([{ ...key({ keyUsage: "SIGN_VERIFY", description: "secrets" }, true), name, urn }]);
+            const md = await diffCommand(["dev", "--diff", "HEAD", "--format", "markdown"], { root: repo, render });
+            const text = await diffCommand(["dev", "--diff", "HEAD"], { root: repo, render });
+            expect(md.code).to.equal(2);
+            const lines = md.stdout.split("\n");
+            expect(lines.slice(0, 6)).to.deep.equal([
+                "### Stack `dev`",
+                "",
+                "| create | update | replace | delete | disruptive |",
+                "|---:|---:|---:|---:|---|",
+                "| 0 | 0 | 1 | 0 | **1 KMS key replacement refused** |",
+                "",
+            ]);
+            expect(lines[6]).to.match(
+                /^- \*\*refused\*\* aws:kms\/key:Key secrets\\<a\\\|b\\>: protected, but keyUsage forces a replacement/,
+            );
+            expect(lines[6]).to.not.match(/[^\\][<>|]/);
+            expect(lines.slice(7)).to.deep.equal([
+                "",
+                "<details><summary>every change</summary>",
+                "",
+                "```",
+                ...text.stdout.split("\n").slice(0, -1),
+                "```",
+                "",
+                "</details>",
+                "",
+            ]);
+        } finally {
+            git(repo, "reset", "--quiet", "--hard", base);
+        }
+    });
+
+    it("writes Markdown without a list when nothing is disruptive, saying so in the table unbolded", async () => {
+        workingTree([key({ keyUsage: "ENCRYPT_DECRYPT", description: "the platform's secrets" }, true)]);
+        const md = await diffCommand(["dev", "--diff", "HEAD", "--format", "markdown"], { root: repo, render });
+        const text = await diffCommand(["dev", "--diff", "HEAD"], { root: repo, render });
+        expect(md.code).to.equal(0);
+        expect(md.stdout.split("\n")).to.deep.equal([
+            "### Stack `dev`",
+            "",
+            "| create | update | replace | delete | disruptive |",
+            "|---:|---:|---:|---:|---|",
+            "| 0 | 1 | 0 | 0 | nothing disruptive |",
+            "",
+            "<details><summary>every change</summary>",
+            "",
+            "```",
+            ...text.stdout.split("\n").slice(0, -1),
+            "```",
+            "",
+            "</details>",
+            "",
+        ]);
+    });
+
     it("renders the working directory's tree when no root is given (npm runs scripts from the package root)", async () => {
         workingTree([key({ keyUsage: "SIGN_VERIFY", description: "secrets" }, true)]);
         const cwd = process.cwd();
