@@ -551,6 +551,8 @@ describe("policy app-role-least-privilege (stack)", () => {
                 );
             }
             expectClean(await runStack(appRoleLeastPrivilege, [...appRole(), strayAttachment("arn:aws:iam::aws:policy/ReadOnlyAccess")]));
+            // A document without a policy grants nothing.
+            expectClean(await runStack(appRoleLeastPrivilege, [...appRole(), stray({})]));
         });
     });
 
@@ -622,6 +624,8 @@ describe("app-role-least-privilege helpers (pure)", () => {
         const deny = { Effect: "Deny", Principal: { Service: "pods.eks.amazonaws.com" }, Action: "sts:AssumeRole" };
         expect(trustsPodIdentity({ Statement: [pi({})] })).to.equal(true);
         expect(trustsPodIdentity({ Statement: [ec2, deny] })).to.equal(false);
+        // Any one statement admitting Pod Identity makes it a Pod Identity role, whatever the others admit.
+        expect(trustsPodIdentity({ Statement: [ec2, pi({})] })).to.equal(true);
         expect(trustsPodIdentity({ Statement: { ...ec2, Effect: "Deny" } })).to.equal(false);
         expect(trustsPodIdentity("not json")).to.equal(false);
         expect(trustNamespaces({ Statement: [pinned("StringLike", "shop-*")] })).to.deep.equal(["shop-*"]);
