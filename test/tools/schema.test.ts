@@ -510,6 +510,32 @@ describe("schema: what the API server refuses beyond the OpenAPI schema (kuberne
         ]);
     });
 
+    it("points each refused constraint at its field and says the duplicate's key and action; a constraint is a duplicate only with the same topologyKey and whenUnsatisfiable (validateTopologySpreadConstraints)", async () => {
+        const at = "spec.template.spec.topologySpreadConstraints";
+        expect((await problems(spread({ ...zone, minDomains: 0 }))).map((p) => p[0])).to.deep.equal([`${at}.0.minDomains`]);
+        expect((await problems(spread({ ...zone, whenUnsatisfiable: "ScheduleAnyway", minDomains: 2 }))).map((p) => p[0])).to.deep.equal([
+            `${at}.0.minDomains`,
+        ]);
+        const host = { ...zone, topologyKey: "kubernetes.io/hostname" };
+        expect(await problems(spread(zone, host))).to.deep.equal([]);
+        expect(await problems(spread(zone, host, { ...zone, maxSkew: 3 }))).to.deep.equal([
+            [
+                `${at}.2.topologyKey`,
+                `${at}[2].topologyKey: Duplicate value: a constraint with topologyKey topology.kubernetes.io/zone and whenUnsatisfiable DoNotSchedule is already set`,
+            ],
+        ]);
+    });
+
+    it("leaves a constraint without whenUnsatisfiable to the schema (a required field), not to the minDomains rule", async () => {
+        const { whenUnsatisfiable, ...without } = zone;
+        expect(whenUnsatisfiable).to.equal("DoNotSchedule");
+        const found = await problems(spread({ ...without, minDomains: 2 }));
+        // Ajv's `required` points at the object that lacks the field.
+        expect(found.map((p) => p[0])).to.deep.equal(["spec.template.spec.topologySpreadConstraints.0"]);
+        expect(found[0][1]).to.match(/whenUnsatisfiable/);
+        expect(found[0][1]).to.not.match(/minDomains/);
+    });
+
     it("reads a Pod's and a CronJob's constraints at their own paths", async () => {
         const pod = {
             apiVersion: "v1",
