@@ -3,6 +3,7 @@ import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import {
     API_SERVER_VALIDATION,
     API_SERVER_VALIDATION_DESCRIPTION,
+    API_SERVER_VALIDATION_DOCS,
     importModel,
     NOT_API_OBJECTS,
     objectProblems,
@@ -534,6 +535,42 @@ describe("schema: what the API server refuses beyond the OpenAPI schema (kuberne
         expect(found.map((p) => p[0])).to.deep.equal(["spec.template.spec.topologySpreadConstraints.0"]);
         expect(found[0][1]).to.match(/whenUnsatisfiable/);
         expect(found[0][1]).to.not.match(/minDomains/);
+    });
+
+    it("says in its SARIF rule help (its docs) what it requires, and names each rule it applies beyond the schema", () => {
+        expect(API_SERVER_VALIDATION_DOCS.requires).to.match(/API server would accept/);
+        for (const rule of [
+            "OpenAPI schema",
+            "names",
+            "label keys",
+            "replicas",
+            "maxSkew",
+            "minDomains",
+            "DoNotSchedule",
+            "topologyKey",
+            "whenUnsatisfiable",
+            "UTF-8",
+        ]) {
+            expect(API_SERVER_VALIDATION_DOCS.checks, rule).to.include(rule);
+        }
+    });
+
+    it("reads topology spread constraints of workloads only: a NodePool's spec.template.spec is a node template, not a pod's", async () => {
+        const pool = {
+            apiVersion: "karpenter.sh/v1",
+            kind: "NodePool",
+            metadata: { name: "general" },
+            spec: {
+                template: {
+                    spec: {
+                        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+                        requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+                        topologySpreadConstraints: [{ ...zone, maxSkew: 0 }, zone],
+                    },
+                },
+            },
+        };
+        expect((await problems(pool)).filter(([, message]) => /maxSkew|Duplicate/.test(message))).to.deep.equal([]);
     });
 
     it("reads a Pod's and a CronJob's constraints at their own paths", async () => {
