@@ -8,7 +8,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { diffCommand, DiffReport, Render } from "../../tools/diffStack";
+import { diffCommand, DiffReport, Render, RenderError, renderInChild } from "../../tools/diffStack";
 import { InputError } from "../../tools/errors";
 import { RecordedResource, runProgram } from "../../tools/offline";
 import { RefError } from "../../tools/refTree";
@@ -228,5 +228,48 @@ describe("npm run plan -- <stack> --diff <ref>, in process (diffCommand)", () =>
         const both = await failure(() => diffCommand(["dev", "prod", "--diff", "HEAD", "--format", "yaml"], { root: repo, render }));
         expect(both?.message).to.match(/^--format must be /);
         expect(rendered).to.deep.equal([]);
+    });
+});
+
+describe("renderInChild: each side rendered in a child process of its own (tools/renderStack.ts)", function () {
+    this.timeout(120_000);
+    let tree: string;
+    /** A long input, so the child's output is well over a few hundred bytes. */
+    const note = "n".repeat(4000);
+
+    before(() => {
+        // The smallest program tree: a project, one stack, an index.ts registering one resource, the
+        // repository's compiler settings, and the installed dependencies linked in.
+        tree = fs.mkdtempSync(path.join(os.tmpdir(), "diff-stack-child-"));
+        fs.writeFileSync(path.join(tree, "Pulumi.yaml"), "name: tiny\nruntime: nodejs\n");
+        fs.writeFileSync(path.join(tree, "Pulumi.dev.yaml"), "config: {}\n");
+        fs.writeFileSync(
+            path.join(tree, "index.ts"),
+            `import * as pulumi from "@pulumi/pulumi";\nnew pulumi.CustomResource("tiny:index:Thing", "thing", { size: 1, note: "${note}" });\n`,
+        );
+        fs.copyFileSync(path.join(ROOT, "tsconfig.json"), path.join(tree, "tsconfig.json"));
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(tree, "node_modules"), "dir");
+    });
+    after(() => fs.rmSync(tree, { recursive: true, force: true }));
+
+    it("returns the resources the tree's program registers for the stack, however long its output", async () => {
+        const resources = await renderInChild(tree, "dev", "the working tree");
+        expect(resources).to.deep.equal([
+            {
+                type: "tiny:index:Thing",
+                name: "thing",
+                urn: "urn:pulumi:dev::tiny::tiny:index:Thing::thing",
+                props: { size: 1, note },
+                options: {},
+            },
+        ]);
+    });
+
+    it("fails with a RenderError naming the stack, the side and the renderer's own message (exit 2: bad input)", async () => {
+        const err = await failure(() => renderInChild(tree, "nosuch", "the working tree"));
+        expect(err).to.be.instanceOf(RenderError);
+        expect(err?.message).to.equal(
+            `stack "nosuch" at the working tree does not render:\n${path.join(tree, "Pulumi.nosuch.yaml")}: unknown stack "nosuch" (stacks here: dev)`,
+        );
     });
 });
