@@ -232,7 +232,9 @@ describe("npm run plan -- <stack> --diff <ref>, in process (diffCommand)", () =>
 });
 
 describe("renderInChild: each side rendered in a child process of its own (tools/renderStack.ts)", function () {
-    this.timeout(120_000);
+    // A render of this tree takes a second or two; a child that never answers (`node ""` reads its
+    // script from stdin) fails here, well before the mutation runner's own timeout.
+    this.timeout(20_000);
     let tree: string;
     /** A long input, so the child's output is well over a few hundred bytes. */
     const note = "n".repeat(4000);
