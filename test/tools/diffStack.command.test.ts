@@ -236,8 +236,8 @@ describe("renderInChild: each side rendered in a child process of its own (tools
     // script from stdin) fails here, well before the mutation runner's own timeout.
     this.timeout(20_000);
     let tree: string;
-    /** A long input, so the child's output is well over a few hundred bytes. */
-    const note = "n".repeat(4000);
+    /** A long input, so the child's output is over execFile's default maxBuffer (1 MiB). */
+    const note = "n".repeat(1_100_000);
 
     before(() => {
         // The smallest program tree: a project, one stack, an index.ts registering one resource, the
@@ -254,7 +254,7 @@ describe("renderInChild: each side rendered in a child process of its own (tools
     });
     after(() => fs.rmSync(tree, { recursive: true, force: true }));
 
-    it("returns the resources the tree's program registers for the stack, however long its output", async () => {
+    it("returns the resources the tree's program registers for the stack, however long its output (over execFile's default 1 MiB)", async () => {
         const resources = await renderInChild(tree, "dev", "the working tree");
         expect(resources).to.deep.equal([
             {
