@@ -10,6 +10,7 @@
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { oneOf, parseCommandLine } from "./cli";
 import { diffRenders, formatDiffText, StackDiff, summaryLine } from "./diff";
 import { InputError } from "./errors";
 import type { RecordedResource } from "./offline";
@@ -115,22 +116,42 @@ export function formatDiffMarkdown(report: DiffReport): string {
     ].join("\n");
 }
 
+/** The plan command's usage (tools/plan.ts): `--diff` is one of its modes. */
+export const PLAN_USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]";
+
+/** The plan command's options, read the same way with and without `--diff`. */
+export const PLAN_OPTIONS = { format: { type: "string", default: "text" }, diff: { type: "string" } } as const;
+
+/** What `npm run plan -- <stack> --diff <ref>` reads besides its command line; tests give a stand-in renderer. */
+export interface DiffCommandEnv {
+    /** The repository whose working tree is the new side. Defaults to the working directory. */
+    readonly root?: string;
+    /** Renders each side. Defaults to a child process per side (`renderInChild`). */
+    readonly render?: Render;
+}
+
 /**
- * Runs the diff for the CLI; returns the exit code. A ref or side that cannot be used throws an
+ * `npm run plan -- <stack> --diff <ref> [--format text|json|markdown]` without the process: what it
+ * prints and its exit code (2 when a change would be refused, 0 otherwise). Bad input (options,
+ * stack count, an empty, unknown or unusable ref, a side that does not render) throws an
  * `InputError` (`RefError`, `RenderError`), which the command reports with exit 2.
  */
-export async function runDiffCommand(
-    stack: string,
-    ref: string,
-    format: "text" | "json" | "markdown",
-    root: string = process.cwd(),
-    render: Render = renderInChild,
-): Promise<number> {
-    const report = await diffStack(root, stack, ref, render);
-    process.stdout.write(
-        format === "json"
-            ? `${JSON.stringify(report)}\n`
-            : `${format === "markdown" ? formatDiffMarkdown(report) : formatDiffReport(report)}\n`,
-    );
-    return report.disruptions.some((d) => d.kind === "refused") ? 2 : 0;
+export async function diffCommand(argv: readonly string[], env: DiffCommandEnv = {}): Promise<{ code: number; stdout: string }> {
+    const { values, positionals } = parseCommandLine(argv, PLAN_OPTIONS, PLAN_USAGE);
+    const format = oneOf("--format", values.format, ["text", "json", "markdown"] as const);
+    if (positionals.length !== 1) {
+        throw new InputError(positionals.length === 0 ? PLAN_USAGE : `one stack at a time, not ${positionals.join(", ")}\n${PLAN_USAGE}`);
+    }
+    const [stack] = positionals;
+    if (!values.diff) {
+        throw new InputError(`--diff needs a git ref, e.g. --diff origin/main\n${PLAN_USAGE}`);
+    }
+    const report = await diffStack(env.root ?? process.cwd(), stack, values.diff, env.render ?? renderInChild);
+    return {
+        code: report.disruptions.some((d) => d.kind === "refused") ? 2 : 0,
+        stdout:
+            format === "json"
+                ? `${JSON.stringify(report)}\n`
+                : `${format === "markdown" ? formatDiffMarkdown(report) : formatDiffReport(report)}\n`,
+    };
 }

@@ -41,13 +41,17 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["tools/diff.ts", "tools/diffStack.ts", "tools/replacements.ts", "kernel/replacement.ts"],
         // Not diffStack.test.ts and diffStack.refused.test.ts: they render in child processes, which
         // per-test coverage does not see, and every static mutant (the replacement table) would run
-        // them, a minute each.
+        // them, a minute each. The command itself is judged in process, and `renderInChild` on a
+        // one-resource program (diffStack.command.test.ts, a few seconds).
+        // The diffStack tests last: they check out a ref per test (seconds), and a static mutant of
+        // the replacement table runs every test until one fails, which is usually in replacements.test.ts.
         tests: [
+            "test/tools/replacements.test.ts",
+            "test/kernel/replacement.test.ts",
             "test/tools/diff.test.ts",
             "test/tools/diff.rules.test.ts",
             "test/tools/diffStack.report.test.ts",
-            "test/tools/replacements.test.ts",
-            "test/kernel/replacement.test.ts",
+            "test/tools/diffStack.command.test.ts",
         ],
     },
     platformFit: {

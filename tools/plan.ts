@@ -15,7 +15,7 @@ import * as path from "path";
 import { ConfigError } from "../components/config";
 import { PolicyPackProcess } from "./analyzer";
 import { oneOf, parseCommandLine, runMain } from "./cli";
-import { runDiffCommand } from "./diffStack";
+import { diffCommand, PLAN_OPTIONS, PLAN_USAGE } from "./diffStack";
 import { InputError } from "./errors";
 import { readStackFiles } from "./offline";
 import { formatPlanText } from "./planText";
@@ -24,34 +24,24 @@ import { gatePlan, renderPlan } from "./stackPlan";
 // What other modules and tests read as "the plan" (its JSON shape), named where the command is.
 export type { Plan } from "./stackPlan";
 
-const USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]";
+const USAGE = PLAN_USAGE;
 
 async function main(): Promise<number> {
-    const { values, positionals } = parseCommandLine(
-        process.argv.slice(2),
-        { format: { type: "string", default: "text" }, diff: { type: "string" } },
-        USAGE,
-    );
-    const format = oneOf(
-        "--format",
-        values.format,
-        values.diff !== undefined ? (["text", "json", "markdown"] as const) : (["text", "json"] as const),
-    );
+    const argv = process.argv.slice(2);
+    const { values, positionals } = parseCommandLine(argv, PLAN_OPTIONS, USAGE);
+    if (values.diff !== undefined) {
+        // npm runs scripts from the package root: the working tree is the working directory's.
+        const { code, stdout } = await diffCommand(argv, { root: process.cwd() });
+        process.stdout.write(stdout);
+        return code;
+    }
+    const format = oneOf("--format", values.format, ["text", "json"] as const);
     if (positionals.length !== 1) {
         throw new InputError(positionals.length === 0 ? USAGE : `one stack at a time, not ${positionals.join(", ")}\n${USAGE}`);
     }
     const [stack] = positionals;
     // npm runs scripts from the package root: the stack files and index.ts of the working directory.
     const root = process.cwd();
-    if (values.diff !== undefined) {
-        if (values.diff === "") {
-            throw new InputError(`--diff needs a git ref, e.g. --diff origin/main\n${USAGE}`);
-        }
-        return runDiffCommand(stack, values.diff, format, root);
-    }
-    if (format === "markdown") {
-        throw new InputError(`--format markdown is the diff's (--diff <git-ref>)\n${USAGE}`);
-    }
     const project = readStackFiles(root, stack).project;
     const packDir = path.join(root, "policies");
     // The pack boots in its own process while the program renders here: the two overlap.

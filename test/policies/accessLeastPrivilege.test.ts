@@ -188,6 +188,78 @@ describe("policy access-least-privilege (stack)", () => {
         expect((await runStack(accessLeastPrivilege, [awsCluster(), eksComponent()])).notApplicable).to.match(/nothing was checked/);
     });
 
+    describe("what is read (older rules, issue #30)", () => {
+        it("reads group names trimmed and skips values that are not strings: a padded system:masters is still reported", async () => {
+            expectViolations(
+                await runStack(accessLeastPrivilege, grantsWith(ADMIN_ENTRY, "kubernetesGroups", [5, " system:masters "])),
+                /AccessEntry access-platform-admin \(arn:aws:iam::123456789012:role\/platform-admin\) maps its principal to the Kubernetes group system:masters\. /,
+            );
+        });
+
+        it("reads the scope type in any case and padding, and passes an association without one", async () => {
+            expectViolations(
+                await runStack(accessLeastPrivilege, grantsWith(TEAM_ASSOCIATION, "accessScope", { type: " Cluster " })),
+                /AccessPolicyAssociation access-team-checkout-AmazonEKSEditPolicy \(arn:aws:iam::123456789012:role\/team-checkout\) grants AmazonEKSEditPolicy cluster-wide to a namespace team/,
+            );
+            expectClean(await runStack(accessLeastPrivilege, grantsWith(TEAM_ASSOCIATION, "accessScope", undefined)));
+        });
+
+        it("links no principal through a principalArn that is absent, empty or not a string (EKS requires an IAM ARN)", async () => {
+            const noArn = (index: number, r: TestResource) => ({ ...r, name: `${r.name}-${index}` });
+            const entries = [undefined, "", 5].map((arn, i) => noArn(i, changed(accessEntry(TEAM_ROLE, "namespace"), "principalArn", arn)));
+            const grants = [undefined, "", 5].map((arn, i) =>
+                noArn(
+                    i,
+                    changed(accessPolicyAssociation(TEAM_ROLE, "AmazonEKSClusterAdminPolicy", { type: "cluster" }), "principalArn", arn),
+                ),
+            );
+            // A namespace team is present, so an unknown principal could be one: these are not unknown.
+            expectClean(await runStack(accessLeastPrivilege, [...accessGrants(), ...entries, ...grants]));
+        });
+
+        it("leaves a cluster-wide admin grant to an unknown principal undecided for each way a namespace team could be it: a pattern, an entry's unknown tag, an entry's unknown ARN", async () => {
+            const admin = accessGrants().slice(0, 2);
+            const unknownGrant = changed(admin[1], "principalArn", UNKNOWN.string);
+            const other = "arn:aws:iam::123456789012:role/other";
+            const cases: [string, TestResource[], Record<string, unknown>][] = [
+                ["a pattern", [admin[0], unknownGrant], { namespaceTeamPrincipals: ["arn:aws:iam::*:role/team-*"] }],
+                ["an unknown tag", [admin[0], unknownGrant, changed(accessEntry(other, "namespace"), "tags", UNKNOWN.object)], {}],
+                ["an unknown ARN", [admin[0], unknownGrant, changed(accessEntry(other, "namespace"), "principalArn", UNKNOWN.string)], {}],
+            ];
+            for (const [how, resources, config] of cases) {
+                const outcome = await runStack(accessLeastPrivilege, resources, config);
+                expect(outcome.violations, how).to.deep.equal([]);
+                expect(outcome.cantRun, how).to.match(
+                    /at \.AccessPolicyAssociation access-platform-admin-AmazonEKSClusterAdminPolicy\.principalArn can't be known during preview; undecided until the values are known: AccessPolicyAssociation access-platform-admin-AmazonEKSClusterAdminPolicy$/,
+                );
+            }
+            expectClean(await runStack(accessLeastPrivilege, [admin[0], unknownGrant]));
+        });
+
+        it("names the component's accessEntries, or an entry's accessPolicies, when they are unknown", async () => {
+            const c = eksComponentWithAccess();
+            const entries = await runStack(accessLeastPrivilege, [changed(c, "accessEntries", UNKNOWN.object)]);
+            expect(entries.cantRun).to.match(new RegExp(`undecided until the values are known: EKS cluster ${c.name} accessEntries$`));
+            const policies = await runStack(accessLeastPrivilege, [changed(c, "accessEntries.team.accessPolicies", UNKNOWN.object)]);
+            expect(policies.violations).to.deep.equal([]);
+            expect(policies.cantRun).to.match(
+                new RegExp(`undecided until the values are known: EKS cluster ${c.name} accessEntries\\.team\\.accessPolicies$`),
+            );
+        });
+
+        it("reads an access policy ARN whole, trimmed: nothing before arn: or after the policy name", () => {
+            expect(accessPolicyName(` ${CLUSTER_ADMIN} `)).to.equal("AmazonEKSClusterAdminPolicy");
+            expect(accessPolicyName(`x${CLUSTER_ADMIN}`)).to.equal(undefined);
+            expect(accessPolicyName(`${CLUSTER_ADMIN}/v2`)).to.equal(undefined);
+        });
+
+        it("matches a pattern's other characters literally, dots and brackets included", () => {
+            expect(arnPattern("arn:aws:iam::1:role/platform.admin").test("arn:aws:iam::1:role/platform.admin")).to.equal(true);
+            expect(arnPattern("arn:aws:iam::1:role/(team)+").test("arn:aws:iam::1:role/(team)+")).to.equal(true);
+            expect(arnPattern("arn:aws:iam::1:role/(team)+").test("arn:aws:iam::1:role/teamteam")).to.equal(false);
+        });
+    });
+
     describe("values unknown at preview", () => {
         it("leaves an unknown kubernetesGroups undecided, still judging the grants", async () => {
             const resources = grantsWith(ADMIN_ENTRY, "kubernetesGroups", UNKNOWN.array).map((r, i) =>

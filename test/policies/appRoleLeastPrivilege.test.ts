@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { appRoleLeastPrivilege, pinsPassedToService, statementFindings, trustNamespaces } from "eks-platform-policies";
+import { appRoleLeastPrivilege, pinsPassedToService, statementFindings, trustNamespaces, trustsPodIdentity } from "eks-platform-policies";
 import { expectClean, expectViolations } from "./expect";
 import { appRole, attachment, nodeRoleWithPolicies, podIdentityTrust, role } from "./fixtures";
 import { changed, runStack, TestResource, UNKNOWN, urnOf } from "./harness";
@@ -430,6 +430,132 @@ describe("policy app-role-least-privilege (stack)", () => {
         });
     });
 
+    describe("what is read, and where (older rules, issue #30)", () => {
+        it("judges a RolePolicyAttachmentsExclusive's policyArns on the role it names by roleName (aws_iam_role_policy_attachments_exclusive)", async () => {
+            const exclusive = (policyArns: unknown): TestResource => ({
+                type: "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive",
+                name: "only",
+                props: { roleName: ROLE, policyArns },
+            });
+            expectViolations(
+                await runStack(appRoleLeastPrivilege, [
+                    ...appRole(),
+                    exclusive(["arn:aws:iam::aws:policy/ReadOnlyAccess", "arn:aws:iam::aws:policy/PowerUserAccess"]),
+                ]),
+                new RegExp(
+                    `^IAM role ${ROLE} .* attaches the AWS managed policy PowerUserAccess \\(RolePolicyAttachmentsExclusive only policyArns\\[1\\]\\)`,
+                ),
+            );
+            expectClean(await runStack(appRoleLeastPrivilege, [...appRole(), exclusive(["arn:aws:iam::aws:policy/ReadOnlyAccess"])]));
+            const unknown = await runStack(appRoleLeastPrivilege, [...appRole(), exclusive(UNKNOWN.array)]);
+            expect(unknown.violations).to.deep.equal([]);
+            expect(unknown.cantRun).to.match(
+                new RegExp(`at \\.RolePolicyAttachmentsExclusive only policyArns\\b.*: Pod Identity role ${ROLE}$`),
+            );
+        });
+
+        it("reads a policy document given as an object, as the SDK allows (aws.iam.PolicyDocument), not only as JSON text", async () => {
+            const doc = { Version: "2012-10-17", Statement: [{ Sid: "All", Effect: "Allow", Action: "*", Resource: "*" }] };
+            expectViolations(
+                await runStack(appRoleLeastPrivilege, with_(INLINE, "policy", doc)),
+                new RegExp(`allows action "\\*" \\(RolePolicy ${ROLE}-inline, statement All\\)`),
+            );
+            // A single statement object, not a list, is a statement too (IAM accepts either).
+            expectViolations(
+                await runStack(appRoleLeastPrivilege, with_(INLINE, "policy", JSON.stringify({ Statement: doc.Statement[0] }))),
+                new RegExp(`allows action "\\*" \\(RolePolicy ${ROLE}-inline, statement All\\)`),
+            );
+        });
+
+        it("is not misled by a role whose trust is not JSON: no Pod Identity trust, so not judged (IAM refuses such a trust anyway)", async () => {
+            const outcome = await runStack(appRoleLeastPrivilege, [
+                role("broken", "not json"),
+                attachment("broken", "AdministratorAccess"),
+            ]);
+            expect(outcome.violations).to.deep.equal([]);
+            expect(outcome.notApplicable).to.match(/no IAM role trusted by pods\.eks\.amazonaws\.com/);
+        });
+
+        it("is undecided on an auto-named Pod Identity role: its attachments name it by role.name, unknown until apply", async () => {
+            const [r, ...rest] = appRole();
+            const outcome = await runStack(appRoleLeastPrivilege, [
+                { ...r, props: { assumeRolePolicy: r.props.assumeRolePolicy } },
+                ...rest,
+            ]);
+            expect(outcome.violations).to.deep.equal([]);
+            expect(outcome.cantRun).to.match(new RegExp(`${r.name} \\(maybe a Pod Identity role\\)`));
+            expect(outcome.cantRun).to.match(new RegExp(`${r.name}\\.name`));
+        });
+
+        it("is undecided when the namespaces a Pod Identity trust admits are unknown, naming the role", async () => {
+            const trust = JSON.parse(podIdentityTrust()) as { Statement: { Condition: { StringEquals: Record<string, unknown> } }[] };
+            trust.Statement[0].Condition.StringEquals["aws:RequestTag/kubernetes-namespace"] = UNKNOWN.string;
+            const outcome = await runStack(appRoleLeastPrivilege, with_(ROLE_RESOURCE, "assumeRolePolicy", trust));
+            expect(outcome.violations).to.deep.equal([]);
+            const name = appRole()[ROLE_RESOURCE].name;
+            expect(outcome.cantRun).to.match(
+                new RegExp(`at \\.Role ${name}\\.assumeRolePolicy\\.Statement\\b.*: Role ${name} \\(maybe a Pod Identity role\\)$`),
+            );
+        });
+
+        it("is undecided when the role's trust is unknown, naming the role's trust property", async () => {
+            const outcome = await runStack(appRoleLeastPrivilege, with_(ROLE_RESOURCE, "assumeRolePolicy", UNKNOWN.string));
+            const name = appRole()[ROLE_RESOURCE].name;
+            expect(outcome.cantRun).to.match(
+                new RegExp(`at \\.Role ${name}\\.assumeRolePolicy can't be known.*: Role ${name} \\(maybe a Pod Identity role\\)$`),
+            );
+        });
+
+        it("is undecided when the role's own inlinePolicies or managedPolicyArns list is unknown", async () => {
+            for (const key of ["inlinePolicies", "managedPolicyArns"]) {
+                const outcome = await runStack(appRoleLeastPrivilege, with_(ROLE_RESOURCE, key, UNKNOWN.array));
+                expect(outcome.violations, key).to.deep.equal([]);
+                expect(outcome.cantRun, key).to.match(
+                    new RegExp(`at \\.Role ${appRole()[ROLE_RESOURCE].name} ${key}\\.${key} can't be known.*: Pod Identity role ${ROLE}$`),
+                );
+            }
+        });
+
+        it("is undecided when a statement's action is unknown, naming the document", async () => {
+            const doc = { Statement: [{ Sid: "Read", Effect: "Allow", Action: UNKNOWN.string, Resource: "*" }] };
+            const outcome = await runStack(appRoleLeastPrivilege, with_(INLINE, "policy", doc));
+            expect(outcome.violations).to.deep.equal([]);
+            expect(outcome.cantRun).to.match(
+                new RegExp(
+                    `at \\.RolePolicy ${ROLE}-inline\\.policy\\.Statement\\.0\\.Action can't be known.*: Pod Identity role ${ROLE}$`,
+                ),
+            );
+        });
+
+        it("counts a grant whose role is unknown unless its content is known and narrow: unknown content, a document that is not JSON, a forbidden ARN", async () => {
+            const stray = (props: Record<string, unknown>): TestResource => ({
+                type: "aws:iam/rolePolicy:RolePolicy",
+                name: "stray",
+                props: { role: UNKNOWN.string, ...props },
+            });
+            const strayAttachment = (policyArn: unknown): TestResource => ({
+                type: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+                name: "stray-attachment",
+                props: { role: UNKNOWN.string, policyArn },
+            });
+            for (const [what, extra] of [
+                ["unknown content", stray({ policy: UNKNOWN.string })],
+                ["not JSON", stray({ policy: "{" })],
+                ["a forbidden ARN", strayAttachment("arn:aws:iam::aws:policy/AdministratorAccess")],
+                ["an unknown ARN", strayAttachment(UNKNOWN.string)],
+            ] as const) {
+                const outcome = await runStack(appRoleLeastPrivilege, [...appRole(), extra]);
+                expect(outcome.violations, what).to.deep.equal([]);
+                expect(outcome.cantRun, what).to.match(
+                    new RegExp(`at \\.${extra.type.split(":")[2]} ${extra.name}\\.role can't be known.*: Pod Identity role ${ROLE}$`),
+                );
+            }
+            expectClean(await runStack(appRoleLeastPrivilege, [...appRole(), strayAttachment("arn:aws:iam::aws:policy/ReadOnlyAccess")]));
+            // A document without a policy grants nothing.
+            expectClean(await runStack(appRoleLeastPrivilege, [...appRole(), stray({})]));
+        });
+    });
+
     it("is not applicable to a stack without Pod Identity roles", async () => {
         const outcome = await runStack(appRoleLeastPrivilege, nodeRoleWithPolicies());
         expect(outcome.notApplicable).to.match(/no IAM role trusted by pods\.eks\.amazonaws\.com/);
@@ -484,6 +610,28 @@ describe("app-role-least-privilege helpers (pure)", () => {
         expect(statementFindings({ Effect: "Deny", Action: "*", Resource: "*" })).to.deep.equal([]);
         expect(statementFindings({ Effect: "Allow", Action: ["s3:*"], Resource: "arn:aws:s3:::b/*" })).to.deep.equal([]);
         expect(statementFindings({ Effect: "Allow", Action: "iam:GetRole", Resource: "*" })).to.deep.equal([]);
+    });
+
+    it("reads a Pod Identity trust only from Allow statements whose Service principals include pods.eks.amazonaws.com, by StringEquals or StringLike, string values only", () => {
+        const pi = (extra: object) => ({
+            Effect: "Allow",
+            Principal: { Service: ["ec2.amazonaws.com", "pods.eks.amazonaws.com"] },
+            Action: "sts:AssumeRole",
+            ...extra,
+        });
+        const pinned = (op: string, ns: unknown) => pi({ Condition: { [op]: { "aws:RequestTag/kubernetes-namespace": ns } } });
+        const ec2 = { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" };
+        const deny = { Effect: "Deny", Principal: { Service: "pods.eks.amazonaws.com" }, Action: "sts:AssumeRole" };
+        expect(trustsPodIdentity({ Statement: [pi({})] })).to.equal(true);
+        expect(trustsPodIdentity({ Statement: [ec2, deny] })).to.equal(false);
+        // Any one statement admitting Pod Identity makes it a Pod Identity role, whatever the others admit.
+        expect(trustsPodIdentity({ Statement: [ec2, pi({})] })).to.equal(true);
+        expect(trustsPodIdentity({ Statement: { ...ec2, Effect: "Deny" } })).to.equal(false);
+        expect(trustsPodIdentity("not json")).to.equal(false);
+        expect(trustNamespaces({ Statement: [pinned("StringLike", "shop-*")] })).to.deep.equal(["shop-*"]);
+        expect(trustNamespaces({ Statement: [pinned("StringEquals", [5, "shop"])] })).to.deep.equal(["shop"]);
+        // Statements that are not a Pod Identity Allow admit no namespace, pinned or not.
+        expect(trustNamespaces({ Statement: [ec2, deny, pinned("StringEquals", "shop")] })).to.deep.equal(["shop"]);
     });
 
     it("reads the namespaces a trust admits, or undefined when it admits any", () => {

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DiffReport, diffStack, formatDiffMarkdown, formatDiffReport, Render, RenderError, runDiffCommand } from "../../tools/diffStack";
+import { diffCommand, DiffReport, diffStack, formatDiffMarkdown, formatDiffReport, Render, RenderError } from "../../tools/diffStack";
 import { RecordedResource } from "../../tools/offline";
 import { ROOT } from "../mocks";
 import { git } from "../stackFiles";
@@ -31,21 +31,9 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
         calls.push({ root, stack, label, existed: fs.existsSync(root) });
         return Promise.resolve([key(fs.readFileSync(path.join(root, "usage"), "utf8").trim())]);
     };
-    /** What `run` writes to stdout, and what it returns. */
-    async function captured<T>(run: () => Promise<T>): Promise<{ out: string; result: T }> {
-        const write = process.stdout.write.bind(process.stdout);
-        let out = "";
-        process.stdout.write = (chunk: string) => {
-            out += chunk;
-            return true;
-        };
-        try {
-            const result = await run();
-            return { out, result };
-        } finally {
-            process.stdout.write = write;
-        }
-    }
+    /** `npm run plan -- <stack> --diff <ref> [--format <format>]` in process, on `repo` and the stand-in renderer. */
+    const run = (stack: string, ref: string, format: string) =>
+        diffCommand([stack, "--diff", ref, "--format", format], { root: repo, render });
 
     before(() => {
         repo = fs.mkdtempSync(path.join(os.tmpdir(), "diff-stack-report-"));
@@ -93,20 +81,20 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
 
     it("exits 2 for a refused change and 0 otherwise, printing the text or the JSON report (docs/changes.md exit codes)", async () => {
         fs.writeFileSync(path.join(repo, "usage"), "SIGN_VERIFY\n");
-        const json = await captured(() => runDiffCommand("dev", "HEAD", "json", repo, render));
-        expect(json.result).to.equal(2);
-        const report = JSON.parse(json.out) as DiffReport;
+        const json = await run("dev", "HEAD", "json");
+        expect(json.code).to.equal(2);
+        const report = JSON.parse(json.stdout) as DiffReport;
         expect(Object.keys(report)).to.deep.equal(["stack", "base", "summary", "counts", "disruptions", "changes"]);
         expect(report.disruptions[0].message).to.equal(
             `${KEY} secrets: protected, but keyUsage forces a replacement (the KMS key would be replaced): the engine refuses the update`,
         );
-        const text = await captured(() => runDiffCommand("dev", "HEAD", "text", repo, render));
-        expect(text.result).to.equal(2);
-        expect(text.out).to.equal(`${formatDiffReport(report)}\n`);
+        const text = await run("dev", "HEAD", "text");
+        expect(text.code).to.equal(2);
+        expect(text.stdout).to.equal(`${formatDiffReport(report)}\n`);
         fs.writeFileSync(path.join(repo, "usage"), "ENCRYPT_DECRYPT\n");
-        const clean = await captured(() => runDiffCommand("dev", "HEAD", "text", repo, render));
-        expect(clean.result).to.equal(0);
-        expect(clean.out).to.equal(
+        const clean = await run("dev", "HEAD", "text");
+        expect(clean.code).to.equal(0);
+        expect(clean.stdout).to.equal(
             `Diff of stack "dev": HEAD (${base.slice(0, 12)}) → working tree\n0 to create, 0 to update, 0 to replace, 0 to delete; nothing disruptive\n\n  no changes\n`,
         );
     });
@@ -114,10 +102,10 @@ describe("tools/diffStack.ts: the diff of a stack between a ref and the working 
     it("diffs a stack the change adds as all creates: its base has no stack file, so only the working tree renders (exit 0)", async () => {
         fs.writeFileSync(path.join(repo, "Pulumi.staging.yaml"), "config: {}\n");
         try {
-            const { out, result } = await captured(() => runDiffCommand("staging", "HEAD", "text", repo, render));
-            expect(result).to.equal(0);
+            const { code, stdout } = await run("staging", "HEAD", "text");
+            expect(code).to.equal(0);
             expect(calls.map((c) => c.label)).to.deep.equal(["the working tree"]);
-            expect(out).to.include(`(the stack is new: HEAD has no Pulumi.staging.yaml)`);
+            expect(stdout).to.include(`(the stack is new: HEAD has no Pulumi.staging.yaml)`);
             const report = await diffStack(repo, "staging", "HEAD", render);
             expect(report.base.absent).to.equal(true);
             expect(report.counts).to.deep.equal({ create: 1, update: 0, replace: 0, delete: 0 });

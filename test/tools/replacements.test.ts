@@ -222,6 +222,17 @@ describe("tools/replacements.ts against upstream (test/fixtures/replacements/ups
         expect(REPLACEMENT_RULES["aws:ec2/internetGateway:InternetGateway"].source).to.include("nothing (vpc_id re-attaches)");
     });
 
+    it("a rule that replaces on an input upstream does not force says why in its source (aws_eks_cluster: vpc_config.vpc_id is computed, but EKS refuses subnets of another VPC)", () => {
+        const extras = Object.entries(FACTS.types).flatMap(([type, fact]) => (fact.extra ?? []).map((e) => [type, e.input] as const));
+        expect(extras).to.deep.include(["eks:index:Cluster", "vpcId"]);
+        for (const [type, input] of extras) {
+            const source = REPLACEMENT_RULES[type].source.toLowerCase();
+            // `vpcId` → "vpc": the source names what the input is, or says every attribute forces new.
+            const subject = input.replace(/Id$/, "").toLowerCase();
+            expect(source.includes(subject) || source.includes("every attribute"), `${type} ${input}: ${source}`).to.equal(true);
+        }
+    });
+
     it("leaves no type unchecked without a reason", () => {
         for (const n of FACTS.notYetChecked) {
             expect(n.reason, n.type).to.be.a("string").and.have.length.above(20);

@@ -3,6 +3,7 @@ import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import {
     API_SERVER_VALIDATION,
     API_SERVER_VALIDATION_DESCRIPTION,
+    API_SERVER_VALIDATION_DOCS,
     importModel,
     NOT_API_OBJECTS,
     objectProblems,
@@ -508,6 +509,68 @@ describe("schema: what the API server refuses beyond the OpenAPI schema (kuberne
         expect((await problems(spread(zone, { ...zone, maxSkew: 2 }))).map((p) => p[0])).to.deep.equal([
             "spec.template.spec.topologySpreadConstraints.1.topologyKey",
         ]);
+    });
+
+    it("points each refused constraint at its field and says the duplicate's key and action; a constraint is a duplicate only with the same topologyKey and whenUnsatisfiable (validateTopologySpreadConstraints)", async () => {
+        const at = "spec.template.spec.topologySpreadConstraints";
+        expect((await problems(spread({ ...zone, minDomains: 0 }))).map((p) => p[0])).to.deep.equal([`${at}.0.minDomains`]);
+        expect((await problems(spread({ ...zone, whenUnsatisfiable: "ScheduleAnyway", minDomains: 2 }))).map((p) => p[0])).to.deep.equal([
+            `${at}.0.minDomains`,
+        ]);
+        const host = { ...zone, topologyKey: "kubernetes.io/hostname" };
+        expect(await problems(spread(zone, host))).to.deep.equal([]);
+        expect(await problems(spread(zone, host, { ...zone, maxSkew: 3 }))).to.deep.equal([
+            [
+                `${at}.2.topologyKey`,
+                `${at}[2].topologyKey: Duplicate value: a constraint with topologyKey topology.kubernetes.io/zone and whenUnsatisfiable DoNotSchedule is already set`,
+            ],
+        ]);
+    });
+
+    it("leaves a constraint without whenUnsatisfiable to the schema (a required field), not to the minDomains rule", async () => {
+        const { whenUnsatisfiable, ...without } = zone;
+        expect(whenUnsatisfiable).to.equal("DoNotSchedule");
+        const found = await problems(spread({ ...without, minDomains: 2 }));
+        // Ajv's `required` points at the object that lacks the field.
+        expect(found.map((p) => p[0])).to.deep.equal(["spec.template.spec.topologySpreadConstraints.0"]);
+        expect(found[0][1]).to.match(/whenUnsatisfiable/);
+        expect(found[0][1]).to.not.match(/minDomains/);
+    });
+
+    it("says in its SARIF rule help (its docs) what it requires, and names each rule it applies beyond the schema", () => {
+        expect(API_SERVER_VALIDATION_DOCS.requires).to.match(/API server would accept/);
+        for (const rule of [
+            "OpenAPI schema",
+            "names",
+            "label keys",
+            "replicas",
+            "maxSkew",
+            "minDomains",
+            "DoNotSchedule",
+            "topologyKey",
+            "whenUnsatisfiable",
+            "UTF-8",
+        ]) {
+            expect(API_SERVER_VALIDATION_DOCS.checks, rule).to.include(rule);
+        }
+    });
+
+    it("reads topology spread constraints of workloads only: a NodePool's spec.template.spec is a node template, not a pod's", async () => {
+        const pool = {
+            apiVersion: "karpenter.sh/v1",
+            kind: "NodePool",
+            metadata: { name: "general" },
+            spec: {
+                template: {
+                    spec: {
+                        nodeClassRef: { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "default" },
+                        requirements: [{ key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] }],
+                        topologySpreadConstraints: [{ ...zone, maxSkew: 0 }, zone],
+                    },
+                },
+            },
+        };
+        expect((await problems(pool)).filter(([, message]) => /maxSkew|Duplicate/.test(message))).to.deep.equal([]);
     });
 
     it("reads a Pod's and a CronJob's constraints at their own paths", async () => {
