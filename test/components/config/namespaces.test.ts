@@ -170,6 +170,32 @@ describe("stack config: service accounts", () => {
         ]);
     });
 
+    it("refuses an Action that is neither a string nor a list, saying what it must be", () => {
+        for (const Action of [5, true, { s3: "GetObject" }]) {
+            expect(problems(withAccounts({ reports: { statements: [{ Action, Resource: "*" }] } })), JSON.stringify(Action)).to.deep.equal([
+                `${PROJECT}:namespaces.analytics.serviceAccounts.reports.statements[0].Action: must be a string or a non-empty list of strings`,
+            ]);
+        }
+    });
+
+    it("refuses service accounts in a namespace that lacks either its quota or its containerDefaults (the stack creates neither)", () => {
+        for (const drop of ["quota", "containerDefaults"] as const) {
+            const found = problems(
+                fixture((v) => {
+                    const rest = { ...(v.namespaces.analytics as Record<string, unknown>) };
+                    delete rest[drop];
+                    v.namespaces.billing = {
+                        ...rest,
+                        serviceAccounts: { reports: { policyArns: ["arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess"] } },
+                    };
+                }),
+            );
+            expect(found.join("\n"), drop).to.match(
+                /namespaces\.billing\.serviceAccounts: are declared in namespace "billing", which this stack does not create/,
+            );
+        }
+    });
+
     it("refuses two service accounts whose role names would be the same", () => {
         const found = problems(
             fixture((v) => {
