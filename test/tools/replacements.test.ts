@@ -10,6 +10,7 @@ import * as YAML from "yaml";
 import { KUBERNETES_REPLACE_ON, NO_RULE_NEEDED, noRuleNeeded, REPLACEMENT_RULES, replacementRule } from "../../tools/replacements";
 import { kindResourceTypes } from "../../components/nodegroups/kinds";
 import { ROOT } from "../mocks";
+import { constructedClasses, typeOf } from "../programTypes";
 
 interface Fact {
     resource: string;
@@ -68,36 +69,6 @@ function sdkArgs(type: string): Set<string> | undefined {
     const dts = fs.readFileSync(path.join(ROOT, "node_modules", "@pulumi", file), "utf8");
     const body = dts.split(`export interface ${name}Args {`)[1].split("\n}")[0];
     return new Set([...body.matchAll(/^ {4}([A-Za-z0-9]+)\??:/gm)].map((a) => a[1]));
-}
-
-/** The SDK classes the program's source constructs (`new aws.ec2.Vpc(`), as `<package> <path>`. */
-function constructedClasses(): string[] {
-    const files = (dir: string): string[] =>
-        fs
-            .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-            .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
-    const found = new Set<string>();
-    for (const file of ["index.ts", ...files("components")]) {
-        for (const m of fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(/\bnew (aws|eks|k8s)\.([A-Za-z0-9_.]+)\s*\(/g)) {
-            found.add(`${m[1]} ${m[2]}`);
-        }
-    }
-    return [...found].sort();
-}
-
-/** The Pulumi type token of a class the program constructs, read from its SDK. */
-function typeOf(constructed: string): string {
-    const [alias, classPath] = constructed.split(" ");
-    const pkg = { aws: "@pulumi/aws", eks: "@pulumi/eks", k8s: "@pulumi/kubernetes" }[alias] as string;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const cls = classPath.split(".").reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, require(pkg)) as {
-        __pulumiType?: string;
-    };
-    if (classPath === "Provider") {
-        return `pulumi:providers:${cls.__pulumiType}`;
-    }
-    // A CustomResource's type is its apiVersion and kind: any Kubernetes type.
-    return cls.__pulumiType ?? "kubernetes:<apiVersion>:<kind>";
 }
 
 describe("tools/replacements.ts against upstream (test/fixtures/replacements/upstream.yaml)", () => {
