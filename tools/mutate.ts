@@ -101,6 +101,11 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
         tests: ["test/kernel/podSecurity.test.ts", "test/kernel/podSecurityLevels.test.ts", "test/policies/podSecurityStandard.test.ts"],
     },
+    preflight: {
+        about: "the preflight: what only the account can answer before up, judged on the SDK's answers (issue #26)",
+        mutate: ["tools/preflightChecks.ts", "tools/preflight.ts"],
+        tests: ["test/tools/preflightChecks.test.ts"],
+    },
     deployer: {
         about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",
         mutate: ["tools/deployRole.ts", "tools/deployerActions.ts", "tools/deployerPolicy.ts", "kernel/deployScope.ts"],
