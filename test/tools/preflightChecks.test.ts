@@ -548,3 +548,237 @@ describe("docs/ci.md: the preview role may run the preflight", () => {
         ).to.deep.equal([]);
     });
 });
+
+describe("preflight rules on edited stacks (hand-built configs from the frozen prod fixture)", () => {
+    const base = () => structuredClone(stackConfig("prod", fixtureProject()));
+    const group = (c: StackConfig, name: string) => c.nodeGroups[name];
+
+    describe("quotaDemand", () => {
+        it("counts a Spot group on Spot's quota, skips a disabled one, and sizes each group by its largest type whatever the order", () => {
+            const c = base();
+            Object.assign(group(c, "system"), { capacityType: "SPOT", instanceTypes: ["m6i.xlarge", "m6i.large"], maxSize: 5 });
+            group(c, "batch").enabled = false;
+            if (c.karpenter.enabled) {
+                c.karpenter.nodePools = {};
+            }
+            const { demand, unsized } = quotaDemand(c);
+            expect(demand.get("spotStandard")).to.equal(5 * 4);
+            expect(demand.get("onDemandStandard") ?? 0).to.equal(0);
+            expect(unsized).to.deep.equal([]);
+        });
+
+        it("leaves unsized a group with a type the data does not know, or types of two quota classes, naming it", () => {
+            const c = base();
+            group(c, "system").instanceTypes = ["zz9.large"];
+            group(c, "batch").instanceTypes = ["m6i.xlarge", "g5.xlarge"];
+            const { demand, unsized } = quotaDemand(c);
+            expect(unsized.slice(0, 2)).to.deep.equal(["node group system", "node group batch"]);
+            expect(demand.get("onDemandG")).to.equal(undefined);
+        });
+
+        it("counts a GPU group on the G quota of its capacity type", () => {
+            const c = base();
+            Object.assign(group(c, "batch"), { instanceTypes: ["g5.xlarge", "g5.2xlarge"], maxSize: 3 });
+            const { demand } = quotaDemand(c);
+            expect(demand.get("onDemandG")).to.equal(3 * 8);
+        });
+
+        it("counts a NodePool on-demand when it names no capacity type, on both when it allows both, and leaves unsized one without a cpu limit or outside the standard families", () => {
+            const c = base();
+            if (!c.karpenter.enabled) {
+                expect.fail("the fixture enables Karpenter");
+            }
+            const general = c.karpenter.nodePools.general;
+            const spot = c.karpenter.nodePools["batch-spot"];
+            general.requirements = general.requirements.filter((r) => r.key !== "karpenter.sh/capacity-type");
+            spot.requirements = spot.requirements.map((r) =>
+                r.key === "karpenter.sh/capacity-type" ? { ...r, values: ["spot", "on-demand"] } : r,
+            );
+            const spotCpu = Number(spot.limits?.cpu);
+            const nodeGroups = 6 * 2 + 10 * 4;
+            expect(quotaDemand(c).demand.get("onDemandStandard")).to.equal(nodeGroups + Number(general.limits?.cpu) + spotCpu);
+            expect(quotaDemand(c).demand.get("spotStandard")).to.equal(spotCpu);
+            general.limits = {} as never;
+            spot.requirements = spot.requirements.map((r) =>
+                r.key === "karpenter.k8s.aws/instance-category" ? { ...r, values: ["g"] } : r,
+            );
+            expect(quotaDemand(c).unsized).to.deep.equal(["NodePool general", "NodePool batch-spot"]);
+        });
+
+        it("needs one Elastic IP per NAT gateway: per zone, single, or none; interface endpoints only when on; nothing of Karpenter when off", () => {
+            const c = base();
+            c.network.natGateways = "single";
+            expect(quotaDemand(c).demand.get("elasticIps")).to.equal(1);
+            c.network.natGateways = "none" as never;
+            expect(quotaDemand(c).demand.get("elasticIps")).to.equal(0);
+            c.network.interfaceEndpoints.enabled = false;
+            expect(quotaDemand(c).demand.has("interfaceEndpoints")).to.equal(false);
+            const off = { ...c, karpenter: { enabled: false } } as StackConfig;
+            expect(quotaDemand(off).demand.get("onDemandStandard")).to.equal(6 * 2 + 10 * 4);
+        });
+    });
+
+    describe("the checks on an edited stack", () => {
+        let deploy: ReturnType<typeof deployerContext>;
+        before(() => (deploy = deployerContext(fixtureProject(), "prod")));
+        beforeEach(() => healthyAccount(base()));
+        const runWith = (config: StackConfig, plan = PLAN) => runPreflight({ config, plan, deploy }, awsClients("us-east-1"));
+
+        it("skips a quota the stack does not use (no NAT gateway: no Elastic IP asked)", async () => {
+            const c = base();
+            c.network.natGateways = "none" as never;
+            await runWith(c);
+            expect(quotas.commandCalls(GetServiceQuotaCommand, { QuotaCode: QUOTAS.elasticIps.code })).to.have.length(0);
+            expect(quotas.commandCalls(GetServiceQuotaCommand, { QuotaCode: QUOTAS.vpcs.code })[0].args[0].input.ServiceCode).to.equal(
+                "vpc",
+            );
+        });
+
+        it("checks no Transit Gateway for a stack without one, and leaves the routes undecided when the gateway has no default route table", async () => {
+            const c = base();
+            c.network.transitGatewayId = undefined;
+            expect((await runWith(c)).filter((f) => f.check === "transit-gateway")).to.deep.equal([]);
+            ec2.on(DescribeTransitGatewaysCommand).resolves({
+                TransitGateways: [{ TransitGatewayId: "tgw-0123456789abcdef0", State: "pending", OwnerId: "123456789012", Options: {} }],
+            });
+            const f = (await runWith(base())).filter((x) => x.check === "transit-gateway");
+            expect(f.map((x) => [x.verdict, x.message])).to.deep.equal([
+                ["fail", "Transit Gateway tgw-0123456789abcdef0 is pending, not available"],
+                ["pass", "Transit Gateway tgw-0123456789abcdef0 will accept the stack's attachment"],
+                [
+                    "undecided",
+                    "Transit Gateway tgw-0123456789abcdef0 has no default association route table: which table routes the attachment is the gateway owner's",
+                ],
+            ]);
+        });
+
+        it("passes a shared gateway that accepts attachments by itself, and looks the attachment up by the gateway and the stack's Name tag", async () => {
+            ec2.on(DescribeTransitGatewaysCommand).resolves({
+                TransitGateways: [
+                    {
+                        TransitGatewayId: "tgw-0123456789abcdef0",
+                        State: "available",
+                        OwnerId: "555555555555",
+                        Options: { AutoAcceptSharedAttachments: "enable", AssociationDefaultRouteTableId: "tgw-rtb-1" },
+                    },
+                ],
+            });
+            const f = (await runWith(base())).filter((x) => x.check === "transit-gateway");
+            expect(f.filter((x) => x.verdict === "fail")).to.deep.equal([]);
+            expect(ec2.commandCalls(DescribeTransitGatewayVpcAttachmentsCommand)[0].args[0].input.Filters).to.deep.equal([
+                { Name: "transit-gateway-id", Values: ["tgw-0123456789abcdef0"] },
+                { Name: "tag:Name", Values: ["platform-prod-tgw"] },
+            ]);
+            // A deleted attachment is no attachment: the check waits for the new one.
+            ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+                TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "old", State: "deleted" }],
+            });
+            expect((await runWith(base())).some((x) => x.key === "network.vpcCidr" && x.verdict === "undecided")).to.equal(true);
+        });
+
+        it("needs only EKS's service-linked role for a stack of a cluster alone, and Spot's for a Spot node group", () => {
+            const c = base();
+            if (c.karpenter.enabled) {
+                c.karpenter.nodePools = {};
+            }
+            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+            expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
+            group(c, "batch").capacityType = "SPOT";
+            expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal([
+                "eks.amazonaws.com",
+                "spot.amazonaws.com",
+            ]);
+            group(c, "batch").enabled = false;
+            expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
+        });
+
+        it("reports a role that cannot be read (not NoSuchEntity) as undecided, never as missing", async () => {
+            iam.on(GetRoleCommand).rejects(awsError("AccessDenied", "not authorized to perform iam:GetRole"));
+            expect((await runWith(base())).filter((x) => x.check === "service-linked-roles")).to.deep.equal([
+                {
+                    check: "service-linked-roles",
+                    verdict: "undecided",
+                    message: "could not check: AccessDenied: not authorized to perform iam:GetRole",
+                },
+            ]);
+        });
+
+        it("passes configuration values that fit, and leaves undecided a build EKS calls invalid for the request", async () => {
+            const fit = (await runWith(base())).filter((x) => x.check === "addon-configuration");
+            expect(fit).to.deep.equal([
+                {
+                    check: "addon-configuration",
+                    verdict: "pass",
+                    key: "cluster.addons.vpcCni",
+                    message: "vpc-cni's configuration values fit the schema of v1.20.4-eksbuild.1",
+                },
+            ]);
+            eks.on(DescribeAddonConfigurationCommand).rejects(awsError("InvalidParameterException"));
+            expect((await runWith(base())).find((x) => x.check === "addon-configuration")?.verdict).to.equal("undecided");
+            eks.on(DescribeAddonConfigurationCommand).rejects(awsError("ThrottlingException", "slow down"));
+            expect((await runWith(base())).find((x) => x.check === "addon-configuration")?.message).to.equal(
+                "could not check: ThrottlingException: slow down",
+            );
+        });
+
+        it("asks SSM for the AL2 parameter of a self-managed AL2 group, the arm64 alias parameter of an arm64 pool, and skips what pins no release", async () => {
+            const c = base();
+            Object.assign(group(c, "batch"), { amiFamily: "AL2", architecture: "arm64" });
+            group(c, "system").releaseVersion = undefined;
+            if (c.karpenter.enabled) {
+                c.karpenter.nodePools["batch-spot"].requirements = c.karpenter.nodePools["batch-spot"].requirements.map((r) =>
+                    r.key === "kubernetes.io/arch" ? { ...r, values: ["arm64"] } : r,
+                );
+            }
+            await runWith(c);
+            expect(ssm.commandCalls(GetParameterCommand).map((x) => x.args[0].input.Name)).to.deep.equal([
+                "/aws/service/eks/optimized-ami/1.34/amazon-linux-2-arm64/amazon-eks-arm64-node-1.34-v20260512/image_id",
+                "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260512/image_id",
+                "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.34-v20260512/image_id",
+            ]);
+        });
+
+        it("leaves undecided a managed group whose AMI type has no known parameter layout", async () => {
+            const c = base();
+            Object.assign(group(c, "system"), { amiType: "BOTTLEROCKET_x86_64" });
+            const f = (await runWith(c)).find((x) => x.key === "nodeGroups.system.releaseVersion");
+            expect(f).to.deep.equal({
+                check: "ami-releases",
+                verdict: "undecided",
+                key: "nodeGroups.system.releaseVersion",
+                message: "node group system's release 1.34.7-20260512: no public parameter layout is known for its AMI type",
+            });
+        });
+
+        it("reads every page of the offerings, only for enabled groups' types, in the stack's zones", async () => {
+            const c = base();
+            group(c, "batch").enabled = false;
+            ec2.on(DescribeInstanceTypeOfferingsCommand)
+                .resolvesOnce({
+                    InstanceTypeOfferings: c.network.availabilityZones.map((z) => ({ InstanceType: "m6i.large" as never, Location: z })),
+                    NextToken: "n",
+                })
+                .resolvesOnce({ InstanceTypeOfferings: [] });
+            const f = (await runWith(c)).filter((x) => x.check === "instance-offerings");
+            expect(f.map((x) => x.verdict)).to.deep.equal(["pass"]);
+            const calls = ec2.commandCalls(DescribeInstanceTypeOfferingsCommand);
+            expect(calls).to.have.length(2);
+            expect(calls[0].args[0].input).to.deep.include({ LocationType: "availability-zone" });
+            expect(calls[0].args[0].input.Filters).to.deep.equal([
+                { Name: "instance-type", Values: ["m6i.large", "m7i.large"] },
+                { Name: "location", Values: c.network.availabilityZones },
+            ]);
+            expect(calls[1].args[0].input.NextToken).to.equal("n");
+        });
+
+        it("knows no caller without a preview role in the stack", async () => {
+            const c = base();
+            c.access.preview = undefined;
+            sts.on(GetCallerIdentityCommand).resolves({
+                Account: "123456789012",
+                Arn: "arn:aws:sts::123456789012:assumed-role/platform-preview/pr-1",
+            });
+            expect((await runWith(c)).find((x) => x.check === "identity")?.verdict).to.equal("fail");
+        });
+    });
+});
