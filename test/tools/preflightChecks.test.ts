@@ -302,6 +302,11 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
         expect(releaseParameter("AL2_x86_64", "1.30.4-20240917")).to.equal(
             "/aws/service/eks/optimized-ami/1.30/amazon-linux-2/amazon-eks-node-1.30-v20240917/image_id",
         );
+        expect(releaseParameter("AL2_ARM_64", "1.30.4-20240917")).to.equal(
+            "/aws/service/eks/optimized-ami/1.30/amazon-linux-2-arm64/amazon-eks-arm64-node-1.30-v20240917/image_id",
+        );
+        expect(releaseParameter("XAL2023_x86_64_STANDARD", "1.34.7-20260512")).to.equal(undefined);
+        expect(releaseParameter("AL2023_x86_64_STANDARD_X", "1.34.7-20260512")).to.equal(undefined);
         expect(releaseParameter("BOTTLEROCKET_x86_64", "1.34.7-20260512")).to.equal(undefined);
         expect(releaseParameter("AL2023_x86_64_STANDARD", "latest")).to.equal(undefined);
     });
@@ -769,6 +774,96 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
                 { Name: "location", Values: c.network.availabilityZones },
             ]);
             expect(calls[1].args[0].input.NextToken).to.equal("n");
+        });
+
+        it("names each check in its undecided finding when every call fails", async () => {
+            const refuse = awsError("UnrecognizedClientException", "no credentials");
+            sts.reset();
+            sts.onAnyCommand().rejects(refuse);
+            eks.reset();
+            eks.onAnyCommand().rejects(refuse);
+            ssm.reset();
+            ssm.onAnyCommand().rejects(refuse);
+            ec2.reset();
+            ec2.onAnyCommand().rejects(refuse);
+            quotas.reset();
+            quotas.onAnyCommand().rejects(refuse);
+            iam.reset();
+            iam.onAnyCommand().rejects(refuse);
+            const f = await runWith(base());
+            expect(f.map((x) => [x.check, x.verdict])).to.deep.equal(
+                [
+                    "identity",
+                    "addon-builds",
+                    "addon-configuration",
+                    "ami-releases",
+                    "instance-offerings",
+                    "quotas",
+                    "service-linked-roles",
+                    "transit-gateway",
+                ].map((c) => [c, "undecided"]),
+            );
+        });
+
+        it("says which build is pinned when it passes, offers at most five builds in the fix, and says when EKS offers none", async () => {
+            const pass = (await runWith(base())).find((x) => x.check === "addon-builds" && x.key === "cluster.addons.vpcCni");
+            expect(pass).to.deep.equal({
+                check: "addon-builds",
+                verdict: "pass",
+                key: "cluster.addons.vpcCni",
+                message: "vpc-cni v1.20.4-eksbuild.1 is a build for Kubernetes 1.34",
+            });
+            const builds = [
+                "v1.34.6-eksbuild.1",
+                "v1.34.5-eksbuild.1",
+                "v1.34.4-eksbuild.1",
+                "v1.34.3-eksbuild.1",
+                "v1.34.2-eksbuild.1",
+                "v1.34.1-eksbuild.1",
+            ];
+            eks.on(DescribeAddonVersionsCommand, { addonName: "kube-proxy" }).resolves({
+                addons: [
+                    {
+                        addonName: "kube-proxy",
+                        addonVersions: builds.map((b) => ({ addonVersion: b, compatibilities: [{ clusterVersion: "1.34" }] })),
+                    },
+                ],
+            });
+            expect((await runWith(base())).find((x) => x.verdict === "fail")?.fix).to.equal(
+                `set cluster.addons.kubeProxy to one of ${builds.slice(0, 5).join(", ")}`,
+            );
+            eks.on(DescribeAddonVersionsCommand, { addonName: "kube-proxy" }).resolves({ addons: [] });
+            expect((await runWith(base())).find((x) => x.verdict === "fail")?.fix).to.equal(
+                "EKS offers no build of kube-proxy for 1.34: check the add-on's name and the cluster's version",
+            );
+        });
+
+        it("checks the alias of an EC2NodeClass for both architectures when its pools name none, and skips a class pinned otherwise", async () => {
+            const c = base();
+            if (!c.karpenter.enabled) {
+                expect.fail("the fixture enables Karpenter");
+            }
+            for (const pool of Object.values(c.karpenter.nodePools)) {
+                pool.requirements = pool.requirements.filter((r) => r.key !== "kubernetes.io/arch");
+            }
+            await runWith(c);
+            const names = ssm.commandCalls(GetParameterCommand).map((x) => String(x.args[0].input.Name));
+            expect(names.filter((n) => n.includes("/amazon-linux-2023/") && n.includes("-standard-1.34-v20260512"))).to.have.length(4);
+            expect(names.some((n) => n.includes("arm64/standard"))).to.equal(true);
+            ssm.resetHistory();
+            c.karpenter.nodeClasses.default.amiAlias = "al2023@latest";
+            await runWith(c);
+            expect(
+                ssm
+                    .commandCalls(GetParameterCommand)
+                    .map((x) => String(x.args[0].input.Name))
+                    .filter((n) => n.includes("arm64")),
+            ).to.deep.equal([]);
+        });
+
+        it("fails a route search that returns no routes at all", async () => {
+            ec2.on(SearchTransitGatewayRoutesCommand).resolves({});
+            expect((await runWith(base())).find((x) => x.key === "cluster.endpoint.privateAccessCidrs")?.verdict).to.equal("fail");
         });
 
         it("knows no caller without a preview role in the stack", async () => {
