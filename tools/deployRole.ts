@@ -175,7 +175,7 @@ function nameOf(r: PlannedResource, namedBy: string | undefined): string | null 
     return v === undefined && namedBy === "name" ? undefined : null;
 }
 
-/** What else a resource's scope needs of its inputs: a role's boundary, a key's tag, a grant's key, an EKS resource's cluster. */
+/** What else a resource's scope needs of its inputs: a role's boundary, a key's tag, a grant's key, a service-linked role's service, an EKS resource's cluster. */
 function inputProblems(r: PlannedResource, scope: DeployScope, ctx: DeployerContext): string[] {
     if (r.type === "aws:iam/role:Role" && r.props.permissionsBoundary !== boundaryArn(ctx)) {
         return [
@@ -192,6 +192,12 @@ function inputProblems(r: PlannedResource, scope: DeployScope, ctx: DeployerCont
     }
     if (scope === "grants" && (typeof r.props.keyId !== "string" || !r.props.keyId.startsWith("arn:"))) {
         return [`keyId ${JSON.stringify(r.props.keyId ?? null)} is not a key ARN known at preview: the policy cannot name the grant's key`];
+    }
+    const service = r.props.awsServiceName;
+    if (r.type === "aws:iam/serviceLinkedRole:ServiceLinkedRole" && (typeof service !== "string" || service === UNKNOWN)) {
+        return [
+            `awsServiceName ${JSON.stringify(service ?? null)} is not a service known at preview: the policy cannot name the service whose role it creates`,
+        ];
     }
     if (scope === "eks" && r.type !== "eks:index:Cluster" && r.props.clusterName !== ctx.clusterName) {
         return [`clusterName ${JSON.stringify(r.props.clusterName ?? null)} is not the stack's cluster "${ctx.clusterName}"`];
@@ -310,7 +316,7 @@ export function deployerPolicy(plan: readonly PlannedResource[], ctx: DeployerCo
         const resources = scopeResources(scope, ctx, plan);
         const resource = resources.length === 1 ? resources[0] : resources;
         if (scope === "roles") {
-            statements.push(...roleStatements(sorted(actions), resource, plan, ctx));
+            statements.push(...roleStatements(sid, sorted(actions), resource, plan, ctx));
             continue;
         }
         const statement: PolicyStatement = { Sid: sid, Effect: "Allow", Action: compactReads(sorted(actions)), Resource: resource };
@@ -377,8 +383,12 @@ function stateStatements(ctx: DeployerContext): PolicyStatement[] {
     ];
 }
 
-/** The role statements: reads and deletes on the prefix; writes only with the boundary; attachments only of the plan's policies. */
+/**
+ * The role statements (`sid`, `<sid>WithBoundary`, `AttachPlannedPolicies`): reads and deletes on
+ * the prefix; writes only with the boundary; attachments only of the plan's policies.
+ */
 function roleStatements(
+    sid: string,
     actions: string[],
     resource: string | string[],
     plan: readonly PlannedResource[],
@@ -389,11 +399,11 @@ function roleStatements(
     const bounded = actions.filter((a) => BOUNDARY_CONDITIONED.includes(a) && a !== "iam:AttachRolePolicy");
     const out: PolicyStatement[] = [];
     if (plain.length > 0) {
-        out.push({ Sid: "StackRoles", Effect: "Allow", Action: compactReads(plain), Resource: resource });
+        out.push({ Sid: sid, Effect: "Allow", Action: compactReads(plain), Resource: resource });
     }
     if (bounded.length > 0) {
         out.push({
-            Sid: "StackRolesWithBoundary",
+            Sid: `${sid}WithBoundary`,
             Effect: "Allow",
             Action: bounded,
             Resource: resource,

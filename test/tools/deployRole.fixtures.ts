@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import { actionCovers } from "eks-platform-kernel";
 import type { PolicyDocument, PolicyStatement } from "../../components/iam";
+import { DEPLOYER_ACTIONS, type DeployerActions } from "../../tools/deployerActions";
 import type { DeployerContext, PlannedResource } from "../../tools/deployRole";
 
 export const CTX: DeployerContext = {
@@ -33,3 +34,19 @@ export const allows = (doc: PolicyDocument, action: string) =>
 /** IAM actions that write identities or policies. */
 export const IAM_WRITES =
     /^iam:(Create|Delete|Put|Attach|Detach|Update|Add|Remove|Set|Tag|Untag|Upload|Change|Enable|Deactivate|Reset|Resync)/;
+
+/**
+ * `fn`'s result with `type` given `entry` in tools/deployerActions.ts for its duration: rules of
+ * the generator that no entry of the table exercises (a scope without actions, a role type with
+ * attachments only).
+ */
+export function withEntry<T>(type: string, entry: DeployerActions, fn: () => T): T {
+    const table = DEPLOYER_ACTIONS as Record<string, DeployerActions>;
+    expect(table[type], `${type} has no entry of its own`).to.equal(undefined);
+    table[type] = entry;
+    try {
+        return fn();
+    } finally {
+        delete table[type];
+    }
+}

@@ -4,10 +4,11 @@
  * repository: deployerPolicy.stacks.test.ts.
  */
 import { expect } from "chai";
-import { actionCovers, PLATFORM_CLUSTER_TAG, POLICY_WRITING_ACTIONS } from "eks-platform-kernel";
+import { actionCovers, PLATFORM_CLUSTER_TAG, POLICY_WRITING_ACTIONS, UNKNOWN } from "eks-platform-kernel";
 import type { PolicyDocument } from "../../components/iam";
 import {
     compactReads,
+    deployerContext,
     deployerPolicy,
     DeployerPolicyError,
     embeddedStacks,
@@ -19,8 +20,8 @@ import {
 import { deployerPolicyCommand } from "../../tools/deployerPolicy";
 import { InputError } from "../../tools/errors";
 import { ROOT } from "../mocks";
-import { stacks } from "../stackFiles";
-import { actionsOf, bySid, CTX, res, resourcesOf, role, sids } from "./deployRole.fixtures";
+import { editedFixture, stacks } from "../stackFiles";
+import { actionsOf, BOUNDARY, bySid, CTX, res, resourcesOf, role, sids, withEntry } from "./deployRole.fixtures";
 
 describe("deployerPolicy: scoping rules (hand-built plans)", () => {
     it("refuses a plan it cannot scope, naming each resource and the fix: an auto-named role, a role without the boundary, a type without actions", () => {
@@ -235,6 +236,290 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
     });
 });
 
+describe("deployerPolicy: each statement exactly, and the inputs each rule reads (hand-built plans)", () => {
+    const ROLES = "arn:aws:iam::111122223333:role/acme-*";
+    const policy = (plan: PlannedResource[]) => deployerPolicy(plan, CTX);
+
+    it("scopes EKS actions to the cluster, its node groups, add-ons, access entries and Pod Identity associations, and AWS's access policies", () => {
+        const eks = bySid(
+            policy([
+                res("aws:eks/addon:Addon", "ad", { clusterName: "acme" }),
+                res("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "apa", { clusterName: "acme" }),
+            ]),
+            "Eks",
+        );
+        expect(eks).to.deep.include({
+            Effect: "Allow",
+            Resource: [
+                "arn:aws:eks:eu-west-1:111122223333:cluster/acme",
+                "arn:aws:eks:eu-west-1:111122223333:nodegroup/acme/*",
+                "arn:aws:eks:eu-west-1:111122223333:addon/acme/*",
+                "arn:aws:eks:eu-west-1:111122223333:access-entry/acme/*",
+                "arn:aws:eks:eu-west-1:111122223333:podidentityassociation/acme/*",
+                "arn:aws:eks::aws:cluster-access-policy/*",
+            ],
+        });
+        expect(eks.Action).to.include.members(["eks:AssociateAccessPolicy", "eks:CreateAddon"]);
+        // Only service-linked roles and keys are conditioned.
+        expect(eks).to.not.have.property("Condition");
+    });
+
+    it("grants the cluster component's OIDC provider under the region's EKS issuers, and exempts the component from the clusterName check", () => {
+        const cluster = res("eks:index:Cluster", "cluster", { name: "acme" });
+        expect(scopeProblems([cluster], CTX)).to.deep.equal([]);
+        expect(scopeProblems([res("aws:eks/addon:Addon", "ad")], CTX)).to.deep.equal([
+            'aws:eks/addon:Addon "ad": clusterName null is not the stack\'s cluster "acme"',
+        ]);
+        const oidc = bySid(policy([cluster]), "ClusterOidcProviders");
+        expect(oidc).to.deep.include({
+            Effect: "Allow",
+            Resource: "arn:aws:iam::111122223333:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/*",
+        });
+        expect(oidc.Action).to.include.members(["iam:CreateOpenIDConnectProvider", "iam:DeleteOpenIDConnectProvider"]);
+        expect(oidc).to.not.have.property("Condition");
+    });
+
+    it("allows EC2 and the lookups on `*` unconditioned, and key creation on `*` only with the stack's tag in the request", () => {
+        const doc = policy([res("aws:ec2/vpc:Vpc", "v"), res("aws:kms/key:Key", "k", { tags: { [PLATFORM_CLUSTER_TAG]: "acme" } })]);
+        const ec2 = bySid(doc, "Ec2");
+        expect(ec2).to.deep.include({ Effect: "Allow", Resource: "*" });
+        expect(ec2.Action).to.include.members(["ec2:CreateVpc", "ec2:DeleteVpc"]);
+        expect(ec2).to.not.have.property("Condition");
+        expect(bySid(doc, "Lookups")).to.deep.include({ Effect: "Allow", Resource: "*" });
+        expect(bySid(doc, "Lookups")).to.not.have.property("Condition");
+        const keys = bySid(doc, "CreateTaggedKeys");
+        expect(keys).to.deep.include({
+            Effect: "Allow",
+            Resource: "*",
+            Condition: { StringEquals: { "aws:RequestTag/platform/cluster": "acme" } },
+        });
+        expect(keys.Action).to.include("kms:CreateKey");
+    });
+
+    it("grants on the customer keys the plan's grants name, each once, sorted", () => {
+        const key = (k: string) => `arn:aws:kms:eu-west-1:111122223333:key/${k}`;
+        const doc = policy([
+            res("aws:kms/grant:Grant", "g1", { keyId: key("k2") }),
+            res("aws:kms/grant:Grant", "g2", { keyId: key("k1") }),
+            res("aws:kms/grant:Grant", "g3", { keyId: key("k2") }),
+        ]);
+        expect(bySid(doc, "CustomerKeyGrants").Resource).to.deep.equal([key("k1"), key("k2")]);
+    });
+
+    it("refuses a grant whose keyId is absent or not a string: no key to name", () => {
+        expect(scopeProblems([res("aws:kms/grant:Grant", "g"), res("aws:kms/grant:Grant", "n", { keyId: 7 })], CTX)).to.deep.equal([
+            'aws:kms/grant:Grant "g": keyId null is not a key ARN known at preview: the policy cannot name the grant\'s key',
+            'aws:kms/grant:Grant "n": keyId 7 is not a key ARN known at preview: the policy cannot name the grant\'s key',
+        ]);
+    });
+
+    it("creates the service-linked roles of the types whose first create makes one, with no ServiceLinkedRole in the plan", () => {
+        expect(bySid(policy([res("aws:eks/nodeGroup:NodeGroup", "ng", { clusterName: "acme" })]), "ServiceLinkedRoles")).to.deep.equal({
+            Sid: "ServiceLinkedRoles",
+            Effect: "Allow",
+            Action: ["iam:CreateServiceLinkedRole"],
+            Resource: "arn:aws:iam::111122223333:role/aws-service-role/*",
+            Condition: { StringEquals: { "iam:AWSServiceName": ["eks-nodegroup.amazonaws.com"] } },
+        });
+    });
+
+    it("takes a declared service only from a ServiceLinkedRole's awsServiceName, never from another type's input of that name", () => {
+        const doc = policy([
+            res("aws:eks/nodeGroup:NodeGroup", "ng", { clusterName: "acme" }),
+            res("aws:ec2/vpc:Vpc", "v", { awsServiceName: "elasticloadbalancing.amazonaws.com" }),
+        ]);
+        expect(bySid(doc, "ServiceLinkedRoles").Condition).to.deep.equal({
+            StringEquals: { "iam:AWSServiceName": ["eks-nodegroup.amazonaws.com"] },
+        });
+    });
+
+    it("refuses a ServiceLinkedRole whose service is absent or unknown at preview: the policy cannot name it", () => {
+        const slr = "aws:iam/serviceLinkedRole:ServiceLinkedRole";
+        expect(scopeProblems([res(slr, "none"), res(slr, "later", { awsServiceName: UNKNOWN })], CTX)).to.deep.equal([
+            `${slr} "none": awsServiceName null is not a service known at preview: the policy cannot name the service whose role it creates`,
+            `${slr} "later": awsServiceName "${UNKNOWN}" is not a service known at preview: the policy cannot name the service whose role it creates`,
+        ]);
+    });
+
+    it("writes role reads and deletes on the prefix, the boundary-conditioned writes with the boundary, attachments of the plan's policies only", () => {
+        const doc = policy([
+            role("acme-r"),
+            res("aws:iam/rolePolicy:RolePolicy", "p", { role: "acme-r" }),
+            res("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "b", { role: "acme-r", policyArn: "arn:aws:iam::aws:policy/B" }),
+            res("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "a", { role: "acme-r", policyArn: "arn:aws:iam::aws:policy/A" }),
+            res("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "b2", { role: "acme-r", policyArn: "arn:aws:iam::aws:policy/B" }),
+            res("aws:iam/instanceProfile:InstanceProfile", "ip", { name: "acme-p" }),
+        ]);
+        const plain = bySid(doc, "StackRoles");
+        expect(plain).to.deep.include({ Effect: "Allow", Resource: ROLES });
+        expect(plain).to.not.have.property("Condition");
+        expect(plain.Action).to.include.members(["iam:DeleteRole", "iam:TagRole", "iam:UpdateAssumeRolePolicy"]);
+        // The actions IAM conditions on `iam:PermissionsBoundary` are never granted without it.
+        const conditioned = [
+            "iam:AttachRolePolicy",
+            "iam:CreateRole",
+            "iam:DeleteRolePolicy",
+            "iam:DetachRolePolicy",
+            "iam:PutRolePermissionsBoundary",
+            "iam:PutRolePolicy",
+        ];
+        expect(actionsOf(plain).filter((a) => conditioned.includes(a))).to.deep.equal([]);
+        expect(bySid(doc, "StackRolesWithBoundary")).to.deep.equal({
+            Sid: "StackRolesWithBoundary",
+            Effect: "Allow",
+            Action: conditioned.filter((a) => a !== "iam:AttachRolePolicy"),
+            Resource: ROLES,
+            Condition: { StringEquals: { "iam:PermissionsBoundary": BOUNDARY } },
+        });
+        expect(bySid(doc, "AttachPlannedPolicies")).to.deep.equal({
+            Sid: "AttachPlannedPolicies",
+            Effect: "Allow",
+            Action: "iam:AttachRolePolicy",
+            Resource: ROLES,
+            Condition: {
+                StringEquals: { "iam:PermissionsBoundary": BOUNDARY },
+                ArnEquals: { "iam:PolicyARN": ["arn:aws:iam::aws:policy/A", "arn:aws:iam::aws:policy/B"] },
+            },
+        });
+    });
+
+    it("writes a role statement only when it has actions: a type that only attaches gets the attachment statement alone", () => {
+        const entry = { actions: ["iam:AttachRolePolicy"], scope: "roles" as const, source: "test" };
+        const doc = withEntry("test:attach:Only", entry, () => policy([res("test:attach:Only", "x")]));
+        expect(sids(doc).filter((s) => s?.startsWith("StackRoles") || s === "AttachPlannedPolicies")).to.deep.equal([
+            "AttachPlannedPolicies",
+        ]);
+    });
+
+    it("writes no statement for a scope without actions, and none for a type without an entry (components, Kubernetes objects)", () => {
+        const empty = { actions: [], scope: "queues" as const, source: "test" };
+        const doc = withEntry("test:queue:Empty", empty, () => policy([res("test:queue:Empty", "q")]));
+        expect(sids(doc)).to.not.include("StackQueues");
+        expect(policy([res("platform:network:Network", "n"), res("kubernetes:core/v1:Namespace", "ns")])).to.deep.equal(policy([]));
+    });
+
+    it("passes the stack's roles only, to the plan's services; the policy is of IAM's current version", () => {
+        const doc = policy([res("aws:ec2/flowLog:FlowLog", "f")]);
+        expect(doc.Version).to.equal("2012-10-17");
+        expect(bySid(doc, "PassStackRoles")).to.deep.equal({
+            Sid: "PassStackRoles",
+            Effect: "Allow",
+            Action: "iam:PassRole",
+            Resource: ROLES,
+            Condition: { StringEquals: { "iam:PassedToService": ["vpc-flow-logs.amazonaws.com"] } },
+        });
+    });
+
+    it("lists and reads the state bucket's layout, writes this stack's objects, and uses the stack's secrets key by its alias only", () => {
+        const bucket = "arn:aws:s3:::acme-state";
+        const own = [
+            ".pulumi/stacks/eks-platform/qa.json*",
+            ".pulumi/locks/organization/eks-platform/qa/*",
+            ".pulumi/history/eks-platform/qa/*",
+            ".pulumi/backups/eks-platform/qa/*",
+            ".pulumi/journal/eks-platform/qa/*",
+        ];
+        expect(policy([]).Statement.slice(0, 4)).to.deep.equal([
+            {
+                Sid: "StateList",
+                Effect: "Allow",
+                Action: ["s3:GetBucketLocation", "s3:ListBucket"],
+                Resource: bucket,
+                Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", ".pulumi/stacks/eks-platform/", ...own] } },
+            },
+            { Sid: "StateMeta", Effect: "Allow", Action: "s3:GetObject", Resource: `${bucket}/.pulumi/meta.yaml` },
+            {
+                Sid: "State",
+                Effect: "Allow",
+                Action: ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
+                Resource: own.map((o) => `${bucket}/${o}`),
+            },
+            {
+                Sid: "StackSecrets",
+                Effect: "Allow",
+                Action: ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey"],
+                Resource: "arn:aws:kms:eu-west-1:111122223333:key/*",
+                Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": "alias/eks-platform-qa-secrets" } },
+            },
+        ]);
+    });
+
+    it("lists the problems one per line under the stack's heading", () => {
+        expect(() => policy([role("other"), res("aws:sqs/queue:Queue", "q", { name: "other-q" })]))
+            .to.throw(DeployerPolicyError)
+            .with.property("message")
+            .that.equals(
+                'the deploy role of stack "qa" cannot be scoped to its plan:\n' +
+                    '  aws:iam/role:Role "r-other": name "other" is not under "acme-": set it; the deploy role manages only names under the stack\'s prefix\n' +
+                    '  aws:sqs/queue:Queue "q": name "other-q" is not under "acme-": set it; the deploy role manages only names under the stack\'s prefix',
+            );
+    });
+
+    it("skips names unknown at preview, an owner's or one an attachment names it by: the owner is checked", () => {
+        const plan = [
+            role(UNKNOWN),
+            res("aws:iam/rolePolicy:RolePolicy", "p", { role: UNKNOWN }),
+            res("aws:cloudwatch/eventTarget:EventTarget", "t", { rule: UNKNOWN }),
+            res("aws:cloudwatch/logGroup:LogGroup", "l", { name: UNKNOWN }),
+        ];
+        expect(scopeProblems(plan, CTX)).to.deep.equal([]);
+    });
+
+    it("takes a namePrefix for an absent name only, never for the owner's name an attachment names", () => {
+        // A role policy's own namePrefix is the policy's, not the role's: the role is unknown, so skipped.
+        expect(scopeProblems([res("aws:iam/rolePolicy:RolePolicy", "p", { namePrefix: "other-" })], CTX)).to.deep.equal([]);
+        expect(scopeProblems([res("aws:sqs/queue:Queue", "q", { namePrefix: "other-" })], CTX)).to.deep.equal([
+            'aws:sqs/queue:Queue "q": name "other-" is not under "acme-": set it; the deploy role manages only names under the stack\'s prefix',
+        ]);
+    });
+
+    it("refuses an auto-named log group or alias, and a log group outside /aws/ even with the cluster third", () => {
+        const plan = [
+            res("aws:cloudwatch/logGroup:LogGroup", "auto"),
+            res("aws:cloudwatch/logGroup:LogGroup", "var", { name: "/var/eks/acme/x" }),
+            res("aws:kms/alias:Alias", "a"),
+        ];
+        expect(scopeProblems(plan, CTX)).to.deep.equal([
+            'aws:cloudwatch/logGroup:LogGroup "auto": name (auto-named) is not /aws/<service>/acme/…: the deploy role manages only the stack\'s log groups',
+            'aws:cloudwatch/logGroup:LogGroup "var": name "/var/eks/acme/x" is not /aws/<service>/acme/…: the deploy role manages only the stack\'s log groups',
+            'aws:kms/alias:Alias "a": name (auto-named) is not under "alias/eks/acme-": the deploy role manages only the stack\'s aliases',
+        ]);
+    });
+
+    it("checks only roles among the principals: a user under the prefix is no role the deploy role manages", () => {
+        expect(scopeProblems([], { ...CTX, principals: ["arn:aws:iam::111122223333:user/acme-ci"] })).to.deep.equal([]);
+    });
+
+    it("folds only reads (Describe, Get, List): two writes of one service stay as they are", () => {
+        expect(compactReads(["sqs:UntagQueue", "sqs:TagQueue", "sqs:CreateQueue"])).to.deep.equal([
+            "sqs:CreateQueue",
+            "sqs:TagQueue",
+            "sqs:UntagQueue",
+        ]);
+    });
+});
+
+describe("deployerContext: the stack file's account, partition and principals", () => {
+    it("takes the partition from access.deployer, and checks the deployer, the preview role and every admin", () => {
+        const root = editedFixture("dev", (text) => text.replace(/arn:aws:iam::/g, "arn:aws-cn:iam::"));
+        const ctx = deployerContext(root, "dev");
+        expect(ctx).to.deep.include({ stack: "dev", partition: "aws-cn", account: "123456789012", stateBucket: "<state-bucket>" });
+        expect(ctx.principals).to.deep.equal([
+            "arn:aws-cn:iam::123456789012:role/platform-deployer-dev",
+            "arn:aws-cn:iam::123456789012:role/platform-preview",
+            "arn:aws-cn:iam::123456789012:role/platform-admin",
+        ]);
+    });
+
+    it("checks no preview role where the stack has none", () => {
+        const root = editedFixture("dev", (text) => text.replace(/^ *preview: .*\n/m, ""));
+        expect(deployerContext(root, "dev").principals).to.deep.equal([
+            "arn:aws:iam::123456789012:role/platform-deployer-dev",
+            "arn:aws:iam::123456789012:role/platform-admin",
+        ]);
+    });
+});
+
 describe("permissionsBoundary: the ceiling of every role of the stack", () => {
     const doc = permissionsBoundary(CTX);
     const denies = (action: string, resource = "*") =>
@@ -248,6 +533,48 @@ describe("permissionsBoundary: the ceiling of every role of the stack", () => {
                     ? resourcesOf(s).some((r) => actionCovers(r, resource))
                     : ![s.NotResource].flat().some((r) => actionCovers(r, resource))),
         );
+
+    it("names each statement by its rule, in IAM's current version", () => {
+        expect(doc.Version).to.equal("2012-10-17");
+        expect(sids(doc)).to.deep.equal([
+            "WithinOwnPolicies",
+            "NoIdentityChanges",
+            "PassOnlyStackRoles",
+            "NoKeyAdministration",
+            "NoState",
+            "NoStackSecrets",
+            "NoOrganizationChanges",
+        ]);
+    });
+
+    it("denies each identity change and each key administration call by its own pattern", () => {
+        for (const action of ["iam:CreateGroup", "iam:DeactivateMFADevice", "iam:DeleteRole", "iam:UntagRole", "iam:CreateRole"]) {
+            expect(denies(action), action).to.equal(true);
+        }
+        for (const action of [
+            "kms:DeleteImportedKeyMaterial",
+            "kms:ImportKeyMaterial",
+            "kms:CancelKeyDeletion",
+            "kms:DisableKeyRotation",
+            "kms:ReplicateKey",
+            "kms:TagResource",
+            "kms:UntagResource",
+            "kms:UpdateKeyDescription",
+            "kms:UpdatePrimaryRegion",
+        ]) {
+            expect(denies(action, "arn:aws:kms:eu-west-1:111122223333:key/k1"), action).to.equal(true);
+        }
+    });
+
+    it("denies using any stack's secrets key, whatever the key's ARN: by its alias", () => {
+        expect(bySid(doc, "NoStackSecrets")).to.deep.equal({
+            Sid: "NoStackSecrets",
+            Effect: "Deny",
+            Action: ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"],
+            Resource: "*",
+            Condition: { "ForAnyValue:StringLike": { "kms:ResourceAliases": "alias/eks-platform-*-secrets" } },
+        });
+    });
 
     it("allows what a role's own policies grant, and denies identity and policy changes of any kind", () => {
         expect(bySid(doc, "WithinOwnPolicies")).to.deep.include({ Effect: "Allow", Action: "*", Resource: "*" });
