@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
-import { awsContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
+import { accountContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
 import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 
 export interface ClusterArgs {
@@ -219,7 +219,7 @@ export class Cluster extends pulumi.ComponentResource {
                 deletionWindowInDays: 30,
                 // The deploy role administers only keys with this tag (kernel/deployScope.ts).
                 tags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
-                policy: awsContext("", parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
+                policy: accountContext(parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
             },
             { parent: this, protect },
         );

@@ -33,13 +33,16 @@ export interface AwsContext {
     accountId: string;
 }
 
-/** The partition and account of the credentials running the program, in `region`: known at preview. */
-export function awsContext(region: string, opts: pulumi.InvokeOutputOptions): pulumi.Output<AwsContext> {
+/** The partition and account of the credentials running the program: known at preview. What IAM's global ARNs need. */
+export function accountContext(opts: pulumi.InvokeOutputOptions): pulumi.Output<Pick<AwsContext, "partition" | "accountId">> {
     const identity = aws.getCallerIdentityOutput({}, opts);
     const partition = aws.getPartitionOutput({}, opts);
-    return pulumi
-        .all([partition.partition, identity.accountId])
-        .apply(([p, accountId]): AwsContext => ({ partition: p, region, accountId }));
+    return pulumi.all([partition.partition, identity.accountId]).apply(([p, accountId]) => ({ partition: p, accountId }));
+}
+
+/** The partition and account of the credentials running the program, in `region`: known at preview. */
+export function awsContext(region: string, opts: pulumi.InvokeOutputOptions): pulumi.Output<AwsContext> {
+    return accountContext(opts).apply((c): AwsContext => ({ ...c, region }));
 }
 
 export function queueArn(ctx: AwsContext, queueName: string): string {
@@ -61,8 +64,7 @@ export function permissionsBoundaryArn(ctx: Pick<AwsContext, "partition" | "acco
 
 /** The permissions boundary of `clusterName` in the account of the running credentials, known at preview. */
 export function stackPermissionsBoundary(clusterName: string, opts: pulumi.InvokeOutputOptions): pulumi.Output<string> {
-    // IAM is global: the region plays no part in the ARN.
-    return awsContext("", opts).apply((c) => permissionsBoundaryArn(c, clusterName));
+    return accountContext(opts).apply((c) => permissionsBoundaryArn(c, clusterName));
 }
 
 /**

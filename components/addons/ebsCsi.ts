@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubernetesMinor, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 import type { AddonsConfig } from "../config";
-import { awsContext, stackKeyPolicy } from "../iam";
+import { accountContext, stackKeyPolicy } from "../iam";
 import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import type { Placement } from "../nodegroups/scheduling";
@@ -155,17 +155,13 @@ export class EbsCsiDriver extends pulumi.ComponentResource {
                     deletionWindowInDays: 30,
                     // The deploy role administers only keys with this tag (kernel/deployScope.ts).
                     tags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
-                    policy: awsContext("", parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
+                    policy: accountContext(parent).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
                 },
                 { parent: this, protect: args.protect ?? false },
             );
             new aws.kms.Alias(`${name}-key`, { name: alias, targetKeyId: this.key.keyId }, parent);
             kmsKeyId = this.key.arn;
-            statements = pulumi
-                .all([aws.getPartitionOutput({}, parent).partition, aws.getCallerIdentityOutput({}, parent).accountId])
-                .apply(([partition, accountId]) =>
-                    volumeKeyStatements({ kind: "alias", alias, partition, region: args.region, accountId }),
-                );
+            statements = accountContext(parent).apply((c) => volumeKeyStatements({ kind: "alias", alias, ...c, region: args.region }));
         } else if (kmsKey !== "aws-managed") {
             kmsKeyId = kmsKey;
             statements = pulumi.output(volumeKeyStatements({ kind: "arn", arn: kmsKey }));

@@ -1,6 +1,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeRoleManagedPolicies, roleArn, stackPermissionsBoundary, trustPolicy } from "../iam";
+import { accountContext, nodeRoleManagedPolicies, roleArn, stackPermissionsBoundary, trustPolicy } from "../iam";
 
 /** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
 export function nodeRoleName(clusterName: string, group: string): string {
@@ -39,8 +39,6 @@ export function createNodeRole(
     const attachments = Object.entries(nodeRoleManagedPolicies(args.ssm)).map(
         ([short, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${short}`, { role: role.name, policyArn }, { parent }),
     );
-    const arn = pulumi
-        .all([aws.getPartitionOutput({}, { parent }).partition, aws.getCallerIdentityOutput({}, { parent }).accountId])
-        .apply(([partition, accountId]) => roleArn({ partition, accountId }, nodeRoleName(args.clusterName, args.group)));
+    const arn = accountContext({ parent }).apply((c) => roleArn(c, nodeRoleName(args.clusterName, args.group)));
     return { role, arn, attachments };
 }
