@@ -24,7 +24,7 @@ export interface AccessArgs {
     formerProvider?: pulumi.Alias;
 }
 
-type AccessPolicy = "AmazonEKSClusterAdminPolicy" | "AmazonEKSEditPolicy" | "AmazonEKSViewPolicy";
+type AccessPolicy = "AmazonEKSClusterAdminPolicy" | "AmazonEKSAdminViewPolicy" | "AmazonEKSEditPolicy" | "AmazonEKSViewPolicy";
 
 /** The ARN of an EKS access policy in the partition of `principalArn`. Pure. */
 export function accessPolicyArn(policy: AccessPolicy, principalArn: string): string {
@@ -41,13 +41,19 @@ export interface Grant {
 
 /**
  * Every access grant the config asks for, one per principal and policy: the deployer and admins
- * cluster-wide, editors and viewers scoped to the namespaces that list them. Pure.
+ * cluster-wide, the drift check's role read-only cluster-wide (AmazonEKSAdminViewPolicy: get, list
+ * and watch on every kind, Secrets included, which a refresh of Helm releases reads; EKS User
+ * Guide, "Review access policy permissions"), editors and viewers scoped to the namespaces that
+ * list them. Pure.
  */
 export function accessGrants(access: AccessConfig, namespaces: AccessArgs["namespaces"]): Grant[] {
     const grants: Grant[] = [access.deployer, ...access.admins].map((principalArn) => ({
         principalArn,
         policy: "AmazonEKSClusterAdminPolicy",
     }));
+    if (access.drift !== undefined) {
+        grants.push({ principalArn: access.drift, policy: "AmazonEKSAdminViewPolicy" });
+    }
     const scoped = new Map<string, Grant>();
     for (const [ns, config] of Object.entries(namespaces)) {
         for (const [list, policy] of [
@@ -102,7 +108,8 @@ function legacyPrincipalKey(arn: string): string {
 /**
  * Who can reach the cluster (API authentication mode, no aws-auth ConfigMap), every entry in
  * Pulumi's state: the deployer and admins cluster-wide, namespace teams whose edit/view rights stop
- * at their namespaces, and CI's preview role, authenticated but granted nothing. `pulumi up`
+ * at their namespaces, CI's preview role, authenticated but granted nothing, and the drift
+ * check's role, which reads everything and writes nothing. `pulumi up`
  * refuses to run as a role that would not be able to reach the cluster after the change. The
  * Kubernetes provider this deployment talks to the cluster with waits for the cluster-admin
  * entries, so the first `up` works whether the deployer or an admin runs it.
@@ -139,7 +146,7 @@ export class Access extends pulumi.ComponentResource {
         // had EKS's creator entry, outside state), so they neither get nor claim an old key.
         const legacyOwners = new Map<string, Set<string>>();
         for (const { principalArn } of grants) {
-            if (principalArn !== args.access.deployer && principalArn !== args.access.preview) {
+            if (![args.access.deployer, args.access.preview, args.access.drift].includes(principalArn)) {
                 const key = legacyPrincipalKey(principalArn);
                 legacyOwners.set(key, (legacyOwners.get(key) ?? new Set()).add(principalArn));
             }
@@ -163,7 +170,8 @@ export class Access extends pulumi.ComponentResource {
             const clusterWide = grant.namespaces === undefined;
             let entry = entries.get(grant.principalArn);
             if (!entry) {
-                entry = entryFor(grant.principalArn, clusterWide ? "cluster" : "namespace");
+                const scope = grant.principalArn === args.access.drift ? "drift" : clusterWide ? "cluster" : "namespace";
+                entry = entryFor(grant.principalArn, scope);
                 entries.set(grant.principalArn, entry);
             }
             const policySuffix = `-${grant.policy.replace(/^AmazonEKS|Policy$/g, "").toLowerCase()}`;
@@ -180,7 +188,7 @@ export class Access extends pulumi.ComponentResource {
                 // the access it just granted. A namespace list change replaces it (no update exists).
                 { parent: this, deleteBeforeReplace: true, ...legacyAlias(grant.principalArn, policySuffix) },
             );
-            if (clusterWide) {
+            if (grant.policy === "AmazonEKSClusterAdminPolicy") {
                 clusterAdmin.push(entry, association);
             }
         }

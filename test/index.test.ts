@@ -107,7 +107,7 @@ for (const stack of stacks()) {
             expect(JSON.parse(String(cni?.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
         });
 
-        it("grants the deployer and admins cluster-wide, namespace teams only their namespaces, and the preview role nothing", () => {
+        it("grants the deployer and admins cluster-wide, namespace teams only their namespaces, the drift role reads cluster-wide, and the preview role nothing", () => {
             const assoc = byType(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
             const teams = Object.values(config.namespaces).flatMap((ns) => [...ns.editors, ...ns.viewers]);
             const clusterAdmins = [config.access.deployer, ...config.access.admins];
@@ -117,6 +117,10 @@ for (const stack of stacks()) {
                 if (String(a.props.policyArn).endsWith("/AmazonEKSClusterAdminPolicy")) {
                     expect(scope.type).to.equal("cluster");
                     expect(clusterAdmins, a.name).to.include(a.props.principalArn);
+                } else if (String(a.props.policyArn).endsWith("/AmazonEKSAdminViewPolicy")) {
+                    // Read-only everywhere, Secrets included: the drift check's role, and no one else.
+                    expect(scope.type, a.name).to.equal("cluster");
+                    expect(a.props.principalArn, a.name).to.equal(config.access.drift);
                 } else {
                     expect(scope.type, a.name).to.equal("namespace");
                     for (const ns of scope.namespaces ?? []) {

@@ -2,7 +2,7 @@
 // (test/test.layout.test.ts), since mocha's spec glob skips dot-folders such as test/.github/.
 import { validateWorkflow } from "@action-validator/core";
 import { expect } from "chai";
-import { execFile } from "child_process";
+import { execFile, execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -43,8 +43,11 @@ const load = (f: string) => ({
     doc: YAML.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as Workflow,
 });
 const all = files.map((f) => ({ file: f, ...load(f) }));
-/** This repository's own pipelines (pull requests, deploys); reusable workflows run in other repositories. */
-const pipelines = all.filter((w) => !("workflow_call" in w.doc.on));
+/**
+ * This repository's own pipelines, which gate a change (pull requests, deploys). Reusable workflows
+ * run in other repositories; the drift check runs main as it is, already gated.
+ */
+const pipelines = all.filter((w) => "push" in w.doc.on || "pull_request" in w.doc.on);
 const usesCloud = (job: Job) => (job.steps ?? []).some((s) => s.uses?.startsWith("aws-actions/configure-aws-credentials@"));
 const runs = (job: Job) => (job.steps ?? []).map((s) => s.run ?? "").join("\n");
 const environmentOf = (job: Job) => (typeof job.environment === "string" ? job.environment : job.environment?.name);
@@ -78,20 +81,26 @@ const DEPLOY_VARIABLE = /vars\.(RUNNER_(?!PREVIEW_)[A-Z0-9_]+)/g;
 /** The deploy-runner variables (RUNNER_<STACK>, not RUNNER_PREVIEW_<STACK>) a text names. */
 const deployVariablesIn = (text: string) => [...text.matchAll(DEPLOY_VARIABLE)].map((m) => m[1]);
 
-/** Whether the workflow runs only for pushes to main: no pull request, dispatch, call or other branch. */
 /**
- * A workflow that runs for main only: pushes to main, and a manual run only where every job is
- * guarded by `github.ref == 'refs/heads/main'` (a dispatch may name any branch, whose copy of the
- * workflow then runs).
+ * A workflow that runs for main only: pushes to main, a schedule (GitHub runs it on the default
+ * branch, main), and a manual run only where every job is guarded by `github.ref ==
+ * 'refs/heads/main'` (a dispatch may name any branch, whose copy of the workflow then runs). No
+ * pull request, call, tag or other branch.
  */
 const onlyMain = (doc: Workflow) => {
-    const triggers = Object.keys(doc.on).sort();
-    const pushToMain =
-        JSON.stringify((doc.on.push as { branches?: string[] } | null)?.branches) === '["main"]' &&
-        !("tags" in ((doc.on.push as object | null) ?? {}));
+    // `on: push` and `on: [push, pull_request]` are the short forms of the mapping.
+    const raw = doc.on as unknown;
+    const on: Record<string, unknown> =
+        typeof raw === "string" ? { [raw]: null } : Array.isArray(raw) ? Object.fromEntries(raw.map((t) => [String(t), null])) : doc.on;
+    const triggers = Object.keys(on).sort();
+    const push = on.push as { branches?: string[] } | null | undefined;
+    const pushToMain = !("push" in on) || (JSON.stringify(push?.branches) === '["main"]' && !("tags" in (push ?? {})));
     const guarded = Object.values(doc.jobs).every((j) => String(j.if ?? "").includes("github.ref == 'refs/heads/main'"));
     return (
-        pushToMain && (JSON.stringify(triggers) === '["push"]' || (JSON.stringify(triggers) === '["push","workflow_dispatch"]' && guarded))
+        triggers.length > 0 &&
+        pushToMain &&
+        triggers.every((t) => ["push", "schedule", "workflow_dispatch"].includes(t)) &&
+        (!triggers.includes("workflow_dispatch") || guarded)
     );
 };
 
@@ -359,9 +368,12 @@ describe("GitHub workflows", () => {
     });
 
     it("preview and up every stack with the policy pack and that stack's config", () => {
+        // Steps that run a command (without one the action only installs the CLI: drift.yml, below).
         const pulumiSteps = all.flatMap((w) =>
             Object.values(w.doc.jobs).flatMap((j) =>
-                (j.steps ?? []).filter((s) => s.uses?.startsWith("pulumi/actions@")).map((s) => ({ file: w.file, with: s.with ?? {} })),
+                (j.steps ?? [])
+                    .filter((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command !== undefined)
+                    .map((s) => ({ file: w.file, with: s.with ?? {} })),
             ),
         );
         const previews = pulumiSteps.filter((s) => s.with.command === "preview");
@@ -390,7 +402,8 @@ describe("GitHub workflows", () => {
 
     it("run every deploy-workflow cloud job on its stack's deploy runner (RUNNER_<STACK>), checked by npm run runners -- --deploy before any starts", () => {
         let checked = 0;
-        for (const w of all.filter((x) => onlyMain(x.doc))) {
+        // The deploying workflows; drift.yml's matrix is checked below.
+        for (const w of all.filter((x) => onlyMain(x.doc) && "push" in x.doc.on)) {
             const deployed = new Set<string>();
             for (const [name, job] of Object.entries(w.doc.jobs).filter(([, j]) => usesCloud(j))) {
                 for (const { stack, runsOn } of stackRunners(job)) {
@@ -561,7 +574,9 @@ describe("GitHub workflows", () => {
 
     it("run the preflight of the stack before each `up` (as the deploy role, failing the job), and in each preview job after the preview", () => {
         const jobs = all.flatMap((w) => Object.entries(w.doc.jobs).map(([name, job]) => ({ file: w.file, name, job })));
-        const pulumiJobs = jobs.filter(({ job }) => (job.steps ?? []).some((s) => s.uses?.startsWith("pulumi/actions@")));
+        const pulumiJobs = jobs.filter(({ job }) =>
+            (job.steps ?? []).some((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command !== undefined),
+        );
         let ups = 0;
         let previews = 0;
         for (const { file, name, job } of pulumiJobs) {
@@ -754,6 +769,160 @@ describe("GitHub workflows", () => {
         visit(prod![0]);
         expect([...upstream]).to.include(dev![0]);
         expect(upstream.has(prod![0]), "no cycle").to.equal(false);
+    });
+
+    describe("the scheduled drift check (drift.yml)", () => {
+        const drift = all.find((w) => "schedule" in w.doc.on);
+        const jobs = drift?.doc.jobs ?? {};
+        const driftJob = Object.values(jobs).find((j) => usesCloud(j));
+        const issuesJob = Object.values(jobs).find((j) => (j.permissions as Record<string, string> | undefined)?.issues === "write");
+
+        it("runs daily and on demand, for main only, with every job guarded (an unguarded job or a pull request trigger is not main-only)", () => {
+            expect(drift, "a scheduled workflow").to.not.equal(undefined);
+            expect(Object.keys(drift!.doc.on).sort()).to.deep.equal(["schedule", "workflow_dispatch"]);
+            expect((drift!.doc.on.schedule as { cron: string }[])[0].cron).to.match(/^\d+ \d+ \* \* \*$/);
+            expect(onlyMain(drift!.doc)).to.equal(true);
+            const unguarded = JSON.parse(JSON.stringify(drift!.doc)) as Workflow;
+            delete Object.values(unguarded.jobs)[1].if;
+            expect(onlyMain(unguarded)).to.equal(false);
+            expect(onlyMain({ ...drift!.doc, on: { ...drift!.doc.on, pull_request: {} } })).to.equal(false);
+        });
+
+        it("checks every stack on its deploy runner, from a matrix main's npm run runners -- --drift writes", () => {
+            expect(driftJob!["runs-on"]).to.equal("${{ fromJSON(matrix.runner) }}");
+            const include = JSON.stringify(driftJob!.strategy?.matrix?.include);
+            const producer = /needs\.([\w-]+)\.outputs\.matrix/.exec(include)?.[1];
+            const step = (jobs[producer ?? ""]?.steps ?? []).find((st) => st.id === "runners");
+            expect(step?.run?.trim()).to.equal('npm run --silent runners -- --drift >> "$GITHUB_OUTPUT"');
+            expect(step?.env?.VARS).to.match(/^\$\{\{\s*toJSON\(vars\)\s*\}\}$/);
+            // Main's own code: no other ref is checked out anywhere in the workflow.
+            for (const job of Object.values(jobs)) {
+                for (const checkout of (job.steps ?? []).filter((st) => st.uses?.startsWith("actions/checkout@"))) {
+                    expect(checkout.with?.ref).to.equal(undefined);
+                }
+            }
+            expect(usesCloud(jobs[producer!]), "the matrix job holds no cloud role").to.equal(false);
+        });
+
+        it("previews with refresh as the stack's drift role (environment drift-<stack>, main only per docs/ci.md), one check per stack at a time", () => {
+            expect(environmentOf(driftJob!)).to.equal("drift-${{ matrix.stack }}");
+            expect((driftJob as { concurrency?: unknown }).concurrency).to.deep.equal({
+                group: "drift-${{ matrix.stack }}",
+                "cancel-in-progress": false,
+            });
+            const steps = driftJob!.steps ?? [];
+            const install = steps.findIndex((st) => st.uses?.startsWith("pulumi/actions@"));
+            expect(steps[install].with, "the CLI only, at the deploys' version").to.deep.equal({ "pulumi-version": "3.270.0" });
+            const check = steps.findIndex((st) =>
+                /pulumi preview --stack "\$STACK" --refresh --json --non-interactive > preview\.json/.test(st.run ?? ""),
+            );
+            expect(check, "the preview").to.be.greaterThan(install);
+            expect(steps[check].run).to.include('npm run --silent drift -- "$STACK" preview.json > "drift-$STACK/drift.md"');
+            expect(steps[check].env?.STACK).to.equal("${{ matrix.stack }}");
+            const preflight = steps.findIndex((st) => /npm run --silent preflight -- "\$STACK" > preflight\.txt/.test(st.run ?? ""));
+            expect(preflight).to.be.greaterThan(check);
+            expect(steps[preflight].if).to.equal("${{ !cancelled() }}");
+            const upload = steps.find((st) => st.uses?.startsWith("actions/upload-artifact@"));
+            expect(upload?.with).to.include({ name: "drift-${{ matrix.stack }}", path: "drift-${{ matrix.stack }}" });
+            const docs = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+            expect(docs).to.include("repo:<org>/<repo>:environment:drift-<stack>");
+            for (const stack of stacks()) {
+                expect(docs, `docs/ci.md: drift-${stack}'s deployment-branch rule`).to.match(
+                    new RegExp(`environment [^\n]*\`drift-${stack}\`[^\n]*deployment branch \`main\``),
+                );
+            }
+            expect(docs).to.include("deploy.yml@refs/heads/main` and `<org>/<repo>/.github/workflows/drift.yml@refs/heads/main");
+        });
+
+        it("writes issues from a job that runs no repository code and holds no cloud role", () => {
+            expect(issuesJob, "a job with issues: write").to.not.equal(undefined);
+            expect(issuesJob!.permissions).to.deep.equal({ actions: "read", issues: "write" });
+            expect(issuesJob!.needs).to.equal("drift");
+            expect(issuesJob!.if).to.include("!cancelled()");
+            for (const st of issuesJob!.steps ?? []) {
+                expect(st.uses, st.name).to.equal(undefined);
+                expect(st.run ?? "", st.name).to.not.match(/\bnpm\b|\bnode\b|\.ci\//);
+            }
+            expect(
+                Object.values(jobs).filter((j) => (j.permissions as Record<string, string> | undefined)?.issues === "write"),
+            ).to.have.length(1);
+        });
+
+        describe("the issue step, run with a GitHub CLI that records its calls", function () {
+            this.timeout(30_000);
+            const script = (issuesJob?.steps ?? []).find((st) => /gh issue/.test(st.run ?? ""))?.run ?? "";
+
+            /** Runs the step in a directory holding `verdicts` (stack → state), with `open` issues (title → number) already there. */
+            function runIssues(verdicts: Record<string, string>, open: Record<string, number>): string[] {
+                const dir = fs.mkdtempSync(path.join(os.tmpdir(), "drift-issues-"));
+                for (const [stack, state] of Object.entries(verdicts)) {
+                    fs.mkdirSync(path.join(dir, "drift", `drift-${stack}`), { recursive: true });
+                    fs.writeFileSync(path.join(dir, "drift", `drift-${stack}`, "state"), `${state}\n`);
+                    fs.writeFileSync(path.join(dir, "drift", `drift-${stack}`, "drift.md"), `### report of ${stack}\n`);
+                }
+                fs.mkdirSync(path.join(dir, "bin"));
+                fs.writeFileSync(
+                    path.join(dir, "open.tsv"),
+                    Object.entries(open)
+                        .map(([t, n]) => `${t}\t${n}\n`)
+                        .join(""),
+                );
+                // Records each call; `issue list` answers with the open issue whose exact title the search quotes.
+                fs.writeFileSync(
+                    path.join(dir, "bin", "gh"),
+                    [
+                        "#!/bin/bash",
+                        'printf "%s\\n" "$*" >> "$GH_LOG"',
+                        'if [ "$1 $2" = "issue list" ]; then',
+                        '  while IFS=$\'\\t\' read -r t n; do case "$*" in *"\\"$t\\" in:title"*) [ "$TITLE" = "$t" ] && echo "$n" ;; esac; done < "$GH_OPEN"',
+                        "fi",
+                        'if [ "$1 $2" = "issue comment" ] || [ "$1 $2" = "issue create" ]; then cat body.md >> "$GH_LOG"; fi',
+                    ].join("\n"),
+                    { mode: 0o755 },
+                );
+                const log = path.join(dir, "gh.log");
+                fs.writeFileSync(log, "");
+                execFileSync("bash", ["-e", "-c", script], {
+                    cwd: dir,
+                    env: {
+                        ...process.env,
+                        PATH: `${path.join(dir, "bin")}:${process.env.PATH ?? ""}`,
+                        GH_LOG: log,
+                        GH_OPEN: path.join(dir, "open.tsv"),
+                        GITHUB_REPOSITORY: "org/repo",
+                        RUN_URL: "https://github.com/org/repo/actions/runs/1",
+                    },
+                });
+                return fs.readFileSync(log, "utf8").split("\n").filter(Boolean);
+            }
+
+            it("opens an issue for a stack that drifts and has none, with the report and the run", () => {
+                const calls = runIssues({ prod: "drift" }, { "Drift: stack dev": 7 });
+                expect(calls.filter((c) => c.startsWith("issue ") && !c.startsWith("issue list"))).to.deep.equal([
+                    "issue create --repo org/repo --title Drift: stack prod --body-file body.md",
+                ]);
+                expect(calls).to.include("### report of prod").and.include("Run: https://github.com/org/repo/actions/runs/1");
+            });
+
+            it("comments on the open issue while the stack still drifts, closes it once clean, leaves it when the check failed", () => {
+                const calls = runIssues(
+                    { dev: "clean", prod: "drift", qa: "failed" },
+                    { "Drift: stack dev": 7, "Drift: stack prod": 9, "Drift: stack qa": 11 },
+                );
+                const writes = calls.filter((c) => /^issue (create|comment|close)/.test(c));
+                expect(writes).to.deep.equal([
+                    "issue close 7 --repo org/repo --comment No drift any more: https://github.com/org/repo/actions/runs/1",
+                    "issue comment 9 --repo org/repo --body-file body.md",
+                ]);
+            });
+
+            it("does nothing for a clean stack without an issue, and never takes another stack's issue for its own", () => {
+                const calls = runIssues({ dev: "clean", prod: "drift" }, { "Drift: stack prod-eu": 3 });
+                expect(calls.filter((c) => /^issue (create|comment|close)/.test(c))).to.deep.equal([
+                    "issue create --repo org/repo --title Drift: stack prod --body-file body.md",
+                ]);
+            });
+        });
     });
 
     describe(".ci/plan, the offline gate step of both workflows", function () {

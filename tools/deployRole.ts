@@ -1,5 +1,5 @@
 /**
- * The deploy role's policy and the stack's permissions boundary (`npm run deployer-policy`,
+ * The deploy role's policy, the drift check's read-only policy and the stack's permissions boundary (`npm run deployer-policy`,
  * tools/deployerPolicy.ts), derived from what the stack's plan creates: the actions of each
  * resource type it registers (tools/deployerActions.ts), on the stack's own names (the cluster's
  * EKS ARNs, IAM names under the stack's prefix, its log groups, queues, rules, Auto Scaling groups
@@ -13,7 +13,7 @@
  */
 import * as path from "path";
 import { PLATFORM_CLUSTER_TAG, permissionsBoundaryName, stackNamePrefix, UNKNOWN } from "eks-platform-kernel";
-import { accountOf, type PolicyDocument, type PolicyStatement } from "../components/iam";
+import { accountOf, KEY_ADMINISTRATION_ACTIONS, type PolicyDocument, type PolicyStatement } from "../components/iam";
 import { parseRawConfig } from "../components/config";
 import { DEPLOYER_ACTIONS, DEPLOYER_INVOKES, type DeployScope, makesNoAwsCall } from "./deployerActions";
 import { InputError } from "./errors";
@@ -28,7 +28,7 @@ export interface DeployerContext {
     region: string;
     clusterName: string;
     stateBucket: string;
-    /** `access.deployer`, `access.preview` and `access.admins`: none may be under the stack's IAM prefix. */
+    /** `access.deployer`, `access.preview`, `access.drift` and `access.admins`: none may be under the stack's IAM prefix. */
     principals: readonly string[];
 }
 
@@ -341,6 +341,67 @@ export function deployerPolicy(plan: readonly PlannedResource[], ctx: DeployerCo
     return { Version: "2012-10-17", Statement: statements };
 }
 
+/** IAM actions that read only: a `Describe`, `Get` or `List` call of any service (or a wildcard of them), and the reads named otherwise. */
+const READ_ACTION = /^[a-z0-9-]+:(Describe|Get|List)[A-Za-z*]*$/;
+const OTHER_READS: readonly string[] = ["ec2:SearchTransitGatewayRoutes"];
+
+/** Whether `action` only reads (see `READ_ACTION`). Pure. */
+export function isReadAction(action: string): boolean {
+    return READ_ACTION.test(action) || OTHER_READS.includes(action);
+}
+
+/** The deploy policy's statements about state and secrets, which the drift policy writes itself. */
+const STATE_SIDS = ["StateList", "StateMeta", "State", "StackSecrets"];
+
+/**
+ * The read-only policy of the scheduled drift check's role (`access.drift`, `npm run
+ * deployer-policy -- <stack> --drift`): what `pulumi preview --refresh` and the preflight read,
+ * nothing they could change. Every read of the deploy role's policy, on the same resources and
+ * under the same conditions (a refresh reads each resource with the calls the provider reads it
+ * with after a create); the stack's checkpoint and the backend's metadata, read only (a preview
+ * takes no lock on a self-managed backend); decrypting with the stack's secrets key only; and the
+ * reads of the stack's own KMS keys, which the deploy role gets from each key's policy
+ * (`stackKeyPolicy`) and this role by the key's tag. Throws as `deployerPolicy` does. Pure.
+ */
+export function driftPolicy(plan: readonly PlannedResource[], ctx: DeployerContext): PolicyDocument {
+    const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
+    const checkpoint = stateObjects(ctx.project, ctx.stack)[0];
+    const deploy = deployerPolicy(plan, ctx).Statement;
+    const statements: PolicyStatement[] = [
+        {
+            Sid: "StateList",
+            Effect: "Allow",
+            Action: ["s3:GetBucketLocation", "s3:ListBucket"],
+            Resource: bucket,
+            Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, checkpoint] } },
+        },
+        { Sid: "StateRead", Effect: "Allow", Action: "s3:GetObject", Resource: [`${bucket}/.pulumi/meta.yaml`, `${bucket}/${checkpoint}`] },
+        {
+            Sid: "StackSecrets",
+            Effect: "Allow",
+            Action: "kms:Decrypt",
+            Resource: `arn:${ctx.partition}:kms:${ctx.region}:${ctx.account}:key/*`,
+            Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, ctx.stack) } },
+        },
+    ];
+    for (const statement of deploy.filter((st) => !STATE_SIDS.includes(st.Sid ?? ""))) {
+        const reads = ([] as string[]).concat(statement.Action ?? []).filter(isReadAction);
+        if (reads.length > 0) {
+            statements.push({ ...statement, Action: compactReads(reads) });
+        }
+    }
+    if (plan.some((r) => r.type === "aws:kms/key:Key")) {
+        statements.push({
+            Sid: "StackKeyReads",
+            Effect: "Allow",
+            Action: KEY_ADMINISTRATION_ACTIONS.filter(isReadAction),
+            Resource: `arn:${ctx.partition}:kms:${ctx.region}:${ctx.account}:key/*`,
+            Condition: { StringEquals: { [`aws:ResourceTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } },
+        });
+    }
+    return { Version: "2012-10-17", Statement: statements };
+}
+
 /**
  * This stack's state and secrets only. The DIY backend's project-scoped layout (pulumi/pulumi
  * pkg/backend/diy/store.go and lock.go): `.pulumi/stacks/<project>/<stack>.json[.gz|.zst]`, the
@@ -516,7 +577,7 @@ export function deployerContext(root: string, stack: string, stateBucket = "<sta
         region: config.region,
         clusterName: config.clusterName,
         stateBucket,
-        principals: [deployer, ...(config.access.preview ? [config.access.preview] : []), ...config.access.admins],
+        principals: [deployer, ...[config.access.preview, config.access.drift].filter((r) => r !== undefined), ...config.access.admins],
     };
 }
 
@@ -526,19 +587,22 @@ export async function plannedResources(root: string, stack: string): Promise<Pla
     return run.resources.map((r) => ({ type: r.type, name: r.name, props: r.props }));
 }
 
-/**
- * docs/ci.md embeds a stack's two policies as `npm run docs` writes them: a JSON block after each
- * marker `<!-- deployer-policy: <stack> -->` (or `<!-- deployer-policy: <stack> --boundary -->`).
- * A test compares them with the generator's. The block ends at its own closing fence, whatever it
- * holds (an empty block included): nothing past it is ever replaced.
- */
-export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)( --boundary)? -->\n```json\n(?:(?!```)[\s\S])*```/g;
+/** Which of a stack's policies: the deploy role's, the permissions boundary, the drift check's role's. */
+export type PolicyKind = "deploy" | "boundary" | "drift";
 
-/** `text` with each marked block replaced by `render(stack, boundary)`. */
-export function embedPolicies(text: string, render: (stack: string, boundary: boolean) => PolicyDocument): string {
-    return text.replace(DOCS_POLICY_MARKER, (_all, stack: string, boundary: string | undefined) => {
-        const marker = `<!-- deployer-policy: ${stack}${boundary ?? ""} -->`;
-        return `${marker}\n\`\`\`json\n${JSON.stringify(render(stack, boundary !== undefined), null, 2)}\n\`\`\``;
+/**
+ * docs/ci.md embeds a stack's policies as `npm run docs` writes them: a JSON block after each
+ * marker `<!-- deployer-policy: <stack> -->` (or with ` --boundary` or ` --drift` after the stack,
+ * the options that print it). A test compares them with the generator's. The block ends at its own
+ * closing fence, whatever it holds (an empty block included): nothing past it is ever replaced.
+ */
+export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)(?: --(boundary|drift))? -->\n```json\n(?:(?!```)[\s\S])*```/g;
+
+/** `text` with each marked block replaced by `render(stack, kind)`. */
+export function embedPolicies(text: string, render: (stack: string, kind: PolicyKind) => PolicyDocument): string {
+    return text.replace(DOCS_POLICY_MARKER, (_all, stack: string, option: "boundary" | "drift" | undefined) => {
+        const marker = `<!-- deployer-policy: ${stack}${option ? ` --${option}` : ""} -->`;
+        return `${marker}\n\`\`\`json\n${JSON.stringify(render(stack, option ?? "deploy"), null, 2)}\n\`\`\``;
     });
 }
 

@@ -1,8 +1,9 @@
 /**
- * `npm run deployer-policy -- <stack> [--boundary] [--state-bucket <name>]`: the IAM policy of the
- * stack's deploy role (`access.deployer`), derived from what the stack's plan creates, or with
- * `--boundary` the permissions boundary every role of the stack carries (tools/deployRole.ts says
- * what each grants). The account, partition and region come from the stack file; the state bucket
+ * `npm run deployer-policy -- <stack> [--boundary | --drift] [--state-bucket <name>]`: the IAM
+ * policy of the stack's deploy role (`access.deployer`), derived from what the stack's plan
+ * creates; with `--boundary` the permissions boundary every role of the stack carries; with
+ * `--drift` the read-only policy of the drift check's role (`access.drift`): the deploy policy's
+ * reads (tools/deployRole.ts says what each grants). The account, partition and region come from the stack file; the state bucket
  * from `--state-bucket` (a `<state-bucket>` placeholder without it).
  *
  * Exit codes: 0 printed; 2 bad input (unknown stack, bad config) or a plan the policy cannot scope
@@ -16,13 +17,14 @@ import {
     deployerContext,
     deployerPolicy,
     DeployerPolicyError,
+    driftPolicy,
     permissionsBoundary,
     type PlannedResource,
     plannedResources,
 } from "./deployRole";
 import { InputError } from "./errors";
 
-const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary] [--state-bucket <name>]";
+const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary | --drift] [--state-bucket <name>]";
 
 export interface DeployerPolicyCommandEnv {
     /** The repository the stack lives in (default: the working directory). */
@@ -36,22 +38,28 @@ export async function deployerPolicyCommand(
     argv: readonly string[],
     env: DeployerPolicyCommandEnv = {},
 ): Promise<{ code: number; stdout: string }> {
-    const { values, positionals } = parseCommandLine(argv, { boundary: { type: "boolean" }, "state-bucket": { type: "string" } }, USAGE);
-    if (positionals.length !== 1) {
+    const { values, positionals } = parseCommandLine(
+        argv,
+        { boundary: { type: "boolean" }, drift: { type: "boolean" }, "state-bucket": { type: "string" } },
+        USAGE,
+    );
+    if (positionals.length !== 1 || (values.boundary && values.drift)) {
         throw new InputError(USAGE);
     }
     const [stack] = positionals;
     const root = env.root ?? process.cwd();
     const ctx = deployerContext(root, stack, values["state-bucket"]);
+    const plan = () => (env.render ?? ((s) => plannedResources(root, s)))(stack);
     const doc = values.boundary
         ? permissionsBoundary(ctx)
-        : deployerPolicy(await (env.render ?? ((s) => plannedResources(root, s)))(stack), ctx);
+        : values.drift
+          ? driftPolicy(await plan(), ctx)
+          : deployerPolicy(await plan(), ctx);
     const limit = values.boundary ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
     const size = policySize(doc);
     if (size > limit) {
-        throw new DeployerPolicyError(
-            `the ${values.boundary ? "permissions boundary" : "deploy role's policy"} of stack "${stack}" is ${size} characters, over IAM's ${limit}`,
-        );
+        const what = values.boundary ? "permissions boundary" : values.drift ? "drift role's policy" : "deploy role's policy";
+        throw new DeployerPolicyError(`the ${what} of stack "${stack}" is ${size} characters, over IAM's ${limit}`);
     }
     return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n` };
 }

@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { parseCommandLine, runMain } from "./cli";
-import { deployerContext, deployerPolicy, embeddedStacks, embedPolicies, permissionsBoundary } from "./deployRole";
+import { deployerContext, deployerPolicy, driftPolicy, embeddedStacks, embedPolicies, permissionsBoundary } from "./deployRole";
 import { renderInChild } from "./diffStack";
 import { InputError } from "./errors";
 import { profileJsonSchema } from "./platformProfile";
@@ -39,9 +39,10 @@ export async function ciGuideText(root: string): Promise<{ current: string; gene
     for (const stack of embeddedStacks(current)) {
         plans.set(stack, await renderInChild(root, stack, "the working tree"));
     }
-    const generated = embedPolicies(current, (stack, boundary) => {
+    const generated = embedPolicies(current, (stack, kind) => {
         const ctx = deployerContext(root, stack);
-        return boundary ? permissionsBoundary(ctx) : deployerPolicy(plans.get(stack) ?? [], ctx);
+        const plan = plans.get(stack) ?? [];
+        return kind === "boundary" ? permissionsBoundary(ctx) : kind === "drift" ? driftPolicy(plan, ctx) : deployerPolicy(plan, ctx);
     });
     return { current, generated };
 }

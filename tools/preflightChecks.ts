@@ -107,6 +107,7 @@ export async function checkIdentity(input: PreflightInput, aws: AwsClients): Pro
         ["the deploy role (access.deployer)", access.deployer],
         ...access.admins.map((a): [string, string] => ["an admin (access.admins)", a]),
         ...(access.preview ? [["the preview role (access.preview)", access.preview] as [string, string]] : []),
+        ...(access.drift ? [["the drift role (access.drift)", access.drift] as [string, string]] : []),
     ];
     const match = roles.find(([, role]) => callerIsRole(arn, role));
     return match
@@ -116,7 +117,7 @@ export async function checkIdentity(input: PreflightInput, aws: AwsClients): Pro
                   check: "identity",
                   verdict: "fail",
                   key: "access",
-                  message: `${arn} is neither access.deployer, nor in access.admins, nor access.preview: \`pulumi up\` would refuse it (components/access.ts)`,
+                  message: `${arn} is neither access.deployer, nor in access.admins, nor access.preview, nor access.drift: \`pulumi up\` would refuse it (components/access.ts)`,
                   fix: "run as the deploy role, or add this role to access.admins",
               },
           ];

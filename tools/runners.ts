@@ -19,6 +19,10 @@
  *
  *   VARS='<toJSON(vars)>' npm run --silent runners                 # matrix=[{"stack":…,"runner":…}] of the previews
  *   VARS='<toJSON(vars)>' npm run --silent runners -- --deploy dev prod   # checks the deploy runners of those stacks
+ *   VARS='<toJSON(vars)>' npm run --silent runners -- --drift             # matrix=[…] of every stack's deploy runner
+ *
+ * The drift check (drift.yml, main only) runs on the deploy runners: it runs main's code, as deploys
+ * do, and reaches every stack's endpoint from where the deploys do.
  *
  * The pull request workflow runs the base branch's copy of this file, never the pull request's.
  * Exit codes: 0 ok, 2 a stack without a runner, a malformed or overlapping variable, bad VARS or
@@ -258,15 +262,19 @@ export function deployRunners(root: string, stacks: readonly string[], vars: Rea
     return stacks.map((stack) => ({ stack, runner: JSON.stringify(deploy.get(stack)) }));
 }
 
-const USAGE = "usage: VARS='<toJSON(vars)>' npm run --silent runners [-- --deploy <stack>...]";
+const USAGE = "usage: VARS='<toJSON(vars)>' npm run --silent runners [-- --deploy <stack>... | --drift]";
 
 /**
  * The command: its arguments, `VARS` (the workflow's `toJSON(vars)`) and the project root in;
- * the `matrix=…` line for `$GITHUB_OUTPUT` out, or with `--deploy`, one line per stack checked.
+ * the `matrix=…` line for `$GITHUB_OUTPUT` out (the previews', or with `--drift` every stack's deploy
+ * runner), or with `--deploy`, one line per stack checked.
  * Bad input throws an `InputError`.
  */
 export function runnersCommand(argv: readonly string[], varsJson: string | undefined, root: string): string {
-    const { values, positionals } = parseCommandLine(argv, { deploy: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseCommandLine(argv, { deploy: { type: "boolean" }, drift: { type: "boolean" } }, USAGE);
+    if (values.deploy && values.drift) {
+        throw new InputError(`--deploy and --drift are two commands\n${USAGE}`);
+    }
     if (!values.deploy && positionals.length > 0) {
         throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
     }
@@ -287,6 +295,9 @@ export function runnersCommand(argv: readonly string[], varsJson: string | undef
         return deployRunners(root, positionals, record)
             .map((e) => `stack ${e.stack}: deploys on ${runnerVariable(e.stack)} = ${e.runner}\n`)
             .join("");
+    }
+    if (values.drift) {
+        return `matrix=${JSON.stringify(deployRunners(root, stackNames(root), record))}\n`;
     }
     return `matrix=${JSON.stringify(runnerMatrix(root, record))}\n`;
 }

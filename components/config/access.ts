@@ -24,6 +24,13 @@ export const accessSchema = z
          * discovery only (see docs/ci.md, "What a preview needs"). Defaults to none.
          */
         preview: roleArn.optional(),
+        /**
+         * The read-only role of the scheduled drift check (`.github/workflows/drift.yml`,
+         * environment `drift-<stack>`, `main` only): `pulumi preview --refresh` reads every live
+         * object, so its entry holds AmazonEKSAdminViewPolicy cluster-wide (get, list and watch on
+         * every kind, Secrets included) and nothing that writes (docs/ci.md, "Drift"). Defaults to none.
+         */
+        drift: roleArn.optional(),
     })
     .superRefine((a, ctx) => {
         if (a.preview === a.deployer) {
@@ -31,6 +38,16 @@ export const accessSchema = z
                 code: "custom",
                 path: ["preview"],
                 message: "is the deployer: previews run branch code and must not hold the role that changes the stack",
+            });
+        }
+        if (a.drift !== undefined && (a.drift === a.deployer || a.drift === a.preview)) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["drift"],
+                message:
+                    a.drift === a.deployer
+                        ? "is the deployer: the drift check only reads, and a principal holds one access entry"
+                        : "is the preview role: previews run branch code, which must not read the cluster's Secrets",
             });
         }
         a.admins.forEach((arn, i) => {
@@ -46,6 +63,13 @@ export const accessSchema = z
                     code: "custom",
                     path: ["admins", i],
                     message: "is the preview role: previews run branch code, so that role must stay read-only",
+                });
+            }
+            if (arn === a.drift) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["admins", i],
+                    message: "is the drift role, whose entry stays read-only: a principal holds one access entry",
                 });
             }
             if (a.admins.indexOf(arn) !== i) {

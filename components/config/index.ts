@@ -86,12 +86,17 @@ export const stackConfigSchema = stackConfigObject
                             message: "already has cluster-wide admin (access.deployer or access.admins); a namespace team role must not",
                         });
                     }
-                    if (arn === c.access.preview) {
-                        ctx.addIssue({
-                            code: "custom",
-                            path: ["namespaces", ns, role, i],
-                            message: "is access.preview, whose entry stays read-only: a principal holds one access entry",
-                        });
+                    for (const [key, readOnly] of [
+                        ["access.preview", c.access.preview],
+                        ["access.drift", c.access.drift],
+                    ] as const) {
+                        if (arn === readOnly) {
+                            ctx.addIssue({
+                                code: "custom",
+                                path: ["namespaces", ns, role, i],
+                                message: `is ${key}, whose entry stays read-only: a principal holds one access entry`,
+                            });
+                        }
                     }
                 });
             }

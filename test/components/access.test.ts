@@ -10,6 +10,7 @@ import { named, ofType, promiseOf, ROOT, runTool, settled, useMocks } from "../m
 const admin = "arn:aws:iam::123456789012:role/platform-admin";
 const deployer = "arn:aws:iam::123456789012:role/platform-deployer";
 const preview = "arn:aws:iam::123456789012:role/platform-preview";
+const drift = "arn:aws:iam::123456789012:role/platform-drift";
 const payments = "arn:aws:iam::123456789012:role/team-payments";
 const support = "arn:aws:iam::123456789012:role/support";
 
@@ -31,6 +32,15 @@ describe("Access component", () => {
             { principalArn: payments, policy: "AmazonEKSEditPolicy", namespaces: ["payments"] },
             { principalArn: support, policy: "AmazonEKSViewPolicy", namespaces: ["payments", "search"] },
             { principalArn: payments, policy: "AmazonEKSViewPolicy", namespaces: ["search"] },
+        ]);
+    });
+
+    it("gives the drift check's role one read-only grant, cluster-wide: AmazonEKSAdminViewPolicy, never an admin or edit policy", () => {
+        const grants = accessGrants({ deployer, admins: [admin], drift }, {});
+        expect(grants.filter((g) => g.principalArn === drift)).to.deep.equal([{ principalArn: drift, policy: "AmazonEKSAdminViewPolicy" }]);
+        expect(grants.filter((g) => g.policy === "AmazonEKSClusterAdminPolicy").map((g) => g.principalArn)).to.deep.equal([
+            deployer,
+            admin,
         ]);
     });
 
@@ -113,6 +123,34 @@ describe("Access component", () => {
             expect(entry.props.tags).to.deep.equal({ "platform/access-scope": "preview" });
             const assoc = ofType(mocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
             expect(assoc.filter((a) => a.props.principalArn === preview)).to.deep.equal([]);
+        });
+
+        it("plans the drift role's entry tagged drift, its read-only association cluster-wide, and no provider waits for it", async () => {
+            const driftMocks = await useMocks("up");
+            new Access("drifted", {
+                clusterName: "demo",
+                access: { deployer, admins: [], drift },
+                namespaces: {},
+                cluster: controlPlane(),
+            });
+            await settled();
+            const entry = named(driftMocks.resources, "aws:eks/accessEntry:AccessEntry", "drifted-123456789012-platform-drift");
+            expect(entry.props.tags).to.deep.equal({ "platform/access-scope": "drift" });
+            const assoc = ofType(driftMocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation").filter(
+                (a) => a.props.principalArn === drift,
+            );
+            expect(assoc.map((a) => [a.name, a.props.policyArn, a.props.accessScope])).to.deep.equal([
+                [
+                    "drifted-123456789012-platform-drift-adminview",
+                    "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy",
+                    { type: "cluster" },
+                ],
+            ]);
+            // The runner's provider waits for cluster-admin rights only.
+            const provider = named(driftMocks.resources, "pulumi:providers:kubernetes", "drifted-k8s");
+            expect(provider.options.dependsOn ?? []).to.not.include("drifted-123456789012-platform-drift");
+            expect(provider.options.dependsOn ?? []).to.include("drifted-123456789012-platform-deployer-clusteradmin");
+            expect(entry.aliases, "never existed under an old key").to.equal(undefined);
         });
 
         it("opens the Kubernetes provider only after the cluster-admin entries and the deployer's network route exist", () => {

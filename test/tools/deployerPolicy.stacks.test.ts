@@ -20,7 +20,9 @@ import {
     type DeployerContext,
     deployerContext,
     deployerPolicy,
+    driftPolicy,
     embeddedStacks,
+    isReadAction,
     permissionsBoundary,
     type PlannedResource,
     scopeProblems,
@@ -49,6 +51,26 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                 expect(ctx.account).to.equal(config.access.deployer.split(":")[4]);
                 expect(ctx.region).to.equal(config.region);
                 expect(ctx.clusterName).to.equal(config.clusterName);
+            });
+
+            it("gives the drift check's role reads only, each read of the deploy policy, within IAM's limit on a role's inline policies", () => {
+                const drift = driftPolicy(plan, ctx);
+                expect(policySize(drift)).to.be.at.most(ROLE_INLINE_POLICY_LIMIT);
+                for (const st of drift.Statement.filter((x) => x.Sid !== "StackSecrets")) {
+                    expect(actionsOf(st).every(isReadAction), st.Sid).to.equal(true);
+                }
+                // The preflight runs in the drift job too: its reads are there.
+                for (const action of PREFLIGHT_ACTIONS) {
+                    expect(allows(drift, action).length, action).to.be.greaterThan(0);
+                }
+                for (const st of doc.Statement.filter((x) => !["StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""))) {
+                    for (const read of actionsOf(st).filter(isReadAction)) {
+                        expect(
+                            drift.Statement.some((d) => d.Sid === st.Sid && actionsOf(d).some((a) => actionCovers(a, read))),
+                            `${st.Sid}: ${read}`,
+                        ).to.equal(true);
+                    }
+                }
             });
 
             it("scopes every resource of the plan: no problem to report", () => {
@@ -154,6 +176,7 @@ describe("docs/ci.md: the policies it embeds", () => {
         }
         expect(current.match(/<!-- deployer-policy: [^ ]+ -->/g)).to.have.length(1);
         expect(current.match(/<!-- deployer-policy: [^ ]+ --boundary -->/g)).to.have.length(1);
+        expect(current.match(/<!-- deployer-policy: [^ ]+ --drift -->/g)).to.have.length(1);
         expect(current === generated, "docs/ci.md differs from the generator: run `npm run docs`").to.equal(true);
     });
 });

@@ -11,8 +11,10 @@ import {
     deployerContext,
     deployerPolicy,
     DeployerPolicyError,
+    driftPolicy,
     embeddedStacks,
     embedPolicies,
+    isReadAction,
     permissionsBoundary,
     type PlannedResource,
     scopeProblems,
@@ -21,7 +23,7 @@ import { deployerPolicyCommand } from "../../tools/deployerPolicy";
 import { InputError } from "../../tools/errors";
 import { ROOT } from "../mocks";
 import { editedFixture, stacks } from "../stackFiles";
-import { actionsOf, BOUNDARY, bySid, CTX, res, resourcesOf, role, sids, withEntry } from "./deployRole.fixtures";
+import { actionsOf, allows, BOUNDARY, bySid, CTX, res, resourcesOf, role, sids, withEntry } from "./deployRole.fixtures";
 
 describe("deployerPolicy: scoping rules (hand-built plans)", () => {
     it("refuses a plan it cannot scope, naming each resource and the fix: an auto-named role, a role without the boundary, a type without actions", () => {
@@ -630,6 +632,116 @@ describe("permissionsBoundary: the ceiling of every role of the stack", () => {
     });
 });
 
+describe("driftPolicy: the drift check's role reads what the deploy role may read, nothing more", () => {
+    const key = res("aws:kms/key:Key", "k", { tags: { [PLATFORM_CLUSTER_TAG]: "acme" } });
+    const plan = [
+        role("acme-nodes"),
+        res("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "a", { role: "acme-nodes", policyArn: "arn:aws:iam::aws:policy/X" }),
+        res("aws:sqs/queue:Queue", "q", { name: "acme-interruptions" }),
+        key,
+    ];
+
+    it("knows a read by its verb, wildcards included, and the reads named otherwise", () => {
+        for (const a of [
+            "ec2:DescribeSubnets",
+            "iam:Get*",
+            "eks:ListAccessEntries",
+            "kms:GetKeyPolicy",
+            "ec2:SearchTransitGatewayRoutes",
+            "s3:GetObject",
+        ]) {
+            expect(isReadAction(a), a).to.equal(true);
+        }
+        for (const a of [
+            "iam:PassRole",
+            "iam:CreateRole",
+            "ec2:CreateTags",
+            "kms:Decrypt",
+            "s3:PutObject",
+            "ec2:*",
+            "*",
+            "ec2:SearchLocalGatewayRoutesX",
+            "sqs:ReceiveMessage",
+        ]) {
+            expect(isReadAction(a), a).to.equal(false);
+        }
+    });
+
+    it("keeps each read of the deploy policy on the same resources, under the same conditions, and drops every write", () => {
+        const deploy = deployerPolicy(plan, CTX);
+        const drift = driftPolicy(plan, CTX);
+        // Decrypting with the stack's secrets key is the one call that is no read by its verb: a preview needs it.
+        for (const st of drift.Statement.filter((x) => x.Sid !== "StackSecrets")) {
+            expect(st.Effect, st.Sid).to.equal("Allow");
+            for (const a of actionsOf(st)) {
+                expect(isReadAction(a), `${st.Sid}: ${a}`).to.equal(true);
+            }
+        }
+        for (const st of deploy.Statement.filter((x) => !["StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""))) {
+            const reads = actionsOf(st).filter(isReadAction);
+            const found = drift.Statement.find((x) => x.Sid === st.Sid);
+            if (reads.length === 0) {
+                expect(found, `${st.Sid} has no read`).to.equal(undefined);
+                continue;
+            }
+            expect(found, st.Sid).to.not.equal(undefined);
+            expect(found!.Resource, st.Sid).to.deep.equal(st.Resource);
+            expect(found!.Condition, st.Sid).to.deep.equal(st.Condition);
+            expect(actionsOf(found!), st.Sid).to.deep.equal(compactReads(reads));
+        }
+        expect(allows(drift, "iam:PassRole")).to.deep.equal([]);
+        expect(sids(drift)).to.not.include.members(["StackRolesWithBoundary", "AttachPlannedPolicies", "PassStackRoles"]);
+        expect(POLICY_WRITING_ACTIONS.filter((w) => allows(drift, w).length > 0)).to.deep.equal([]);
+    });
+
+    it("reads the stack's checkpoint and the backend's metadata only, and decrypts with the stack's secrets key only", () => {
+        const drift = driftPolicy(plan, CTX);
+        expect(sids(drift).slice(0, 3)).to.deep.equal(["StateList", "StateRead", "StackSecrets"]);
+        expect(bySid(drift, "StateRead")).to.deep.equal({
+            Sid: "StateRead",
+            Effect: "Allow",
+            Action: "s3:GetObject",
+            Resource: ["arn:aws:s3:::acme-state/.pulumi/meta.yaml", "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.json*"],
+        });
+        expect((bySid(drift, "StateList").Condition as { StringLike: Record<string, string[]> }).StringLike["s3:prefix"]).to.deep.equal([
+            ".pulumi/meta.yaml",
+            ".pulumi/stacks/eks-platform/",
+            ".pulumi/stacks/eks-platform/qa.json*",
+        ]);
+        expect(bySid(drift, "StackSecrets")).to.deep.include({
+            Action: "kms:Decrypt",
+            Resource: "arn:aws:kms:eu-west-1:111122223333:key/*",
+            Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": "alias/eks-platform-qa-secrets" } },
+        });
+        // No lock, history or backup: a preview writes none of them.
+        expect(allows(drift, "s3:PutObject")).to.deep.equal([]);
+        expect(allows(drift, "kms:Encrypt").concat(allows(drift, "kms:GenerateDataKey"))).to.deep.equal([]);
+    });
+
+    it("reads the stack's own keys by their tag (the deploy role reads them through each key's policy), only when the plan has a key", () => {
+        const drift = driftPolicy(plan, CTX);
+        expect(bySid(drift, "StackKeyReads")).to.deep.equal({
+            Sid: "StackKeyReads",
+            Effect: "Allow",
+            Action: ["kms:DescribeKey", "kms:GetKeyPolicy", "kms:GetKeyRotationStatus", "kms:ListResourceTags"],
+            Resource: "arn:aws:kms:eu-west-1:111122223333:key/*",
+            Condition: { StringEquals: { [`aws:ResourceTag/${PLATFORM_CLUSTER_TAG}`]: "acme" } },
+        });
+        expect(
+            sids(
+                driftPolicy(
+                    plan.filter((r) => r !== key),
+                    CTX,
+                ),
+            ),
+        ).to.not.include("StackKeyReads");
+    });
+
+    it("refuses a plan the deploy policy cannot scope, as the deploy policy does", () => {
+        expect(() => driftPolicy([role(undefined)], CTX)).to.throw(DeployerPolicyError, /cannot be scoped to its plan/);
+    });
+});
+
 describe("deployerPolicyCommand", () => {
     const render = () => Promise.resolve([role("acme-r")]);
     const ctxRoot = ROOT;
@@ -651,6 +763,21 @@ describe("deployerPolicyCommand", () => {
         const doc = JSON.parse(out.stdout) as PolicyDocument;
         expect(sids(doc)[0]).to.equal("WithinOwnPolicies");
         expect(bySid(doc, "NoState").Resource).to.deep.equal(["arn:aws:s3:::<state-bucket>", "arn:aws:s3:::<state-bucket>/*"]);
+    });
+
+    it("prints the drift role's read-only policy with --drift, and refuses --drift with --boundary", async () => {
+        const stack = stacks()[0];
+        const out = await deployerPolicyCommand([stack, "--drift", "--state-bucket", "org-state"], {
+            root: ctxRoot,
+            render: () => Promise.resolve([]),
+        });
+        const doc = JSON.parse(out.stdout) as PolicyDocument;
+        expect(bySid(doc, "StateRead").Resource).to.include("arn:aws:s3:::org-state/.pulumi/meta.yaml");
+        expect(sids(doc)).to.include("Lookups").and.not.include("State");
+        await deployerPolicyCommand([stack, "--drift", "--boundary"], { root: ctxRoot, render }).then(
+            () => expect.fail("should refuse"),
+            (err: Error) => expect(err).to.be.instanceOf(InputError).with.property("message").that.includes("[--boundary | --drift]"),
+        );
     });
 
     it("refuses a missing stack, an unknown option and an unknown stack, with the usage or the stacks there are", async () => {
@@ -694,14 +821,24 @@ describe("embedPolicies: docs/ci.md's marked blocks", () => {
     it("replaces only the marked blocks, keeping the marker and the text around them", () => {
         const text =
             "before\n<!-- deployer-policy: qa -->\n```json\n{}\n```\nbetween\n<!-- deployer-policy: qa --boundary -->\n```json\nold\n```\nafter";
-        const out = embedPolicies(text, (stack, boundary) => ({
+        const out = embedPolicies(text, (stack, kind) => ({
             Version: "2012-10-17",
-            Statement: [{ Sid: `${stack}${boundary ? "B" : "P"}`, Effect: "Allow" }],
+            Statement: [{ Sid: `${stack}${kind === "boundary" ? "B" : kind === "deploy" ? "P" : "?"}`, Effect: "Allow" }],
         }));
         expect(out).to.equal(
             'before\n<!-- deployer-policy: qa -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": [\n    {\n      "Sid": "qaP",\n      "Effect": "Allow"\n    }\n  ]\n}\n```\nbetween\n<!-- deployer-policy: qa --boundary -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": [\n    {\n      "Sid": "qaB",\n      "Effect": "Allow"\n    }\n  ]\n}\n```\nafter',
         );
         expect(embeddedStacks(text)).to.deep.equal(["qa"]);
+        const drift = embedPolicies("<!-- deployer-policy: qa --drift -->\n```json\nold\n```\n", (stack, kind) => ({
+            Version: "2012-10-17",
+            Statement: [{ Sid: `${stack}-${kind}`, Effect: "Allow" }],
+        }));
+        expect(drift).to.equal(
+            '<!-- deployer-policy: qa --drift -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": [\n    {\n      "Sid": "qa-drift",\n      "Effect": "Allow"\n    }\n  ]\n}\n```\n',
+        );
+        // An option the generator does not print is no marker: the block stays as it is.
+        const unknown = "<!-- deployer-policy: qa --other -->\n```json\nold\n```\n";
+        expect(embedPolicies(unknown, () => ({ Version: "2012-10-17", Statement: [] }))).to.equal(unknown);
         // An empty block ends at its own fence: the text and fences after it stay.
         const empty = "<!-- deployer-policy: qa -->\n```json\n```\nkept\n```bash\necho kept\n```\n";
         expect(embedPolicies(empty, () => ({ Version: "2012-10-17", Statement: [] }))).to.equal(

@@ -194,6 +194,21 @@ describe("tools/runners.ts runnersCommand: the command line and VARS", () => {
         expect(() => runnersCommand(["--deploy", "qa"], vars, root())).to.throw(InputError, "unknown stack qa: the stacks are dev, prod");
     });
 
+    it("--drift prints every stack's deploy runner as the matrix line (the drift check runs where the deploys run), refusing an unset one", () => {
+        expect(runnersCommand(["--drift"], vars, root())).to.equal(
+            `matrix=[{"stack":"dev","runner":${JSON.stringify(DEPLOY.RUNNER_DEV)}},{"stack":"prod","runner":${JSON.stringify(DEPLOY.RUNNER_PROD)}}]\n`,
+        );
+        expect(() => runnersCommand(["--drift"], JSON.stringify({ RUNNER_PROD: '"x"' }), root())).to.throw(
+            InputError,
+            /^stack dev: repository variable RUNNER_DEV is not set/,
+        );
+        expect(() => runnersCommand(["--drift", "--deploy", "dev"], vars, root())).to.throw(
+            InputError,
+            /^--deploy and --drift are two commands/,
+        );
+        expect(() => runnersCommand(["--drift", "dev"], vars, root())).to.throw(InputError, /^unexpected argument dev/);
+    });
+
     it("takes a missing VARS as no variables, which names each stack", () => {
         expect(() => runnersCommand([], undefined, root())).to.throw(
             InputError,
@@ -202,7 +217,7 @@ describe("tools/runners.ts runnersCommand: the command line and VARS", () => {
     });
 
     it("refuses arguments without --deploy, --deploy without stacks, VARS that is not JSON or not an object, with the usage", () => {
-        const usage = "usage: VARS='<toJSON(vars)>' npm run --silent runners [-- --deploy <stack>...]";
+        const usage = "usage: VARS='<toJSON(vars)>' npm run --silent runners [-- --deploy <stack>... | --drift]";
         expect(() => runnersCommand(["dev"], vars, root())).to.throw(InputError, `unexpected argument dev\n${usage}`);
         expect(() => runnersCommand(["--deploy"], vars, root())).to.throw(
             InputError,

@@ -8,6 +8,7 @@ import { accessSchema, podSecuritySchema, roleArn } from "../../../components/co
 const DEPLOYER = "arn:aws:iam::123456789012:role/deployer";
 const PREVIEW = "arn:aws:iam::123456789012:role/preview";
 const ADMIN = "arn:aws:iam::123456789012:role/admin";
+const DRIFT = "arn:aws:iam::123456789012:role/drift";
 
 function problems(value: unknown): string[] {
     const result = accessSchema.safeParse(value);
@@ -58,6 +59,21 @@ describe("components/config/access.ts: access entries", () => {
         ]);
         // Without a preview role, no admin is one.
         expect(problems({ deployer: DEPLOYER, admins: [ADMIN] })).to.deep.equal([]);
+    });
+
+    it("keeps the drift check's role apart from the deployer, the preview role and the admins: it reads Secrets, writes nothing, and holds one entry", () => {
+        expect(problems({ deployer: DEPLOYER, preview: PREVIEW, admins: [ADMIN], drift: DRIFT })).to.deep.equal([]);
+        expect(problems({ deployer: DEPLOYER, drift: DEPLOYER })).to.deep.equal([
+            "drift: is the deployer: the drift check only reads, and a principal holds one access entry",
+        ]);
+        expect(problems({ deployer: DEPLOYER, preview: PREVIEW, drift: PREVIEW })).to.deep.equal([
+            "drift: is the preview role: previews run branch code, which must not read the cluster's Secrets",
+        ]);
+        expect(problems({ deployer: DEPLOYER, drift: DRIFT, admins: [ADMIN, DRIFT] })).to.deep.equal([
+            "admins.1: is the drift role, whose entry stays read-only: a principal holds one access entry",
+        ]);
+        // Without a drift role, no admin is one.
+        expect(problems({ deployer: DEPLOYER, preview: PREVIEW, admins: [ADMIN] })).to.deep.equal([]);
     });
 
     it("takes Pod Security Admission levels, warn and audit optional (Kubernetes Pod Security Standards: privileged, baseline, restricted)", () => {
