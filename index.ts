@@ -1,12 +1,13 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
  * order data flows: config → network (its interface endpoints, the deployer's route) → cluster →
- * access (entries, Kubernetes provider) → node groups → Karpenter → add-ons that need nodes →
- * namespaces and their service accounts' AWS roles → outputs.
+ * access (entries, Kubernetes provider) → node groups → Karpenter or EKS Auto Mode's pools → add-ons
+ * that need nodes → namespaces and their service accounts' AWS roles → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
+import { AutoModeNodePools } from "./components/autoMode";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
 import { InterfaceEndpoints } from "./components/endpoints";
@@ -58,6 +59,10 @@ const cluster = new Cluster("cluster", {
     // The VPC CNI enforces NetworkPolicies (the namespaces' default-deny rules) itself.
     vpcCniConfiguration: { enableNetworkPolicy: "true" },
     protect: config.cluster.protect,
+    // EKS Auto Mode: its built-in pools, and the add-ons node groups beside it still need.
+    autoMode: config.autoMode.enabled
+        ? { builtInPools: config.autoMode.builtInPools, nodeGroups: Object.values(config.nodeGroups).some((g) => g.enabled) }
+        : undefined,
 });
 
 // Every access entry, the deployer's included, and the Kubernetes provider, which waits for the
@@ -100,6 +105,16 @@ const karpenter = config.karpenter.enabled
       })
     : undefined;
 
+// EKS Auto Mode's custom NodeClasses and NodePools (its built-in pools are EKS's own).
+const autoModePools = config.autoMode.enabled
+    ? new AutoModeNodePools("auto-mode", {
+          clusterName: config.clusterName,
+          config: config.autoMode,
+          cluster: cluster.eks,
+          provider: access.provider,
+      })
+    : undefined;
+
 // CoreDNS, storage, metrics and load balancers need nodes to become healthy: they wait for the
 // node groups themselves (not for the charts installed on them, whose pods need DNS).
 const computeAddons = new ComputeAddons(
@@ -116,8 +131,15 @@ const computeAddons = new ComputeAddons(
         hasSystemNodes: nodeGroups.hasSystemNodes,
         protect: config.cluster.protect,
         keyAdministrator: config.access.deployer,
+        // On Auto Mode, EKS's own storage and load balancing; CoreDNS only for node groups beside it.
+        autoMode: config.autoMode.enabled
+            ? {
+                  coreDns: Object.values(config.nodeGroups).some((g) => g.enabled),
+                  systemPool: config.autoMode.builtInPools.includes("system"),
+              }
+            : undefined,
     },
-    { dependsOn: [cluster, ...nodeGroups.nodes] },
+    { dependsOn: [cluster, ...nodeGroups.nodes, ...(autoModePools ? [autoModePools] : [])] },
 );
 
 const namespaces = new Namespaces("namespaces", {
@@ -143,8 +165,9 @@ export const kubeconfig = pulumi.secret(cluster.kubeconfig);
 export const namespaceNames = namespaces.names;
 export const accessPrincipals = access.principals;
 export const deployedBy = access.runner;
-export const coreDnsAddon = computeAddons.coreDns.addonName;
-export const loadBalancerControllerRoleArn = computeAddons.loadBalancerController.role.arn;
+// null where EKS Auto Mode runs them itself.
+export const coreDnsAddon = computeAddons.coreDns?.addonName ?? null;
+export const loadBalancerControllerRoleArn = computeAddons.loadBalancerController?.role.arn ?? null;
 export const serviceAccountRoleArns = serviceAccountRoles.roleArns;
 export const interfaceEndpointIds = endpoints?.endpointIds ?? null;
 export const nodeGroupNames = nodeGroups.nodeGroupNames;
@@ -154,3 +177,4 @@ export const nodeRoleNames = nodeGroups.nodeRoleNames;
 // at every run about an undefined output, and a StackReference reads null as "not here".
 export const terminationHandlerQueueUrl = nodeGroups.terminationHandlerQueueUrl ?? null;
 export const karpenterInterruptionQueue = karpenter?.interruptionQueueName ?? null;
+export const autoModeNodeRoleName = cluster.autoNodeRoleName ?? null;

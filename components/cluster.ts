@@ -1,8 +1,9 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
+import { managedPolicyArn, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
+import { AUTO_MODE_CLUSTER_POLICIES, autoModeComputeConfig, createAutoNodeRole } from "./autoMode";
 import { accountContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
-import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 
 export interface ClusterArgs {
     /** Static cluster name from config (never auto-named: tags and policies read it at preview). */
@@ -27,6 +28,12 @@ export interface ClusterArgs {
     vpcCniConfiguration?: Record<string, unknown>;
     /** Protect the control plane and its KMS key from deletion. Defaults to `false`. */
     protect?: boolean;
+    /**
+     * EKS Auto Mode (components/autoMode.ts): the built-in pools EKS runs, and whether node groups
+     * run beside it, which alone still need the VPC CNI, kube-proxy and Pod Identity add-ons (EKS
+     * User Guide, eks-add-ons.adoc, "Considerations for Amazon EKS Auto Mode"). Defaults to off.
+     */
+    autoMode?: { builtInPools: readonly string[]; nodeGroups: boolean };
 }
 
 /**
@@ -133,9 +140,27 @@ export function nodeSecurityGroupTags(clusterName: string): Record<string, strin
  */
 export function controlPlaneArgs(
     args: ClusterArgs,
-    deps: { controlPlaneSecurityGroup: aws.ec2.SecurityGroup; serviceRole: aws.iam.Role; kmsKeyArn: pulumi.Input<string> },
+    deps: {
+        controlPlaneSecurityGroup: aws.ec2.SecurityGroup;
+        serviceRole: aws.iam.Role;
+        kmsKeyArn: pulumi.Input<string>;
+        /** The Auto Mode node role's ARN, with `args.autoMode`. */
+        autoNodeRoleArn?: pulumi.Input<string>;
+    },
 ): eks.ClusterOptions {
     return {
+        // pulumi-eks sets computeConfig, storageConfig.blockStorage and
+        // kubernetesNetworkConfig.elasticLoadBalancing together (AWS refuses them apart) and
+        // bootstrapSelfManagedAddons false; no node role of its own: the program's.
+        ...(args.autoMode
+            ? {
+                  autoMode: {
+                      enabled: true,
+                      createNodeRole: false,
+                      computeConfig: autoModeComputeConfig(args.autoMode.builtInPools, deps.autoNodeRoleArn ?? ""),
+                  },
+              }
+            : {}),
         name: args.clusterName,
         version: args.version,
         upgradePolicy: { supportType: args.supportType },
@@ -205,6 +230,8 @@ export class Cluster extends pulumi.ComponentResource {
     public readonly kmsKeyArn: pulumi.Output<string>;
     /** Add-ons that must be active before nodes join. */
     public readonly addons: aws.eks.Addon[];
+    /** The Auto Mode node role's name, with `autoMode`. */
+    public readonly autoNodeRoleName?: pulumi.Output<string>;
 
     constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:cluster:Cluster", name, {}, opts);
@@ -247,6 +274,18 @@ export class Cluster extends pulumi.ComponentResource {
             { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonEKSClusterPolicy },
             parent,
         );
+        // Auto Mode's policies on the same role (it cannot be swapped on a live cluster), and its node role.
+        const autoModePolicies = args.autoMode
+            ? AUTO_MODE_CLUSTER_POLICIES.map(
+                  (policy) =>
+                      new aws.iam.RolePolicyAttachment(
+                          `${name}-control-plane-${policy}`,
+                          { role: role.name, policyArn: managedPolicyArn(policy) },
+                          parent,
+                      ),
+              )
+            : [];
+        const autoNode = args.autoMode ? createAutoNodeRole(name, args.clusterName, this) : undefined;
 
         const controlPlaneSg = new aws.ec2.SecurityGroup(
             `${name}-control-plane`,
@@ -300,8 +339,18 @@ export class Cluster extends pulumi.ComponentResource {
 
         this.eks = new eks.Cluster(
             `${name}-eks`,
-            controlPlaneArgs(args, { controlPlaneSecurityGroup: controlPlaneSg, serviceRole: role, kmsKeyArn: kmsKey.arn }),
-            { parent: this, protect, dependsOn: [logGroup, rolePolicy], transforms: [withoutCreatorAdminEntry] },
+            controlPlaneArgs(args, {
+                controlPlaneSecurityGroup: controlPlaneSg,
+                serviceRole: role,
+                kmsKeyArn: kmsKey.arn,
+                autoNodeRoleArn: autoNode?.arn,
+            }),
+            {
+                parent: this,
+                protect,
+                dependsOn: [logGroup, rolePolicy, ...autoModePolicies, ...(autoNode ? [autoNode.role, ...autoNode.attachments] : [])],
+                transforms: [withoutCreatorAdminEntry],
+            },
         );
 
         const eksCluster = this.eks.eksCluster;
@@ -317,7 +366,10 @@ export class Cluster extends pulumi.ComponentResource {
         this.kmsKeyArn = kmsKey.arn;
         this.kubeconfig = pulumi.secret(this.eks.kubeconfigJson);
 
-        this.addons = preComputeAddons(args).map(
+        this.autoNodeRoleName = autoNode?.role.name;
+        // On Auto Mode EKS runs networking and Pod Identity itself; the add-ons stay for node groups beside it.
+        const installed = args.autoMode && !args.autoMode.nodeGroups ? [] : preComputeAddons(args);
+        this.addons = installed.map(
             ({ key, addonName, addonVersion, configurationValues }) =>
                 new aws.eks.Addon(
                     `${name}-${key}`,

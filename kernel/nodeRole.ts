@@ -36,6 +36,26 @@ export const NODE_ROLE_POLICIES: readonly NodeRolePolicy[] = [
     },
 ];
 
+/**
+ * The managed policies an EKS Auto Mode node role needs instead (EKS User Guide,
+ * auto-create-node-role.adoc): Auto Mode runs networking itself, so no CNI policy, and its nodes
+ * use the minimal worker policy.
+ */
+export const AUTO_MODE_NODE_ROLE_POLICIES: readonly NodeRolePolicy[] = [
+    {
+        key: "worker",
+        policy: "AmazonEKSWorkerNodeMinimalPolicy",
+        accepted: ["AmazonEKSWorkerNodeMinimalPolicy", "AmazonEKSWorkerNodePolicy"],
+        why: "Auto Mode nodes cannot authenticate to the cluster and never join it",
+    },
+    {
+        key: "ecr",
+        policy: "AmazonEC2ContainerRegistryPullOnly",
+        accepted: ["AmazonEC2ContainerRegistryPullOnly", "AmazonEC2ContainerRegistryReadOnly"],
+        why: "nodes cannot pull images from ECR, so no pod starts",
+    },
+];
+
 /** `arn:<partition>:iam::aws:policy/<name>`: the ARN of an AWS managed policy. */
 export function managedPolicyArn(name: string, partition = "aws"): string {
     return `arn:${partition}:iam::aws:policy/${name}`;

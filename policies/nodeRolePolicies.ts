@@ -2,6 +2,7 @@ import {
     asArray,
     asRecord,
     asString,
+    AUTO_MODE_NODE_ROLE_POLICIES,
     field,
     inputScope,
     isUnknownSentinel,
@@ -71,13 +72,15 @@ export const nodeRolePolicies = declareStackPolicy<NodeRolePoliciesConfig>({
     config: knobs,
     docs: {
         requires: "node roles attach WorkerNode, CNI and ECR read-only policies",
-        checks: "node roles — trusted by `ec2.amazonaws.com`, or named by an instance profile, an EC2NodeClass `spec.role` or a node group's (known) `nodeRoleArn` — attach AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and AmazonEC2ContainerRegistryReadOnly (or PullOnly), through `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` or `managedPolicyArns`; only roles the input defines are judged: a role it only names (an EC2NodeClass's role, a role of another stack) is undecided",
+        checks: "node roles — trusted by `ec2.amazonaws.com`, or named by an instance profile, an EC2NodeClass `spec.role` or a node group's (known) `nodeRoleArn` — attach AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and AmazonEC2ContainerRegistryReadOnly (or PullOnly); EKS Auto Mode's node roles (a cluster's `computeConfig.nodeRoleArn`, an `eks.amazonaws.com` NodeClass `spec.role`) AmazonEKSWorkerNodeMinimalPolicy and AmazonEC2ContainerRegistryPullOnly (or the full ones), no CNI policy; through `RolePolicyAttachment`, `RolePolicyAttachmentsExclusive` or `managedPolicyArns`; only roles the input defines are judged: a role it only names (an EC2NodeClass's role, a role of another stack) is undecided",
         knobs: { requireCniPolicy: "`false` when the VPC CNI gets its policy through IRSA/Pod Identity" },
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const roles = new Map<string, { urn: string }>();
         const nodeRoleNames = new Map<string, string>(); // name → why it is a node role
+        // Roles EKS Auto Mode launches nodes with: judged by Auto Mode's policies, not the node groups'.
+        const autoModeRoles = new Set<string>();
         const referencedBy = new Map<string, string>(); // name → URN of a resource that names it
         const attached = new Map<string, Set<string>>();
         const unlinkedAttachments: string[] = [];
@@ -157,7 +160,30 @@ export const nodeRolePolicies = declareStackPolicy<NodeRolePoliciesConfig>({
                         }
                     });
                     break;
+                case "eks:index:Cluster":
+                case "aws:eks/cluster:Cluster":
+                    verdicts.read(`Cluster ${r.name} computeConfig`, () => {
+                        const compute =
+                            r.type === "eks:index:Cluster" ? path(r.props, "autoMode", "computeConfig") : field(r.props, "computeConfig");
+                        const name = roleNameFromArn(peek(compute, "nodeRoleArn"));
+                        if (name) {
+                            nodeRoleNames.set(name, `EKS Auto Mode's built-in pools of ${r.name} use it`);
+                            autoModeRoles.add(name);
+                            referencedBy.set(name, r.urn);
+                        }
+                    });
+                    break;
                 default:
+                    if (r.type.startsWith("kubernetes:") && isKind(r.type, r.props, "eks.amazonaws.com", "NodeClass")) {
+                        verdicts.read(`NodeClass ${r.name}`, () => {
+                            const name = asString(field(asRecord(field(r.props, "spec")), "role"));
+                            if (name) {
+                                nodeRoleNames.set(name, `EKS Auto Mode NodeClass ${objectName(r.props, r.name)} uses it`);
+                                autoModeRoles.add(name);
+                                referencedBy.set(name, r.urn);
+                            }
+                        });
+                    }
                     if (r.type.startsWith("kubernetes:") && isKind(r.type, r.props, "karpenter.k8s.aws", "EC2NodeClass")) {
                         verdicts.read(`EC2NodeClass ${r.name}`, () => {
                             const name = asString(field(asRecord(field(r.props, "spec")), "role"));
@@ -169,8 +195,9 @@ export const nodeRolePolicies = declareStackPolicy<NodeRolePoliciesConfig>({
                     }
             }
         }
-        const required = NODE_ROLE_POLICIES.filter((req) => config.requireCniPolicy || req.key !== "cni");
+        const standard = NODE_ROLE_POLICIES.filter((req) => config.requireCniPolicy || req.key !== "cni");
         for (const [name, reason] of nodeRoleNames) {
+            const required = autoModeRoles.has(name) ? AUTO_MODE_NODE_ROLE_POLICIES : standard;
             verdicts.judge(`node role ${name}`, () => {
                 if (!roles.has(name)) {
                     reportUndecided(

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
+import { AUTO_MODE_COMPONENTS, EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
 import { parseRawConfig, StackConfig } from "../components/config";
 import { readStackFiles } from "../tools/offline";
 import type { Plan } from "../tools/plan";
 import { planOf, ROOT } from "./mocks";
-import { stacks } from "./stackFiles";
+import { stackConfig, stacks } from "./stackFiles";
 
 type PlanResource = Plan["resources"][number];
 
@@ -37,18 +37,38 @@ for (const stack of STACKS) {
             config = parseRawConfig(readStackFiles(ROOT, stack).config, stack);
         });
 
-        it("installs the EBS CSI add-on at its pinned version, with a Pod Identity association whose role only its controller can assume", () => {
-            const addons = ofType(plan, "aws:eks/addon:Addon").filter((a) => a.props.addonName === EBS_CSI.addonName);
-            expect(addons).to.have.length(1);
-            expect(addons[0].props.addonVersion).to.equal(config.addons.ebsCsiDriver.version);
-            const associations = addons[0].props.podIdentityAssociations as { roleArn: string; serviceAccount: string }[];
-            expect(associations).to.have.length(1);
-            const trust = trusted(plan, associations[0].roleArn);
-            expect(trust).to.deep.include({ namespace: EBS_CSI.namespace, serviceAccount: associations[0].serviceAccount });
-            expect(trust.cluster).to.equal(config.clusterName);
-        });
+        const auto = stackConfig(stack).autoMode.enabled;
+        // EKS Auto Mode runs the EBS CSI driver and the load balancer controller itself.
+        if (auto) {
+            it("installs neither the EBS CSI add-on nor the load balancer controller: EKS Auto Mode runs both, and the alb IngressClass names its controller", () => {
+                expect(ofType(plan, "aws:eks/addon:Addon").map((a) => a.props.addonName)).to.not.include(EBS_CSI.addonName);
+                expect(ofType(plan, "kubernetes:helm.sh/v3:Release").map((r) => r.props.chart)).to.not.include(
+                    LOAD_BALANCER_CONTROLLER.chart,
+                );
+                const classes = ofType(plan, "kubernetes:networking.k8s.io/v1:IngressClass");
+                expect(classes.map((c) => (c.props.spec as { controller: string }).controller)).to.deep.equal([
+                    AUTO_MODE_COMPONENTS.ingressController,
+                ]);
+                expect((classes[0].props.spec as { parameters: unknown }).parameters).to.deep.equal({
+                    apiGroup: "eks.amazonaws.com",
+                    kind: "IngressClassParams",
+                    name: (classes[0].props.metadata as { name: string }).name,
+                });
+            });
+        }
+        if (!auto)
+            it("installs the EBS CSI add-on at its pinned version, with a Pod Identity association whose role only its controller can assume", () => {
+                const addons = ofType(plan, "aws:eks/addon:Addon").filter((a) => a.props.addonName === EBS_CSI.addonName);
+                expect(addons).to.have.length(1);
+                expect(addons[0].props.addonVersion).to.equal(config.addons.ebsCsiDriver?.version);
+                const associations = addons[0].props.podIdentityAssociations as { roleArn: string; serviceAccount: string }[];
+                expect(associations).to.have.length(1);
+                const trust = trusted(plan, associations[0].roleArn);
+                expect(trust).to.deep.include({ namespace: EBS_CSI.namespace, serviceAccount: associations[0].serviceAccount });
+                expect(trust.cluster).to.equal(config.clusterName);
+            });
 
-        it("has exactly one default StorageClass: encrypted gp3 on the EBS CSI driver, bound where the pod lands, expandable", () => {
+        it("has exactly one default StorageClass: encrypted gp3 on the EBS CSI driver (EKS Auto Mode's on Auto Mode), bound where the pod lands, expandable", () => {
             const defaults = ofType(plan, "kubernetes:storage.k8s.io/v1:StorageClass").filter(
                 (c) =>
                     (c.props.metadata as { annotations?: Record<string, string> }).annotations?.[
@@ -58,37 +78,42 @@ for (const stack of STACKS) {
             expect(defaults).to.have.length(1);
             const sc = defaults[0].props;
             expect(sc).to.deep.include({
-                provisioner: EBS_CSI.provisioner,
+                provisioner: auto ? AUTO_MODE_COMPONENTS.provisioner : EBS_CSI.provisioner,
                 volumeBindingMode: "WaitForFirstConsumer",
                 allowVolumeExpansion: true,
-                reclaimPolicy: config.addons.ebsCsiDriver.storageClass.reclaimPolicy,
+                reclaimPolicy: config.addons.ebsCsiDriver?.storageClass.reclaimPolicy ?? "Delete",
             });
             expect(sc.parameters).to.deep.include({ type: "gp3", encrypted: "true" });
-            expect("kmsKeyId" in (sc.parameters as object)).to.equal(config.addons.ebsCsiDriver.storageClass.kmsKey !== "aws-managed");
+            expect("kmsKeyId" in (sc.parameters as object)).to.equal(
+                config.addons.ebsCsiDriver !== undefined && config.addons.ebsCsiDriver.storageClass.kmsKey !== "aws-managed",
+            );
         });
 
-        it("installs the load balancer controller chart pinned, with its role and association for its service account", () => {
-            const releases = ofType(plan, "kubernetes:helm.sh/v3:Release").filter((r) => r.props.chart === LOAD_BALANCER_CONTROLLER.chart);
-            expect(releases).to.have.length(1);
-            const release = releases[0].props;
-            expect(release.version).to.equal(config.addons.loadBalancerController.chartVersion);
-            const values = release.values as Record<string, any>;
-            expect(values).to.deep.include({
-                clusterName: config.clusterName,
-                region: config.region,
-                replicaCount: config.addons.loadBalancerController.replicas,
+        if (!auto)
+            it("installs the load balancer controller chart pinned, with its role and association for its service account", () => {
+                const releases = ofType(plan, "kubernetes:helm.sh/v3:Release").filter(
+                    (r) => r.props.chart === LOAD_BALANCER_CONTROLLER.chart,
+                );
+                expect(releases).to.have.length(1);
+                const release = releases[0].props;
+                expect(release.version).to.equal(config.addons.loadBalancerController?.chartVersion);
+                const values = release.values as Record<string, any>;
+                expect(values).to.deep.include({
+                    clusterName: config.clusterName,
+                    region: config.region,
+                    replicaCount: config.addons.loadBalancerController?.replicas,
+                });
+                expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
+                const associations = ofType(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation").filter(
+                    (a) => a.props.namespace === release.namespace && a.props.serviceAccount === values.serviceAccount.name,
+                );
+                expect(associations).to.have.length(1);
+                expect(associations[0].props.clusterName).to.equal(config.clusterName);
+                expect(trusted(plan, associations[0].props.roleArn)).to.deep.include({
+                    namespace: release.namespace,
+                    serviceAccount: values.serviceAccount.name,
+                });
             });
-            expect(values.podDisruptionBudget).to.deep.equal({ maxUnavailable: 1 });
-            const associations = ofType(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation").filter(
-                (a) => a.props.namespace === release.namespace && a.props.serviceAccount === values.serviceAccount.name,
-            );
-            expect(associations).to.have.length(1);
-            expect(associations[0].props.clusterName).to.equal(config.clusterName);
-            expect(trusted(plan, associations[0].props.roleArn)).to.deep.include({
-                namespace: release.namespace,
-                serviceAccount: values.serviceAccount.name,
-            });
-        });
 
         it("tags public and private subnets the way the load balancer controller discovers them", () => {
             const tags = ofType(plan, "aws:ec2/subnet:Subnet").map((s) => s.props.tags as Record<string, string>);

@@ -19,7 +19,7 @@
  *
  *   VARS='<toJSON(vars)>' npm run --silent runners                 # matrix=[{"stack":…,"runner":…}] of the previews
  *   VARS='<toJSON(vars)>' npm run --silent runners -- --deploy dev prod   # checks the deploy runners of those stacks
- *   VARS='<toJSON(vars)>' npm run --silent runners -- --drift             # matrix=[…] of every stack's deploy runner
+ *   VARS='<toJSON(vars)>' npm run --silent runners -- --drift             # matrix=[…] of the deploy runner of every stack with access.drift
  *
  * The drift check (drift.yml, main only) runs on the deploy runners: it runs main's code, as deploys
  * do, and reaches every stack's endpoint from where the deploys do.
@@ -262,6 +262,14 @@ export function deployRunners(root: string, stacks: readonly string[], vars: Rea
     return stacks.map((stack) => ({ stack, runner: JSON.stringify(deploy.get(stack)) }));
 }
 
+/**
+ * The stacks the drift check covers: those with a drift role (`access.drift`). A stack without
+ * one (a sample nobody deploys, a stack not yet created) has no role to read it with.
+ */
+export function driftedStacks(root: string): string[] {
+    return stackNames(root).filter((stack) => parseRawConfig(readStackFiles(root, stack).config, stack).access.drift !== undefined);
+}
+
 const USAGE = "usage: VARS='<toJSON(vars)>' npm run --silent runners [-- --deploy <stack>... | --drift]";
 
 /**
@@ -297,7 +305,7 @@ export function runnersCommand(argv: readonly string[], varsJson: string | undef
             .join("");
     }
     if (values.drift) {
-        return `matrix=${JSON.stringify(deployRunners(root, stackNames(root), record))}\n`;
+        return `matrix=${JSON.stringify(deployRunners(root, driftedStacks(root), record))}\n`;
     }
     return `matrix=${JSON.stringify(runnerMatrix(root, record))}\n`;
 }

@@ -13,7 +13,8 @@ import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import type { Placement } from "../nodegroups/scheduling";
 
-type EbsCsiConfig = AddonsConfig["ebsCsiDriver"];
+/** Set on every standard stack; EKS Auto Mode runs its own driver (components/config/autoMode.ts). */
+type EbsCsiConfig = NonNullable<AddonsConfig["ebsCsiDriver"]>;
 
 /** Names the driver is known by (EKS add-on, controller service account, CSI provisioner). */
 export const EBS_CSI = {

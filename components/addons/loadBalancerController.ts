@@ -12,7 +12,8 @@ import { type PolicyDocument, type PolicyStatement, podIdentityRoleName } from "
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
 import type { Placement } from "../nodegroups/scheduling";
 
-type LoadBalancerControllerConfig = AddonsConfig["loadBalancerController"];
+/** Set on every standard stack; EKS Auto Mode runs its own load balancing (components/config/autoMode.ts). */
+type LoadBalancerControllerConfig = NonNullable<AddonsConfig["loadBalancerController"]>;
 
 /**
  * What the controller is called, and what workloads name to use it (upstream documentation). The

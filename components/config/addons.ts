@@ -81,10 +81,10 @@ const metricsServerSchema = z.strictObject({
 
 /** `addons` in stack config. */
 export const addonsSchema = z.strictObject({
-    /** Amazon EBS CSI driver (EKS add-on) and the default `gp3` StorageClass. */
-    ebsCsiDriver: ebsCsiDriverSchema,
-    /** AWS Load Balancer Controller (Helm chart): Services of type LoadBalancer and Ingresses. */
-    loadBalancerController: loadBalancerControllerSchema,
+    /** Amazon EBS CSI driver (EKS add-on) and the default `gp3` StorageClass. Required unless `autoMode` is on (which runs its own). */
+    ebsCsiDriver: ebsCsiDriverSchema.optional(),
+    /** AWS Load Balancer Controller (Helm chart): Services of type LoadBalancer and Ingresses. Required unless `autoMode` is on (which runs its own). */
+    loadBalancerController: loadBalancerControllerSchema.optional(),
     /** Kubernetes Metrics Server (EKS community add-on): HPAs and `kubectl top`. */
     metricsServer: metricsServerSchema,
 });

@@ -226,98 +226,108 @@ const poolLimits = z.record(z.string(), z.unknown()).transform((raw, ctx): NodeP
     return limits as NodePoolLimits;
 });
 
-const nodePoolSchema = z
-    .strictObject({
-        /**
-         * The EC2NodeClass the pool launches with. `group` and `kind` may be omitted and are always
-         * rendered: Karpenter v1 rejects a reference by name alone.
-         */
-        nodeClassRef: z.strictObject({
-            /** Defaults to `karpenter.k8s.aws`, the only valid group. */
-            group: z.literal(NODE_CLASS_GROUP, { error: () => `must be ${NODE_CLASS_GROUP}` }).default(NODE_CLASS_GROUP),
-            /** Defaults to `EC2NodeClass`, the only valid kind. */
-            kind: z.literal(NODE_CLASS_KIND, { error: () => `must be ${NODE_CLASS_KIND}` }).default(NODE_CLASS_KIND),
-            /** A key of `karpenter.nodeClasses`. */
-            name: z.string().min(1),
-        }),
-        /** Priority among pools a pod fits (higher first). Defaults to none (weight 0). */
-        weight: z.number().int().min(1).max(100).optional(),
-        /** Labels every node of the pool carries. Defaults to `{}`. */
-        labels: labels.default({}),
-        /** Taints every node of the pool carries. Defaults to `[]`. */
-        taints: z.array(taintSchema).default([]),
-        /** Node requirements: capacity type, architecture, instance category/family/size or types. */
-        requirements: z
-            .array(requirementSchema)
-            .min(1, { message: "needs at least one requirement (capacity type, architecture, instance family…)" }),
-        /**
-         * The most the pool may launch in total: `cpu` and `memory` (both required), and any
-         * extended resource by its name (`nvidia.com/gpu: "8"`), in whole units.
-         */
-        limits: poolLimits,
-        disruption: z.strictObject({
-            /** Which nodes consolidation may remove. Defaults to `WhenEmptyOrUnderutilized`. */
-            consolidationPolicy: z.enum(["WhenEmpty", "WhenEmptyOrUnderutilized"]).default("WhenEmptyOrUnderutilized"),
-            /** How long a node must stay empty/underutilized before it is consolidated, or `Never`. */
-            consolidateAfter: durationOrNever,
-            /** Disruption budgets. Defaults to `[{ nodes: "10%" }]`. */
-            budgets: z
-                .array(budgetSchema)
-                .min(1)
-                .default([{ nodes: "10%" }]),
-        }),
-        /** Node lifetime before replacement, or `Never`. Defaults to `720h`. */
-        expireAfter: durationOrNever.default("720h"),
-        /**
-         * How long a draining node may wait for its pods (PDBs included) before it is terminated
-         * anyway. Required: without it a blocking PDB holds a node forever.
-         */
-        terminationGracePeriod: duration,
-    })
-    .superRefine((p, ctx) => {
-        const grace = karpenterDuration(p.terminationGracePeriod);
-        if (grace !== undefined && grace < POD_GRACE_SECONDS.max) {
-            ctx.addIssue({
-                code: "custom",
-                path: ["terminationGracePeriod"],
-                message: `${p.terminationGracePeriod} is shorter than the ${POD_GRACE_SECONDS.max}s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m`,
-            });
-        }
-        if (!p.disruption.budgets.some((b) => b.schedule === undefined)) {
-            ctx.addIssue({
-                code: "custom",
-                path: ["disruption", "budgets"],
-                message:
-                    'has only scheduled budgets: outside their windows disruption is unlimited; add an always-active one such as { nodes: "10%" }',
-            });
-        }
-        // Types or families pinned with In must run on an architecture the pool allows, or the
-        // pool can never launch them.
-        const archIn = p.requirements.find((r) => r.key === ARCH_LABEL && r.operator === "In")?.values;
-        if (archIn !== undefined) {
-            p.requirements.forEach((r, i) => {
-                if (r.operator !== "In" || (r.key !== INSTANCE_TYPE_LABEL && r.key !== INSTANCE_FAMILY_LABEL)) {
-                    return;
-                }
-                r.values.forEach((v, j) => {
-                    const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
-                    const arch = archOf(v);
-                    if (known && !archIn.includes(arch)) {
-                        ctx.addIssue({
-                            code: "custom",
-                            path: ["requirements", i, "values", j],
-                            message: `${v} is ${arch} but the pool requires ${ARCH_LABEL} in [${archIn.join(", ")}]: it can never launch; drop it or allow ${arch}`,
-                        });
-                    }
+/**
+ * The schema of a NodePool whose `nodeClassRef` names `group`/`kind`: Karpenter's own
+ * (`karpenter.k8s.aws`/`EC2NodeClass`, `karpenter.nodePools`) and EKS Auto Mode's
+ * (`eks.amazonaws.com`/`NodeClass`, `autoMode.nodePools`, components/config/autoMode.ts) take the
+ * same shape: Auto Mode runs Karpenter's `karpenter.sh/v1` NodePool.
+ */
+export function nodePoolSchemaFor<G extends string, K extends string>(group: G, kind: K) {
+    return z
+        .strictObject({
+            /**
+             * The node class the pool launches with. `group` and `kind` may be omitted and are always
+             * rendered: Karpenter v1 rejects a reference by name alone.
+             */
+            nodeClassRef: z.strictObject({
+                /** Defaults to the one valid group. */
+                group: z.literal(group, { error: () => `must be ${group}` }).default(group),
+                /** Defaults to the one valid kind. */
+                kind: z.literal(kind, { error: () => `must be ${kind}` }).default(kind),
+                /** A key of the section's `nodeClasses`. */
+                name: z.string().min(1),
+            }),
+            /** Priority among pools a pod fits (higher first). Defaults to none (weight 0). */
+            weight: z.number().int().min(1).max(100).optional(),
+            /** Labels every node of the pool carries. Defaults to `{}`. */
+            labels: labels.default({}),
+            /** Taints every node of the pool carries. Defaults to `[]`. */
+            taints: z.array(taintSchema).default([]),
+            /** Node requirements: capacity type, architecture, instance category/family/size or types. */
+            requirements: z
+                .array(requirementSchema)
+                .min(1, { message: "needs at least one requirement (capacity type, architecture, instance family…)" }),
+            /**
+             * The most the pool may launch in total: `cpu` and `memory` (both required), and any
+             * extended resource by its name (`nvidia.com/gpu: "8"`), in whole units.
+             */
+            limits: poolLimits,
+            disruption: z.strictObject({
+                /** Which nodes consolidation may remove. Defaults to `WhenEmptyOrUnderutilized`. */
+                consolidationPolicy: z.enum(["WhenEmpty", "WhenEmptyOrUnderutilized"]).default("WhenEmptyOrUnderutilized"),
+                /** How long a node must stay empty/underutilized before it is consolidated, or `Never`. */
+                consolidateAfter: durationOrNever,
+                /** Disruption budgets. Defaults to `[{ nodes: "10%" }]`. */
+                budgets: z
+                    .array(budgetSchema)
+                    .min(1)
+                    .default([{ nodes: "10%" }]),
+            }),
+            /** Node lifetime before replacement, or `Never`. Defaults to `720h`. */
+            expireAfter: durationOrNever.default("720h"),
+            /**
+             * How long a draining node may wait for its pods (PDBs included) before it is terminated
+             * anyway. Required: without it a blocking PDB holds a node forever.
+             */
+            terminationGracePeriod: duration,
+        })
+        .superRefine((p, ctx) => {
+            const grace = karpenterDuration(p.terminationGracePeriod);
+            if (grace !== undefined && grace < POD_GRACE_SECONDS.max) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["terminationGracePeriod"],
+                    message: `${p.terminationGracePeriod} is shorter than the ${POD_GRACE_SECONDS.max}s pod grace period the platform allows: such pods would be killed mid-shutdown; use at least 2m`,
                 });
-            });
-        }
-        for (const key of Object.keys(p.labels)) {
-            if (RESERVED_LABELS.has(key) || key.startsWith("karpenter.sh/") || key.startsWith("karpenter.k8s.aws/")) {
-                ctx.addIssue({ code: "custom", path: ["labels", key], message: "is a label domain Karpenter reserves" });
             }
-        }
-    });
+            if (!p.disruption.budgets.some((b) => b.schedule === undefined)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["disruption", "budgets"],
+                    message:
+                        'has only scheduled budgets: outside their windows disruption is unlimited; add an always-active one such as { nodes: "10%" }',
+                });
+            }
+            // Types or families pinned with In must run on an architecture the pool allows, or the
+            // pool can never launch them.
+            const archIn = p.requirements.find((r) => r.key === ARCH_LABEL && r.operator === "In")?.values;
+            if (archIn !== undefined) {
+                p.requirements.forEach((r, i) => {
+                    if (r.operator !== "In" || (r.key !== INSTANCE_TYPE_LABEL && r.key !== INSTANCE_FAMILY_LABEL)) {
+                        return;
+                    }
+                    r.values.forEach((v, j) => {
+                        const known = r.key === INSTANCE_TYPE_LABEL ? isInstanceType(v) : isInstanceFamily(v);
+                        const arch = archOf(v);
+                        if (known && !archIn.includes(arch)) {
+                            ctx.addIssue({
+                                code: "custom",
+                                path: ["requirements", i, "values", j],
+                                message: `${v} is ${arch} but the pool requires ${ARCH_LABEL} in [${archIn.join(", ")}]: it can never launch; drop it or allow ${arch}`,
+                            });
+                        }
+                    });
+                });
+            }
+            for (const key of Object.keys(p.labels)) {
+                if (RESERVED_LABELS.has(key) || key.startsWith("karpenter.sh/") || key.startsWith("karpenter.k8s.aws/")) {
+                    ctx.addIssue({ code: "custom", path: ["labels", key], message: "is a label domain Karpenter reserves" });
+                }
+            }
+        });
+}
+
+const nodePoolSchema = nodePoolSchemaFor(NODE_CLASS_GROUP, NODE_CLASS_KIND);
 
 /** A KMS key ARN or bare key id (single- or multi-Region). */
 const KMS_KEY =

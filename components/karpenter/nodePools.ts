@@ -5,16 +5,18 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeClassConfig, NodePoolConfig } from "../config/karpenter";
-import { NODE_CLASS_GROUP, NODE_CLASS_KIND } from "./names";
-import type { EC2NodeClassObject, NodePoolObject, NodeRequirement } from "./types";
+import type { EC2NodeClassObject, NodeClassReference, NodePoolObject, NodeRequirement } from "./types";
 
 /** Root device of AL2023 AMIs. */
 export const AL2023_ROOT_DEVICE = "/dev/xvda";
 
 const MANAGED_BY = { "app.kubernetes.io/managed-by": "pulumi" };
 
-/** The NodePool object for one entry of `karpenter.nodePools`. Pure. */
-export function renderNodePool(name: string, pool: NodePoolConfig): NodePoolObject {
+/** The NodePool object for one entry of `karpenter.nodePools` (or of `autoMode.nodePools`, whose reference names Auto Mode's NodeClass). Pure. */
+export function renderNodePool(
+    name: string,
+    pool: Omit<NodePoolConfig, "nodeClassRef"> & { nodeClassRef: NodeClassReference },
+): NodePoolObject {
     const requirements = pool.requirements.map((r): NodeRequirement => ({
         key: r.key,
         operator: r.operator,
@@ -31,7 +33,7 @@ export function renderNodePool(name: string, pool: NodePoolConfig): NodePoolObje
                 ...(Object.keys(pool.labels).length > 0 ? { metadata: { labels: { ...pool.labels } } } : {}),
                 spec: {
                     // Always the full reference: Karpenter v1 rejects `{ name }` alone.
-                    nodeClassRef: { group: NODE_CLASS_GROUP, kind: NODE_CLASS_KIND, name: pool.nodeClassRef.name },
+                    nodeClassRef: { ...pool.nodeClassRef },
                     requirements,
                     ...(pool.taints.length > 0 ? { taints: pool.taints.map((t) => ({ ...t })) } : {}),
                     expireAfter: pool.expireAfter,

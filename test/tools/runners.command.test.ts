@@ -194,11 +194,23 @@ describe("tools/runners.ts runnersCommand: the command line and VARS", () => {
         expect(() => runnersCommand(["--deploy", "qa"], vars, root())).to.throw(InputError, "unknown stack qa: the stacks are dev, prod");
     });
 
-    it("--drift prints every stack's deploy runner as the matrix line (the drift check runs where the deploys run), refusing an unset one", () => {
-        expect(runnersCommand(["--drift"], vars, root())).to.equal(
-            `matrix=[{"stack":"dev","runner":${JSON.stringify(DEPLOY.RUNNER_DEV)}},{"stack":"prod","runner":${JSON.stringify(DEPLOY.RUNNER_PROD)}}]\n`,
+    it("--drift prints the deploy runner of every stack with a drift role (access.drift) as the matrix line, refusing an unset one", () => {
+        // The fixture stacks have no drift role: nothing to check.
+        expect(runnersCommand(["--drift"], vars, root())).to.equal("matrix=[]\n");
+        const withDrift = (stacksWithRole: string[]) =>
+            projectCopy(FIXTURE_STACKS, (file, text) =>
+                stacksWithRole.some((st) => file === `Pulumi.${st}.yaml`)
+                    ? text.replace(
+                          /(\n(\s+)preview: (arn:[^\n]+))/,
+                          (_m, line: string, indent: string, arn: string) => `${line}\n${indent}drift: ${arn.replace("preview", "drift")}`,
+                      )
+                    : text,
+            );
+        const prodOnly = withDrift(["prod"]);
+        expect(runnersCommand(["--drift"], vars, prodOnly)).to.equal(
+            `matrix=[{"stack":"prod","runner":${JSON.stringify(DEPLOY.RUNNER_PROD)}}]\n`,
         );
-        expect(() => runnersCommand(["--drift"], JSON.stringify({ RUNNER_PROD: '"x"' }), root())).to.throw(
+        expect(() => runnersCommand(["--drift"], JSON.stringify({ RUNNER_PROD: '"x"' }), withDrift(["dev", "prod"]))).to.throw(
             InputError,
             /^stack dev: repository variable RUNNER_DEV is not set/,
         );

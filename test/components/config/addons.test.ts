@@ -13,9 +13,9 @@ describe("stack config: add-ons", () => {
                 };
             }),
         ).addons;
-        expect(addons.ebsCsiDriver.storageClass).to.deep.equal({ kmsKey: "platform", reclaimPolicy: "Delete" });
-        expect(addons.ebsCsiDriver.controller.replicas).to.equal(2);
-        expect(addons.loadBalancerController.replicas).to.equal(2);
+        expect(addons.ebsCsiDriver?.storageClass).to.deep.equal({ kmsKey: "platform", reclaimPolicy: "Delete" });
+        expect(addons.ebsCsiDriver?.controller.replicas).to.equal(2);
+        expect(addons.loadBalancerController?.replicas).to.equal(2);
         expect(addons.metricsServer.replicas).to.equal(2);
         expect(addons.metricsServer.resources.requests).to.deep.equal({ cpu: "100m", memory: "200Mi" });
     });
@@ -58,6 +58,6 @@ describe("stack config: add-ons", () => {
                     }),
             ),
         );
-        expect(config.addons.ebsCsiDriver.storageClass.kmsKey).to.equal("arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab");
+        expect(config.addons.ebsCsiDriver?.storageClass.kmsKey).to.equal("arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab");
     });
 });

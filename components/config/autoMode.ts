@@ -1,0 +1,244 @@
+/**
+ * `autoMode` in stack config: EKS Auto Mode as the stack's compute, storage and load-balancing
+ * choice. EKS then runs Karpenter, the EBS CSI driver, the load balancer controller, the VPC CNI,
+ * kube-proxy, CoreDNS and the Pod Identity agent itself; this program installs none of them (the
+ * cluster's own add-ons stay only while a node group runs beside Auto Mode). Its NodePools take the
+ * shape of `karpenter.nodePools` (Auto Mode runs Karpenter's `karpenter.sh/v1` NodePool) on Auto
+ * Mode's `eks.amazonaws.com/v1` NodeClass.
+ *
+ * What AWS refuses is refused here by key (EKS User Guide, automode/*.adoc, read at awsdocs/
+ * amazon-eks-user-guide; terraform-provider-aws internal/service/eks/cluster.go; docs/automode.md):
+ * built-in pools other than `general-purpose` and `system`; a custom NodeClass named `default`
+ * (EKS's own) or tagged with a tag Auto Mode sets; NodePool requirements on Karpenter's AWS labels
+ * (`karpenter.k8s.aws/*`: Auto Mode's are `eks.amazonaws.com/instance-*`) or on Windows; a node
+ * lifetime past Auto Mode's enforced 21 days; Kubernetes before 1.29; self-installed Karpenter,
+ * EBS CSI driver or load balancer controller beside it.
+ */
+import { isAwsReservedTagKey, karpenterDuration } from "eks-platform-kernel";
+import { z } from "zod";
+import { awsTags } from "./common";
+import { type CrossSectionIssue, nodePoolSchemaFor } from "./karpenter";
+
+/** The NodeClass API of EKS Auto Mode (`eks.amazonaws.com/v1`, kind `NodeClass`). */
+export const AUTO_NODE_CLASS_GROUP = "eks.amazonaws.com";
+export const AUTO_NODE_CLASS_KIND = "NodeClass";
+
+/** The pools EKS Auto Mode runs itself, by the names `computeConfig.nodePools` takes. */
+export const BUILT_IN_POOLS = ["general-purpose", "system"] as const;
+export type BuiltInPool = (typeof BUILT_IN_POOLS)[number];
+
+/** The NodeClass EKS creates for its built-in pools, only while one is enabled. */
+export const DEFAULT_AUTO_NODE_CLASS = "default";
+
+/**
+ * The longest a node of EKS Auto Mode lives: "EKS Auto Mode enforces a 21-day maximum node
+ * lifetime" (EKS User Guide, automode.adoc). In seconds.
+ */
+export const AUTO_MODE_MAX_NODE_LIFETIME_SECONDS = 21 * 24 * 3600;
+
+/** The first Kubernetes minor EKS Auto Mode runs ("requires Kubernetes version 1.29 or greater", migrate-auto.adoc). */
+export const AUTO_MODE_MIN_MINOR = 29;
+
+/**
+ * Tags a custom NodeClass may not carry: Auto Mode sets them on what it launches
+ * (create-node-class.adoc, "tags").
+ */
+const RESERVED_NODE_CLASS_TAGS = [
+    "karpenter.sh/nodepool",
+    "karpenter.sh/nodeclaim",
+    "karpenter.sh/managed-by",
+    "karpenter.sh/provisioner-name",
+    "eks.amazonaws.com/nodeclass",
+];
+
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { message: "must be a DNS-1123 label" });
+
+/** An Auto Mode NodeClass (create-node-class.adoc, "Node Class Specification"), the fields this platform sets. */
+const autoNodeClassSchema = z.strictObject({
+    /** The node's root volume. Defaults to `{ size: "80Gi", iops: 3000, throughput: 125 }` (Auto Mode's defaults). */
+    ephemeralStorage: z
+        .strictObject({
+            /** Defaults to `80Gi`. */
+            size: z
+                .string()
+                .regex(/^\d+Gi$/, { message: "must be a size in Gi, e.g. 80Gi" })
+                .refine((s) => Number(s.slice(0, -2)) >= 1 && Number(s.slice(0, -2)) <= 59000, {
+                    message: "must be between 1Gi and 59000Gi (Auto Mode's range)",
+                })
+                .default("80Gi"),
+            /** gp3 IOPS, 3000 to 16000. Defaults to `3000`. */
+            iops: z.number().int().min(3000).max(16000).default(3000),
+            /** gp3 throughput in MiB/s, 125 to 1000. Defaults to `125`. */
+            throughput: z.number().int().min(125).max(1000).default(125),
+        })
+        .default({ size: "80Gi", iops: 3000, throughput: 125 }),
+    /**
+     * The default of pod traffic no NetworkPolicy selects: `DefaultAllow` (Kubernetes' default) or
+     * `DefaultDeny`. Defaults to `DefaultAllow`: every namespace of this platform has its own
+     * default-deny NetworkPolicy (components/namespaces.ts).
+     */
+    networkPolicy: z.enum(["DefaultAllow", "DefaultDeny"]).default("DefaultAllow"),
+    /** Extra tags on instances and volumes. Defaults to `{}`. */
+    tags: awsTags
+        .superRefine((tags, ctx) => {
+            for (const key of Object.keys(tags)) {
+                if (RESERVED_NODE_CLASS_TAGS.includes(key) || key.startsWith("kubernetes.io/cluster/") || isAwsReservedTagKey(key)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: [key],
+                        message: `is a tag EKS Auto Mode sets itself (${RESERVED_NODE_CLASS_TAGS.join(", ")}, kubernetes.io/cluster/*, aws:*): the NodeClass is rejected`,
+                    });
+                }
+            }
+        })
+        .default({}),
+});
+
+const autoNodePoolSchema = nodePoolSchemaFor(AUTO_NODE_CLASS_GROUP, AUTO_NODE_CLASS_KIND).superRefine((p, ctx) => {
+    p.requirements.forEach((r, i) => {
+        if (r.key.startsWith("karpenter.k8s.aws/")) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["requirements", i, "key"],
+                message: `${r.key} is a label of self-managed Karpenter: EKS Auto Mode labels its nodes eks.amazonaws.com/instance-* (e.g. ${r.key.replace("karpenter.k8s.aws/", "eks.amazonaws.com/")})`,
+            });
+        }
+        if (r.key === "kubernetes.io/os" || r.key === "node.kubernetes.io/windows-build") {
+            ctx.addIssue({
+                code: "custom",
+                path: ["requirements", i, "key"],
+                message: `${r.key} is not supported by EKS Auto Mode, which runs Linux nodes only`,
+            });
+        }
+    });
+    const expire = p.expireAfter === "Never" ? undefined : karpenterDuration(p.expireAfter);
+    const grace = karpenterDuration(p.terminationGracePeriod) ?? 0;
+    if (p.expireAfter === "Never" || (expire !== undefined && expire + grace > AUTO_MODE_MAX_NODE_LIFETIME_SECONDS)) {
+        ctx.addIssue({
+            code: "custom",
+            path: ["expireAfter"],
+            message: `${p.expireAfter} plus terminationGracePeriod ${p.terminationGracePeriod} exceeds the 21 days (504h) EKS Auto Mode lets a node live: its nodes would be replaced on AWS's schedule, not the pool's; use at most ${504 - Math.ceil(grace / 3600)}h`,
+        });
+    }
+});
+
+const enabledSchema = z
+    .strictObject({
+        enabled: z.literal(true),
+        /**
+         * The pools EKS runs itself (`general-purpose`: On-Demand C/M/R amd64; `system`: tainted
+         * CriticalAddonsOnly, amd64 and arm64), each once. `[]` runs only the pools below; EKS then
+         * creates no `default` NodeClass and no access entry for the node role, which the program
+         * creates instead. Defaults to `["system"]`: platform add-ons on `system`, workloads on the
+         * pools below.
+         */
+        builtInPools: z
+            .array(z.enum(BUILT_IN_POOLS, { error: () => `must be one of ${BUILT_IN_POOLS.join(", ")} (exactly)` }))
+            .default(["system"])
+            .superRefine((pools, ctx) => {
+                pools.forEach((pool, i) => {
+                    if (pools.indexOf(pool) !== i) {
+                        ctx.addIssue({ code: "custom", path: [i], message: "is listed twice" });
+                    }
+                });
+            }),
+        /** Auto Mode NodeClasses keyed by name (never `default`, which is EKS's). Defaults to `{}`. */
+        nodeClasses: z.record(dnsLabel, autoNodeClassSchema).default({}),
+        /** NodePools keyed by name, each on a NodeClass above (or EKS's `default` while a built-in pool runs). Defaults to `{}`. */
+        nodePools: z.record(dnsLabel, autoNodePoolSchema).default({}),
+    })
+    .superRefine((a, ctx) => {
+        if (a.builtInPools.length === 0 && Object.keys(a.nodePools).length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodePools"],
+                message: "is empty and builtInPools is []: Auto Mode would launch no node; enable a built-in pool or define a pool",
+            });
+        }
+        if (DEFAULT_AUTO_NODE_CLASS in a.nodeClasses) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodeClasses", DEFAULT_AUTO_NODE_CLASS],
+                message: "is the NodeClass EKS creates for its built-in pools: name yours otherwise",
+            });
+        }
+        const classes = [...Object.keys(a.nodeClasses), ...(a.builtInPools.length > 0 ? [DEFAULT_AUTO_NODE_CLASS] : [])];
+        for (const [pool, spec] of Object.entries(a.nodePools)) {
+            if (BUILT_IN_POOLS.includes(pool as BuiltInPool)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodePools", pool],
+                    message: `is the name of a built-in pool, which EKS owns: list it in builtInPools or name yours otherwise`,
+                });
+            }
+            if (!classes.includes(spec.nodeClassRef.name)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodePools", pool, "nodeClassRef", "name"],
+                    message: `"${spec.nodeClassRef.name}" is not defined under autoMode.nodeClasses (defined: ${classes.join(", ") || "none"}${spec.nodeClassRef.name === DEFAULT_AUTO_NODE_CLASS ? "; EKS creates default only while builtInPools lists a pool" : ""})`,
+                });
+            }
+        }
+    });
+
+/** `autoMode` in stack config; `{ enabled: false }` (the default) is a standard cluster. */
+export const autoModeSchema = z.discriminatedUnion("enabled", [z.strictObject({ enabled: z.literal(false) }), enabledSchema]);
+
+export type AutoModeConfig = z.output<typeof autoModeSchema>;
+export type EnabledAutoModeConfig = Extract<AutoModeConfig, { enabled: true }>;
+export type AutoNodePoolConfig = EnabledAutoModeConfig["nodePools"][string];
+export type AutoNodeClassConfig = EnabledAutoModeConfig["nodeClasses"][string];
+
+/**
+ * Checks of `autoMode` against the rest of the stack. Pure. Auto Mode runs its own Karpenter, EBS
+ * CSI driver and load balancer controller: the self-installed ones beside it would fight over the
+ * same objects (two Karpenters, two controllers for one IngressClass), so each is refused by key.
+ */
+export function autoModeCrossSectionProblems(stack: {
+    autoMode: AutoModeConfig;
+    cluster: { version: string };
+    karpenter: { enabled: boolean };
+    addons: { ebsCsiDriver?: unknown; loadBalancerController?: unknown };
+}): CrossSectionIssue[] {
+    if (!stack.autoMode.enabled) {
+        const issues: CrossSectionIssue[] = [];
+        for (const key of ["ebsCsiDriver", "loadBalancerController"] as const) {
+            if (stack.addons[key] === undefined) {
+                issues.push({
+                    path: ["addons", key],
+                    message: "is required: a standard cluster installs it (only EKS Auto Mode runs its own)",
+                });
+            }
+        }
+        return issues;
+    }
+    const issues: CrossSectionIssue[] = [];
+    const minor = Number(stack.cluster.version.split(".")[1]);
+    if (Number.isFinite(minor) && minor < AUTO_MODE_MIN_MINOR) {
+        issues.push({
+            path: ["cluster", "version"],
+            message: `${stack.cluster.version} is before 1.${AUTO_MODE_MIN_MINOR}, the first version EKS Auto Mode runs`,
+        });
+    }
+    if (stack.karpenter.enabled) {
+        issues.push({
+            path: ["karpenter", "enabled"],
+            message:
+                "is true beside autoMode: EKS Auto Mode runs Karpenter itself; move the pools to autoMode.nodePools and set karpenter.enabled: false",
+        });
+    }
+    if (stack.addons.ebsCsiDriver !== undefined) {
+        issues.push({
+            path: ["addons", "ebsCsiDriver"],
+            message: "is set beside autoMode: EKS Auto Mode runs its own EBS CSI driver (ebs.csi.eks.amazonaws.com); remove it",
+        });
+    }
+    if (stack.addons.loadBalancerController !== undefined) {
+        issues.push({
+            path: ["addons", "loadBalancerController"],
+            message:
+                "is set beside autoMode: EKS Auto Mode runs its own load balancing (eks.amazonaws.com/alb, eks.amazonaws.com/nlb); remove it",
+        });
+    }
+    return issues;
+}

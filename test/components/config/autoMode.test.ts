@@ -1,0 +1,186 @@
+/**
+ * components/config/autoMode.ts rule by rule, on the fixture dev stack switched to EKS Auto Mode:
+ * what AWS refuses is refused by key, and the self-installed equivalents beside it.
+ */
+import { expect } from "chai";
+import { PROJECT } from "../../../components/config";
+import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS, autoModeSchema } from "../../../components/config/autoMode";
+import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
+
+const A = `${PROJECT}:autoMode`;
+
+/** A pool of the Karpenter shape on Auto Mode's NodeClass `name`. */
+const pool = (overrides: Record<string, unknown> = {}, name = "platform") => ({
+    nodeClassRef: { group: "eks.amazonaws.com", kind: "NodeClass", name },
+    requirements: [{ key: "eks.amazonaws.com/instance-category", operator: "In", values: ["c", "m"] }],
+    limits: { cpu: "16", memory: "64Gi" },
+    disruption: { consolidateAfter: "1m" },
+    expireAfter: "168h",
+    terminationGracePeriod: "30m",
+    ...overrides,
+});
+
+/** The fixture dev stack on Auto Mode: no Karpenter, no EBS CSI or LB controller of its own, then `edit`. */
+function autoProblems(edit: (auto: Record<string, any>, values: Record<string, any>) => void = () => undefined): string[] {
+    return problemsAfter((v) => {
+        v[`${PROJECT}:karpenter`] = { enabled: false };
+        delete v[`${PROJECT}:addons`].ebsCsiDriver;
+        delete v[`${PROJECT}:addons`].loadBalancerController;
+        v[A] = { enabled: true, builtInPools: ["system"], nodeClasses: { platform: {} }, nodePools: { general: pool() } };
+        edit(v[A] as Record<string, any>, v);
+    });
+}
+
+describe("autoMode config", () => {
+    it("is off by default, and a valid Auto Mode stack parses with Auto Mode's defaults", () => {
+        expect(parseValues(fixtureValues("dev"), "dev").autoMode).to.deep.equal({ enabled: false });
+        expect(autoProblems()).to.deep.equal([]);
+        const parsed = autoModeSchema.parse({ enabled: true, nodeClasses: { platform: {} }, nodePools: { general: pool() } });
+        expect(parsed.enabled && parsed.builtInPools).to.deep.equal(["system"]);
+        expect(parsed.enabled && parsed.nodeClasses.platform).to.deep.equal({
+            ephemeralStorage: { size: "80Gi", iops: 3000, throughput: 125 },
+            networkPolicy: "DefaultAllow",
+            tags: {},
+        });
+        expect(parsed.enabled && parsed.nodePools.general.nodeClassRef).to.deep.equal({
+            group: "eks.amazonaws.com",
+            kind: "NodeClass",
+            name: "platform",
+        });
+    });
+
+    it("takes only the two built-in pools, each once, by their exact names (terraform-aws-eks#3496: a misspelt pool runs nothing)", () => {
+        expect(autoProblems((a) => (a.builtInPools = ["general-purpose", "sytem", "general-purpose"]))).to.deep.equal([
+            `${A}.builtInPools[1]: must be one of general-purpose, system (exactly)`,
+        ]);
+        expect(autoProblems((a) => (a.builtInPools = ["system", "system"]))).to.deep.equal([`${A}.builtInPools[1]: is listed twice`]);
+    });
+
+    it("refuses a stack that launches nothing, a NodeClass named default, a pool named like a built-in one, a reference to no class", () => {
+        expect(
+            autoProblems((a) => {
+                a.builtInPools = [];
+                a.nodePools = {};
+            }),
+        ).to.deep.equal([
+            `${A}.nodePools: is empty and builtInPools is []: Auto Mode would launch no node; enable a built-in pool or define a pool`,
+        ]);
+        expect(autoProblems((a) => (a.nodeClasses = { default: {} }))).to.include(
+            `${A}.nodeClasses.default: is the NodeClass EKS creates for its built-in pools: name yours otherwise`,
+        );
+        expect(autoProblems((a) => (a.nodePools = { system: pool() }))).to.deep.equal([
+            `${A}.nodePools.system: is the name of a built-in pool, which EKS owns: list it in builtInPools or name yours otherwise`,
+        ]);
+        expect(autoProblems((a) => (a.nodePools = { general: pool({}, "missing") }))).to.deep.equal([
+            `${A}.nodePools.general.nodeClassRef.name: "missing" is not defined under autoMode.nodeClasses (defined: platform, default)`,
+        ]);
+        // EKS's default NodeClass exists only while a built-in pool runs.
+        expect(
+            autoProblems((a) => {
+                a.builtInPools = [];
+                a.nodePools = { general: pool({}, "default") };
+            }),
+        ).to.deep.equal([
+            `${A}.nodePools.general.nodeClassRef.name: "default" is not defined under autoMode.nodeClasses (defined: platform; EKS creates default only while builtInPools lists a pool)`,
+        ]);
+        expect(autoProblems((a) => (a.nodePools = { general: pool({}, "default") }))).to.deep.equal([]);
+    });
+
+    it("refuses another NodeClass API, Karpenter's AWS labels, Windows, and a lifetime past the 21 days Auto Mode enforces", () => {
+        expect(
+            autoProblems(
+                (a) => (a.nodePools.general.nodeClassRef = { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "platform" }),
+            ),
+        ).to.deep.equal([
+            `${A}.nodePools.general.nodeClassRef.group: must be eks.amazonaws.com`,
+            `${A}.nodePools.general.nodeClassRef.kind: must be NodeClass`,
+        ]);
+        expect(
+            autoProblems(
+                (a) =>
+                    (a.nodePools.general.requirements = [
+                        { key: "karpenter.k8s.aws/instance-family", operator: "In", values: ["m6i"] },
+                        { key: "kubernetes.io/os", operator: "In", values: ["linux"] },
+                    ]),
+            ),
+        ).to.deep.equal([
+            `${A}.nodePools.general.requirements[0].key: karpenter.k8s.aws/instance-family is a label of self-managed Karpenter: EKS Auto Mode labels its nodes eks.amazonaws.com/instance-* (e.g. eks.amazonaws.com/instance-family)`,
+            `${A}.nodePools.general.requirements[1].key: kubernetes.io/os is not supported by EKS Auto Mode, which runs Linux nodes only`,
+        ]);
+        // 504h in all: expireAfter plus the grace period.
+        expect(AUTO_MODE_MAX_NODE_LIFETIME_SECONDS).to.equal(504 * 3600);
+        expect(
+            autoProblems((a) => Object.assign(a.nodePools.general, { expireAfter: "480h", terminationGracePeriod: "24h" })),
+        ).to.deep.equal([]);
+        expect(
+            autoProblems((a) => Object.assign(a.nodePools.general, { expireAfter: "481h", terminationGracePeriod: "24h" })),
+        ).to.deep.equal([
+            `${A}.nodePools.general.expireAfter: 481h plus terminationGracePeriod 24h exceeds the 21 days (504h) EKS Auto Mode lets a node live: its nodes would be replaced on AWS's schedule, not the pool's; use at most 480h`,
+        ]);
+        expect(autoProblems((a) => (a.nodePools.general.expireAfter = "Never"))[0]).to.match(
+            /expireAfter: Never plus terminationGracePeriod 30m exceeds the 21 days/,
+        );
+    });
+
+    it("refuses the tags Auto Mode sets on what it launches, by key", () => {
+        expect(
+            autoProblems(
+                (a) =>
+                    (a.nodeClasses.platform = {
+                        tags: { "eks.amazonaws.com/nodeclass": "x", "kubernetes.io/cluster/a": "owned", team: "a" },
+                    }),
+            ),
+        ).to.deep.equal([
+            `${A}.nodeClasses.platform.tags["eks.amazonaws.com/nodeclass"]: is a tag EKS Auto Mode sets itself (karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.sh/managed-by, karpenter.sh/provisioner-name, eks.amazonaws.com/nodeclass, kubernetes.io/cluster/*, aws:*): the NodeClass is rejected`,
+            `${A}.nodeClasses.platform.tags["kubernetes.io/cluster/a"]: is a tag EKS Auto Mode sets itself (karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.sh/managed-by, karpenter.sh/provisioner-name, eks.amazonaws.com/nodeclass, kubernetes.io/cluster/*, aws:*): the NodeClass is rejected`,
+        ]);
+    });
+
+    it("refuses self-installed Karpenter, the EBS CSI driver and the LB controller beside Auto Mode, and a Kubernetes before 1.29", () => {
+        const problems = autoProblems((_a, v) => {
+            v[`${PROJECT}:karpenter`] = fixtureValues("dev")[`${PROJECT}:karpenter`];
+            v[`${PROJECT}:addons`] = fixtureValues("dev")[`${PROJECT}:addons`];
+        });
+        expect(problems).to.have.members([
+            `${PROJECT}:karpenter.enabled: is true beside autoMode: EKS Auto Mode runs Karpenter itself; move the pools to autoMode.nodePools and set karpenter.enabled: false`,
+            `${PROJECT}:addons.ebsCsiDriver: is set beside autoMode: EKS Auto Mode runs its own EBS CSI driver (ebs.csi.eks.amazonaws.com); remove it`,
+            `${PROJECT}:addons.loadBalancerController: is set beside autoMode: EKS Auto Mode runs its own load balancing (eks.amazonaws.com/alb, eks.amazonaws.com/nlb); remove it`,
+        ]);
+        expect(autoProblems((_a, v) => (v[`${PROJECT}:cluster`].version = "1.28"))).to.include(
+            `${PROJECT}:cluster.version: 1.28 is before 1.29, the first version EKS Auto Mode runs`,
+        );
+        expect(autoProblems((_a, v) => (v[`${PROJECT}:cluster`].version = "1.29"))).to.not.include(
+            `${PROJECT}:cluster.version: 1.29 is before 1.29, the first version EKS Auto Mode runs`,
+        );
+    });
+
+    it("requires the EBS CSI driver and the LB controller on a standard stack, naming each", () => {
+        expect(
+            problemsAfter((v) => {
+                delete v[`${PROJECT}:addons`].ebsCsiDriver;
+                delete v[`${PROJECT}:addons`].loadBalancerController;
+            }),
+        ).to.deep.equal([
+            `${PROJECT}:addons.ebsCsiDriver: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
+            `${PROJECT}:addons.loadBalancerController: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
+        ]);
+    });
+
+    describe("every stack file", () => {
+        for (const stack of stacks()) {
+            it(`${stack}: on Auto Mode, runs no self-installed equivalent and keeps its pools within Auto Mode's lifetime`, () => {
+                const c = stackConfig(stack);
+                if (!c.autoMode.enabled) {
+                    expect(c.addons.ebsCsiDriver, stack).to.not.equal(undefined);
+                    return;
+                }
+                expect([c.karpenter.enabled, c.addons.ebsCsiDriver, c.addons.loadBalancerController]).to.deep.equal([
+                    false,
+                    undefined,
+                    undefined,
+                ]);
+                expect(Object.keys(c.autoMode.nodePools).length + c.autoMode.builtInPools.length).to.be.greaterThan(0);
+            });
+        }
+    });
+});
