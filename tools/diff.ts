@@ -32,10 +32,19 @@ export interface ResourceChange {
     rollsNodesOn?: string[];
 }
 
-export type DisruptionKind = "refused" | "destroyed" | "retained" | "drain" | "network" | "upgrade" | "roll";
+export type DisruptionKind = "refused" | "destroyed" | "switch" | "retained" | "drain" | "network" | "upgrade" | "roll";
 
 /** Most severe first: how disruptions are ordered, and named in the summary. */
-export const DISRUPTION_ORDER: readonly DisruptionKind[] = ["refused", "destroyed", "retained", "drain", "network", "upgrade", "roll"];
+export const DISRUPTION_ORDER: readonly DisruptionKind[] = [
+    "refused",
+    "destroyed",
+    "switch",
+    "retained",
+    "drain",
+    "network",
+    "upgrade",
+    "roll",
+];
 
 export interface Disruption {
     kind: DisruptionKind;
@@ -220,6 +229,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     };
 
     let upgrade: { cluster: RecordedResource; from: string; to: string } | undefined;
+    let switched: { cluster: RecordedResource; on: boolean } | undefined;
     for (const now of after.filter(isDiffed)) {
         const previousUrn = [now.urn, ...(now.aliases ?? [])].find((u) => old.has(u) && !matched.has(u));
         if (previousUrn === undefined) {
@@ -291,6 +301,9 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         } else if (rolls.length > 0) {
             disrupt("roll", was, `${rolls.join(", ")} changed: every node is replaced one batch at a time, each drained first`);
         }
+        if (now.type === EKS_CLUSTER && autoModeOn(was.props) !== autoModeOn(now.props)) {
+            switched = { cluster: was, on: autoModeOn(now.props) };
+        }
         if (now.type === EKS_CLUSTER) {
             const [from, to] = [kubernetesMinor(String(was.props.version)), kubernetesMinor(String(now.props.version))];
             const [wasVersion, nowVersion] = [String(was.props.version), String(now.props.version)];
@@ -345,12 +358,106 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
         }
     }
 
+    if (switched) {
+        disrupt("switch", switched.cluster, autoModeSwitch(switched.on, before, after));
+    }
+    for (const clash of sameNameObjects(before, after, old, matched)) {
+        disrupt(
+            "refused",
+            clash.created,
+            `creates ${clash.identity}, which ${clash.deleted.type} ${clash.deleted.name} still is: Pulumi creates the new resource before it deletes the old one, so the create fails on the existing object${clash.immutable.length > 0 ? ` (and ${clash.immutable.join(", ")} cannot change in place)` : ""}, or, if it took the object over, the old resource's deletion would then delete it; move the object with an alias, or delete the old one in an update of its own first`,
+        );
+    }
+
     disruptions.sort((a, b) => DISRUPTION_ORDER.indexOf(a.kind) - DISRUPTION_ORDER.indexOf(b.kind));
     const counts: Record<ChangeKind, number> = { create: 0, delete: 0, update: 0, replace: 0 };
     for (const c of changes) {
         counts[c.kind]++;
     }
     return { changes, disruptions, counts };
+}
+
+/** Whether a cluster's inputs turn EKS Auto Mode on (pulumi-eks `autoMode.enabled`). */
+function autoModeOn(props: Record<string, unknown>): boolean {
+    const auto = props.autoMode as { enabled?: unknown } | undefined;
+    return auto?.enabled === true;
+}
+
+/**
+ * What turning EKS Auto Mode on (or off) in place does beyond the resources the diff lists: the
+ * cluster stays, but what runs the nodes, volumes and load balancers changes hands, and AWS moves
+ * neither load balancers nor volumes between the two ("Migrating EBS CSI volumes or load balancers
+ * created by the AWS Load Balancer Controller is not supported", EKS User Guide, migrate-auto.adoc).
+ */
+function autoModeSwitch(on: boolean, before: readonly RecordedResource[], after: readonly RecordedResource[]): string {
+    const gone = (pred: (r: RecordedResource) => boolean) => before.some(pred) && !after.some(pred);
+    const lbController = (r: RecordedResource) =>
+        r.type === "kubernetes:helm.sh/v3:Release" && r.props.chart === "aws-load-balancer-controller";
+    const ebsCsi = (r: RecordedResource) => r.type === "aws:eks/addon:Addon" && r.props.addonName === "aws-ebs-csi-driver";
+    if (!on) {
+        return "EKS Auto Mode turned off in place: its nodes, volumes and load balancers stay only as long as Auto Mode runs them; move workloads to node groups or Karpenter first (docs/automode.md)";
+    }
+    return [
+        "EKS Auto Mode turned on in place: the control plane stays (an UpdateClusterConfig), and workloads move to Auto Mode nodes only as the node groups and NodePools this diff deletes drain",
+        ...(gone(lbController)
+            ? [
+                  "the AWS Load Balancer Controller is removed: the load balancers it created are not migrated; each Ingress and Service of type LoadBalancer gets a new load balancer (a new DNS name) from Auto Mode's controller, and the old ones are left in the account",
+              ]
+            : []),
+        ...(gone(ebsCsi)
+            ? [
+                  "the EBS CSI driver (ebs.csi.aws.com) is removed: volumes it provisioned are not migrated to Auto Mode's driver (ebs.csi.eks.amazonaws.com), so their claims no longer attach",
+              ]
+            : []),
+        "for stateful or load-balanced workloads AWS recommends a new cluster beside this one and a DNS cut-over (docs/automode.md)",
+    ].join("; ");
+}
+
+/** A Kubernetes object's identity: kind (with its API version), namespace and name, from a recorded resource. */
+function kubernetesIdentity(r: RecordedResource): string | undefined {
+    if (!r.type.startsWith("kubernetes:") || r.type.startsWith("kubernetes:helm.sh/") || r.type.startsWith("pulumi:")) {
+        return undefined;
+    }
+    const metadata = r.props.metadata as { name?: unknown; namespace?: unknown } | undefined;
+    if (typeof metadata?.name !== "string") {
+        return undefined;
+    }
+    const kind = r.type.split(":").slice(1).join(":");
+    return `${kind} ${typeof metadata.namespace === "string" ? `${metadata.namespace}/` : ""}${metadata.name}`;
+}
+
+/**
+ * Kubernetes objects the update deletes under one resource and creates under another with the same
+ * kind, namespace and name (a URN change without an alias, or one component replaced by another).
+ */
+function sameNameObjects(
+    before: readonly RecordedResource[],
+    after: readonly RecordedResource[],
+    old: ReadonlyMap<string, RecordedResource>,
+    matched: ReadonlySet<string>,
+): { identity: string; created: RecordedResource; deleted: RecordedResource; immutable: string[] }[] {
+    const deleted = new Map<string, RecordedResource>();
+    for (const [urn, was] of old) {
+        const id = matched.has(urn) ? undefined : kubernetesIdentity(was);
+        if (id !== undefined) {
+            deleted.set(id, was);
+        }
+    }
+    const beforeUrns = new Set(before.map((r) => r.urn));
+    const out: { identity: string; created: RecordedResource; deleted: RecordedResource; immutable: string[] }[] = [];
+    for (const now of after) {
+        const id = kubernetesIdentity(now);
+        const was = id === undefined ? undefined : deleted.get(id);
+        if (id === undefined || was === undefined || beforeUrns.has(now.urn) || (now.aliases ?? []).some((a) => old.has(a))) {
+            continue;
+        }
+        const rule = replacementRule(now.type);
+        const immutable = changedPaths(was.props, now.props)
+            .map((p) => p.path)
+            .filter((p) => [...(rule?.refusedOn ?? []), ...(rule?.replaceOn ?? [])].some((r) => under(p, r)));
+        out.push({ identity: id, created: now, deleted: was, immutable });
+    }
+    return out;
 }
 
 /**
@@ -411,6 +518,7 @@ function show(value: unknown): string {
 const SUMMARY_LABEL: Record<DisruptionKind, string> = {
     refused: "refused",
     destroyed: "destroyed",
+    switch: "compute switch",
     retained: "retained deletions",
     drain: "node drains",
     network: "network replacements",

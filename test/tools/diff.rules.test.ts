@@ -242,6 +242,57 @@ describe("tools/diff.ts diffRenders: what the engine does to each resource", () 
     });
 });
 
+describe("tools/diff.ts diffRenders: EKS Auto Mode switched in place, and objects moved under the same name", () => {
+    const standard = resource("eks:index:Cluster", "cluster-eks", { name: "c", version: "1.34" });
+    const auto = changed(standard, {
+        autoMode: { enabled: true, createNodeRole: false, computeConfig: { enabled: true, nodePools: ["system"] } },
+    });
+    const lbc = resource("kubernetes:helm.sh/v3:Release", "lbc", { chart: "aws-load-balancer-controller", version: "1.13.3" });
+    const ebs = resource("aws:eks/addon:Addon", "ebs", { addonName: "aws-ebs-csi-driver", addonVersion: "v1.63.1-eksbuild.1" });
+    const SC = "kubernetes:storage.k8s.io/v1:StorageClass";
+    const oldClass = resource(SC, "addons-ebs-csi-gp3", { metadata: { name: "gp3" }, provisioner: "ebs.csi.aws.com" });
+    const newClass = resource(SC, "addons-auto-mode-gp3", { metadata: { name: "gp3" }, provisioner: "ebs.csi.eks.amazonaws.com" });
+
+    it("says what turning Auto Mode on moves and what it leaves behind (EKS User Guide, migrate-auto.adoc: no migration of load balancers or volumes)", () => {
+        const diff = diffRenders([standard, lbc, ebs], [auto]);
+        const sw = diff.disruptions.filter((d) => d.kind === "switch");
+        expect(sw).to.have.length(1);
+        expect(sw[0].message).to.match(/^eks:index:Cluster cluster-eks: EKS Auto Mode turned on in place: the control plane stays/);
+        expect(sw[0].message).to.include("the load balancers it created are not migrated").and.include("so their claims no longer attach");
+        // Only what this diff removes is named.
+        const bare = diffRenders([standard], [auto]).disruptions.find((d) => d.kind === "switch");
+        expect(bare?.message).to.not.include("Load Balancer Controller").and.not.include("EBS CSI");
+        expect(diffRenders([auto], [standard]).disruptions.find((d) => d.kind === "switch")?.message).to.include(
+            "EKS Auto Mode turned off in place",
+        );
+        // No switch: nothing said.
+        expect(diffRenders([auto], [changed(auto, { version: "1.34" })]).disruptions).to.deep.equal([]);
+        expect(summaryLine(diffRenders([standard, lbc], [auto]))).to.include("1 compute switch");
+    });
+
+    it("refuses a Kubernetes object deleted under one resource and created under another with the same kind, namespace and name, naming what cannot change in place", () => {
+        const diff = diffRenders([oldClass], [newClass]);
+        const refused = diff.disruptions.filter((d) => d.kind === "refused");
+        expect(refused).to.have.length(1);
+        expect(refused[0].urn).to.equal(newClass.urn);
+        expect(refused[0].message).to.include(`creates storage.k8s.io/v1:StorageClass gp3, which ${SC} addons-ebs-csi-gp3 still is`);
+        expect(refused[0].message).to.include("(and provisioner cannot change in place)");
+        // Another name, another namespace, or an alias to the old URN: no clash.
+        expect(diffRenders([oldClass], [changed(newClass, { metadata: { name: "gp3-auto" } })]).disruptions).to.deep.equal([]);
+        const CM = "kubernetes:core/v1:ConfigMap";
+        const a = resource(CM, "a", { metadata: { name: "x", namespace: "one" } });
+        const b = resource(CM, "b", { metadata: { name: "x", namespace: "two" } });
+        expect(diffRenders([a], [b]).disruptions).to.deep.equal([]);
+        const moved = { ...resource(CM, "b", { metadata: { name: "x", namespace: "one" } }), aliases: [a.urn] };
+        expect(diffRenders([a], [moved]).disruptions).to.deep.equal([]);
+        // Same identity without an immutable difference is refused too, without the parenthesis.
+        const same = resource(CM, "c", { metadata: { name: "x", namespace: "one" } });
+        const plain = diffRenders([a], [same]).disruptions;
+        expect(plain.map((d) => d.kind)).to.deep.equal(["refused"]);
+        expect(plain[0].message).to.not.include("cannot change in place");
+    });
+});
+
 describe("tools/diff.ts: the report", () => {
     const key = resource("aws:kms/key:Key", "k", { keyUsage: "ENCRYPT_DECRYPT" }, { protect: true });
     const long = "x".repeat(200);
