@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
 import type { Plan } from "../tools/plan";
-import { NOT_API_OBJECTS, validateKubernetesObject } from "../tools/schema";
+import { NOT_API_OBJECTS, parseTypeToken, UNPUBLISHED_SCHEMAS, validateKubernetesObject } from "../tools/schema";
 import { planOf } from "./mocks";
 import { fixtureProject, stackConfig, stacks } from "./stackFiles";
 
@@ -102,9 +102,20 @@ for (const stack of stacks()) {
             }
         });
 
-        it("turns on NetworkPolicy enforcement in the VPC CNI", () => {
+        it("turns on NetworkPolicy enforcement: in the VPC CNI add-on, or on EKS Auto Mode without it, by the controller's ConfigMap", () => {
             const cni = byType(plan, "aws:eks/addon:Addon").find((a) => a.props.addonName === "vpc-cni");
-            expect(JSON.parse(String(cni?.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
+            const configMaps = byType(plan, "kubernetes:core/v1:ConfigMap").filter(
+                (c) => (c.props.metadata as { name?: string; namespace?: string }).name === "amazon-vpc-cni",
+            );
+            if (cni !== undefined) {
+                expect(JSON.parse(String(cni.props.configurationValues))).to.deep.include({ enableNetworkPolicy: "true" });
+                expect(configMaps, "the add-on owns the ConfigMap").to.deep.equal([]);
+            } else {
+                expect(config.autoMode.enabled, "no VPC CNI add-on outside Auto Mode").to.equal(true);
+                expect(configMaps.map((c) => [(c.props.metadata as { namespace: string }).namespace, c.props.data])).to.deep.equal([
+                    ["kube-system", { "enable-network-policy-controller": "true" }],
+                ]);
+            }
         });
 
         it("grants the deployer and admins cluster-wide, namespace teams only their namespaces, the drift role reads cluster-wide, and the preview role nothing", () => {
@@ -143,10 +154,16 @@ for (const stack of stacks()) {
             }
         });
 
-        it("emits only Kubernetes objects that pass the official schemas", async () => {
+        it("emits only Kubernetes objects that pass the official schemas, or of a group whose owner publishes none (said so, by group)", async () => {
             const objects = plan.resources.filter((r) => r.type.startsWith("kubernetes:") && !NOT_API_OBJECTS.has(r.type));
             expect(objects.length).to.be.greaterThan(0);
             for (const o of objects) {
+                const group = parseTypeToken(o.type)?.group ?? "";
+                if (group in UNPUBLISHED_SCHEMAS) {
+                    // Only EKS Auto Mode's objects, and only on an Auto Mode stack.
+                    expect([group, config.autoMode.enabled], o.name).to.deep.equal(["eks.amazonaws.com", true]);
+                    continue;
+                }
                 await validateKubernetesObject(o.type, o.props);
             }
         });

@@ -34,6 +34,18 @@ export function parseTypeToken(type: string): { group: string; version: string; 
 
 const KARPENTER_GROUPS = new Set(["karpenter.sh", "karpenter.k8s.aws"]);
 
+/**
+ * API groups whose owner publishes no schema to validate against, with why: their objects are
+ * reported unvalidated, never passed as validated. EKS Auto Mode's CRDs (NodeClass,
+ * IngressClassParams, TargetGroupBinding of `eks.amazonaws.com/v1`) exist only in the cluster; the
+ * EKS User Guide documents their fields (create-node-class.adoc, auto-configure-alb.adoc), and
+ * components/config/autoMode.ts checks what this program renders against that.
+ */
+export const UNPUBLISHED_SCHEMAS: Readonly<Record<string, string>> = {
+    "eks.amazonaws.com":
+        "AWS publishes no CRD schema for EKS Auto Mode's eks.amazonaws.com objects (they exist only in the cluster): validated by the stack config's schema of the EKS User Guide's fields, not by the API server's",
+};
+
 function modulePath(group: string, version: string, kind: string): string {
     if (KARPENTER_GROUPS.has(group)) {
         return `@kubernetes-models/karpenter/${group}/${version}/${kind}`;
@@ -322,7 +334,7 @@ export async function objectProblems(object: Record<string, unknown>): Promise<S
         return {
             status: "unvalidated",
             problems: metadata,
-            reason: `no schema is known for ${apiVersion} ${kind}: its CRD's validation was not applied`,
+            reason: UNPUBLISHED_SCHEMAS[group] ?? `no schema is known for ${apiVersion} ${kind}: its CRD's validation was not applied`,
         };
     }
     const beyond = specProblems(apiVersion, kind, object);

@@ -54,14 +54,31 @@ export function autoModeIngressClass(): { params: Record<string, unknown>; ingre
     };
 }
 
+/**
+ * The ConfigMap that turns on Auto Mode's network policy controller: until it exists,
+ * NetworkPolicy objects "are accepted but not enforced" (EKS User Guide, auto-net-pol.adoc, step 1),
+ * and every namespace's default-deny here would be a silent no-op. Where node groups run beside
+ * Auto Mode, the VPC CNI add-on owns this ConfigMap (its `enableNetworkPolicy`), so it is not
+ * created then. Pure.
+ */
+export function networkPolicyControllerConfigMap(): k8s.core.v1.ConfigMapArgs {
+    return {
+        metadata: { name: "amazon-vpc-cni", namespace: "kube-system" },
+        data: { "enable-network-policy-controller": "true" },
+    };
+}
+
 export interface AutoModeAddonsArgs {
     provider: k8s.Provider;
+    /** Create the network policy controller's ConfigMap (no VPC CNI add-on owns it). Defaults to `true`. */
+    networkPolicyController?: boolean;
 }
 
 /** The StorageClass and IngressClass of a stack on EKS Auto Mode. */
 export class AutoModeAddons extends pulumi.ComponentResource {
     public readonly storageClass: k8s.storage.v1.StorageClass;
     public readonly ingressClass: k8s.networking.v1.IngressClass;
+    public readonly networkPolicyController?: k8s.core.v1.ConfigMap;
 
     constructor(name: string, args: AutoModeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:addons:AutoModeAddons", name, {}, opts);
@@ -77,6 +94,9 @@ export class AutoModeAddons extends pulumi.ComponentResource {
             ...k8sOpts,
             dependsOn: [ingressParams],
         });
+        if (args.networkPolicyController ?? true) {
+            this.networkPolicyController = new k8s.core.v1.ConfigMap(`${name}-network-policy`, networkPolicyControllerConfigMap(), k8sOpts);
+        }
         this.registerOutputs({});
     }
 }

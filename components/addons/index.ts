@@ -92,7 +92,12 @@ export class ComputeAddons extends pulumi.ComponentResource {
             this,
         );
         if (args.autoMode !== undefined) {
-            this.autoMode = new AutoModeAddons(`${name}-auto-mode`, { provider: args.provider }, { parent: this });
+            // With node groups beside, the VPC CNI add-on (enableNetworkPolicy) owns the controller's ConfigMap.
+            this.autoMode = new AutoModeAddons(
+                `${name}-auto-mode`,
+                { provider: args.provider, networkPolicyController: !args.autoMode.coreDns },
+                { parent: this },
+            );
             this.registerOutputs({ coreDns: this.coreDns?.id, metricsServer: this.metricsServer.id });
             return;
         }

@@ -5,6 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeClassConfig, NodePoolConfig } from "../config/karpenter";
+import { NODE_CLASS_GROUP, NODE_CLASS_KIND } from "./names";
 import type { EC2NodeClassObject, NodeClassReference, NodePoolObject, NodeRequirement } from "./types";
 
 /** Root device of AL2023 AMIs. */
@@ -32,8 +33,12 @@ export function renderNodePool(
             template: {
                 ...(Object.keys(pool.labels).length > 0 ? { metadata: { labels: { ...pool.labels } } } : {}),
                 spec: {
-                    // Always the full reference: Karpenter v1 rejects `{ name }` alone.
-                    nodeClassRef: { ...pool.nodeClassRef },
+                    // Always the full reference: Karpenter v1 rejects `{ name }` alone; a name-only one is Karpenter's EC2NodeClass.
+                    nodeClassRef: {
+                        group: pool.nodeClassRef.group ?? NODE_CLASS_GROUP,
+                        kind: pool.nodeClassRef.kind ?? NODE_CLASS_KIND,
+                        name: pool.nodeClassRef.name,
+                    } as NodeClassReference,
                     requirements,
                     ...(pool.taints.length > 0 ? { taints: pool.taints.map((t) => ({ ...t })) } : {}),
                     expireAfter: pool.expireAfter,

@@ -217,6 +217,10 @@ describe("EKS Auto Mode: pools and add-ons", () => {
         const ic = named(mocks.resources, "kubernetes:networking.k8s.io/v1:IngressClass", "addons-auto-mode-ingress-class");
         expect((ic.props.spec as { controller: string }).controller).to.equal("eks.amazonaws.com/alb");
         expect(ic.options.dependsOn).to.deep.equal(["addons-auto-mode-ingress-params"]);
+        // No VPC CNI add-on owns it here: the network policy controller's ConfigMap turns enforcement on.
+        expect(named(mocks.resources, "kubernetes:core/v1:ConfigMap", "addons-auto-mode-network-policy").props.data).to.deep.equal({
+            "enable-network-policy-controller": "true",
+        });
         const metrics = named(mocks.resources, "aws:eks/addon:Addon", "addons-metrics-server");
         expect(JSON.parse(String(metrics.props.configurationValues)).nodeSelector).to.deep.equal({ "karpenter.sh/nodepool": "system" });
     });

@@ -94,7 +94,10 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                 expect(pass.map((s) => s.Sid)).to.deep.equal(["PassStackRoles"]);
                 expect(pass[0].Resource).to.equal(`arn:aws:iam::${ctx.account}:role/${ctx.clusterName}-*`);
                 const condition = Object.values(pass[0].Condition ?? {})[0] as Record<string, string[]>;
-                expect(condition["iam:PassedToService"]).to.include.members(["eks.amazonaws.com", "pods.eks.amazonaws.com"]);
+                // EKS always (the cluster role); Pod Identity where the plan associates a role with a pod.
+                const podIdentity = plan.some((r) => r.type === "aws:eks/podIdentityAssociation:PodIdentityAssociation");
+                expect(condition["iam:PassedToService"]).to.include("eks.amazonaws.com");
+                expect(condition["iam:PassedToService"].includes("pods.eks.amazonaws.com"), "pods.eks.amazonaws.com").to.equal(podIdentity);
                 expect(condition["iam:PassedToService"]).to.not.include("lambda.amazonaws.com");
             });
 
