@@ -3,6 +3,7 @@
  * nothing here asserts (timing belongs in a report, not in a test).
  *
  *   npm run bench -- [--runs <n>] [--sizes 1000,10000]
+ *   npm run bench -- load [--bytes <n>] [--violations <n>] [--namespaces <n>] [--burners <n>]
  *
  * - `plan` per stack (wall time of the CLI, policy gate included) next to the floor: a Node process
  *   that only loads the Pulumi SDKs the program uses.
@@ -11,13 +12,18 @@
  *   workloads share a namespace with ResourceQuota, LimitRange and a default-deny NetworkPolicy)
  *   next to merely parsing the same YAML; corpora are written to a temporary directory and
  *   removed afterwards.
+ * - `load` (alone): the two large inputs a loaded machine must still pass, each through its real
+ *   command while `--burners` processes keep every core busy (`runLoad`): one YAML file of
+ *   `--bytes` through `policy:check`, with `--violations` planted workloads, and a stack onboarding
+ *   `--namespaces` namespaces through `plan`; it prints verdicts, wall time and peak memory, and
+ *   exits 1 when a verdict is not the expected one.
  */
-import { execFileSync } from "child_process";
+import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseCommandLine, runMain } from "./cli";
-import { generateCorpus } from "./corpus";
+import { generateCorpus, ManifestFile, onboardedNamespace, onboardNamespaces, PLANTED_POLICY, writeManifestFile } from "./corpus";
 import { InputError } from "./errors";
 import { checkManifests } from "./manifestCheck";
 import { PolicyPackProcess } from "./analyzer";
@@ -64,14 +70,25 @@ async function timeAsync(fn: () => unknown, runs: number): Promise<number> {
     return median(times);
 }
 
-const USAGE = "usage: npm run bench -- [--runs <n>] [--sizes 1000,10000]";
+const USAGE =
+    "usage: npm run bench -- [--runs <n>] [--sizes 1000,10000]\n       npm run bench -- load [--bytes <n>] [--violations <n>] [--namespaces <n>] [--burners <n>]";
+
+/** The scenarios `npm run bench -- <scenario>` selects; none: the plan, gate and drain benchmarks. */
+export const SCENARIOS = ["load"] as const;
 
 const fmt = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
         process.argv.slice(2),
-        { runs: { type: "string", default: "3" }, sizes: { type: "string", default: "1000,10000" } },
+        {
+            runs: { type: "string", default: "3" },
+            sizes: { type: "string", default: "1000,10000" },
+            bytes: { type: "string", default: String(LOAD_DEFAULTS.bytes) },
+            violations: { type: "string", default: String(LOAD_DEFAULTS.violations) },
+            namespaces: { type: "string", default: String(LOAD_DEFAULTS.namespaces) },
+            burners: { type: "string", default: String(LOAD_DEFAULTS.burners) },
+        },
         USAGE,
     );
     const counts = (flag: string, text: string) => {
@@ -81,8 +98,25 @@ async function main(): Promise<number> {
         }
         return ns;
     };
-    if (positionals.length > 0) {
-        throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
+    const whole = (flag: string, text: string) => {
+        const n = Number(text);
+        if (text === "" || !Number.isInteger(n) || n < 0) {
+            throw new InputError(`${flag} takes a whole number, not "${text}"\n${USAGE}`);
+        }
+        return n;
+    };
+    if (positionals.length > 1 || (positionals.length === 1 && !(SCENARIOS as readonly string[]).includes(positionals[0]))) {
+        throw new InputError(`unexpected argument ${positionals[positionals.length - 1]}\n${USAGE}`);
+    }
+    if (positionals[0] === "load") {
+        const result = await runLoad({
+            bytes: whole("--bytes", values.bytes),
+            violations: whole("--violations", values.violations),
+            namespaces: whole("--namespaces", values.namespaces),
+            burners: whole("--burners", values.burners),
+        });
+        process.stdout.write(formatLoad(result));
+        return result.problems.length === 0 ? 0 : 1;
     }
     const [runs] = counts("--runs", values.runs);
     const sizes = counts("--sizes", values.sizes);
@@ -241,6 +275,285 @@ export async function benchDrain(sizes: readonly number[], runs: number): Promis
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }
+}
+
+/** The `load` scenario's sizes when not given: the issue's 50 MB manifest and 2,000-namespace stack on a machine's two cores kept busy. */
+export const LOAD_DEFAULTS = { bytes: 50_000_000, violations: 25, namespaces: 2000, burners: 2 } as const;
+
+export interface LoadOptions {
+    /** Size of the one manifest file (at least). */
+    bytes: number;
+    /** Workloads of that file planted to fail `PLANTED_POLICY`. */
+    violations: number;
+    /** Namespaces onboarded on top of the fixture dev stack's. */
+    namespaces: number;
+    /** CPU-burning processes kept running for the duration (0: a quiet machine). */
+    burners: number;
+    /** Where the inputs are written (a temporary directory, removed afterwards, when not given). */
+    dir?: string;
+}
+
+/** One command run: exit code, wall time, and memory sampled from /proc (0 where there is none). */
+export interface MeasuredRun {
+    code: number;
+    ms: number;
+    /** The most the command's processes (it and its children: the pack) held at once. */
+    peakTreeRss: number;
+    /** The most any one of them held (its high-water mark). */
+    peakProcessRss: number;
+    stdout: string;
+    stderr: string;
+}
+
+export interface LoadResult {
+    options: LoadOptions;
+    manifest: { input: ManifestFile; run: MeasuredRun; verdicts: Record<string, number> };
+    stack: { namespaces: number; resources: number; run: MeasuredRun; guarded: number };
+    /** What was not as expected; empty when the scenario passed. */
+    problems: string[];
+}
+
+/** The processes under `root` (itself included), from /proc; [] where there is no /proc. */
+function processTree(root: number): number[] {
+    let entries: string[];
+    try {
+        entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+    } catch {
+        return [];
+    }
+    const children = new Map<number, number[]>();
+    for (const e of entries) {
+        try {
+            // Field 4 of /proc/<pid>/stat, after the command name in parentheses, is the parent.
+            const stat = fs.readFileSync(`/proc/${e}/stat`, "utf8");
+            const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+            children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+        } catch {
+            // gone meanwhile
+        }
+    }
+    const out: number[] = [];
+    const walk = (pid: number) => {
+        out.push(pid);
+        (children.get(pid) ?? []).forEach(walk);
+    };
+    walk(root);
+    return out;
+}
+
+/** VmRSS and VmHWM of a process, in bytes (0 when it is gone). */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+    try {
+        const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+        const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+        return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+    } catch {
+        return { rss: 0, hwm: 0 };
+    }
+}
+
+/** Runs a tools/ command as `npm run` would (from `cwd`), sampling its processes' memory every 100 ms. */
+export function measuredTool(script: string, args: readonly string[], cwd: string): Promise<MeasuredRun> {
+    return new Promise((resolve, reject) => {
+        const t0 = process.hrtime.bigint();
+        const child = spawn(process.execPath, ["-r", TS_NODE, path.join(ROOT, "tools", script), ...args], {
+            cwd,
+            env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") },
+            stdio: ["ignore", "pipe", "pipe"],
+        });
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on("data", (d: Buffer) => out.push(d));
+        child.stderr.on("data", (d: Buffer) => err.push(d));
+        let peakTreeRss = 0;
+        const hwm = new Map<number, number>();
+        const sample = () => {
+            if (child.pid === undefined) {
+                return;
+            }
+            let tree = 0;
+            for (const pid of processTree(child.pid)) {
+                const m = memoryOf(pid);
+                tree += m.rss;
+                hwm.set(pid, Math.max(hwm.get(pid) ?? 0, m.hwm));
+            }
+            peakTreeRss = Math.max(peakTreeRss, tree);
+        };
+        const sampler = setInterval(sample, 100);
+        child.once("error", (e) => {
+            clearInterval(sampler);
+            reject(e);
+        });
+        child.once("close", (code, signal) => {
+            clearInterval(sampler);
+            resolve({
+                code: code ?? (signal ? 128 : 1),
+                ms: Number(process.hrtime.bigint() - t0) / 1e6,
+                peakTreeRss,
+                peakProcessRss: Math.max(0, ...hwm.values()),
+                stdout: Buffer.concat(out).toString(),
+                stderr: Buffer.concat(err).toString(),
+            });
+        });
+    });
+}
+
+/** Starts `n` processes that each keep a core busy; `stop` ends them, each by its id, and resolves once they are gone. */
+export function burnCpu(n: number): { pids: number[]; stop: () => Promise<void> } {
+    const burners: ChildProcess[] = [];
+    for (let i = 0; i < n; i++) {
+        burners.push(spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    }
+    const alive = (b: ChildProcess) => b.exitCode === null && b.signalCode === null;
+    const kill = () => burners.filter(alive).forEach((b) => b.kill("SIGKILL"));
+    process.once("exit", kill);
+    return {
+        pids: burners.map((b) => b.pid as number),
+        stop: async () => {
+            process.off("exit", kill);
+            const gone = burners.filter(alive).map((b) => new Promise((resolve) => b.once("exit", resolve)));
+            kill();
+            await Promise.all(gone);
+        },
+    };
+}
+
+/**
+ * The `load` scenario: a manifest file of `bytes` through `policy:check --env prod` and the
+ * fixture dev stack with `namespaces` more namespaces through `plan`, each while `burners`
+ * processes keep the cores busy. Checks the verdicts (exactly the planted violations; a clean
+ * plan holding every namespace with its ResourceQuota and LimitRange); times are reported, not checked.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+    const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "load-bench-"));
+    const problems: string[] = [];
+    // The fixture project is test scaffolding; loaded here only, so the other benchmarks never need it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { FIXTURE_STACKS, projectCopy } = require("../test/stackFiles") as typeof import("../test/stackFiles");
+    let project: string | undefined;
+    try {
+        const input = writeManifestFile(path.join(dir, "manifest.yaml"), options.bytes, options.violations);
+        project = projectCopy(FIXTURE_STACKS, (file, text) =>
+            file === "Pulumi.dev.yaml" ? onboardNamespaces(text, options.namespaces) : text,
+        );
+        const burners = burnCpu(options.burners);
+        let gate: MeasuredRun;
+        let plan: MeasuredRun;
+        try {
+            gate = await measuredTool("policyCheck.ts", ["--env", "prod", "--format", "json", input.file], ROOT);
+            plan = await measuredTool("plan.ts", ["dev", "--format", "json"], project);
+        } finally {
+            await burners.stop();
+        }
+
+        const verdicts: Record<string, number> = {};
+        const expectedCode = input.violating.length > 0 ? 1 : 0;
+        if (gate.code !== expectedCode) {
+            problems.push(`policy:check exited ${gate.code}, not ${expectedCode}: ${gate.stderr.trim().slice(0, 2000)}`);
+        }
+        try {
+            const { violations } = JSON.parse(gate.stdout) as {
+                violations: { policy: string; resource: { name: string; namespace?: string } }[];
+            };
+            for (const v of violations) {
+                verdicts[v.policy] = (verdicts[v.policy] ?? 0) + 1;
+            }
+            const found = violations
+                .filter((v) => v.policy === PLANTED_POLICY)
+                .map((v) => `${v.resource.namespace}/${v.resource.name}`)
+                .sort();
+            if (violations.length !== input.violating.length || found.join() !== [...input.violating].sort().join()) {
+                problems.push(
+                    `policy:check found ${JSON.stringify(verdicts)}, not ${input.violating.length} ${PLANTED_POLICY} on the planted workloads`,
+                );
+            }
+        } catch {
+            if (gate.code === expectedCode) {
+                problems.push(`policy:check printed no JSON: ${gate.stderr.trim().slice(0, 2000)}`);
+            }
+        }
+
+        let resources = 0;
+        let guarded = 0;
+        if (plan.code !== 0) {
+            problems.push(`plan exited ${plan.code}, not 0: ${plan.stderr.trim().slice(0, 2000)}`);
+        }
+        try {
+            const parsed = JSON.parse(plan.stdout) as {
+                resources: { type: string; props: { metadata?: { name?: string; namespace?: string } } }[];
+                violations: unknown[];
+            };
+            resources = parsed.resources.length;
+            const has = (type: string) =>
+                new Set(
+                    parsed.resources
+                        .filter((r) => r.type === type)
+                        .map((r) => (type === "kubernetes:core/v1:Namespace" ? r.props.metadata?.name : r.props.metadata?.namespace)),
+                );
+            const [namespaces, quotas, limits] = [
+                has("kubernetes:core/v1:Namespace"),
+                has("kubernetes:core/v1:ResourceQuota"),
+                has("kubernetes:core/v1:LimitRange"),
+            ];
+            const missing: string[] = [];
+            for (let i = 0; i < options.namespaces; i++) {
+                const ns = onboardedNamespace(i);
+                if (namespaces.has(ns) && quotas.has(ns) && limits.has(ns)) {
+                    guarded++;
+                } else {
+                    missing.push(ns);
+                }
+            }
+            if (missing.length > 0) {
+                problems.push(
+                    `the plan lacks the Namespace, ResourceQuota or LimitRange of ${missing.length} namespaces: ${missing.slice(0, 5).join(", ")}`,
+                );
+            }
+            if (parsed.violations.length > 0) {
+                problems.push(
+                    `the plan has ${parsed.violations.length} policy violations: ${JSON.stringify(parsed.violations.slice(0, 3))}`,
+                );
+            }
+        } catch {
+            if (plan.code === 0) {
+                problems.push(`plan printed no JSON: ${plan.stderr.trim().slice(0, 2000)}`);
+            }
+        }
+        return {
+            options,
+            manifest: { input, run: gate, verdicts },
+            stack: { namespaces: options.namespaces, resources, run: plan, guarded },
+            problems,
+        };
+    } finally {
+        if (project) {
+            fs.rmSync(project, { recursive: true, force: true });
+        }
+        if (!options.dir) {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    }
+}
+
+const mib = (bytes: number) => (bytes > 0 ? `${(bytes / 2 ** 20).toFixed(0)} MiB` : "n/a");
+
+/** The `load` scenario's report: one table row per input, then what went wrong, if anything. */
+export function formatLoad(r: LoadResult): string {
+    const { manifest: m, stack: s } = r;
+    const verdicts = Object.entries(m.verdicts)
+        .map(([p, n]) => `${n} ${p}`)
+        .join(", ");
+    return [
+        `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${r.options.burners} CPU burners, load average ${os.loadavg()[0].toFixed(2)}`,
+        "",
+        "| load scenario | input | exit | verdicts | wall time | peak RSS, command + pack | peak RSS, largest process |",
+        "|---|---|---|---|---|---|---|",
+        `| \`policy:check --env prod\`, one file | ${(m.input.bytes / 1e6).toFixed(1)} MB, ${m.input.objects} objects, ${m.input.violating.length} planted | ${m.run.code} | ${verdicts || "none"} | ${fmt(m.run.ms)} | ${mib(m.run.peakTreeRss)} | ${mib(m.run.peakProcessRss)} |`,
+        `| \`plan dev\`, fixture stack | ${s.namespaces} namespaces onboarded, ${s.resources} resources | ${s.run.code} | ${s.guarded} of ${s.namespaces} namespaces with ResourceQuota and LimitRange | ${fmt(s.run.ms)} | ${mib(s.run.peakTreeRss)} | ${mib(s.run.peakProcessRss)} |`,
+        "",
+        r.problems.length === 0 ? "All verdicts as expected." : `Not as expected:\n${r.problems.map((p) => `- ${p}`).join("\n")}`,
+        "",
+    ].join("\n");
 }
 
 if (require.main === module) {

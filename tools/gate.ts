@@ -194,7 +194,11 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
 
     const session: GateSession = {
         analyze(more) {
-            resources.push(...more);
+            // One push per resource: spread into push(), a batch of over ~125 000 resources (one
+            // 50 MB manifest) overflows the call stack with its arguments.
+            for (const r of more) {
+                resources.push(r);
+            }
             pump();
         },
         async finish() {

@@ -134,7 +134,11 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
         const schema: Awaited<ReturnType<typeof validateObjects>> = { diagnostics: [], unvalidated: [], validated: 0 };
         for (const file of files) {
             const mapped = mapObjects(readManifests([file]), opts.env, resources.length, opts.namespace);
-            resources.push(...mapped);
+            // One push per object: spread into push(), a file of over ~125 000 objects (a 50 MB
+            // manifest) overflows the call stack with its arguments.
+            for (const r of mapped) {
+                resources.push(r);
+            }
             const checked = await validateObjects(
                 mapped.map((r) => ({
                     urn: r.resource.urn,
@@ -143,8 +147,12 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
                     lineOf: r.manifest.lineOf ?? (() => r.manifest.line),
                 })),
             );
-            schema.diagnostics.push(...checked.diagnostics);
-            schema.unvalidated.push(...checked.unvalidated);
+            for (const d of checked.diagnostics) {
+                schema.diagnostics.push(d);
+            }
+            for (const u of checked.unvalidated) {
+                schema.unvalidated.push(u);
+            }
             schema.validated += checked.validated;
             const refused = new Set(checked.diagnostics.map((d) => d.urn));
             gate.analyze(mapped.filter((r) => !refused.has(r.resource.urn)).map((r) => r.resource));

@@ -38,28 +38,31 @@ export async function renderPlan(stack: string, root: string = ROOT): Promise<Pl
  * The resources of an offline plan as the engine would send them. The plan records a parent or
  * dependency by logical name only; names are unique per type, so a name is resolved to the
  * component (a type without a `/` module, not a provider) registered before, else the first match.
+ * Each name's first registration and first component are kept as the plan is read, so resolving
+ * costs the same at 16 000 resources (2 000 namespaces) as at 100, not a scan of all before it.
  */
 export function planToGateResources(plan: Plan, project: string): GateResource[] {
     const isComponent = (type: string) => !type.split(":")[1]?.includes("/") && !type.startsWith("pulumi:providers:");
     const qualified: string[] = [];
     const urns: string[] = [];
-    const resolve = (name: string, before: number): number => {
-        const candidates: number[] = [];
-        for (let j = 0; j < before; j++) {
-            if (plan.resources[j].name === name) {
-                candidates.push(j);
-            }
-        }
-        return candidates.find((j) => isComponent(plan.resources[j].type)) ?? candidates[0] ?? -1;
-    };
+    // Of the resources read so far (all registered before the one being read): by logical name.
+    const first = new Map<string, number>();
+    const firstComponent = new Map<string, number>();
+    const resolve = (name: string): number => firstComponent.get(name) ?? first.get(name) ?? -1;
     return plan.resources.map((r, i) => {
-        const parent = r.options?.parent ? resolve(r.options.parent, i) : -1;
+        const parent = r.options?.parent ? resolve(r.options.parent) : -1;
         qualified[i] = parent >= 0 ? `${qualified[parent]}$${r.type}` : r.type;
         urns[i] = urnOf(plan.stack, project, qualified[i], r.name);
         const dependencies = (r.options?.dependsOn ?? [])
-            .map((d) => resolve(d, i))
+            .map((d) => resolve(d))
             .filter((j) => j >= 0)
             .map((j) => urns[j]);
+        if (!first.has(r.name)) {
+            first.set(r.name, i);
+        }
+        if (isComponent(r.type) && !firstComponent.has(r.name)) {
+            firstComponent.set(r.name, i);
+        }
         return {
             urn: urns[i],
             type: r.type,
