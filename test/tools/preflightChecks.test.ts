@@ -1180,6 +1180,16 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             expect(vcpuQuota("h1.2xlarge", "spot")).to.equal("spotStandard");
         });
 
+        it("leaves unsized a group with any type the data does not size, even beside a known one: the unknown one may be the largest", () => {
+            const c = base();
+            c.nodeGroups.system.instanceTypes = ["m6i.large", "m99i.48xlarge"];
+            c.nodeGroups.batch.instanceTypes = ["m99i.48xlarge", "m6i.xlarge"];
+            const { demand, unsized } = quotaDemand(c);
+            expect(unsized).to.deep.equal(["node group system", "node group batch"]);
+            // The pools only.
+            expect(demand.get("onDemandStandard")).to.equal(256);
+        });
+
         it("leaves unsized a NodePool whose cpu limit is no plain number (millicores), or one that excludes categories rather than naming them; NotIn Spot is on-demand", () => {
             const c = base();
             const k = karpenterOf(c);
