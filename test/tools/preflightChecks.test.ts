@@ -28,6 +28,7 @@ import { formatPreflight, preflightCommand } from "../../tools/preflight";
 import {
     ADDON_CONFIG_KEYS,
     awsClients,
+    checkInstanceOfferings,
     checkTransitGateway,
     type Finding,
     neededServiceLinkedRoles,
@@ -1065,6 +1066,11 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
                 r.key === "kubernetes.io/arch" ? { ...r, operator: "NotIn" as const, values: ["arm64"] } : r,
             );
             expect((await aliasCalls()).map((n) => n.split("/")[7])).to.deep.equal(["x86_64", "arm64"]);
+            expect(
+                (await checked("ami-releases", c))
+                    .filter((x) => x.key === "karpenter.nodeClasses.default.amiAlias")
+                    .map((x) => x.message.split(" is ")[0]),
+            ).to.deep.equal(["EC2NodeClass default's al2023@v20260601 for amd64", "EC2NodeClass default's al2023@v20260601 for arm64"]);
         });
     });
 
@@ -1073,7 +1079,7 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             const c = base();
             c.nodeGroups.batch.enabled = false;
             c.nodeGroups.system.enabled = false;
-            expect(await checked("instance-offerings", c)).to.deep.equal([]);
+            expect(await checkInstanceOfferings({ config: c, plan: PLAN, deploy }, awsClients("us-east-1"))).to.deep.equal([]);
             expect(ec2.commandCalls(DescribeInstanceTypeOfferingsCommand)).to.have.length(0);
             const all = await checked("instance-offerings");
             expect(all.map((x) => x.message)).to.deep.equal([
@@ -1088,6 +1094,19 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             ]);
             expect(none[0].message).to.equal(
                 "node group system: none of m6i.large, m7i.large is offered in us-east-1a, us-east-1b, us-east-1c: its nodes cannot launch there",
+            );
+            expect(none[0].fix).to.equal(
+                "add to nodeGroups.system.instanceTypes a type offered in us-east-1a, us-east-1b, us-east-1c, or leave the zone out of network.availabilityZones",
+            );
+            ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+                InstanceTypeOfferings: [
+                    { InstanceType: "m6i.large", Location: "us-east-1a" },
+                    { InstanceType: "m6i.large", Location: "us-east-1b" },
+                    { InstanceType: "m7i.large", Location: "us-east-1c" },
+                ],
+            });
+            expect((await checked("instance-offerings")).find((x) => x.key === "nodeGroups.system.instanceTypes")?.message).to.equal(
+                "node group system has a type offered in every zone (not everywhere: m6i.large, m7i.large)",
             );
         });
     });
@@ -1188,6 +1207,9 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             expect(unsized).to.deep.equal(["node group system", "node group batch"]);
             // The pools only.
             expect(demand.get("onDemandStandard")).to.equal(256);
+            // Sized, but of a class whose quota is not listed here (Trainium).
+            c.nodeGroups.system.instanceTypes = ["trn1.2xlarge"];
+            expect(quotaDemand(c).unsized).to.deep.equal(["node group system", "node group batch"]);
         });
 
         it("leaves unsized a NodePool whose cpu limit is no plain number (millicores), or one that excludes categories rather than naming them; NotIn Spot is on-demand", () => {
