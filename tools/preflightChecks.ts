@@ -464,18 +464,14 @@ export function quotaDemand(config: StackConfig): { demand: Map<QuotaKey, number
             continue;
         }
         const capacity = g.capacityType === "SPOT" ? "spot" : "on-demand";
-        const sized = g.instanceTypes.map((t) => ({ t, vcpu: instanceTypeInfo(t)?.vcpu, quota: vcpuQuota(t, capacity) }));
-        const largest = sized.reduce((a, b) => ((b.vcpu ?? 0) > (a.vcpu ?? 0) ? b : a), sized[0]);
-        if (
-            largest === undefined ||
-            largest.vcpu === undefined ||
-            largest.quota === undefined ||
-            sized.some((s) => s.quota !== largest.quota)
-        ) {
+        // Every type sized and of one quota class: a type the data does not size may be the largest.
+        const sized = g.instanceTypes.map((t) => ({ vcpu: instanceTypeInfo(t)?.vcpu, quota: vcpuQuota(t, capacity) }));
+        const quota = sized[0]?.quota;
+        if (quota === undefined || sized.some((s) => s.vcpu === undefined || s.quota !== quota)) {
             unsized.push(`node group ${name}`);
             continue;
         }
-        add(largest.quota, g.maxSize * largest.vcpu);
+        add(quota, g.maxSize * Math.max(...sized.map((s) => s.vcpu ?? 0)));
     }
     const karpenter = config.karpenter;
     if (karpenter?.enabled) {

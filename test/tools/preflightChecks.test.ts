@@ -26,7 +26,10 @@ import type { StackConfig } from "../../components/config";
 import { deployerContext, type PlannedResource } from "../../tools/deployRole";
 import { formatPreflight, preflightCommand } from "../../tools/preflight";
 import {
+    ADDON_CONFIG_KEYS,
     awsClients,
+    checkInstanceOfferings,
+    checkTransitGateway,
     type Finding,
     neededServiceLinkedRoles,
     PREFLIGHT_ACTIONS,
@@ -38,7 +41,7 @@ import {
     vcpuQuota,
 } from "../../tools/preflightChecks";
 import { ROOT } from "../mocks";
-import { fixtureProject, stackConfig } from "../stackFiles";
+import { editedFixture, fixtureProject, stackConfig } from "../stackFiles";
 
 const sts = mockClient(STSClient);
 const eks = mockClient(EKSClient);
@@ -642,7 +645,8 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
         it("checks no Transit Gateway for a stack without one, and leaves the routes undecided when the gateway has no default route table", async () => {
             const c = base();
             c.network.transitGatewayId = undefined;
-            expect((await runWith(c)).filter((f) => f.check === "transit-gateway")).to.deep.equal([]);
+            expect(await checkTransitGateway({ config: c, plan: PLAN, deploy }, awsClients("us-east-1"))).to.deep.equal([]);
+            expect(ec2.commandCalls(DescribeTransitGatewaysCommand)).to.have.length(0);
             ec2.on(DescribeTransitGatewaysCommand).resolves({
                 TransitGateways: [{ TransitGatewayId: "tgw-0123456789abcdef0", State: "pending", OwnerId: "123456789012", Options: {} }],
             });
@@ -719,7 +723,10 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
                 },
             ]);
             eks.on(DescribeAddonConfigurationCommand).rejects(awsError("InvalidParameterException"));
-            expect((await runWith(base())).find((x) => x.check === "addon-configuration")?.verdict).to.equal("undecided");
+            expect((await runWith(base())).find((x) => x.check === "addon-configuration")).to.deep.include({
+                verdict: "undecided",
+                message: "EKS returns no configuration schema for vpc-cni v1.20.4-eksbuild.1",
+            });
             eks.on(DescribeAddonConfigurationCommand).rejects(awsError("ThrottlingException", "slow down"));
             expect((await runWith(base())).find((x) => x.check === "addon-configuration")?.message).to.equal(
                 "could not check: ThrottlingException: slow down",
@@ -875,5 +882,643 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
             });
             expect((await runWith(c)).find((x) => x.check === "identity")?.verdict).to.equal("fail");
         });
+    });
+});
+
+describe("preflight: SDK answers without their optional fields, boundaries, and each failure's key and fix", () => {
+    const base = () => structuredClone(stackConfig("prod", fixtureProject()));
+    let deploy: ReturnType<typeof deployerContext>;
+    before(() => (deploy = deployerContext(fixtureProject(), "prod")));
+    beforeEach(() => healthyAccount(base()));
+    const runWith = (config: StackConfig = base(), plan = PLAN) => runPreflight({ config, plan, deploy }, awsClients("us-east-1"));
+    const checked = async (check: string, config?: StackConfig, plan?: PlannedResource[]) =>
+        (await runWith(config, plan)).filter((f) => f.check === check);
+    const karpenterOf = (c: StackConfig) => {
+        if (!c.karpenter.enabled) {
+            return expect.fail("the fixture enables Karpenter");
+        }
+        return c.karpenter;
+    };
+
+    it("makes clients for the stack's region", async () => {
+        const aws = awsClients("eu-west-3");
+        for (const client of [aws.sts, aws.eks, aws.ssm, aws.ec2, aws.quotas, aws.iam]) {
+            expect(await client.config.region()).to.equal("eu-west-3");
+        }
+    });
+
+    describe("identity", () => {
+        it("names an unknown account as ? when STS returns none", async () => {
+            sts.on(GetCallerIdentityCommand).resolves({ Arn: "arn:aws:sts::123456789012:assumed-role/platform-deployer-prod/x" });
+            const [f] = await checked("identity");
+            expect(f).to.deep.include({ verdict: "fail", key: "access.deployer" });
+            expect(f.message).to.match(/^the credentials are of account \?, the stack's deploy role of account 123456789012$/);
+        });
+
+        it("fails a caller of no role of the stack with the fix (run as the deploy role, or add it to access.admins), and one STS gives no ARN", async () => {
+            sts.on(GetCallerIdentityCommand).resolves({ Account: "123456789012", Arn: "arn:aws:sts::123456789012:assumed-role/someone/x" });
+            const [f] = await checked("identity");
+            expect(f.message).to.match(
+                /nor in access\.admins, nor access\.preview: `pulumi up` would refuse it \(components\/access\.ts\)$/,
+            );
+            expect(f.fix).to.equal("run as the deploy role, or add this role to access.admins");
+            sts.on(GetCallerIdentityCommand).resolves({ Account: "123456789012" });
+            const [none] = await checked("identity");
+            expect(none).to.deep.include({ verdict: "fail", key: "access" });
+            // No ARN is no role: an empty name, not "undefined".
+            expect(none.message).to.match(/^ is neither access\.deployer/);
+        });
+    });
+
+    describe("addon-builds", () => {
+        it("reads answers without addons, versions, compatibilities or a version name as offering nothing, without crashing", async () => {
+            eks.on(DescribeAddonVersionsCommand, { addonName: "kube-proxy" })
+                .resolvesOnce({ nextToken: "p2" })
+                .resolvesOnce({
+                    addons: [
+                        { addonName: "kube-proxy" },
+                        {
+                            addonName: "kube-proxy",
+                            addonVersions: [{ addonVersion: "v1.34.0-eksbuild.2" }, { compatibilities: [{ clusterVersion: "1.34" }] }],
+                        },
+                    ],
+                });
+            const f = (await checked("addon-builds")).find((x) => x.key === "cluster.addons.kubeProxy");
+            expect(f?.verdict).to.equal("fail");
+            expect(f?.fix).to.equal("EKS offers no build of kube-proxy for 1.34: check the add-on's name and the cluster's version");
+        });
+
+        it("fails an add-on the program installs under no known key, offering its builds", async () => {
+            const plan: PlannedResource[] = [
+                { type: "aws:eks/addon:Addon", name: "adot", props: { addonName: "adot", addonVersion: "v0.1.0-eksbuild.1" } },
+            ];
+            eks.on(DescribeAddonVersionsCommand, { addonName: "adot" }).resolves({
+                addons: [{ addonVersions: [{ addonVersion: "v0.2.0-eksbuild.1", compatibilities: [{ clusterVersion: "1.34" }] }] }],
+            });
+            const [f] = await checked("addon-builds", base(), plan);
+            expect(f).to.deep.equal({
+                check: "addon-builds",
+                verdict: "fail",
+                key: undefined,
+                message: "adot v0.1.0-eksbuild.1 is not a build EKS offers for Kubernetes 1.34: CreateAddon fails",
+                fix: "set its version to one of v0.2.0-eksbuild.1",
+            });
+        });
+    });
+
+    describe("addon-configuration", () => {
+        it("leaves undecided an answer without a schema, and checks no values that are not a string (unknown until up)", async () => {
+            eks.on(DescribeAddonConfigurationCommand).resolves({ addonName: "vpc-cni" });
+            expect(await checked("addon-configuration")).to.deep.equal([
+                {
+                    check: "addon-configuration",
+                    verdict: "undecided",
+                    key: "cluster.addons.vpcCni",
+                    message: "EKS returns no configuration schema for vpc-cni v1.20.4-eksbuild.1",
+                },
+            ]);
+            eks.resetHistory();
+            const unknown = PLAN.map((r) =>
+                r.props.addonName === "vpc-cni" ? { ...r, props: { ...r.props, configurationValues: {} } } : r,
+            );
+            expect(await checked("addon-configuration", base(), unknown)).to.deep.equal([]);
+            expect(eks.commandCalls(DescribeAddonConfigurationCommand)).to.have.length(0);
+        });
+
+        it("names each value the schema refuses by its path, the extra key only for additional properties, and says what to change", async () => {
+            const plan = PLAN.map((r) =>
+                r.props.addonName === "vpc-cni"
+                    ? { ...r, props: { ...r.props, configurationValues: '{"enableNetworkPolicy":"yes","extra":1}' } }
+                    : r,
+            );
+            const [f] = await checked("addon-configuration", base(), plan);
+            expect(f).to.deep.include({ verdict: "fail", key: "cluster.addons.vpcCni" });
+            const problems =
+                /^vpc-cni's configuration values do not fit the schema of v1\.20\.4-eksbuild\.1: (.*): CreateAddon fails$/.exec(f.message);
+            expect(problems?.[1].split("; ").sort()).to.deep.equal([
+                "/ must NOT have additional properties (extra)",
+                "/enableNetworkPolicy must be equal to one of the allowed values",
+            ]);
+            expect(f.fix).to.match(
+                /^change the values the program derives for vpc-cni \(its add-on's settings in the stack file\), or pin a build whose schema has them$/,
+            );
+        });
+    });
+
+    describe("ami-releases", () => {
+        it("passes a published release naming its parameter, skips a disabled group, and fails an unpublished one with the changelog and the region", async () => {
+            const c = base();
+            c.nodeGroups.batch.enabled = false;
+            const f = await checked("ami-releases", c);
+            expect(f.map((x) => x.key)).to.deep.equal(["nodeGroups.system.releaseVersion", "karpenter.nodeClasses.default.amiAlias"]);
+            expect(f[0]).to.deep.equal({
+                check: "ami-releases",
+                verdict: "pass",
+                key: "nodeGroups.system.releaseVersion",
+                message:
+                    "node group system's release 1.34.7-20260512 is published (/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260512/image_id)",
+            });
+            ssm.on(GetParameterCommand).rejects(awsError("ParameterNotFound"));
+            const [fail] = await checked("ami-releases", c);
+            expect(fail.fix).to.equal(
+                "set nodeGroups.system.releaseVersion to a release of the EKS AMI changelog (github.com/awslabs/amazon-eks-ami/releases) published in us-east-1",
+            );
+        });
+
+        it("reports a parameter SSM refuses to read as undecided, never as unpublished", async () => {
+            ssm.on(GetParameterCommand).rejects(awsError("AccessDeniedException", "not authorized to perform: ssm:GetParameter"));
+            expect(await checked("ami-releases")).to.deep.equal([
+                {
+                    check: "ami-releases",
+                    verdict: "undecided",
+                    message: "could not check: AccessDeniedException: not authorized to perform: ssm:GetParameter",
+                },
+            ]);
+        });
+
+        it("checks only pinned aliases (al2023@v and eight digits), by the architectures of the class's own pools; an arch a pool excludes is no choice of one", async () => {
+            const c = base();
+            const k = karpenterOf(c);
+            const aliasCalls = async () => {
+                ssm.resetHistory();
+                await runWith(c);
+                return ssm
+                    .commandCalls(GetParameterCommand)
+                    .map((x) => String(x.args[0].input.Name))
+                    .filter((n) => n.includes("-1.34-v20260601/"));
+            };
+            for (const alias of ["xal2023@v20260601", "al2023@v202606010", "al2023@v2026060", "al2023@vabcdefgh"]) {
+                k.nodeClasses.default.amiAlias = alias;
+                expect(await aliasCalls(), alias).to.deep.equal([]);
+            }
+            k.nodeClasses.default.amiAlias = "al2023@v20260601";
+            expect(await aliasCalls()).to.deep.equal([
+                "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260601/image_id",
+            ]);
+            // A pool of another class does not add its architecture to this one's; NotIn names no architecture to check.
+            k.nodeClasses.other = { ...k.nodeClasses.default, amiAlias: "al2023@latest" };
+            k.nodePools["batch-spot"].nodeClassRef = { ...k.nodePools["batch-spot"].nodeClassRef, name: "other" };
+            k.nodePools["batch-spot"].requirements = k.nodePools["batch-spot"].requirements.map((r) =>
+                r.key === "kubernetes.io/arch" ? { ...r, values: ["arm64"] } : r,
+            );
+            expect((await aliasCalls()).some((n) => n.includes("/arm64/"))).to.equal(false);
+            k.nodePools.general.requirements = k.nodePools.general.requirements.map((r) =>
+                r.key === "kubernetes.io/arch" ? { ...r, operator: "NotIn" as const, values: ["arm64"] } : r,
+            );
+            expect((await aliasCalls()).map((n) => n.split("/")[7])).to.deep.equal(["x86_64", "arm64"]);
+            expect(
+                (await checked("ami-releases", c))
+                    .filter((x) => x.key === "karpenter.nodeClasses.default.amiAlias")
+                    .map((x) => x.message.split(" is ")[0]),
+            ).to.deep.equal(["EC2NodeClass default's al2023@v20260601 for amd64", "EC2NodeClass default's al2023@v20260601 for arm64"]);
+        });
+    });
+
+    describe("instance-offerings", () => {
+        it("asks nothing when no group is enabled, says a type offered everywhere plainly, and reads an answer without offerings as none offered", async () => {
+            const c = base();
+            c.nodeGroups.batch.enabled = false;
+            c.nodeGroups.system.enabled = false;
+            expect(await checkInstanceOfferings({ config: c, plan: PLAN, deploy }, awsClients("us-east-1"))).to.deep.equal([]);
+            expect(ec2.commandCalls(DescribeInstanceTypeOfferingsCommand)).to.have.length(0);
+            const all = await checked("instance-offerings");
+            expect(all.map((x) => x.message)).to.deep.equal([
+                "node group system has a type offered in every zone",
+                "node group batch has a type offered in every zone",
+            ]);
+            ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({});
+            const none = await checked("instance-offerings");
+            expect(none.map((x) => [x.verdict, x.key])).to.deep.equal([
+                ["fail", "nodeGroups.system.instanceTypes"],
+                ["fail", "nodeGroups.batch.instanceTypes"],
+            ]);
+            expect(none[0].message).to.equal(
+                "node group system: none of m6i.large, m7i.large is offered in us-east-1a, us-east-1b, us-east-1c: its nodes cannot launch there",
+            );
+            expect(none[0].fix).to.equal(
+                "add to nodeGroups.system.instanceTypes a type offered in us-east-1a, us-east-1b, us-east-1c, or leave the zone out of network.availabilityZones",
+            );
+            ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+                InstanceTypeOfferings: [
+                    { InstanceType: "m6i.large", Location: "us-east-1a" },
+                    { InstanceType: "m6i.large", Location: "us-east-1b" },
+                    { InstanceType: "m7i.large", Location: "us-east-1c" },
+                ],
+            });
+            expect((await checked("instance-offerings")).find((x) => x.key === "nodeGroups.system.instanceTypes")?.message).to.equal(
+                "node group system has a type offered in every zone (not everywhere: m6i.large, m7i.large)",
+            );
+        });
+    });
+
+    describe("quotas", () => {
+        const onDemand = (value?: number) =>
+            quotas.on(GetServiceQuotaCommand, { QuotaCode: "L-1216C47A" }).resolves(value === undefined ? {} : { Quota: { Value: value } });
+
+        it("passes a quota exactly at the stack's demand and fails one a vCPU short", async () => {
+            // 6 × 2 (system) + 10 × 4 (batch) + 256 (the general pool) on-demand vCPUs.
+            onDemand(308);
+            expect((await checked("quotas")).find((x) => x.message.includes("L-1216C47A"))?.verdict).to.equal("pass");
+            onDemand(307);
+            const f = (await checked("quotas")).find((x) => x.message.includes("L-1216C47A"));
+            expect(f?.verdict).to.equal("fail");
+            expect(f?.message).to.match(/ is 307; the stack needs 308 at its largest/);
+        });
+
+        it("leaves undecided a quota whose answer has no value, naming the demand", async () => {
+            onDemand();
+            const f = (await checked("quotas")).find((x) => x.message.includes("L-1216C47A"));
+            expect(f).to.deep.equal({
+                check: "quotas",
+                verdict: "undecided",
+                key: "nodeGroups.*.maxSize, karpenter.nodePools.*.limits.cpu",
+                message:
+                    "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances (vCPUs) (L-1216C47A): Service Quotas returns no value; the stack needs 308",
+            });
+        });
+
+        it("names each quota, its service and the config key its demand comes from", async () => {
+            const c = base();
+            Object.assign(c.nodeGroups.system, { instanceTypes: ["g5.xlarge"], capacityType: "SPOT", maxSize: 2 });
+            Object.assign(c.nodeGroups.batch, { instanceTypes: ["g5.2xlarge"], maxSize: 3 });
+            quotas.on(GetServiceQuotaCommand).resolves({ Quota: { Value: 0 } });
+            const f = await checked("quotas", c);
+            expect(f.every((x) => x.verdict === "fail")).to.equal(true);
+            expect(f.map((x) => [x.key, /^(.*) is 0; the stack needs (\d+) /.exec(x.message)?.slice(1)])).to.deep.equal([
+                ["nodeGroups.*.maxSize", ["All G and VT Spot Instance Requests (vCPUs) (L-3819A6DF)", "8"]],
+                ["nodeGroups.*.maxSize", ["Running On-Demand G and VT instances (vCPUs) (L-DB2E81BA)", "24"]],
+                [
+                    "nodeGroups.*.maxSize, karpenter.nodePools.*.limits.cpu",
+                    ["Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances (vCPUs) (L-1216C47A)", "256"],
+                ],
+                [
+                    "nodeGroups.*.maxSize, karpenter.nodePools.*.limits.cpu",
+                    ["All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests (vCPUs) (L-34B43A08)", "128"],
+                ],
+                ["network.natGateways", ["EC2-VPC Elastic IPs (L-0263D0A3)", "3"]],
+                ["network", ["VPCs per Region (L-F678F1CE)", "1"]],
+                ["network.interfaceEndpoints.services", ["Interface VPC endpoints per VPC (L-29B6F2EB)", "7"]],
+            ]);
+            expect(f.find((x) => x.key === "network")?.fix).to.equal(
+                "request an increase of L-F678F1CE to at least 1 (Service Quotas console, or aws service-quotas request-service-quota-increase --service-code vpc --quota-code L-F678F1CE --desired-value 1), or lower network",
+            );
+            expect(quotas.commandCalls(GetServiceQuotaCommand).map((x) => x.args[0].input.ServiceCode)).to.deep.equal([
+                "ec2",
+                "ec2",
+                "ec2",
+                "ec2",
+                "ec2",
+                "vpc",
+                "vpc",
+            ]);
+        });
+
+        it("says what it did not count: a group the data cannot size, without a key", async () => {
+            const c = base();
+            c.nodeGroups.system.instanceTypes = ["zz9.large"];
+            expect((await checked("quotas", c)).filter((x) => x.verdict === "undecided")).to.deep.equal([
+                {
+                    check: "quotas",
+                    verdict: "undecided",
+                    message:
+                        "node group system: its instance types' vCPUs or quota class are not known to the data (kernel/instanceTypes.ts), not counted",
+                },
+            ]);
+        });
+    });
+
+    describe("quotaDemand and vcpuQuota", () => {
+        it("knows the families whose vCPUs count against no quota listed here, whatever letter they start with, and G and P on Spot", () => {
+            for (const t of ["dl1.24xlarge", "hpc7a.96xlarge", "mac2.metal", "u-6tb1.112xlarge", "f1.2xlarge", "inf1.xlarge"]) {
+                expect(vcpuQuota(t, "on-demand"), t).to.equal(undefined);
+            }
+            expect(vcpuQuota("g5.xlarge", "spot")).to.equal("spotG");
+            expect(vcpuQuota("vt1.3xlarge", "on-demand")).to.equal("onDemandG");
+            expect(vcpuQuota("p5.48xlarge", "spot")).to.equal("spotP");
+            expect(vcpuQuota("d3.xlarge", "on-demand")).to.equal("onDemandStandard");
+            expect(vcpuQuota("h1.2xlarge", "spot")).to.equal("spotStandard");
+        });
+
+        it("leaves unsized a group with any type the data does not size, even beside a known one: the unknown one may be the largest", () => {
+            const c = base();
+            c.nodeGroups.system.instanceTypes = ["m6i.large", "m99i.48xlarge"];
+            c.nodeGroups.batch.instanceTypes = ["m99i.48xlarge", "m6i.xlarge"];
+            const { demand, unsized } = quotaDemand(c);
+            expect(unsized).to.deep.equal(["node group system", "node group batch"]);
+            // The pools only.
+            expect(demand.get("onDemandStandard")).to.equal(256);
+            // Sized, but of a class whose quota is not listed here (Trainium).
+            c.nodeGroups.system.instanceTypes = ["trn1.2xlarge"];
+            expect(quotaDemand(c).unsized).to.deep.equal(["node group system", "node group batch"]);
+        });
+
+        it("leaves unsized a NodePool whose cpu limit is no plain number (millicores), or one that excludes categories rather than naming them; NotIn Spot is on-demand", () => {
+            const c = base();
+            const k = karpenterOf(c);
+            k.nodePools.general.limits = { cpu: "256000m", memory: "1024Gi" };
+            k.nodePools["batch-spot"].requirements = k.nodePools["batch-spot"].requirements.map((r) =>
+                r.key === "karpenter.k8s.aws/instance-category" ? { ...r, operator: "NotIn" as const, values: ["m"] } : r,
+            );
+            expect(quotaDemand(c).unsized).to.deep.equal(["NodePool general", "NodePool batch-spot"]);
+            const d = base();
+            const pools = karpenterOf(d).nodePools;
+            pools["batch-spot"].requirements = pools["batch-spot"].requirements.map((r) =>
+                r.key === "karpenter.sh/capacity-type" ? { ...r, operator: "NotIn" as const, values: ["spot"] } : r,
+            );
+            expect(quotaDemand(d).demand.get("spotStandard")).to.equal(undefined);
+            expect(quotaDemand(d).demand.get("onDemandStandard")).to.equal(6 * 2 + 10 * 4 + 256 + 128);
+        });
+    });
+
+    describe("service-linked-roles", () => {
+        it("asks IAM for each needed role by its name and passes those that exist", async () => {
+            expect((await checked("service-linked-roles")).map((x) => [x.verdict, x.message])).to.deep.equal([
+                ["pass", "AWSServiceRoleForAutoScaling exists"],
+                ["pass", "AWSServiceRoleForAmazonEKSNodegroup exists"],
+                ["pass", "AWSServiceRoleForAmazonEKS exists"],
+                ["pass", "AWSServiceRoleForEC2Spot exists"],
+                ["pass", "AWSServiceRoleForVPCTransitGateway exists"],
+            ]);
+            expect(iam.commandCalls(GetRoleCommand).map((x) => x.args[0].input.RoleName)).to.deep.equal([
+                "AWSServiceRoleForAutoScaling",
+                "AWSServiceRoleForAmazonEKSNodegroup",
+                "AWSServiceRoleForAmazonEKS",
+                "AWSServiceRoleForEC2Spot",
+                "AWSServiceRoleForVPCTransitGateway",
+            ]);
+        });
+
+        it("fails a missing role of another service than Spot's that the deploy role may not create, with no key and the create command", async () => {
+            iam.on(GetRoleCommand).rejects(awsError("NoSuchEntityException"));
+            // A plan without the cluster, of a stack without Karpenter: its deploy role creates no service-linked role.
+            const noKarpenter = { ...base(), karpenter: { enabled: false } } as StackConfig;
+            expect(await checked("service-linked-roles", noKarpenter, [])).to.deep.equal([
+                {
+                    check: "service-linked-roles",
+                    verdict: "fail",
+                    key: undefined,
+                    message: "AWSServiceRoleForAmazonEKS does not exist and the deploy role may not create it: the first create fails",
+                    fix: "aws iam create-service-linked-role --aws-service-name eks.amazonaws.com",
+                },
+            ]);
+        });
+
+        it("passes a missing Spot role the program creates (karpenter.createSpotServiceLinkedRole)", async () => {
+            iam.on(GetRoleCommand).rejects(awsError("NoSuchEntityException"));
+            const plan: PlannedResource[] = [
+                ...PLAN,
+                { type: "aws:iam/serviceLinkedRole:ServiceLinkedRole", name: "spot", props: { awsServiceName: "spot.amazonaws.com" } },
+            ];
+            const f = await checked("service-linked-roles", base(), plan);
+            expect(f.filter((x) => x.verdict !== "pass")).to.deep.equal([]);
+            expect(f.map((x) => x.message)).to.include(
+                "AWSServiceRoleForEC2Spot does not exist yet; the deploy role may create it (spot.amazonaws.com) on first use",
+            );
+        });
+
+        it("needs Spot's role only for a pool of an enabled Karpenter that allows Spot by its capacity-type key", () => {
+            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+            const spotOf = (c: StackConfig) =>
+                neededServiceLinkedRoles({ config: c, plan: cluster, deploy }).includes("spot.amazonaws.com");
+            expect(spotOf(base())).to.equal(true);
+            const off = base();
+            karpenterOf(off).enabled = false as never;
+            expect(spotOf(off)).to.equal(false);
+            const notIn = base();
+            const pool = karpenterOf(notIn).nodePools["batch-spot"];
+            pool.requirements = pool.requirements.map((r) =>
+                r.key === "karpenter.sh/capacity-type" ? { ...r, operator: "NotIn" as const } : r,
+            );
+            expect(spotOf(notIn)).to.equal(false);
+            const otherKey = base();
+            const p = karpenterOf(otherKey).nodePools["batch-spot"];
+            p.requirements = p.requirements.map((r) => (r.key === "karpenter.sh/capacity-type" ? { ...r, key: "workload/capacity" } : r));
+            expect(spotOf(otherKey)).to.equal(false);
+        });
+    });
+
+    describe("transit-gateway", () => {
+        const gateway = (g: Record<string, unknown>) =>
+            ec2.on(DescribeTransitGatewaysCommand).resolves({ TransitGateways: [{ TransitGatewayId: "tgw-0123456789abcdef0", ...g }] });
+
+        it("fails a gateway the answer lists none of, and reports any other error than an invalid ID as undecided", async () => {
+            ec2.on(DescribeTransitGatewaysCommand).resolves({});
+            const [f] = await checked("transit-gateway");
+            expect(f).to.deep.include({ verdict: "fail", key: "network.transitGatewayId" });
+            expect(f.message).to.match(/^Transit Gateway tgw-0123456789abcdef0 does not exist in us-east-1/);
+            ec2.on(DescribeTransitGatewaysCommand).rejects(
+                awsError("UnauthorizedOperation", "not authorized to perform: ec2:DescribeTransitGateways"),
+            );
+            expect(await checked("transit-gateway")).to.deep.equal([
+                {
+                    check: "transit-gateway",
+                    verdict: "undecided",
+                    message: "could not check: UnauthorizedOperation: not authorized to perform: ec2:DescribeTransitGateways",
+                },
+            ]);
+        });
+
+        it("fails a gateway in no state; one of no known owner is this account's; routes each of the deployer's networks through the default table", async () => {
+            gateway({ Options: { AssociationDefaultRouteTableId: "tgw-rtb-1" } });
+            const f = await checked("transit-gateway");
+            expect(f.map((x) => [x.verdict, x.key, x.message])).to.deep.equal([
+                ["fail", "network.transitGatewayId", "Transit Gateway tgw-0123456789abcdef0 is in no state, not available"],
+                ["pass", "network.transitGatewayId", "Transit Gateway tgw-0123456789abcdef0 will accept the stack's attachment"],
+                ["pass", "cluster.endpoint.privateAccessCidrs", "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.99.0.0/16"],
+                [
+                    "undecided",
+                    "network.vpcCidr",
+                    "the route back to 10.20.0.0/16 exists only once the first `up` attaches the VPC: run preflight again after it",
+                ],
+            ]);
+            expect(ec2.commandCalls(SearchTransitGatewayRoutesCommand).map((x) => x.args[0].input)).to.deep.equal([
+                { TransitGatewayRouteTableId: "tgw-rtb-1", Filters: [{ Name: "route-search.subnet-of-match", Values: ["10.99.0.0/16"] }] },
+            ]);
+        });
+
+        it("fails a foreign gateway without options, and leaves its routes undecided", async () => {
+            gateway({ State: "available", OwnerId: "555555555555" });
+            ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({});
+            const f = await checked("transit-gateway");
+            expect(f.map((x) => x.verdict)).to.deep.equal(["fail", "undecided"]);
+            expect(f[0].message).to.match(
+                /^Transit Gateway tgw-0123456789abcdef0 belongs to account 555555555555 and does not accept shared attachments automatically: .*every Kubernetes resource of the first `up` fails as unreachable$/,
+            );
+            expect(f[0].fix).to.equal(
+                "have account 555555555555 accept the attachment as soon as the first `up` creates it (aws ec2 accept-transit-gateway-vpc-attachment), or enable AutoAcceptSharedAttachments",
+            );
+        });
+
+        it("names who accepts a pending attachment, no fix for an attachment in another state, and fails a route that is not active", async () => {
+            ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+                TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "pendingAcceptance" }],
+            });
+            const [pending] = await checked("transit-gateway");
+            expect(pending.fix).to.equal("have account 123456789012 accept it (aws ec2 accept-transit-gateway-vpc-attachment)");
+            ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+                TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "modifying" }],
+            });
+            ec2.on(SearchTransitGatewayRoutesCommand).resolves({ Routes: [{ DestinationCidrBlock: "10.99.0.0/16", State: "blackhole" }] });
+            const f = await checked("transit-gateway");
+            expect(f[0]).to.deep.equal({
+                check: "transit-gateway",
+                verdict: "fail",
+                key: "network.transitGatewayId",
+                message: "the stack's attachment tgw-attach-1 is modifying: the private endpoint is unreachable until it is available",
+                fix: undefined,
+            });
+            expect(f[1]).to.deep.include({ verdict: "fail", key: "cluster.endpoint.privateAccessCidrs" });
+            expect(f[1].fix).to.equal("add a route (or propagation) for 10.99.0.0/16 to tgw-rtb-1 in the gateway's account");
+            // Not available: the VPC's route back is neither searched nor left undecided.
+            expect(f).to.have.length(2);
+        });
+
+        it("passes the route back to the VPC once the attachment is available, and then leaves nothing undecided", async () => {
+            ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+                TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "available" }],
+            });
+            const f = await checked("transit-gateway");
+            expect(f.map((x) => [x.verdict, x.key])).to.deep.equal([
+                ["pass", "cluster.endpoint.privateAccessCidrs"],
+                ["pass", "network.vpcCidr"],
+            ]);
+            expect(f[1].message).to.equal("route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.20.0.0/16");
+        });
+    });
+
+    it("reports a failure that is not an Error (a string, null) as undecided, named error", async () => {
+        // What a middleware or a proxy may reject with: not the SDK's Error.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        sts.on(GetCallerIdentityCommand).callsFake(() => Promise.reject("connection reset"));
+        expect((await runWith()).find((x) => x.check === "identity")).to.deep.equal({
+            check: "identity",
+            verdict: "undecided",
+            message: "could not check: error: connection reset",
+        });
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        sts.on(GetCallerIdentityCommand).callsFake(() => Promise.reject(null));
+        expect((await runWith()).find((x) => x.check === "identity")?.message).to.equal("could not check: error: null");
+    });
+
+    it("names each read the checks send among the actions the preview and deploy roles need, sorted", () => {
+        expect(PREFLIGHT_ACTIONS).to.include.members([
+            "sts:GetCallerIdentity",
+            "eks:DescribeAddonVersions",
+            "eks:DescribeAddonConfiguration",
+            "ssm:GetParameter",
+            "ec2:DescribeInstanceTypeOfferings",
+            "servicequotas:GetServiceQuota",
+            "iam:GetRole",
+            "ec2:DescribeTransitGateways",
+            "ec2:DescribeTransitGatewayVpcAttachments",
+            "ec2:SearchTransitGatewayRoutes",
+        ]);
+        expect([...PREFLIGHT_ACTIONS].sort()).to.deep.equal(PREFLIGHT_ACTIONS);
+    });
+
+    it("names the config key of each add-on the program installs when its build is not offered", async () => {
+        const plan: PlannedResource[] = Object.keys(ADDON_CONFIG_KEYS).map((addonName) => ({
+            type: "aws:eks/addon:Addon",
+            name: addonName,
+            props: { addonName, addonVersion: "v0.0.0-eksbuild.1" },
+        }));
+        const f = await checked("addon-builds", base(), plan);
+        expect(f.map((x) => [x.verdict, x.message.split(" ")[0], x.key])).to.deep.equal([
+            ["fail", "vpc-cni", "cluster.addons.vpcCni"],
+            ["fail", "kube-proxy", "cluster.addons.kubeProxy"],
+            ["fail", "eks-pod-identity-agent", "cluster.addons.podIdentityAgent"],
+            ["fail", "coredns", "cluster.addons.coreDns"],
+            ["fail", "aws-ebs-csi-driver", "addons.ebsCsiDriver.version"],
+            ["fail", "metrics-server", "addons.metricsServer.version"],
+        ]);
+    });
+
+    it("validates against a schema with keywords and formats of EKS's own (not JSON Schema's): they are not errors", async () => {
+        eks.on(DescribeAddonConfigurationCommand).resolves({
+            configurationSchema: JSON.stringify({
+                type: "object",
+                properties: { enableNetworkPolicy: { type: "string", format: "boolean-string", markdownDescription: "on or off" } },
+            }),
+        });
+        expect((await checked("addon-configuration")).map((x) => x.verdict)).to.deep.equal(["pass"]);
+    });
+
+    it("checks no EC2NodeClass alias when Karpenter is off", async () => {
+        const off = { ...base(), karpenter: { enabled: false } } as StackConfig;
+        expect((await checked("ami-releases", off)).map((x) => x.key)).to.deep.equal([
+            "nodeGroups.system.releaseVersion",
+            "nodeGroups.batch.releaseVersion",
+        ]);
+    });
+
+    it("names each architecture of an alias in its finding, in order, whatever order the pool lists them", async () => {
+        const c = base();
+        const k = karpenterOf(c);
+        for (const pool of Object.values(k.nodePools)) {
+            pool.requirements = pool.requirements.map((r) => (r.key === "kubernetes.io/arch" ? { ...r, values: ["arm64", "amd64"] } : r));
+        }
+        const f = (await checked("ami-releases", c)).filter((x) => x.key === "karpenter.nodeClasses.default.amiAlias");
+        expect(
+            f.map((x) =>
+                /^EC2NodeClass default's al2023@v20260512 for (\w+) is published \(.*\/(x86_64|arm64)\/standard\//
+                    .exec(x.message)
+                    ?.slice(1),
+            ),
+        ).to.deep.equal([
+            ["amd64", "x86_64"],
+            ["arm64", "arm64"],
+        ]);
+    });
+
+    it("asks for the offerings of the enabled groups' types once each, sorted", async () => {
+        const c = base();
+        c.nodeGroups.system.instanceTypes = ["m7i.large", "m6i.xlarge"];
+        await runWith(c);
+        expect(ec2.commandCalls(DescribeInstanceTypeOfferingsCommand)[0].args[0].input.Filters?.[0]).to.deep.equal({
+            Name: "instance-type",
+            Values: ["m6i.xlarge", "m7i.large", "m7i.xlarge"],
+        });
+    });
+
+    it("knows no class for a family no prefix matches, without crashing", () => {
+        expect(vcpuQuota("bogus.large", "on-demand")).to.equal(undefined);
+    });
+
+    it("reads a NodePool's capacity types and categories whatever order its requirements are in; one without categories, or with a P category, is unsized", () => {
+        const c = base();
+        const k = karpenterOf(c);
+        const spot = k.nodePools["batch-spot"];
+        spot.requirements = [...spot.requirements].reverse();
+        expect(quotaDemand(c).demand.get("spotStandard")).to.equal(128);
+        k.nodePools.general.requirements = k.nodePools.general.requirements.filter((r) => r.key !== "karpenter.k8s.aws/instance-category");
+        spot.requirements = spot.requirements.map((r) =>
+            r.key === "karpenter.k8s.aws/instance-category" ? { ...r, values: ["m", "p"] } : r,
+        );
+        expect(quotaDemand(c).unsized).to.deep.equal(["NodePool general", "NodePool batch-spot"]);
+    });
+
+    it("needs no Spot role for pools that allow only on-demand", () => {
+        const c = base();
+        delete karpenterOf(c).nodePools["batch-spot"];
+        const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+        expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
+    });
+
+    it("asks EC2 for the stack's gateway by its ID", async () => {
+        await runWith();
+        expect(ec2.commandCalls(DescribeTransitGatewaysCommand).map((x) => x.args[0].input)).to.deep.equal([
+            { TransitGatewayIds: ["tgw-0123456789abcdef0"] },
+        ]);
+    });
+
+    it("npm run preflight reads the stack from the root it is given and asks for clients of the stack's region", async () => {
+        const root = editedFixture("prod", (text) => text.replaceAll("us-east-1", "eu-west-1"));
+        const regions: string[] = [];
+        const clients = (region: string) => {
+            regions.push(region);
+            return awsClients(region);
+        };
+        await preflightCommand(["prod"], { root, render: () => Promise.resolve(PLAN), clients });
+        expect(regions).to.deep.equal(["eu-west-1"]);
     });
 });
