@@ -206,6 +206,22 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
         expect(of(await run(), "identity")[0].message).to.include("is the preview role (access.preview)");
     });
 
+    it("passes the drift check's role where the stack names one, and names it among the roles otherwise", async () => {
+        const drift = "arn:aws:iam::123456789012:role/platform-drift-prod";
+        sts.on(GetCallerIdentityCommand).resolves({
+            Account: "123456789012",
+            Arn: "arn:aws:sts::123456789012:assumed-role/platform-drift-prod/daily",
+        });
+        const [unnamed] = of(await run(), "identity");
+        expect(unnamed.verdict, "no access.drift in the fixture").to.equal("fail");
+        expect(unnamed.message).to.include("nor access.preview, nor access.drift:");
+        const withDrift = { ...input, config: { ...config, access: { ...config.access, drift } } };
+        expect(of(await runPreflight(withDrift, awsClients("us-east-1")), "identity")[0]).to.deep.include({
+            verdict: "pass",
+            message: "arn:aws:sts::123456789012:assumed-role/platform-drift-prod/daily is the drift role (access.drift)",
+        });
+    });
+
     it("fails an add-on build EKS does not offer for the cluster's minor, naming its key and builds that exist", async () => {
         eks.on(DescribeAddonVersionsCommand, { addonName: "kube-proxy" }).resolves({
             addons: [
@@ -919,7 +935,7 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             sts.on(GetCallerIdentityCommand).resolves({ Account: "123456789012", Arn: "arn:aws:sts::123456789012:assumed-role/someone/x" });
             const [f] = await checked("identity");
             expect(f.message).to.match(
-                /nor in access\.admins, nor access\.preview: `pulumi up` would refuse it \(components\/access\.ts\)$/,
+                /nor in access\.admins, nor access\.preview, nor access\.drift: `pulumi up` would refuse it \(components\/access\.ts\)$/,
             );
             expect(f.fix).to.equal("run as the deploy role, or add this role to access.admins");
             sts.on(GetCallerIdentityCommand).resolves({ Account: "123456789012" });
