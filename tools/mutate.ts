@@ -106,6 +106,16 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         mutate: ["tools/preflightChecks.ts", "tools/preflight.ts"],
         tests: ["test/tools/preflightChecks.test.ts"],
     },
+    drift: {
+        about: "the scheduled drift check's verdict on pulumi preview --refresh --json (issue #26)",
+        mutate: ["tools/drift.ts"],
+        tests: ["test/tools/drift.test.ts"],
+    },
+    autoMode: {
+        about: "EKS Auto Mode: what AWS refuses in its config, and its objects (issue #27)",
+        mutate: ["components/config/autoMode.ts", "components/autoMode.ts", "components/addons/autoMode.ts"],
+        tests: ["test/components/config/autoMode.test.ts", "test/components/autoMode.test.ts"],
+    },
     deployer: {
         about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",
         mutate: ["tools/deployRole.ts", "tools/deployerActions.ts", "tools/deployerPolicy.ts", "kernel/deployScope.ts"],
