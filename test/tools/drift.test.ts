@@ -114,6 +114,72 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
         }
     });
 
+    it("knows each operation Pulumi's engine has: the ones that change nothing live, the ones that take a resource away first", () => {
+        for (const op of ["same", "read", "refresh", "read-replacement", "discard", "discard-replaced"]) {
+            expect(driftReport("prod", { steps: [{ op, urn: QUEUE }], changeSummary: { [op]: 2 } }), op).to.deep.include({
+                changes: [],
+                summary: {},
+            });
+        }
+        const removing = ["delete", "replace", "create-replacement", "delete-replaced", "import-replacement"];
+        for (const op of [...removing, "create", "update", "import"]) {
+            const report = driftReport("prod", {
+                steps: [
+                    { op: "update", urn: SG },
+                    { op, urn: GROUP },
+                ],
+            });
+            const first = report.changes[0].op;
+            // Resources taken away come before the others; the rest by URN (the security group's sorts before the node group's).
+            expect(first, op).to.equal(removing.includes(op) ? op : "update");
+            expect(formatDrift(report).includes("would be deleted or replaced"), op).to.equal(removing.includes(op));
+        }
+    });
+
+    it("reads the type and name from any URN: nested type paths, a name holding ::, and a URN of no known shape", () => {
+        const [nested, odd, bare] = driftReport("prod", {
+            steps: [
+                { op: "update", urn: "urn:pulumi:prod::p::a:b:C$d:e:F$aws:sqs/queue:Queue::q" },
+                { op: "update", urn: "urn:pulumi:prod::p::aws:x/y:Y::name::with::colons" },
+                { op: "update", urn: "not-a-urn" },
+            ],
+        }).changes.sort((x, y) => x.name.localeCompare(y.name));
+        expect([nested, odd, bare].map((c) => [c.type, c.name])).to.deep.equal([
+            ["aws:x/y:Y", "name::with::colons"],
+            ["", "not-a-urn"],
+            ["aws:sqs/queue:Queue", "q"],
+        ]);
+    });
+
+    it("refuses a step that is no object, dedupes and sorts the inputs, and counts only changing operations with a positive count", () => {
+        expect(() => driftReport("prod", { steps: ["update"] })).to.throw(FileError, /a step without op and urn: "update"/);
+        const [c] = driftReport("prod", {
+            steps: [{ op: "replace", urn: GROUP, diffReasons: ["b", "a", "b"], replaceReasons: ["z", "y", "z"] }],
+        }).changes;
+        expect([c.keys, c.replaceKeys]).to.deep.equal([
+            ["a", "b"],
+            ["y", "z"],
+        ]);
+        expect(driftReport("prod", { changeSummary: { same: 5, update: 0, delete: "2", create: 1, refresh: 4 } }).summary).to.deep.equal({
+            create: 1,
+        });
+    });
+
+    it("says nothing about counts or removals it does not have, and what the reader should check first", () => {
+        const text = formatDrift(driftReport("prod", { steps: [{ op: "update", urn: SG, diffReasons: ["tags"] }] }));
+        expect(text).to.not.include("Operations counted").and.not.include("would be deleted or replaced");
+        expect(text).to.include(
+            "`pulumi preview --refresh` read every live resource and would change these to make the stack what main's program says. Either something changed them outside Pulumi (the console, another tool, a controller), or a commit of main is not deployed yet (an `up` that failed, or one waiting for its reviewers): check the deploy workflow's last run first. The next `up` reverts a drift; to keep a change made outside, put it into the program or its stack file.\n\n| operation | type | name | inputs that differ |\n|---|---|---|---|\n| update | `aws:ec2/securityGroup:SecurityGroup` | `platform-prod-nodes` | `tags` |\n",
+        );
+        const removing = formatDrift(driftReport("prod", { steps: [{ op: "delete", urn: QUEUE }] }));
+        expect(removing).to.include(
+            "**1 would be deleted or replaced** by the next `up`: a replaced node group or launch template rolls its nodes (`npm run plan -- prod --diff` says what each drains).\n\n",
+        );
+        expect(formatDrift(driftReport("prod", clean))).to.equal(
+            "### Drift of stack `prod`: none\n\nThe live stack is what main's program makes it: `pulumi preview --refresh` proposes no change.\n",
+        );
+    });
+
     describe("driftCommand", () => {
         const stack = stacks()[0];
 
