@@ -138,7 +138,7 @@ export class AutoModeNodePools extends pulumi.ComponentResource {
             const nodeClass = this.nodeClasses[config.nodeClassRef.name];
             this.nodePools[poolName] = new k8s.apiextensions.CustomResource(
                 `${name}-pool-${poolName}`,
-                renderAutoNodePool(poolName, config) as unknown as k8s.apiextensions.CustomResourceArgs,
+                renderAutoNodePool(poolName, config),
                 { ...k8sOpts, dependsOn: nodeClass ? [nodeClass] : ready },
             );
         }
