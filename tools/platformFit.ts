@@ -1,22 +1,37 @@
 /**
  * Does a workload run on what a stack builds? Reads what Kubernetes manifests rely on — the
  * StorageClasses of their claims, the IngressClass of an Ingress, the load balancer class and
- * annotations of a Service, the metrics behind an HPA — and what a stack's rendered plan provides,
- * and names every need the stack leaves unmet (a claim that would stay Pending, a Service that
- * would never get a load balancer). Pure.
+ * annotations of a Service, the readiness-gate label of a namespace, the metrics behind an HPA —
+ * and what a stack's rendered plan provides, and names every need the stack leaves unmet (a claim
+ * that would stay Pending, a Service that would never get a load balancer). On EKS Auto Mode the
+ * storage and load balancing are EKS's own (kernel/autoModeComponents.ts): an annotation AWS
+ * documents as unsupported there is unmet, one AWS says nothing about is undecided — reported,
+ * never passed. Pure.
  */
 import { DEFAULT_CLASS_ANNOTATION, EBS_CSI, LOAD_BALANCER_CONTROLLER, METRICS_SERVER_ADDON } from "../components/addons";
-import { asArray, asRecord, asString, stringMap } from "eks-platform-kernel";
+import {
+    asArray,
+    asRecord,
+    asString,
+    AUTO_MODE_COMPONENTS,
+    AUTO_MODE_READINESS_GATE,
+    autoModeAnnotation,
+    stringMap,
+} from "eks-platform-kernel";
 import type { ManifestObject } from "./manifests";
 
 /** What a rendered stack offers workloads. */
 export interface Platform {
     stack: string;
-    /** StorageClasses by name; `served` when a driver for its provisioner is installed. */
+    /** StorageClasses by name; `served` when a driver for its provisioner is installed (or is EKS Auto Mode's). */
     storageClasses: Map<string, { provisioner: string; isDefault: boolean; served: boolean }>;
-    /** IngressClasses by name; `served` when its controller is installed. */
+    /** IngressClasses by name; `served` when its controller is installed (or is EKS Auto Mode's). */
     ingressClasses: Map<string, { controller: string; isDefault: boolean; served: boolean }>;
+    /** The `spec.loadBalancerClass` values served, and the one a type LoadBalancer Service without a class gets. */
+    loadBalancerClasses: Map<string, { isDefault: boolean }>;
     loadBalancerController: boolean;
+    /** EKS Auto Mode runs the cluster's storage and load balancing (the `eks:index:Cluster`'s `autoMode`). */
+    autoMode: boolean;
     /** The resource metrics API (`metrics.k8s.io`) behind HPAs and `kubectl top`. */
     metricsApi: boolean;
 }
@@ -30,6 +45,8 @@ export interface PlanResource {
 
 const IS_DEFAULT_INGRESS_CLASS = "ingressclass.kubernetes.io/is-default-class";
 const LEGACY_INGRESS_CLASS = "kubernetes.io/ingress.class";
+/** The in-tree annotation the AWS Load Balancer Controller still reads (deprecated for spec.loadBalancerSourceRanges). */
+const SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
 function isHelmChart(r: PlanResource, chart: string): boolean {
     const name = asString(r.props.chart);
@@ -44,18 +61,46 @@ function isEksAddon(r: PlanResource, addonName: string): boolean {
     return r.type === "aws:eks/addon:Addon" && r.props.addonName === addonName;
 }
 
+/**
+ * Whether a plan's cluster runs on EKS Auto Mode: pulumi-eks's `autoMode.enabled`, its compute not
+ * turned off (pulumi-eks enables block storage and load balancing with it, all or none). Pure.
+ */
+export function isAutoModeCluster(r: PlanResource): boolean {
+    const autoMode = asRecord(r.props.autoMode);
+    return r.type === "eks:index:Cluster" && autoMode?.enabled === true && asRecord(autoMode.computeConfig)?.enabled !== false;
+}
+
 /** What a stack's plan provides. Pure. */
 export function platformOf(stack: string, resources: readonly PlanResource[]): Platform {
     const ebsCsi = resources.some((r) => isEksAddon(r, EBS_CSI.addonName) || isHelmChart(r, EBS_CSI.addonName));
     const loadBalancerController = resources.some((r) => isHelmChart(r, LOAD_BALANCER_CONTROLLER.chart));
+    const autoMode = resources.some(isAutoModeCluster);
     // In-tree EBS claims are served by the CSI driver too (CSI migration, on by default since 1.23).
-    const drivers: Record<string, boolean> = { [EBS_CSI.provisioner]: ebsCsi, "kubernetes.io/aws-ebs": ebsCsi };
-    const controllers: Record<string, boolean> = { [LOAD_BALANCER_CONTROLLER.ingressController]: loadBalancerController };
+    const drivers: Record<string, boolean> = {
+        [EBS_CSI.provisioner]: ebsCsi,
+        "kubernetes.io/aws-ebs": ebsCsi,
+        [AUTO_MODE_COMPONENTS.provisioner]: autoMode,
+    };
+    const controllers: Record<string, boolean> = {
+        [LOAD_BALANCER_CONTROLLER.ingressController]: loadBalancerController,
+        [AUTO_MODE_COMPONENTS.ingressController]: autoMode,
+    };
+    // Auto Mode's class is "automatically set as the cluster default" (auto-configure-nlb); the
+    // controller's webhook sets its own on new LoadBalancer Services (kernel/loadBalancers.ts).
+    const loadBalancerClasses = new Map<string, { isDefault: boolean }>();
+    if (autoMode) {
+        loadBalancerClasses.set(AUTO_MODE_COMPONENTS.loadBalancerClass, { isDefault: true });
+    }
+    if (loadBalancerController) {
+        loadBalancerClasses.set(LOAD_BALANCER_CONTROLLER.loadBalancerClass, { isDefault: !autoMode });
+    }
     const platform: Platform = {
         stack,
         storageClasses: new Map(),
         ingressClasses: new Map(),
+        loadBalancerClasses,
         loadBalancerController,
+        autoMode,
         metricsApi: resources.some((r) => isEksAddon(r, METRICS_SERVER_ADDON) || isHelmChart(r, "metrics-server")),
     };
     for (const r of resources) {
@@ -88,7 +133,10 @@ export type Requirement =
     | { kind: "ingressClass"; name: string }
     | { kind: "defaultIngressClass" }
     | { kind: "loadBalancerClass"; name: string }
-    | { kind: "loadBalancerController" }
+    /** An annotation a load balancer controller reads, on an Ingress (of class `className`) or a LoadBalancer Service (of `spec.loadBalancerClass` `className`). */
+    | { kind: "loadBalancerAnnotation"; on: "Ingress" | "Service"; annotation: string; value: string; className?: string }
+    /** A namespace label asking a load balancer controller to inject target-health readiness gates. */
+    | { kind: "readinessGate"; label: string }
     | { kind: "metricsApi" }
     | { kind: "customMetrics"; type: string };
 
@@ -137,10 +185,18 @@ export function needsOf(objects: readonly ManifestObject[]): Need[] {
         };
         const spec = asRecord(object.spec);
         const annotations = stringMap(meta?.annotations);
-        const lbcAnnotations = (prefix: string) =>
-            Object.keys(annotations)
-                .filter((a) => a.startsWith(prefix))
-                .forEach((a) => add(`annotation ${a}`, { kind: "loadBalancerController" }));
+        const lbAnnotations = (on: "Ingress" | "Service", className: string | undefined, names: (a: string) => boolean) =>
+            Object.entries(annotations)
+                .filter(([a]) => names(a))
+                .forEach(([annotation, value]) =>
+                    add(`annotation ${annotation}`, {
+                        kind: "loadBalancerAnnotation",
+                        on,
+                        annotation,
+                        value,
+                        ...(className === undefined ? {} : { className }),
+                    }),
+                );
 
         if (kind === "PersistentVolumeClaim") {
             add("spec.storageClassName", claimNeed(spec));
@@ -164,17 +220,30 @@ export function needsOf(objects: readonly ManifestObject[]): Need[] {
                 fromSpec ? "spec.ingressClassName" : className ? `annotation ${LEGACY_INGRESS_CLASS}` : "no ingressClassName",
                 className ? { kind: "ingressClass", name: className } : { kind: "defaultIngressClass" },
             );
-            lbcAnnotations(LOAD_BALANCER_CONTROLLER.ingressAnnotationPrefix);
+            lbAnnotations(
+                "Ingress",
+                className,
+                (a) => a.startsWith(LOAD_BALANCER_CONTROLLER.ingressAnnotationPrefix) || a === LEGACY_INGRESS_CLASS,
+            );
         }
         if (kind === "Service" && spec?.type === "LoadBalancer") {
             const lbClass = asString(spec.loadBalancerClass);
             if (lbClass) {
                 add("spec.loadBalancerClass", { kind: "loadBalancerClass", name: lbClass });
             }
-            lbcAnnotations(LOAD_BALANCER_CONTROLLER.serviceAnnotationPrefix);
+            lbAnnotations(
+                "Service",
+                lbClass,
+                (a) => a.startsWith(LOAD_BALANCER_CONTROLLER.serviceAnnotationPrefix) || a === SOURCE_RANGES_ANNOTATION,
+            );
         }
-        if (kind === "Namespace" && stringMap(meta?.labels)[LOAD_BALANCER_CONTROLLER.readinessGateLabel] === "enabled") {
-            add(`label ${LOAD_BALANCER_CONTROLLER.readinessGateLabel}`, { kind: "loadBalancerController" });
+        if (kind === "Namespace") {
+            const labels = stringMap(meta?.labels);
+            for (const label of [AUTO_MODE_READINESS_GATE.controllerLabel, AUTO_MODE_READINESS_GATE.reportedLabel]) {
+                if (labels[label] === "enabled") {
+                    add(`label ${label}`, { kind: "readinessGate", label });
+                }
+            }
         }
         if (kind === "HorizontalPodAutoscaler") {
             const metrics = asArray(spec?.metrics);
@@ -206,8 +275,10 @@ function describe(r: Requirement): string {
             return "a default IngressClass";
         case "loadBalancerClass":
             return `loadBalancerClass "${r.name}"`;
-        case "loadBalancerController":
-            return "the AWS Load Balancer Controller";
+        case "loadBalancerAnnotation":
+            return `a load balancer controller that honours ${r.annotation}`;
+        case "readinessGate":
+            return `a load balancer controller that injects readiness gates for ${r.label}`;
         case "metricsApi":
             return "the resource metrics API (metrics-server)";
         case "customMetrics":
@@ -215,50 +286,148 @@ function describe(r: Requirement): string {
     }
 }
 
-/** Why the platform leaves a requirement unmet, or `undefined` when it meets it. Pure. */
-function gap(r: Requirement, p: Platform): string | undefined {
+/**
+ * Which load balancing reads an annotation: the controller of its object's class (another
+ * controller's class: not a load balancer annotation of this platform's), else what the stack runs.
+ */
+function readerOf(
+    r: Extract<Requirement, { kind: "loadBalancerAnnotation" }>,
+    p: Platform,
+): "controller" | "autoMode" | "other" | undefined {
+    const ours = (name: string | undefined, controller: string, autoMode: string) =>
+        name === undefined ? undefined : name === controller ? "controller" : name === autoMode ? "autoMode" : "other";
+    const reader =
+        r.on === "Ingress"
+            ? ours(
+                  (r.className === undefined ? [...p.ingressClasses.values()].find((x) => x.isDefault) : p.ingressClasses.get(r.className))
+                      ?.controller,
+                  LOAD_BALANCER_CONTROLLER.ingressController,
+                  AUTO_MODE_COMPONENTS.ingressController,
+              )
+            : ours(
+                  r.className ?? [...p.loadBalancerClasses].find(([, c]) => c.isDefault)?.[0],
+                  LOAD_BALANCER_CONTROLLER.loadBalancerClass,
+                  AUTO_MODE_COMPONENTS.loadBalancerClass,
+              );
+    return reader ?? (p.loadBalancerController ? "controller" : p.autoMode ? "autoMode" : undefined);
+}
+
+/** A gap: why a requirement is not met, `undecided` when AWS documents nothing either way. */
+interface Gap {
+    why: string;
+    undecided: boolean;
+}
+const unmetBecause = (why: string): Gap => ({ why, undecided: false });
+const undecidedBecause = (why: string): Gap => ({ why: `undecided: ${why}`, undecided: true });
+
+/** What EKS Auto Mode does with an annotation, as AWS documents it (kernel/autoModeComponents.ts). */
+function autoModeGap(r: Extract<Requirement, { kind: "loadBalancerAnnotation" }>): Gap | undefined {
+    const page = r.on === "Ingress" ? "auto-configure-alb" : "auto-configure-nlb";
+    const doc = autoModeAnnotation(r.annotation, r.value);
+    if (doc?.verdict === "honoured") {
+        return undefined;
+    }
+    if (doc) {
+        return unmetBecause(`EKS Auto Mode does not support it (EKS User Guide, ${doc.source}): ${doc.instead ?? "none"}`);
+    }
+    return undecidedBecause(
+        `the EKS User Guide (${page}) does not say whether EKS Auto Mode honours it; confirm it on an Auto Mode cluster, then waive platform-fit with what you saw`,
+    );
+}
+
+/** Why the platform leaves a requirement unmet (or cannot tell), or `undefined` when it meets it. Pure. */
+function gap(r: Requirement, p: Platform): Gap | undefined {
     const classes = (map: Map<string, { served: boolean }>) =>
         [...map]
             .filter(([, c]) => c.served)
             .map(([n]) => n)
             .join(", ") || "none";
+    const lbClasses = [...p.loadBalancerClasses.keys()].join(", ") || "none";
+    const missing = (why: string | undefined) => (why === undefined ? undefined : unmetBecause(why));
     switch (r.kind) {
         case "storageClass": {
             const c = p.storageClasses.get(r.name);
-            return !c
-                ? `it has ${classes(p.storageClasses)}`
-                : c.served
-                  ? undefined
-                  : `no driver for its provisioner ${c.provisioner} is installed`;
+            return missing(
+                !c
+                    ? `it has ${classes(p.storageClasses)}`
+                    : c.served
+                      ? undefined
+                      : `no driver for its provisioner ${c.provisioner} is installed`,
+            );
         }
         case "defaultStorageClass":
-            return [...p.storageClasses.values()].some((c) => c.isDefault && c.served)
-                ? undefined
-                : `none is marked default (it has ${classes(p.storageClasses)})`;
+            return missing(
+                [...p.storageClasses.values()].some((c) => c.isDefault && c.served)
+                    ? undefined
+                    : `none is marked default (it has ${classes(p.storageClasses)})`,
+            );
         case "ingressClass": {
             const c = p.ingressClasses.get(r.name);
-            return !c ? `it has ${classes(p.ingressClasses)}` : c.served ? undefined : `no controller for ${c.controller} is installed`;
+            return missing(
+                !c ? `it has ${classes(p.ingressClasses)}` : c.served ? undefined : `no controller for ${c.controller} is installed`,
+            );
         }
         case "defaultIngressClass":
-            return [...p.ingressClasses.values()].some((c) => c.isDefault && c.served)
-                ? undefined
-                : `none is marked default (it has ${classes(p.ingressClasses)})`;
+            return missing(
+                [...p.ingressClasses.values()].some((c) => c.isDefault && c.served)
+                    ? undefined
+                    : `none is marked default (it has ${classes(p.ingressClasses)})`,
+            );
         case "loadBalancerClass":
-            return r.name === LOAD_BALANCER_CONTROLLER.loadBalancerClass && p.loadBalancerController
-                ? undefined
-                : "no controller serving it is installed";
-        case "loadBalancerController":
-            return p.loadBalancerController ? undefined : "it is not installed";
+            if (p.loadBalancerClasses.has(r.name)) {
+                return undefined;
+            }
+            if (r.name === LOAD_BALANCER_CONTROLLER.loadBalancerClass && p.autoMode) {
+                return unmetBecause(
+                    `it is the AWS Load Balancer Controller's class, which the stack does not install; on EKS Auto Mode use ${AUTO_MODE_COMPONENTS.loadBalancerClass} (the cluster default: leaving spec.loadBalancerClass unset gets it)`,
+                );
+            }
+            if (r.name === AUTO_MODE_COMPONENTS.loadBalancerClass) {
+                return unmetBecause(`it is EKS Auto Mode's class, and the stack is not on EKS Auto Mode (the stack serves ${lbClasses})`);
+            }
+            return unmetBecause(`no controller serving it is installed (the stack serves ${lbClasses})`);
+        case "loadBalancerAnnotation":
+            switch (readerOf(r, p)) {
+                case "controller":
+                    return p.loadBalancerController
+                        ? undefined
+                        : unmetBecause("the AWS Load Balancer Controller reads it, and the stack does not install it");
+                case "autoMode":
+                    return p.autoMode ? autoModeGap(r) : unmetBecause("EKS Auto Mode reads it, and the stack is not on EKS Auto Mode");
+                case "other":
+                    return undefined;
+                case undefined:
+                    return unmetBecause("the stack installs no AWS Load Balancer Controller and is not on EKS Auto Mode");
+            }
+            break;
+        case "readinessGate":
+            if (r.label === AUTO_MODE_READINESS_GATE.controllerLabel) {
+                if (p.loadBalancerController) {
+                    return undefined;
+                }
+                return p.autoMode
+                    ? undecidedBecause(
+                          `the EKS User Guide does not say whether EKS Auto Mode injects readiness gates for it (users report Auto Mode reading ${AUTO_MODE_READINESS_GATE.reportedLabel} instead, unconfirmed by AWS)`,
+                      )
+                    : unmetBecause("the AWS Load Balancer Controller reads it, and the stack does not install it");
+            }
+            return p.autoMode
+                ? undecidedBecause("users report EKS Auto Mode injecting readiness gates for it; the EKS User Guide does not document it")
+                : unmetBecause(
+                      `only EKS Auto Mode is reported to read it, and the stack is not on EKS Auto Mode (the AWS Load Balancer Controller reads ${AUTO_MODE_READINESS_GATE.controllerLabel})`,
+                  );
         case "metricsApi":
-            return p.metricsApi ? undefined : "metrics-server is not installed";
+            return missing(p.metricsApi ? undefined : "metrics-server is not installed");
         case "customMetrics":
-            return "the platform installs no custom or external metrics adapter";
+            return unmetBecause("the platform installs no custom or external metrics adapter");
     }
+    return undefined;
 }
 
 /**
- * One message per need the stack leaves unmet, naming the manifest, the object, what it relies on
- * and why the stack does not provide it. Empty when everything is provided. Pure.
+ * One message per need the stack leaves unmet or undecided, naming the manifest, the object, what
+ * it relies on and why the stack does not (or may not) provide it. Empty when everything is
+ * provided. Pure.
  */
 export function unmetNeeds(needs: readonly Need[], platform: Platform): string[] {
     return unmet(needs, platform).map(
@@ -267,10 +436,14 @@ export function unmetNeeds(needs: readonly Need[], platform: Platform): string[]
     );
 }
 
-/** The needs the stack leaves unmet, each with what it needs (`StorageClass "fast"`) and why the stack does not provide it. Pure. */
-export function unmet(needs: readonly Need[], platform: Platform): { need: Need; what: string; why: string }[] {
+/**
+ * The needs the stack leaves unmet, each with what it needs (`StorageClass "fast"`) and why the
+ * stack does not provide it; `undecided` when AWS documents nothing either way (its `why` starts
+ * `undecided:`), so a reader that treats every entry as unmet never passes one by accident. Pure.
+ */
+export function unmet(needs: readonly Need[], platform: Platform): { need: Need; what: string; why: string; undecided: boolean }[] {
     return needs.flatMap((n) => {
-        const why = gap(n.requires, platform);
-        return why === undefined ? [] : [{ need: n, what: describe(n.requires), why }];
+        const g = gap(n.requires, platform);
+        return g === undefined ? [] : [{ need: n, what: describe(n.requires), why: g.why, undecided: g.undecided }];
     });
 }

@@ -13,12 +13,24 @@
 import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
-import { asRecord, asString, field, namespaceNameProblem, path as at, stringMap } from "eks-platform-kernel";
+import {
+    asArray,
+    asRecord,
+    asString,
+    AUTO_MODE_ANNOTATIONS,
+    AUTO_MODE_COMPONENTS,
+    AUTO_MODE_READINESS_GATE,
+    field,
+    LOAD_BALANCER_CONTROLLER_API,
+    namespaceNameProblem,
+    path as at,
+    stringMap,
+} from "eks-platform-kernel";
 import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-kernel/policy";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { FileError, InputError } from "./errors";
 import { headCommit } from "./refTree";
-import { platformOf } from "./platformFit";
+import { isAutoModeCluster, platformOf } from "./platformFit";
 import { readStackFiles } from "./offline";
 import { planToGateResources, renderPlan } from "./stackPlan";
 
@@ -58,6 +70,34 @@ const namespace = z.object({
     networkPolicies: z.array(z.string()),
 });
 
+/**
+ * What EKS Auto Mode serves on a stack that runs it (kernel/autoModeComponents.ts): the names its
+ * storage and load balancing answer to, the annotations AWS documents it honouring or refusing,
+ * and what AWS leaves undecided.
+ */
+const autoMode = z.object({
+    /** `computeConfig.nodePools` of the cluster: the built-in NodePools EKS runs. */
+    builtInNodePools: z.array(z.string()),
+    /** The StorageClass provisioner of Auto Mode's block storage. */
+    provisioner: z.string(),
+    /** The IngressClass controller of Auto Mode's ALBs. */
+    ingressController: z.string(),
+    /** The `spec.loadBalancerClass` of Auto Mode's NLBs, the default of type LoadBalancer Services. */
+    loadBalancerClass: z.string(),
+    /** Annotations AWS documents Auto Mode honouring or refusing (a refused one with what to use instead), with the EKS User Guide page. */
+    annotations: z.array(
+        z.object({
+            annotation: z.string(),
+            value: z.string().optional(),
+            verdict: z.enum(["honoured", "refused"]),
+            instead: z.string().optional(),
+            source: z.string(),
+        }),
+    ),
+    /** What AWS does not document either way: platform-fit reports a manifest relying on it as undecided. */
+    undecided: z.array(z.string()),
+});
+
 /** The profile's schema: the one home of its shape, for the reader and for the published JSON Schema. */
 export const PROFILE_SCHEMA = z.object({
     formatVersion: z.literal(PROFILE_FORMAT_VERSION),
@@ -79,7 +119,11 @@ export const PROFILE_SCHEMA = z.object({
     namespaces: z.array(namespace),
     storageClasses: z.array(z.object({ name: z.string(), provisioner: z.string(), isDefault: z.boolean(), served: z.boolean() })),
     ingressClasses: z.array(z.object({ name: z.string(), controller: z.string(), isDefault: z.boolean(), served: z.boolean() })),
+    /** The `spec.loadBalancerClass` values served; the default is what a type LoadBalancer Service without one gets. Absent in profiles rendered before it. */
+    loadBalancerClasses: z.array(z.object({ name: z.string(), isDefault: z.boolean() })).optional(),
     loadBalancerController: z.boolean(),
+    /** What EKS Auto Mode serves, null on a standard cluster. Absent in profiles rendered before it. */
+    autoMode: autoMode.nullable().optional(),
     metricsApi: z.boolean(),
     /** The platform's resources the pack and the rehearsal read, as the engine would send them. */
     context: z.array(z.object({ type: z.string(), name: z.string(), urn: z.string(), props: z.record(z.string(), z.unknown()) })),
@@ -136,6 +180,28 @@ export function packIdentity(root: string): { name: string; version: string } {
     return { name: pkg.name, version: pkg.version };
 }
 
+/** What EKS Auto Mode serves on a cluster running it, or null. Pure. */
+export function autoModeSummary(cluster: ProfileResource | undefined): z.infer<typeof autoMode> | null {
+    if (!cluster || !isAutoModeCluster(cluster)) {
+        return null;
+    }
+    const gate = AUTO_MODE_READINESS_GATE;
+    return {
+        builtInNodePools: asArray(at(cluster.props, "autoMode", "computeConfig", "nodePools")).filter(
+            (p): p is string => typeof p === "string",
+        ),
+        provisioner: AUTO_MODE_COMPONENTS.provisioner,
+        ingressController: AUTO_MODE_COMPONENTS.ingressController,
+        loadBalancerClass: AUTO_MODE_COMPONENTS.loadBalancerClass,
+        annotations: AUTO_MODE_ANNOTATIONS.map((a) => ({ ...a })),
+        undecided: [
+            `any other ${LOAD_BALANCER_CONTROLLER_API.ingressAnnotationPrefix}* annotation on an Ingress (EKS User Guide, auto-configure-alb)`,
+            `any other ${LOAD_BALANCER_CONTROLLER_API.serviceAnnotationPrefix}* annotation on a Service ("EKS Auto Mode may not support all annotations", auto-configure-nlb)`,
+            `pod readiness gates for namespace label ${gate.controllerLabel} or ${gate.reportedLabel} (the EKS User Guide does not mention readiness gates; users report Auto Mode reading ${gate.reportedLabel})`,
+        ],
+    };
+}
+
 /** Renders `stack` offline and derives its profile. Throws `ConfigError` / `StackFileError` on bad input. */
 export async function buildProfile(stack: string, root: string): Promise<PlatformProfile> {
     const { project } = readStackFiles(root, stack);
@@ -186,7 +252,9 @@ export async function buildProfile(stack: string, root: string): Promise<Platfor
         }),
         storageClasses: [...platform.storageClasses].map(([name, c]) => ({ name, ...c })),
         ingressClasses: [...platform.ingressClasses].map(([name, c]) => ({ name, ...c })),
+        loadBalancerClasses: [...platform.loadBalancerClasses].map(([name, c]) => ({ name, ...c })),
         loadBalancerController: platform.loadBalancerController,
+        autoMode: autoModeSummary(cluster),
         metricsApi: platform.metricsApi,
         context,
     };

@@ -8,20 +8,11 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
+import { AUTO_MODE_COMPONENTS, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS } from "./ebsCsi";
 
-/** The names EKS Auto Mode's components answer to (EKS User Guide, migrate-auto.adoc, "reference"). */
-export const AUTO_MODE_COMPONENTS = {
-    /** The StorageClass provisioner of Auto Mode's block storage. */
-    provisioner: "ebs.csi.eks.amazonaws.com",
-    /** The IngressClass controller of Auto Mode's ALBs. */
-    ingressController: "eks.amazonaws.com/alb",
-    /** The `loadBalancerClass` of Auto Mode's NLBs, the cluster's default for type LoadBalancer. */
-    loadBalancerClass: "eks.amazonaws.com/nlb",
-    /** The API of IngressClassParams (and TargetGroupBinding) under Auto Mode. */
-    paramsApiVersion: "eks.amazonaws.com/v1",
-} as const;
+/** The names EKS Auto Mode's components answer to: the kernel's, which the tools read too. */
+export { AUTO_MODE_COMPONENTS };
 
 /** The default StorageClass on Auto Mode: gp3, encrypted, bound where the pod lands, expandable. Pure. */
 export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delete"): k8s.storage.v1.StorageClassArgs {

@@ -4,7 +4,8 @@
  * is unmet. The stack-wide cases are in platformFit.test.ts.
  */
 import { expect } from "chai";
-import { Need, needsOf, PlanResource, platformOf, unmetNeeds } from "../../tools/platformFit";
+import { AUTO_MODE_ANNOTATIONS } from "eks-platform-kernel";
+import { Need, needsOf, PlanResource, platformOf, unmet, unmetNeeds } from "../../tools/platformFit";
 
 const objects = (...list: Record<string, unknown>[]) => list.map((object, i) => ({ file: "f.yaml", line: i + 1, object }));
 /** Each need as `object | via | requirement`, the requirement's fields joined. */
@@ -121,13 +122,19 @@ describe("tools/platformFit.ts needsOf: what a manifest relies on, field by fiel
             ),
         ).to.deep.equal([
             "Ingress spec | spec.ingressClassName | ingressClass alb",
+            "Ingress spec | annotation kubernetes.io/ingress.class | loadBalancerAnnotation Ingress kubernetes.io/ingress.class nginx alb",
             "Ingress legacy | annotation kubernetes.io/ingress.class | ingressClass nginx",
+            "Ingress legacy | annotation kubernetes.io/ingress.class | loadBalancerAnnotation Ingress kubernetes.io/ingress.class nginx nginx",
             "Ingress none | no ingressClassName | defaultIngressClass",
         ]);
     });
 
-    it("needs the AWS Load Balancer Controller for its own annotations only: alb.ingress.kubernetes.io/ on an Ingress, service.beta.kubernetes.io/aws-load-balancer- on a LoadBalancer Service (aws-load-balancer-controller annotations)", () => {
-        const lbAnnotations = { "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal", "example.com/owner": "team" };
+    it("needs a load balancer controller for its own annotations only: alb.ingress.kubernetes.io/ and kubernetes.io/ingress.class on an Ingress, service.beta.kubernetes.io/aws-load-balancer- and load-balancer-source-ranges on a LoadBalancer Service, with the object's class (aws-load-balancer-controller annotations)", () => {
+        const lbAnnotations = {
+            "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+            "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8",
+            "example.com/owner": "team",
+        };
         expect(
             needs(
                 {
@@ -154,25 +161,39 @@ describe("tools/platformFit.ts needsOf: what a manifest relies on, field by fiel
                     metadata: { name: "gw", annotations: lbAnnotations },
                     spec: { type: "LoadBalancer", loadBalancerClass: "x" },
                 },
+                {
+                    kind: "Ingress",
+                    metadata: { name: "legacy", annotations: { "kubernetes.io/ingress.class": "alb" } },
+                },
+                { kind: "Service", metadata: { name: "classless", annotations: lbAnnotations }, spec: { type: "LoadBalancer" } },
             ),
         ).to.deep.equal([
             "Ingress i | spec.ingressClassName | ingressClass alb",
-            "Ingress i | annotation alb.ingress.kubernetes.io/scheme | loadBalancerController",
+            "Ingress i | annotation alb.ingress.kubernetes.io/scheme | loadBalancerAnnotation Ingress alb.ingress.kubernetes.io/scheme internal alb",
             "Service lb | spec.loadBalancerClass | loadBalancerClass service.k8s.aws/nlb",
-            "Service lb | annotation service.beta.kubernetes.io/aws-load-balancer-scheme | loadBalancerController",
+            "Service lb | annotation service.beta.kubernetes.io/aws-load-balancer-scheme | loadBalancerAnnotation Service service.beta.kubernetes.io/aws-load-balancer-scheme internal service.k8s.aws/nlb",
+            "Service lb | annotation service.beta.kubernetes.io/load-balancer-source-ranges | loadBalancerAnnotation Service service.beta.kubernetes.io/load-balancer-source-ranges 10.0.0.0/8 service.k8s.aws/nlb",
+            "Ingress legacy | annotation kubernetes.io/ingress.class | ingressClass alb",
+            "Ingress legacy | annotation kubernetes.io/ingress.class | loadBalancerAnnotation Ingress kubernetes.io/ingress.class alb alb",
+            "Service classless | annotation service.beta.kubernetes.io/aws-load-balancer-scheme | loadBalancerAnnotation Service service.beta.kubernetes.io/aws-load-balancer-scheme internal",
+            "Service classless | annotation service.beta.kubernetes.io/load-balancer-source-ranges | loadBalancerAnnotation Service service.beta.kubernetes.io/load-balancer-source-ranges 10.0.0.0/8",
         ]);
     });
 
-    it("needs the controller for a Namespace labelled elbv2.k8s.aws/pod-readiness-gate-inject=enabled, and for nothing else so labelled (aws-load-balancer-controller pod readiness gate)", () => {
-        const label = (value: string) => ({ labels: { "elbv2.k8s.aws/pod-readiness-gate-inject": value } });
+    it("needs readiness-gate injection for a Namespace labelled elbv2.k8s.aws/ or eks.amazonaws.com/pod-readiness-gate-inject=enabled, and for nothing else so labelled (aws-load-balancer-controller pod readiness gate; Auto Mode's label as users report it)", () => {
+        const label = (value: string, key = "elbv2.k8s.aws/pod-readiness-gate-inject") => ({ labels: { [key]: value } });
         expect(
             needs(
                 { kind: "Namespace", metadata: { name: "on", ...label("enabled") } },
+                { kind: "Namespace", metadata: { name: "auto", ...label("enabled", "eks.amazonaws.com/pod-readiness-gate-inject") } },
                 { kind: "Namespace", metadata: { name: "off", ...label("disabled") } },
                 { kind: "Namespace", metadata: { name: "plain" } },
                 { kind: "Pod", metadata: { name: "p", ...label("enabled") } },
             ),
-        ).to.deep.equal(["Namespace on | label elbv2.k8s.aws/pod-readiness-gate-inject | loadBalancerController"]);
+        ).to.deep.equal([
+            "Namespace on | label elbv2.k8s.aws/pod-readiness-gate-inject | readinessGate elbv2.k8s.aws/pod-readiness-gate-inject",
+            "Namespace auto | label eks.amazonaws.com/pod-readiness-gate-inject | readinessGate eks.amazonaws.com/pod-readiness-gate-inject",
+        ]);
     });
 
     it("reads an HPA's metrics: none means 80 % CPU, Resource and ContainerResource need metrics.k8s.io, the other types a custom or external metrics API (Kubernetes autoscaling/v2 HPA spec.metrics)", () => {
@@ -264,9 +285,23 @@ describe("tools/platformFit.ts unmetNeeds: the reason a need is unmet", () => {
         expect(why({ kind: "metricsApi" })).to.deep.equal([
             line("the resource metrics API (metrics-server)", "metrics-server is not installed"),
         ]);
-        expect(why({ kind: "loadBalancerController" })).to.deep.equal([line("the AWS Load Balancer Controller", "it is not installed")]);
+        const scheme = "alb.ingress.kubernetes.io/scheme";
+        expect(
+            why({ kind: "loadBalancerAnnotation", on: "Ingress", annotation: scheme, value: "internal", className: "alb" }),
+        ).to.deep.equal([
+            line(
+                `a load balancer controller that honours ${scheme}`,
+                "the stack installs no AWS Load Balancer Controller and is not on EKS Auto Mode",
+            ),
+        ]);
         expect(why({ kind: "loadBalancerClass", name: "service.k8s.aws/nlb" })).to.deep.equal([
-            line('loadBalancerClass "service.k8s.aws/nlb"', "no controller serving it is installed"),
+            line('loadBalancerClass "service.k8s.aws/nlb"', "no controller serving it is installed (the stack serves none)"),
+        ]);
+        expect(why({ kind: "readinessGate", label: "elbv2.k8s.aws/pod-readiness-gate-inject" })).to.deep.equal([
+            line(
+                "a load balancer controller that injects readiness gates for elbv2.k8s.aws/pod-readiness-gate-inject",
+                "the AWS Load Balancer Controller reads it, and the stack does not install it",
+            ),
         ]);
         expect(why({ kind: "customMetrics", type: "External" })).to.deep.equal([
             line(
@@ -301,5 +336,144 @@ describe("tools/platformFit.ts unmetNeeds: the reason a need is unmet", () => {
         expect(unmetNeeds([need({ kind: "defaultStorageClass" }), need({ kind: "defaultIngressClass" })], mixed)).to.deep.equal([]);
         // Default but unserved meets nothing.
         expect(why({ kind: "defaultIngressClass" })).to.have.length(1);
+    });
+});
+
+describe("tools/platformFit.ts on EKS Auto Mode: what EKS's own storage and load balancing serve (EKS User Guide, auto-configure-alb, auto-configure-nlb, migrate-auto)", () => {
+    const cluster = (autoMode: unknown): PlanResource => ({ type: "eks:index:Cluster", name: "c", props: { autoMode } });
+    const auto = cluster({ enabled: true, computeConfig: { enabled: true, nodePools: ["system"] } });
+    const autoPlatform = platformOf("auto", [
+        auto,
+        storageClass("gp3", "ebs.csi.eks.amazonaws.com", DEFAULT_SC),
+        ingressClass("alb", "eks.amazonaws.com/alb"),
+    ]);
+    const standard = platformOf("std", [
+        storageClass("gp3", "ebs.csi.aws.com", DEFAULT_SC),
+        ebsAddon,
+        ingressClass("alb", "ingress.k8s.aws/alb"),
+        lbcRelease,
+    ]);
+    // An undecided reason says so itself, so a reader that takes every entry as unmet still tells them apart.
+    const judged = (requires: Need["requires"], platform = autoPlatform) =>
+        unmet([need(requires)], platform).map((u) => {
+            expect(u.why.startsWith("undecided: "), u.why).to.equal(u.undecided);
+            return u.undecided ? u.why : `unmet: ${u.why}`;
+        });
+    const ingress = (annotation: string, value = "x"): Need["requires"] => ({
+        kind: "loadBalancerAnnotation",
+        on: "Ingress",
+        annotation,
+        value,
+        className: "alb",
+    });
+    const service = (annotation: string, value = "x", className?: string): Need["requires"] => ({
+        kind: "loadBalancerAnnotation",
+        on: "Service",
+        annotation,
+        value,
+        ...(className === undefined ? {} : { className }),
+    });
+
+    it("reads Auto Mode from the cluster's autoMode.enabled, unless its computeConfig is turned off, and then serves its provisioner, IngressClass controller and default NLB class", () => {
+        expect(platformOf("x", [auto]).autoMode).to.equal(true);
+        expect(platformOf("x", [cluster({ enabled: true })]).autoMode).to.equal(true);
+        expect(platformOf("x", [cluster({ enabled: true, computeConfig: { enabled: false } })]).autoMode).to.equal(false);
+        expect(platformOf("x", [cluster({ enabled: false })]).autoMode).to.equal(false);
+        expect(platformOf("x", [cluster(undefined)]).autoMode).to.equal(false);
+        expect(platformOf("x", [{ ...auto, type: "aws:eks/cluster:Cluster" }]).autoMode).to.equal(false);
+        expect(autoPlatform.storageClasses.get("gp3")?.served).to.equal(true);
+        expect(autoPlatform.ingressClasses.get("alb")?.served).to.equal(true);
+        expect(Object.fromEntries(autoPlatform.loadBalancerClasses)).to.deep.equal({ "eks.amazonaws.com/nlb": { isDefault: true } });
+        expect(autoPlatform.loadBalancerController).to.equal(false);
+        // A standard stack: the controller's class is the default, Auto Mode's names are served by nothing.
+        expect(Object.fromEntries(standard.loadBalancerClasses)).to.deep.equal({ "service.k8s.aws/nlb": { isDefault: true } });
+        expect(platformOf("x", [storageClass("gp3", "ebs.csi.eks.amazonaws.com"), ebsAddon]).storageClasses.get("gp3")?.served).to.equal(
+            false,
+        );
+    });
+
+    it("refuses the controller's NLB class by name, naming Auto Mode's; refuses Auto Mode's class on a standard stack", () => {
+        expect(judged({ kind: "loadBalancerClass", name: "service.k8s.aws/nlb" })).to.deep.equal([
+            "unmet: it is the AWS Load Balancer Controller's class, which the stack does not install; on EKS Auto Mode use eks.amazonaws.com/nlb (the cluster default: leaving spec.loadBalancerClass unset gets it)",
+        ]);
+        expect(judged({ kind: "loadBalancerClass", name: "eks.amazonaws.com/nlb" })).to.deep.equal([]);
+        expect(judged({ kind: "loadBalancerClass", name: "eks.amazonaws.com/nlb" }, standard)).to.deep.equal([
+            "unmet: it is EKS Auto Mode's class, and the stack is not on EKS Auto Mode (the stack serves service.k8s.aws/nlb)",
+        ]);
+    });
+
+    it("honours the annotations AWS shows Auto Mode reading, refuses by name those it documents as unsupported, and leaves the rest undecided", () => {
+        expect(judged(ingress("alb.ingress.kubernetes.io/scheme"))).to.deep.equal([]);
+        expect(judged(ingress("alb.ingress.kubernetes.io/target-type", "ip"))).to.deep.equal([]);
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-scheme", "internal"))).to.deep.equal([]);
+        expect(
+            judged(service("service.beta.kubernetes.io/aws-load-balancer-healthcheck-path", "/", "eks.amazonaws.com/nlb")),
+        ).to.deep.equal([]);
+        expect(judged(ingress("alb.ingress.kubernetes.io/group.name"))).to.deep.equal([
+            "unmet: EKS Auto Mode does not support it (EKS User Guide, auto-configure-alb): set group.name in the IngressClassParams of the IngressClass",
+        ]);
+        expect(judged(ingress("kubernetes.io/ingress.class", "alb"))).to.deep.equal([
+            "unmet: EKS Auto Mode does not support it (EKS User Guide, auto-configure-alb): use spec.ingressClassName",
+        ]);
+        expect(judged(ingress("alb.ingress.kubernetes.io/auth-type", " oidc"))[0]).to.match(
+            /^unmet: .*OIDC authentication is not supported$/,
+        );
+        expect(judged(ingress("alb.ingress.kubernetes.io/auth-type", "cognito"))[0]).to.match(
+            /^undecided: the EKS User Guide \(auto-configure-alb\) does not say/,
+        );
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-type", "external"))).to.deep.equal([
+            "unmet: EKS Auto Mode does not support it (EKS User Guide, auto-configure-nlb): use spec.loadBalancerClass",
+        ]);
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-internal", "true"))[0]).to.match(
+            /use service\.beta\.kubernetes\.io\/aws-load-balancer-scheme$/,
+        );
+        expect(judged(service("service.beta.kubernetes.io/load-balancer-source-ranges"))[0]).to.match(
+            /use spec\.loadBalancerSourceRanges$/,
+        );
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-proxy-protocol", "*"))[0]).to.match(
+            /aws-load-balancer-attributes/,
+        );
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval", "10"))).to.deep.equal([
+            "undecided: the EKS User Guide (auto-configure-nlb) does not say whether EKS Auto Mode honours it; confirm it on an Auto Mode cluster, then waive platform-fit with what you saw",
+        ]);
+        // Every one of them is read by the controller on a standard stack; none reaches another class's controller.
+        for (const a of AUTO_MODE_ANNOTATIONS) {
+            expect(
+                judged(
+                    a.annotation.startsWith("alb.") || a.annotation.startsWith("kubernetes.io/")
+                        ? ingress(a.annotation)
+                        : service(a.annotation),
+                    standard,
+                ),
+                a.annotation,
+            ).to.deep.equal([]);
+        }
+        expect(judged(service("service.beta.kubernetes.io/aws-load-balancer-type", "external", "example.com/other-lb"))).to.deep.equal([]);
+    });
+
+    it("names a page of the EKS User Guide for each annotation it decides, under the controller's prefixes or the two legacy names", () => {
+        for (const a of AUTO_MODE_ANNOTATIONS) {
+            expect(["auto-configure-alb", "auto-configure-nlb", "auto-elb-example"], a.annotation).to.include(a.source);
+            expect(
+                /^(alb\.ingress\.kubernetes\.io\/|service\.beta\.kubernetes\.io\/aws-load-balancer-)/.test(a.annotation) ||
+                    ["kubernetes.io/ingress.class", "service.beta.kubernetes.io/load-balancer-source-ranges"].includes(a.annotation),
+                a.annotation,
+            ).to.equal(true);
+            expect(a.verdict === "refused", `${a.annotation} says what to use instead`).to.equal(a.instead !== undefined);
+        }
+    });
+
+    it("leaves readiness gates undecided on Auto Mode for either label (the EKS User Guide does not mention them), and refuses Auto Mode's reported label on a standard stack", () => {
+        const gate = (label: string): Need["requires"] => ({ kind: "readinessGate", label });
+        expect(judged(gate("elbv2.k8s.aws/pod-readiness-gate-inject"))).to.deep.equal([
+            "undecided: the EKS User Guide does not say whether EKS Auto Mode injects readiness gates for it (users report Auto Mode reading eks.amazonaws.com/pod-readiness-gate-inject instead, unconfirmed by AWS)",
+        ]);
+        expect(judged(gate("eks.amazonaws.com/pod-readiness-gate-inject"))).to.deep.equal([
+            "undecided: users report EKS Auto Mode injecting readiness gates for it; the EKS User Guide does not document it",
+        ]);
+        expect(judged(gate("elbv2.k8s.aws/pod-readiness-gate-inject"), standard)).to.deep.equal([]);
+        expect(judged(gate("eks.amazonaws.com/pod-readiness-gate-inject"), standard)).to.deep.equal([
+            "unmet: only EKS Auto Mode is reported to read it, and the stack is not on EKS Auto Mode (the AWS Load Balancer Controller reads elbv2.k8s.aws/pod-readiness-gate-inject)",
+        ]);
     });
 });

@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import Ajv2020 from "ajv/dist/2020";
 import { planOf, ROOT, runTool } from "../mocks";
-import { stacks } from "../stackFiles";
+import { stackConfig, stacks } from "../stackFiles";
+import { AUTO_MODE_ANNOTATIONS, AUTO_MODE_COMPONENTS, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import { PROFILE_SCHEMA_FILE, profileSchemaText } from "../../tools/docs";
 import { namespaceOption, PlatformProfile, PROFILE_FORMAT_VERSION, readProfile } from "../../tools/platformProfile";
 import type { Plan } from "../../tools/plan";
@@ -70,6 +71,37 @@ describe("tools/platformProfile.ts: the platform profile", function () {
                 }
             });
 
+            it("serves every StorageClass and IngressClass the stack creates, with EKS Auto Mode's names when its config enables Auto Mode (its default NLB class, its annotations), the controller's otherwise", () => {
+                const config = stackConfig(stack);
+                expect(profile.storageClasses.length).to.be.greaterThan(0);
+                expect(
+                    profile.storageClasses.every((c) => c.served),
+                    JSON.stringify(profile.storageClasses),
+                ).to.equal(true);
+                expect(
+                    profile.ingressClasses.every((c) => c.served),
+                    JSON.stringify(profile.ingressClasses),
+                ).to.equal(true);
+                const defaultClass = profile.loadBalancerClasses?.find((c) => c.isDefault)?.name;
+                if (config.autoMode.enabled) {
+                    expect(profile.autoMode?.builtInNodePools).to.deep.equal(config.autoMode.builtInPools);
+                    expect(profile.autoMode).to.deep.include({
+                        provisioner: AUTO_MODE_COMPONENTS.provisioner,
+                        ingressController: AUTO_MODE_COMPONENTS.ingressController,
+                        loadBalancerClass: AUTO_MODE_COMPONENTS.loadBalancerClass,
+                    });
+                    expect(profile.autoMode?.annotations).to.deep.equal(JSON.parse(JSON.stringify(AUTO_MODE_ANNOTATIONS)));
+                    expect(profile.autoMode?.undecided.join("\n")).to.include(LOAD_BALANCER_CONTROLLER_API.readinessGateLabel);
+                    expect(profile.storageClasses.map((c) => c.provisioner)).to.include(AUTO_MODE_COMPONENTS.provisioner);
+                    expect(defaultClass).to.equal(AUTO_MODE_COMPONENTS.loadBalancerClass);
+                    expect(profile.loadBalancerController).to.equal(false);
+                } else {
+                    expect(profile.autoMode).to.equal(null);
+                    expect(profile.loadBalancerController).to.equal(true);
+                    expect(defaultClass).to.equal(LOAD_BALANCER_CONTROLLER_API.loadBalancerClass);
+                }
+            });
+
             it("names the cluster and its Kubernetes version as the plan renders them, and no Pulumi resource object leaks into the context", () => {
                 const cluster = plan.resources.find((r) => r.type === "eks:index:Cluster");
                 expect(profile.cluster.name).to.equal(cluster?.props.name);
@@ -90,6 +122,13 @@ describe("tools/platformProfile.ts: the platform profile", function () {
             const { profile, warnings } = readProfile(writeTemp(good), ROOT);
             expect(profile).to.deep.equal(JSON.parse(JSON.stringify(good)));
             expect(warnings).to.deep.equal([]);
+        });
+
+        it("reads a profile rendered before loadBalancerClasses and autoMode joined it (its context still holds the cluster platform-fit reads)", () => {
+            const older: Record<string, unknown> = { ...good };
+            delete older.loadBalancerClasses;
+            delete older.autoMode;
+            expect(readProfile(writeTemp(older), ROOT).profile).to.not.have.any.keys("loadBalancerClasses", "autoMode");
         });
 
         it("refuses another format version, naming the one it reads", () => {
