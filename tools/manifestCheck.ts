@@ -2,7 +2,7 @@
  * The manifest gate: the policy pack on plain Kubernetes YAML, the same pack the same way as for
  * a stack, with `<pack>/config/<env>.json`.
  */
-import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, violation } from "eks-platform-kernel";
+import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, undecided, violation } from "eks-platform-kernel";
 import { PolicyPackProcess } from "./analyzer";
 import { GateDiagnostic, GateReport, openGate } from "./gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
@@ -80,12 +80,30 @@ export const PLATFORM_FIT_DOCS = {
     checks: "with --platform: the StorageClass of each PersistentVolumeClaim and StatefulSet volume claim (or a default class), the IngressClass of an Ingress and its controller, the load balancer controller a Service's annotations or class need, the metrics API behind a HorizontalPodAutoscaler",
 };
 
-/** One mandatory finding per need of the manifests the platform's profile leaves unmet. */
+/**
+ * One mandatory finding per need of the manifests the platform's profile leaves unmet, and one
+ * undecided (advisory, never failing a run by itself) per need AWS documents nothing about.
+ */
 function platformFitDiagnostics(resources: readonly ManifestResource[], context: readonly GateResource[], env: string): GateDiagnostic[] {
     const platform = platformOf(env, context);
     const byPlace = new Map(resources.map((r) => [`${r.manifest.file}:${r.manifest.line}`, r]));
-    return unmet(needsOf(resources.map((r) => r.manifest)), platform).map(({ need, what, why }) => {
+    return unmet(needsOf(resources.map((r) => r.manifest)), platform).map(({ need, what, why, undecided: open }) => {
         const r = byPlace.get(`${need.file}:${need.line}`);
+        if (open) {
+            const reason = why.replace(/^undecided: /, "");
+            return {
+                policy: PLATFORM_FIT,
+                level: "advisory" as const,
+                ...(r ? { urn: r.resource.urn } : {}),
+                message: undecided(
+                    `${need.object} (${need.via}) needs ${what}, which the platform may or may not provide`,
+                    reason,
+                    "confirm it on a cluster of the platform, or use what the profile lists as provided",
+                ),
+                undeterminable: false,
+                undecided: reason,
+            };
+        }
         return {
             policy: PLATFORM_FIT,
             level: "mandatory" as const,

@@ -448,6 +448,37 @@ describe("policy check --platform: manifests judged on the platform they deploy 
         ).to.deep.equal([]);
     });
 
+    it("platform-fit on EKS Auto Mode: what AWS documents as unsupported fails, what it says nothing about is undecided and never fails the run", async () => {
+        const out = await runTool("profile.ts", ["dev-auto"]);
+        expect(out.code, out.stderr).to.equal(0);
+        const auto = path.join(path.dirname(profile), "dev-auto.profile.json");
+        fs.writeFileSync(auto, out.stdout);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fit-auto-"));
+        const ingress = (annotations: Record<string, string>) =>
+            YAML.stringify({
+                apiVersion: "networking.k8s.io/v1",
+                kind: "Ingress",
+                metadata: { name: "web", namespace: "dev", annotations },
+                spec: { ingressClassName: "alb", defaultBackend: { service: { name: "web", port: { number: 80 } } } },
+            });
+        const fitOf = (stdout: string) =>
+            (JSON.parse(stdout) as { violations: { policy: string; level: string; message: string }[] }).violations.filter(
+                (v) => v.policy === "platform-fit",
+            );
+        fs.writeFileSync(path.join(dir, "web.yaml"), ingress({ "alb.ingress.kubernetes.io/healthcheck-path": "/healthz" }));
+        const open = await check("--platform", auto, "--format", "json", dir);
+        expect(open.code, open.stderr).to.equal(0);
+        const [undecidedFit] = fitOf(open.stdout);
+        expect(undecidedFit.level).to.equal("advisory");
+        expect(undecidedFit.message).to.match(
+            /^Undecided: Ingress dev\/web .*alb\.ingress\.kubernetes\.io\/healthcheck-path.*may or may not provide/,
+        );
+        fs.writeFileSync(path.join(dir, "web.yaml"), ingress({ "alb.ingress.kubernetes.io/group.name": "shared" }));
+        const refused = await check("--platform", auto, "--format", "json", dir);
+        expect(refused.code, refused.stderr).to.equal(1);
+        expect(fitOf(refused.stdout).map((v) => v.level)).to.deep.equal(["mandatory"]);
+    });
+
     it("refuses a profile of another format version, and a --namespace that is not a namespace name (exit 2)", async () => {
         const other = path.join(path.dirname(profile), "other.json");
         fs.writeFileSync(other, JSON.stringify({ ...JSON.parse(fs.readFileSync(profile, "utf8")), formatVersion: 9 }));
