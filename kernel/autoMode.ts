@@ -201,7 +201,10 @@ export function enabledBuiltInPools(resources: readonly ResourceLike[]): {
                 continue;
             }
             const compute = field(auto, "computeConfig");
-            raw = compute === undefined || field(compute, "nodePools") === undefined ? ["general-purpose", "system"] : field(compute, "nodePools");
+            raw =
+                compute === undefined || field(compute, "nodePools") === undefined
+                    ? ["general-purpose", "system"]
+                    : field(compute, "nodePools");
         } else if (r.type === "aws:eks/cluster:Cluster") {
             const compute = field(r.props, "computeConfig");
             if (field(compute, "enabled") !== true) {
