@@ -82,7 +82,6 @@ function builtInPool(name: BuiltInPoolName, arch: string[], taints: { key: strin
                         { key: "eks.amazonaws.com/instance-category", operator: "In", values: ["c", "m", "r"] },
                         { key: "eks.amazonaws.com/instance-generation", operator: "Gt", values: ["4"] },
                         { key: "kubernetes.io/arch", operator: "In", values: arch },
-                        { key: "kubernetes.io/os", operator: "In", values: ["linux"] },
                     ],
                     ...(taints.length > 0 ? { taints } : {}),
                 },
