@@ -4,7 +4,7 @@
  * `workload-request-path` the time a load balancer needs to stop routing to a pod.
  */
 import { DEFAULT_HOOK_HEARTBEAT_SECONDS } from "./drain";
-import { karpenterDuration } from "./duration";
+import { AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD, enabledBuiltInPools, isAutoModeNodePool, nodePoolLifetime } from "./autoMode";
 import { karpenterVersion, objectName } from "./kubernetes";
 import { capacityTypesAllowed, nodePoolShape, NodeShape, podFits, readNodeRequirements } from "./scheduling";
 import type { StackResource } from "./stack";
@@ -23,7 +23,9 @@ export interface DrainWindow {
 }
 
 /**
- * The windows the stack's resources set: a Karpenter v1 NodePool's `terminationGracePeriod`,
+ * The windows the stack's resources set: a Karpenter v1 NodePool's `terminationGracePeriod` (on
+ * an EKS Auto Mode NodePool, `eks.amazonaws.com` nodeClassRef, 24h when unset; the built-in pools
+ * a cluster's `computeConfig.nodePools` enables, as the kernel's `AUTO_MODE_BUILT_IN_POOLS` hold them),
  * `spotNoticeSeconds` for NodePools that may launch Spot (v1beta1 ones too: their requirements
  * read the same), the `heartbeatTimeout` of an `EC2_INSTANCE_TERMINATING` lifecycle hook (3600 s
  * when unset, the AWS default). Objects whose values are unknown at preview are left undecided in
@@ -49,30 +51,46 @@ export function readDrainWindows(resources: readonly StackResource[], verdicts: 
             });
         } else if (nodePoolVersion(r) !== undefined) {
             verdicts.read(`NodePool ${r.name}`, () => {
-                const name = objectName(r.props, r.name);
-                const nodeSpec = path(r.props, "spec", "template", "spec");
-                const v1 = nodePoolVersion(r) === "v1";
-                const grace = v1 ? karpenterDuration(field(nodeSpec, "terminationGracePeriod")) : undefined;
-                if (grace !== undefined) {
-                    windows.push({
-                        seconds: grace,
-                        source: `NodePool ${name} (terminationGracePeriod)`,
-                        how: "Karpenter deletes remaining pods when the node's terminationGracePeriod ends",
-                        nodes: nodePoolShape(name, field(r.props, "spec")),
-                    });
-                }
-                if (capacityTypesAllowed(readNodeRequirements(field(nodeSpec, "requirements"))).includes("spot")) {
-                    windows.push({
-                        seconds: spotNoticeSeconds,
-                        source: `NodePool ${name} (Spot)`,
-                        how: "EC2 reclaims a Spot instance two minutes after its interruption notice",
-                        nodes: nodePoolShape(name, field(r.props, "spec"), ["spot"]),
-                    });
-                }
+                poolWindows(windows, objectName(r.props, r.name), r.props, nodePoolVersion(r) === "v1", spotNoticeSeconds);
             });
         }
     }
+    // EKS Auto Mode's built-in pools are no resource of their own: the cluster's computeConfig.nodePools enables them.
+    const builtIn = verdicts.read("EKS Auto Mode computeConfig.nodePools", () => enabledBuiltInPools(resources));
+    for (const pool of builtIn?.pools ?? []) {
+        poolWindows(windows, pool.name, pool.object, true, spotNoticeSeconds, ` (built-in, cluster ${pool.cluster.name})`);
+    }
     return windows;
+}
+
+/**
+ * A NodePool's windows: its `terminationGracePeriod` as the service runs it (EKS Auto Mode's 24h
+ * when its NodePool sets none, kernel `nodePoolLifetime`), and the Spot notice if it may launch Spot.
+ */
+function poolWindows(windows: DrainWindow[], name: string, props: unknown, v1: boolean, spotNoticeSeconds: number, builtIn = ""): void {
+    const spec = field(props, "spec");
+    const nodeSpec = path(spec, "template", "spec");
+    const auto = isAutoModeNodePool(props);
+    const grace = v1 ? nodePoolLifetime(props).terminationGraceSeconds : undefined;
+    if (grace !== undefined) {
+        const set = field(nodeSpec, "terminationGracePeriod") !== undefined;
+        windows.push({
+            seconds: grace,
+            source: `NodePool ${name}${builtIn} (terminationGracePeriod${set ? "" : `, EKS Auto Mode's ${AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD} default`})`,
+            how: auto
+                ? "EKS Auto Mode deletes remaining pods when the node's terminationGracePeriod ends, on expiry too (every node by 21 days)"
+                : "Karpenter deletes remaining pods when the node's terminationGracePeriod ends",
+            nodes: nodePoolShape(name, spec),
+        });
+    }
+    if (capacityTypesAllowed(readNodeRequirements(field(nodeSpec, "requirements"))).includes("spot")) {
+        windows.push({
+            seconds: spotNoticeSeconds,
+            source: `NodePool ${name}${builtIn} (Spot)`,
+            how: "EC2 reclaims a Spot instance two minutes after its interruption notice",
+            nodes: nodePoolShape(name, spec, ["spot"]),
+        });
+    }
 }
 
 /**

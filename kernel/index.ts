@@ -8,6 +8,7 @@
  *
  * Only modules free of the policy SDK belong here: the program loads this index too.
  */
+export * from "./autoMode";
 export * from "./autoModeComponents";
 export * from "./cidr";
 export * from "./config";

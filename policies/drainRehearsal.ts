@@ -3,7 +3,8 @@ import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
 import { reportAdvisory, reportUndecided, undecided, Verdicts } from "eks-platform-kernel/policy";
 import { declareStackPolicy } from "./declare";
 
-const NO_CAPACITY = "no managed node group, Auto Scaling group or Karpenter NodePool in this stack: no rollout to rehearse";
+const NO_CAPACITY =
+    "no managed node group, Auto Scaling group, Karpenter NodePool or EKS Auto Mode built-in pool in this stack: no rollout to rehearse";
 
 /**
  * Rehearses the rollout of every node group and NodePool of the stack against the workloads the
@@ -22,7 +23,7 @@ export const drainRehearsal = declareStackPolicy({
     docs: {
         requires:
             "every node rollout of the stack (managed group update, instance refresh, Karpenter drift) completes without a blocked eviction, a pod with nowhere to run, a pod cut short or a workload at zero ready replicas ([docs/drain.md](docs/drain.md))",
-        checks: "replays every node rollout of the stack — EKS managed node group update (surge, `maxUnavailable` waves, 15-minute eviction limit), ASG instance refresh with its termination hook, Karpenter drift with its budgets and `terminationGracePeriod` — against the stack's workloads, PDBs, HPAs and DaemonSets ([drain.md](drain.md)): no rollout that stalls, no evicted pod with nowhere to run, no pod cut short by its node's window (hook heartbeat, `terminationGracePeriod`, Spot notice), no workload at zero ready replicas; what the input cannot tell (an instance type the data cannot size, labels only in user data, the node groups of plain manifests) is reported as undecided (advisory), a value unknown until apply as can't run",
+        checks: "replays every node rollout of the stack — EKS managed node group update (surge, `maxUnavailable` waves, 15-minute eviction limit), ASG instance refresh with its termination hook, Karpenter drift with its budgets and `terminationGracePeriod`, and for EKS Auto Mode pools (custom ones and the built-in `system`/`general-purpose` a cluster's `computeConfig.nodePools` enables) also their forced expiry (every node at once, budgets ignored, no replacement first, PDBs respected until `terminationGracePeriod`, 24h when unset) — against the stack's workloads, PDBs, HPAs and DaemonSets ([drain.md](drain.md)): no rollout that stalls, no evicted pod with nowhere to run, no pod cut short by its node's window (hook heartbeat, `terminationGracePeriod`, Spot notice), no workload at zero ready replicas; what the input cannot tell (an instance type the data cannot size, labels only in user data, the node groups of plain manifests) is reported as undecided (advisory), a value unknown until apply as can't run",
     },
     validateStack: (args, reportViolation) => {
         // Plain manifests (the manifest gate) bring workloads but no nodes: nothing to read then.

@@ -34,7 +34,7 @@ export const drainWindow = declareStackPolicy<DrainWindowConfig>({
     docs: {
         requires:
             "no grace period longer than the window of a node the pod can be scheduled on (node selector, required affinity, tolerations vs a NodePool's labels, requirements and taints): `terminationGracePeriod`, the Spot notice, a lifecycle-hook heartbeat",
-        checks: "no long-running workload's grace period (30 s when unset) exceeds the tightest drain window of the nodes it can be scheduled on (see \"Where a pod can run\"): a Karpenter v1 NodePool's `terminationGracePeriod`, `spotNoticeSeconds` for NodePools that may launch Spot (v1beta1 ones too), the `heartbeatTimeout` of an `EC2_INSTANCE_TERMINATING` lifecycle hook (3600 s when unset, the AWS default)",
+        checks: "no long-running workload's grace period (30 s when unset) exceeds the tightest drain window of the nodes it can be scheduled on (see \"Where a pod can run\"): a Karpenter v1 NodePool's `terminationGracePeriod` (on an EKS Auto Mode NodePool, `nodeClassRef` group `eks.amazonaws.com`, 24h when unset, as Auto Mode applies it; the built-in `system` and `general-purpose` pools a cluster's `computeConfig.nodePools` enables, as the kernel holds them), `spotNoticeSeconds` for NodePools that may launch Spot (v1beta1 ones too), the `heartbeatTimeout` of an `EC2_INSTANCE_TERMINATING` lifecycle hook (3600 s when unset, the AWS default)",
     },
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
@@ -42,7 +42,7 @@ export const drainWindow = declareStackPolicy<DrainWindowConfig>({
         if (windows.length === 0) {
             verdicts.finish();
             args.notApplicable(
-                `no drain window ${inputScope(args.stackTags)} (no Karpenter NodePool with terminationGracePeriod or Spot, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked`,
+                `no drain window ${inputScope(args.stackTags)} (no Karpenter NodePool with terminationGracePeriod or Spot, no EKS Auto Mode NodePool or built-in pool, no EC2_INSTANCE_TERMINATING lifecycle hook): nothing was checked`,
             );
         }
         for (const w of readWorkloads(args.resources, verdicts)) {

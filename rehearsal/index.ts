@@ -7,16 +7,16 @@ import { Verdicts } from "eks-platform-kernel/policy";
 import type { DrainResource } from "./model";
 import { place } from "./placement";
 import { readCluster } from "./read";
-import { kindName, Problem, problemsOf, Rehearsal, Verdict } from "./report";
+import { kindName, ownsProblem, Problem, problemsOf, Rehearsal, Verdict } from "./report";
 import { requestPaths } from "./requestPaths";
-import { rollout } from "./rollout";
+import { otherChanges, rollout } from "./rollout";
 
 export type { DrainResource } from "./model";
 export { ADDON_SPECS, addonWorkloads } from "./addons";
 export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
 export { describeCapacity } from "./capacity";
 export type { GroupCapacity, InstanceTypeCapacity } from "./capacity";
-export { formatRehearsal, formatRehearsalMarkdown, kindName, problemsOf } from "./report";
+export { formatRehearsal, formatRehearsalMarkdown, groupTitle, kindName, problemsOf } from "./report";
 export type { GroupReport, Problem, Rehearsal, Verdict } from "./report";
 export type { RequestPathReport } from "./requestPaths";
 
@@ -62,7 +62,7 @@ export function rehearse(
         );
     }
     const { cluster, unschedulable } = place(model);
-    const groups = selected.map((g) => rollout(cluster, g));
+    const groups = selected.flatMap((g) => [rollout(cluster, g), ...otherChanges(cluster, g)]);
     // Two kinds of undecided: a value unknown until apply (the engine will know it: the analyzer's
     // "can't run", at the policy's level), and what the input itself cannot tell (an unsized
     // instance type, node groups outside plain manifests): `inputUndecided`, which never fails a
@@ -102,7 +102,7 @@ export function rehearse(
         }
     }
     for (const g of groups) {
-        const own = (p: Problem) => p.groupUrn === g.urn;
+        const own = (p: Problem) => ownsProblem(g, p);
         g.verdict = problems.some(own) ? "blocked" : withheld.some(own) || g.undecided.length > 0 ? "undecided" : "ok";
     }
     // What waits for apply goes to the analyzer as "can't run", never a pass.

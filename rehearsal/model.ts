@@ -187,7 +187,16 @@ export interface NodePoolModel extends GroupBase {
      */
     doNotDisruptNodes: boolean;
     budgets: BudgetModel[];
+    /** The bound of a node's drain; on EKS Auto Mode 24h when the NodePool sets none (kernel `nodePoolLifetime`). */
     terminationGraceSeconds?: number;
+    /** `expireAfter` as the service runs it (Karpenter's CRD default 720h, Auto Mode's 336h); `Infinity` for `Never`. */
+    expireAfterSeconds?: number;
+    /** The lifetime settings the service fills in because the NodePool sets none, for notes. */
+    lifetimeDefaults: string[];
+    /** EKS Auto Mode runs it (`nodeClassRef` group `eks.amazonaws.com`, or a built-in pool). */
+    autoMode: boolean;
+    /** A built-in pool of EKS Auto Mode: the cluster resource whose `computeConfig.nodePools` enables it. */
+    builtInOf?: string;
     /** Capacity types it may launch, preferred first (Spot is cheaper). */
     capacityTypes: ("spot" | "on-demand")[];
     /** Instance types its requirements allow, smallest first. */

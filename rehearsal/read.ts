@@ -11,14 +11,17 @@ import {
     ADVERTISED_EXTENDED_RESOURCES,
     asString,
     capacityTypesAllowed,
+    enabledBuiltInPools,
     field,
     formatIntOrPercent,
     instanceLabels,
     IntOrPercent,
+    isAutoModeNodePool,
     isExtendedResourceName,
     isUnknownSentinel,
     karpenterDuration,
     nodeRequirementMatches,
+    nodePoolLifetime,
     normalizedPlacement,
     normalizedRequirement,
     NODE_TEMPLATE_LABEL_TAG,
@@ -351,17 +354,22 @@ function budgetNodes(value: unknown): IntOrPercent | undefined {
     return "problem" in read ? undefined : read;
 }
 
-function readNodePool(r: DrainResource): NodePoolModel {
+function readNodePool(r: DrainResource, builtInOf?: string): NodePoolModel {
     const p = r.props;
     const undecided: string[] = [];
     const spec = field(p, "spec");
     const nodeSpec = path(spec, "template", "spec");
+    const autoMode = builtInOf !== undefined || isAutoModeNodePool(p);
     // Karpenter reads beta keys as their stable ones (instances.ts `NORMALIZED_LABELS`).
     const requirements = readNodeRequirements(field(nodeSpec, "requirements")).map(normalizedRequirement);
     const capacityTypes = capacityTypesAllowed(requirements);
-    const { candidates, unmodelled } = poolCandidates(requirements);
+    const { candidates, unmodelled } = poolCandidates(requirements, autoMode);
     for (const key of unmodelled) {
-        undecided.push(`its requirement on ${key} is not in the instance data, so the instance types it allows are not narrowed by it`);
+        undecided.push(
+            autoMode && key.startsWith("karpenter.k8s.aws/")
+                ? `its requirement on ${key} is a label of self-managed Karpenter, which EKS Auto Mode nodes do not carry (theirs are eks.amazonaws.com/instance-*), so the instance types it allows are unknown`
+                : `its requirement on ${key} is not in the instance data, so the instance types it allows are not narrowed by it`,
+        );
     }
     if (candidates.length === 0) {
         undecided.push("no instance type in the instance data satisfies its requirements, so its nodes' capacity is unknown");
@@ -394,13 +402,20 @@ function readNodePool(r: DrainResource): NodePoolModel {
                 return q === undefined ? [] : [[k, q] as const];
             }),
     );
-    const grace = karpenterDuration(field(nodeSpec, "terminationGracePeriod"));
+    // Auto Mode fills in its own expireAfter and terminationGracePeriod (kernel `nodePoolLifetime`).
+    const lifetime = nodePoolLifetime(p);
+    const grace = lifetime.terminationGraceSeconds;
     const name = objectName(p, r.name);
     return {
         kind: "nodePool",
         ...identity(r, name, capacityTypes.includes("spot"), undecided),
         weight: asNumeric(field(spec, "weight")) ?? 0,
-        labels: { ...stringMap(path(spec, "template", "metadata", "labels")), "karpenter.sh/nodepool": name },
+        labels: {
+            ...stringMap(path(spec, "template", "metadata", "labels")),
+            "karpenter.sh/nodepool": name,
+            // Auto Mode's nodes say so (create-node-pool.adoc, Supported labels: `eks.amazonaws.com/compute-type` `auto`).
+            ...(autoMode ? { "eks.amazonaws.com/compute-type": "auto" } : {}),
+        },
         taints: readTaints(field(nodeSpec, "taints")),
         requirements,
         limits: {
@@ -410,6 +425,10 @@ function readNodePool(r: DrainResource): NodePoolModel {
         },
         budgets,
         ...(grace !== undefined ? { terminationGraceSeconds: grace } : {}),
+        ...(lifetime.expireAfterSeconds !== undefined ? { expireAfterSeconds: lifetime.expireAfterSeconds } : {}),
+        lifetimeDefaults: lifetime.defaulted,
+        autoMode,
+        ...(builtInOf !== undefined ? { builtInOf } : {}),
         capacityTypes,
         candidates,
         // On the Node it blocks drift even with terminationGracePeriod (karpenter v1.14.1
@@ -713,11 +732,23 @@ export const CAPACITY_TYPES: readonly string[] = [...GROUP_READERS.keys(), NODE_
 
 /** True when the resources hold node capacity to rehearse: a managed node group, an Auto Scaling group or a NodePool. */
 export function hasNodeCapacity(resources: readonly DrainResource[]): boolean {
-    return resources.some(
-        (r) =>
-            CAPACITY_TYPES.includes(r.type) ||
-            (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined),
+    return (
+        resources.some(
+            (r) =>
+                CAPACITY_TYPES.includes(r.type) ||
+                (r.type.startsWith("kubernetes:") && karpenterVersion(r.type, r.props, "karpenter.sh", "NodePool") !== undefined),
+        ) || builtInPoolsOf(resources).pools.length > 0
     );
+}
+
+/** The built-in pools of EKS Auto Mode the stack's clusters enable (kernel `enabledBuiltInPools`); unreadable values count as none. */
+function builtInPoolsOf(resources: readonly DrainResource[]): ReturnType<typeof enabledBuiltInPools> {
+    try {
+        return enabledBuiltInPools(resources);
+    } catch {
+        // The SDK's proxy throws on a value unknown at preview: `readCluster` says so through its verdicts.
+        return { pools: [], invalid: [], unknown: [] };
+    }
 }
 
 /** Reads the stack into the rehearsal's model. */
@@ -782,6 +813,36 @@ export function readCluster(input: readonly DrainResource[], verdicts: Verdicts)
         }
         if (group) {
             groups.push(group);
+        }
+    }
+
+    // The built-in pools of EKS Auto Mode are no resource of their own: the cluster's
+    // computeConfig.nodePools enables them, and the kernel holds what they are.
+    const builtIn = readOr(
+        verdicts,
+        "EKS Auto Mode computeConfig.nodePools",
+        () => enabledBuiltInPools(input),
+        () => (capacityUndecided = true),
+    );
+    for (const c of builtIn?.unknown ?? []) {
+        capacityUndecided = true;
+        undecided.push(`the built-in NodePools of EKS Auto Mode that cluster ${c.name} enables are unknown until apply`);
+    }
+    for (const { cluster, name } of builtIn?.invalid ?? []) {
+        undecided.push(
+            `cluster ${cluster.name} enables built-in NodePool "${name}", which EKS Auto Mode does not have (general-purpose, system): EKS refuses it, so no capacity is rehearsed for it`,
+        );
+    }
+    for (const pool of builtIn?.pools ?? []) {
+        const r: DrainResource = { type: NODE_POOL_TYPE, name: pool.cluster.name, urn: pool.cluster.urn, props: pool.object };
+        const model = readOr(
+            verdicts,
+            `built-in NodePool ${pool.name}`,
+            () => readNodePool(r, pool.cluster.name),
+            () => (capacityUndecided = true),
+        );
+        if (model) {
+            groups.push(model);
         }
     }
 

@@ -15,7 +15,7 @@ import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";
 export type Verdict = "ok" | "blocked" | "undecided";
 
 export interface WaveReport {
-    phase: "scale-up" | "upgrade" | "scale-down" | "refresh" | "drift";
+    phase: "scale-up" | "upgrade" | "scale-down" | "refresh" | "drift" | "expiry";
     /** Nodes drained and removed in this wave. */
     drained: string[];
     /** Nodes launched in this wave. */
@@ -125,6 +125,11 @@ export interface DeletedPod {
 
 export interface GroupReport {
     name: string;
+    /**
+     * The change replayed, when not the group's rollout: `expiry`, an EKS Auto Mode pool's forced
+     * expiry (`expireAfter`: no budgets, no replacement first, drain bounded by terminationGracePeriod).
+     */
+    change?: "expiry";
     kind: "managed" | "selfManaged" | "nodePool";
     urn: string;
     /** Logical name of the resource it was read from. */
@@ -174,6 +179,8 @@ export interface Problem {
     group?: string;
     /** The URN of the group's resource (names may repeat across kinds: a node group and a NodePool). */
     groupUrn?: string;
+    /** The group report's `change` (a pool's forced expiry), when not its rollout. */
+    change?: "expiry";
     urn?: string;
     /** The namespace of the workload it is about, when it is about one. */
     namespace?: string;
@@ -212,8 +219,8 @@ export function problemsOf(
         );
     }
     for (const g of groups) {
-        const subject = `${kindName(g.kind)} ${g.name}`;
-        const on = { group: g.name, groupUrn: g.urn };
+        const subject = groupTitle(g);
+        const on = { group: g.name, groupUrn: g.urn, ...(g.change ? { change: g.change } : {}) };
         if (g.stalled) {
             push({ ...on, ...stallProblem(g, subject) });
         }
@@ -454,6 +461,21 @@ export function kindName(kind: GroupReport["kind"]): string {
     return kind === "managed" ? "managed node group" : kind === "selfManaged" ? "self-managed node group" : "NodePool";
 }
 
+/** A group report as messages name it: `NodePool system`, `NodePool system (forced expiry)`. */
+export function groupTitle(g: Pick<GroupReport, "kind" | "name" | "change">): string {
+    return `${kindName(g.kind)} ${groupName(g)}`;
+}
+
+/** A group report's name with the change it replays: `system`, `system (forced expiry)`. */
+function groupName(g: Pick<GroupReport, "name" | "change">): string {
+    return g.change === "expiry" ? `${g.name} (forced expiry)` : g.name;
+}
+
+/** Whether a problem is about this group report (its group and the change replayed). */
+export function ownsProblem(g: GroupReport, p: Problem): boolean {
+    return p.groupUrn === g.urn && (p.group === undefined || p.group === g.name) && p.change === g.change;
+}
+
 /** A wave's span on the rollout's clock: each starts where the one before ends. */
 interface WaveSpan {
     n: number;
@@ -567,7 +589,7 @@ function problemsByGroup(r: Rehearsal): { group?: GroupReport; problems: Problem
     const before = r.problems.filter((p) => p.groupUrn === undefined);
     const out: { group?: GroupReport; problems: Problem[] }[] = before.length > 0 ? [{ problems: before }] : [];
     for (const g of r.groups) {
-        const own = r.problems.filter((p) => p.groupUrn === g.urn);
+        const own = r.problems.filter((p) => ownsProblem(g, p));
         if (own.length > 0) {
             out.push({ group: g, problems: own });
         }
@@ -576,7 +598,7 @@ function problemsByGroup(r: Rehearsal): { group?: GroupReport; problems: Problem
 }
 
 function verdictLine(r: Rehearsal): string {
-    const blocked = r.groups.filter((g) => g.verdict === "blocked").map((g) => `${kindName(g.kind)} ${g.name}`);
+    const blocked = r.groups.filter((g) => g.verdict === "blocked").map((g) => groupTitle(g));
     return r.verdict === "blocked"
         ? `BLOCKED: ${plural(r.problems.length, "problem")}${blocked.length > 0 ? ` in ${listOf(blocked, "and")}` : ""}, listed first above.`
         : r.verdict === "undecided"
@@ -604,7 +626,7 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
             lines.push(
                 "",
                 group
-                    ? `${kindName(group.kind)} ${group.name}: ${summaryOf(group)}, ${group.verdict.toUpperCase()}, ${timeOf(group)}`
+                    ? `${groupTitle(group)}: ${summaryOf(group)}, ${group.verdict.toUpperCase()}, ${timeOf(group)}`
                     : "Before any rollout:",
             );
             for (const p of problems) {
@@ -620,7 +642,13 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
         }
     }
     const table = (groups: GroupReport[]) => {
-        const rows = groups.map((g) => [g.name, kindName(g.kind), plural(g.nodes, "node"), formatSeconds(g.estimatedSeconds), g.verdict]);
+        const rows = groups.map((g) => [
+            groupName(g),
+            kindName(g.kind),
+            plural(g.nodes, "node"),
+            formatSeconds(g.estimatedSeconds),
+            g.verdict,
+        ]);
         const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
         return rows.map((row) => `  ${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ")}`);
     };
@@ -664,7 +692,7 @@ export function formatRehearsal(r: Rehearsal, stack?: string): string {
 
 /** A group's timeline: its mechanism, its waves on the rollout's clock, its drains against their windows, waits and notes. */
 function textTimeline(g: GroupReport): string[] {
-    const lines = [`${kindName(g.kind)} ${g.name}: ${summaryOf(g)}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`, `  rollout: ${g.mechanism}`];
+    const lines = [`${groupTitle(g)}: ${summaryOf(g)}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`, `  rollout: ${g.mechanism}`];
     const waves = spans(g);
     const ranges = waves.map((s) => `${formatSeconds(s.start)} → ${formatSeconds(s.end)}`);
     const width = Math.max(0, ...ranges.map((x) => x.length));
@@ -729,7 +757,7 @@ function ganttOf(g: GroupReport): string[] {
     const lines = [
         "```mermaid",
         "gantt",
-        `    title ${mermaidName(`${kindName(g.kind)} ${g.name}, ${timeOf(g)}`)}`,
+        `    title ${mermaidName(`${groupTitle(g)}, ${timeOf(g)}`)}`,
         "    dateFormat X",
         `    axisFormat ${end >= 3600 ? "%H:%M" : "%M:%S"}`,
         "    todayMarker off",
@@ -782,7 +810,7 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
             lines.push(
                 "",
                 group
-                    ? `#### ${kindName(group.kind)} \`${group.name}\`: ${group.verdict.toUpperCase()}, ${md(summaryOf(group))}, ${timeOf(group)}`
+                    ? `#### ${kindName(group.kind)} \`${groupName(group)}\`: ${group.verdict.toUpperCase()}, ${md(summaryOf(group))}, ${timeOf(group)}`
                     : "#### Before any rollout",
                 "",
             );
@@ -801,7 +829,9 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
     const table = (groups: GroupReport[]) => [
         "| group | kind | nodes | estimated time | verdict |",
         "|---|---|---|---|---|",
-        ...groups.map((g) => `| \`${g.name}\` | ${kindName(g.kind)} | ${g.nodes} | ${formatSeconds(g.estimatedSeconds)} | ${g.verdict} |`),
+        ...groups.map(
+            (g) => `| \`${groupName(g)}\` | ${kindName(g.kind)} | ${g.nodes} | ${formatSeconds(g.estimatedSeconds)} | ${g.verdict} |`,
+        ),
     ];
     const passing = r.groups.filter((g) => g.verdict === "ok");
     if (passing.length > 0) {
@@ -833,7 +863,7 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
         for (const g of r.groups) {
             lines.push(
                 "",
-                `#### ${kindName(g.kind)} \`${g.name}\`: ${md(summaryOf(g))}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`,
+                `#### ${kindName(g.kind)} \`${groupName(g)}\`: ${md(summaryOf(g))}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`,
                 "",
                 md(g.mechanism),
             );

@@ -17,7 +17,12 @@
  *   then taint and drain; `terminationGracePeriod` deletes pods a budget still holds so they get
  *   their grace period; without it, a node whose pods a budget never lets go is never disrupted.
  */
-import { formatSeconds, scaledValue } from "eks-platform-kernel";
+import {
+    AUTO_MODE_AMI_RELEASE_INTERVAL_SECONDS,
+    AUTO_MODE_MAX_NODE_LIFETIME_SECONDS,
+    formatSeconds,
+    scaledValue,
+} from "eks-platform-kernel";
 import { Cluster, formatReasons, SimNode, SimPod, WorkloadState } from "./cluster";
 import type { GroupModel, ManagedGroupModel, NodePoolModel, PdbModel, SelfManagedGroupModel } from "./model";
 import { DO_NOT_DISRUPT } from "./read";
@@ -740,8 +745,15 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
     const report = emptyReport(pool, old, mechanism);
     report.notes.push(...notes);
     report.notes.push(
-        "expiry (expireAfter) is forceful: no budgets and no replacement first; budgets then hold pods only until terminationGracePeriod",
+        pool.autoMode
+            ? `EKS Auto Mode drifts every node when it releases a new AMI, about every ${formatSeconds(AUTO_MODE_AMI_RELEASE_INTERVAL_SECONDS)} (automode-learn-instances.adoc): this rollout, that often; its forced expiry is replayed as a rollout of its own`
+            : "expiry (expireAfter) is forceful: no budgets and no replacement first; budgets then hold pods only until terminationGracePeriod",
     );
+    if (pool.builtInOf !== undefined) {
+        report.notes.push(
+            `a built-in pool of EKS Auto Mode (cluster ${pool.builtInOf}, computeConfig.nodePools): its settings are EKS's and cannot be changed; a workload that needs others runs on a NodePool of its own`,
+        );
+    }
     if (grace !== undefined) {
         report.windows.push({ seconds: grace, source: `terminationGracePeriod of NodePool ${pool.name}` });
     }
@@ -830,6 +842,55 @@ function rollNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
 }
 
 /**
+ * The forced expiry of an EKS Auto Mode pool's nodes (Karpenter docs, Concepts → Disruption,
+ * "Expiration"; EKS User Guide create-node-pool.adoc and automode.adoc): when a node reaches
+ * `expireAfter` (336h unless the pool sets it; Auto Mode ends every node by 21 days) it is deleted
+ * whatever the NodePool's disruption budgets say and without a replacement launched first; the
+ * drain evicts through PodDisruptionBudgets only until `terminationGracePeriod` (24h unless the
+ * pool sets it), then deletes the pods still there, `karpenter.sh/do-not-disrupt` ones included.
+ * The rehearsal's nodes all start together, so they all expire together: one wave of every node,
+ * evicted pods placed on what is left or on nodes the pools launch for them.
+ */
+function expireNodePool(cluster: Cluster, pool: NodePoolModel): GroupReport {
+    const old = cluster.nodes.filter((n) => n.group === pool);
+    const grace = pool.terminationGraceSeconds;
+    const expire = pool.expireAfterSeconds;
+    const after =
+        expire === undefined ? "its expireAfter" : expire === Infinity ? "expireAfter Never" : `expireAfter ${formatSeconds(expire)}`;
+    const mechanism = `forced expiry at ${after}: every node at once (the rehearsal's nodes start together), disruption budgets ignored, no replacement launched first; PDB-respecting drain${grace !== undefined ? ` until terminationGracePeriod ${formatSeconds(grace)}, then the pods still there are deleted` : " with no terminationGracePeriod: a pod a budget holds keeps its node"}`;
+    const report: GroupReport = { ...emptyReport(pool, old, mechanism), change: "expiry", undecided: [] };
+    report.notes.push(...pool.lifetimeDefaults.map((d) => `the NodePool sets no ${d.split(" ")[0]}: ${d}`));
+    const lifetime = expire === undefined ? undefined : expire + (grace ?? 0);
+    if (lifetime !== undefined && lifetime > AUTO_MODE_MAX_NODE_LIFETIME_SECONDS) {
+        report.notes.push(
+            `${after} plus terminationGracePeriod ${grace !== undefined ? formatSeconds(grace) : "(none)"} is past the ${formatSeconds(AUTO_MODE_MAX_NODE_LIFETIME_SECONDS)} EKS Auto Mode lets a node live (automode.adoc): AWS ends its nodes by then anyway (whether it refuses or clamps such a pool is not published)`,
+        );
+    }
+    if (grace !== undefined) {
+        report.windows.push({ seconds: grace, source: `terminationGracePeriod of NodePool ${pool.name}` });
+    }
+    spotWindow(pool, report);
+    if (old.length === 0) {
+        return report;
+    }
+    const run = new Rollout(cluster, report);
+    run.wave = 1;
+    const before = new Set(cluster.nodes);
+    const window: Window | undefined =
+        grace !== undefined ? { seconds: grace, source: `terminationGracePeriod of NodePool ${pool.name}`, expiry: "delete" } : undefined;
+    const result = run.drain(old, window, { respectDoNotDisrupt: true });
+    const longest = run.noteDrain(result.perNode);
+    if (result.stalled) {
+        run.stallWave("expiry", 0, old, result, longest, `wave 1: ${result.stalled}`);
+        return report;
+    }
+    const launched = cluster.nodes.filter((n) => !before.has(n));
+    run.closeWave("expiry", 0, old, launched, result, longest, longest);
+    run.finishRollout();
+    return report;
+}
+
+/**
  * Whether Karpenter launches a replacement for `like` during drift. Its scheduling simulation
  * leaves the candidate out of the pool's usage, so the replacement fits when the other nodes plus
  * it stay within the limits (provisioning/scheduling/scheduler.go `filterByRemainingResources`),
@@ -875,4 +936,13 @@ export function rollout(initial: Cluster, group: GroupModel): GroupReport {
         case "nodePool":
             return rollNodePool(cluster, group);
     }
+}
+
+/**
+ * The other changes a group goes through, each replayed on its own copy of the placed cluster: an
+ * EKS Auto Mode pool's forced expiry (Auto Mode expires every node by 21 days; self-managed
+ * Karpenter's `expireAfter` is noted on its drift rollout, not replayed).
+ */
+export function otherChanges(initial: Cluster, group: GroupModel): GroupReport[] {
+    return group.kind === "nodePool" && group.autoMode ? [expireNodePool(initial.clone(), group)] : [];
 }

@@ -14,7 +14,7 @@
  * lifetime past Auto Mode's enforced 21 days; Kubernetes before 1.29; self-installed Karpenter,
  * EBS CSI driver or load balancer controller beside it.
  */
-import { isAwsReservedTagKey, karpenterDuration } from "eks-platform-kernel";
+import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS, isAwsReservedTagKey, karpenterDuration } from "eks-platform-kernel";
 import { z } from "zod";
 import { awsTags } from "./common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "./karpenter";
@@ -30,11 +30,8 @@ export type BuiltInPool = (typeof BUILT_IN_POOLS)[number];
 /** The NodeClass EKS creates for its built-in pools, only while one is enabled. */
 export const DEFAULT_AUTO_NODE_CLASS = "default";
 
-/**
- * The longest a node of EKS Auto Mode lives: "EKS Auto Mode enforces a 21-day maximum node
- * lifetime" (EKS User Guide, automode.adoc). In seconds.
- */
-export const AUTO_MODE_MAX_NODE_LIFETIME_SECONDS = 21 * 24 * 3600;
+/** The longest a node of EKS Auto Mode lives (21 days, in seconds): the kernel's, where the rehearsal and the pack read it too. */
+export { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS };
 
 /** The first Kubernetes minor EKS Auto Mode runs ("requires Kubernetes version 1.29 or greater", migrate-auto.adoc). */
 export const AUTO_MODE_MIN_MINOR = 29;

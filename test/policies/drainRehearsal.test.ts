@@ -31,7 +31,7 @@ describe("policy drain-rehearsal (stack)", () => {
 
     it("is not applicable without node groups or NodePools, or without workloads on them", async () => {
         expect((await runStack(drainRehearsal, [app("web")])).notApplicable).to.match(
-            /no managed node group, Auto Scaling group or Karpenter NodePool/,
+            /no managed node group, Auto Scaling group, Karpenter NodePool or EKS Auto Mode built-in pool/,
         );
         expect((await runStack(drainRehearsal, [managed("apps", 3)])).notApplicable).to.match(
             /no workload of this stack runs on its node groups/,
