@@ -1,4 +1,5 @@
 import {
+    AUTO_MODE_COMPONENTS,
     LOAD_BALANCER_CONTROLLER_API,
     REQUEST_PATH_TIMING,
     asNumeric,
@@ -216,6 +217,20 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                 ),
             );
         }
+        for (const front of autoModeFronts(args.resources)) {
+            // EKS Auto Mode's controller is AWS's own; what it keeps routing to a deleted pod is not published.
+            verdicts.judge(front.subject, () =>
+                reportUndecided(
+                    reportViolation,
+                    undecided(
+                        `${front.subject} is served by EKS Auto Mode's load balancing (${front.by}), whose request path this policy does not model`,
+                        "the routing and deregistration times here are the AWS Load Balancer Controller's, read in its source; AWS publishes neither the source nor these times for Auto Mode's controller",
+                        "give the pods a preStop sleep and grace period that fit the AWS Load Balancer Controller's times (docs/policies.md, workload-request-path), and confirm them on an Auto Mode cluster",
+                    ),
+                    front.urn,
+                ),
+            );
+        }
         verdicts.finish();
         if (fronts.length === 0) {
             args.notApplicable(
@@ -229,6 +244,40 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
         }
     },
 });
+
+/**
+ * The Ingresses and Services EKS Auto Mode's load balancing serves: an Ingress of an IngressClass
+ * whose controller is `eks.amazonaws.com/alb`, a Service of `loadBalancerClass:
+ * eks.amazonaws.com/nlb` (auto-configure-alb.adoc, auto-configure-nlb.adoc).
+ */
+function autoModeFronts(
+    resources: readonly { type: string; urn: string; props: Record<string, unknown> }[],
+): { subject: string; by: string; urn: string }[] {
+    const classes = new Set(
+        resources
+            .filter(
+                (r) =>
+                    r.type === "kubernetes:networking.k8s.io/v1:IngressClass" &&
+                    path(r.props, "spec", "controller") === AUTO_MODE_COMPONENTS.ingressController,
+            )
+            .map((r) => path(r.props, "metadata", "name"))
+            .filter((n): n is string => typeof n === "string"),
+    );
+    const out: { subject: string; by: string; urn: string }[] = [];
+    for (const r of resources) {
+        const name = `${String(path(r.props, "metadata", "namespace") ?? "default")}/${String(path(r.props, "metadata", "name"))}`;
+        if (r.type === "kubernetes:networking.k8s.io/v1:Ingress" && classes.has(path(r.props, "spec", "ingressClassName") as string)) {
+            out.push({ subject: `Ingress ${name}`, by: AUTO_MODE_COMPONENTS.ingressController, urn: r.urn });
+        }
+        if (
+            r.type === "kubernetes:core/v1:Service" &&
+            path(r.props, "spec", "loadBalancerClass") === AUTO_MODE_COMPONENTS.loadBalancerClass
+        ) {
+            out.push({ subject: `Service ${name}`, by: AUTO_MODE_COMPONENTS.loadBalancerClass, urn: r.urn });
+        }
+    }
+    return out;
+}
 
 /** A pod whose node selector keeps it off Spot (Karpenter's and EKS managed groups' capacity-type labels). */
 function pinnedOnDemand(podSpec: unknown): boolean {

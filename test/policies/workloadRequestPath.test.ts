@@ -139,6 +139,32 @@ describe("policy workload-request-path (stack)", () => {
         ).to.match(/nothing was checked/);
     });
 
+    it("leaves the request path through EKS Auto Mode's load balancing undecided, by Ingress and Service: AWS publishes neither its source nor its times", async () => {
+        const autoClass: TestResource = {
+            type: "kubernetes:networking.k8s.io/v1:IngressClass",
+            name: "auto-alb",
+            props: {
+                apiVersion: "networking.k8s.io/v1",
+                kind: "IngressClass",
+                metadata: { name: "alb" },
+                spec: { controller: "eks.amazonaws.com/alb" },
+            },
+        };
+        const d = withPreStop(deployment(), 15);
+        const nlb = changed(service(), "spec.type", "LoadBalancer");
+        const autoNlb = changed(nlb, "spec.loadBalancerClass", "eks.amazonaws.com/nlb");
+        expectUndecided(
+            await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), gatedNamespace(), autoClass]),
+            /^Undecided: Ingress prod\/api is served by EKS Auto Mode's load balancing \(eks\.amazonaws\.com\/alb\), whose request path this policy does not model\./,
+        );
+        expectUndecided(
+            await runStack(workloadRequestPath, [d, autoNlb, gatedNamespace()]),
+            /^Undecided: Service prod\/api is served by EKS Auto Mode's load balancing \(eks\.amazonaws\.com\/nlb\)/,
+        );
+        // The AWS Load Balancer Controller's class stays judged as before: clean here.
+        expectClean(await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), gatedNamespace()]));
+    });
+
     it("fails an ip target in a namespace without readiness gates, and passes it with the label", async () => {
         const d = withPreStop(deployment(), 15);
         expectViolations(

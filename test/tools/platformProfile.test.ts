@@ -9,7 +9,7 @@ import * as path from "path";
 import Ajv2020 from "ajv/dist/2020";
 import { planOf, ROOT, runTool } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
-import { AUTO_MODE_ANNOTATIONS, AUTO_MODE_COMPONENTS, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
+import { AUTO_MODE_ANNOTATIONS, AUTO_MODE_COMPONENTS, enabledBuiltInPools, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import { PROFILE_SCHEMA_FILE, profileSchemaText } from "../../tools/docs";
 import { namespaceOption, PlatformProfile, PROFILE_FORMAT_VERSION, readProfile } from "../../tools/platformProfile";
 import type { Plan } from "../../tools/plan";
@@ -53,7 +53,8 @@ describe("tools/platformProfile.ts: the platform profile", function () {
 
             it("holds every node group and NodePool of the plan, its Kubernetes objects but Secrets, and its namespaces with their labels", () => {
                 const planned = plan.resources.filter((r) => CAPACITY.includes(r.type));
-                expect(profile.nodeGroups).to.have.length(planned.length);
+                // And EKS Auto Mode's built-in pools, which the plan holds only as the cluster's computeConfig.
+                expect(profile.nodeGroups).to.have.length(planned.length + enabledBuiltInPools(plan.resources).pools.length);
                 for (const r of plan.resources.filter((r) => r.type.startsWith("kubernetes:") && r.props.kind !== "Secret")) {
                     expect(
                         profile.context.some((c) => c.type === r.type && c.name === r.name),
