@@ -11,7 +11,9 @@ import * as os from "os";
 import * as path from "path";
 import { formatSeconds } from "eks-platform-kernel";
 import type { Rehearsal } from "eks-platform-rehearsal";
-import { kindName } from "eks-platform-rehearsal";
+import { groupTitle, kindName } from "eks-platform-rehearsal";
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 import { CliResult, runTool } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
 
@@ -50,13 +52,10 @@ describe("npm run drain", function () {
                 expect(r.stack).to.equal(stack);
                 if (auto) {
                     for (const g of r.groups.filter((x) => x.verdict === "blocked")) {
-                        expect(g.name, "only a forced expiry blocks").to.match(/ \(forced expiry\)$/);
+                        expect(g.change, `${g.name}: only a forced expiry blocks`).to.equal("expiry");
                     }
-                    expect(r.groups.filter((g) => !g.name.endsWith("(forced expiry)")).every((g) => g.verdict !== "blocked")).to.equal(
-                        true,
-                    );
                     expect(
-                        r.groups.some((g) => g.name.endsWith("(forced expiry)")),
+                        r.groups.some((g) => g.change === "expiry"),
                         "the forced expiry is rehearsed",
                     ).to.equal(true);
                     for (const p of r.problems) {
@@ -106,13 +105,15 @@ describe("npm run drain", function () {
                     const nodes = `${g.nodes} node${g.nodes === 1 ? "" : "s"}`;
                     if (g.verdict === "ok") {
                         expect(text.slice(0, timelines), g.name).to.match(
-                            new RegExp(`\n {2}${g.name} +${kindName(g.kind)} +${nodes} +${formatSeconds(g.estimatedSeconds)} +ok\n`),
+                            new RegExp(
+                                `\n {2}${escapeRegExp(groupTitle(g).slice(kindName(g.kind).length + 1))} +${kindName(g.kind)} +${nodes} +${formatSeconds(g.estimatedSeconds)} +ok\n`,
+                            ),
                         );
                     }
                     const section =
                         text
                             .slice(timelines)
-                            .split(`\n${kindName(g.kind)} ${g.name}: `)[1]
+                            .split(`\n${groupTitle(g)}: `)[1]
                             ?.split("\n\n")[0] ?? "";
                     expect(section, g.name).to.match(
                         new RegExp(`^${nodes}.*, ${g.verdict.toUpperCase()}, ${formatSeconds(g.estimatedSeconds)}\n`),
@@ -142,7 +143,7 @@ describe("npm run drain", function () {
                 expect(charts).to.have.length(withWaves.length);
                 withWaves.forEach((g, i) => {
                     expect(charts[i].split("\n")[0]).to.equal("gantt");
-                    expect(charts[i], g.name).to.include(`    title ${kindName(g.kind)} ${g.name}, `);
+                    expect(charts[i], g.name).to.include(`    title ${groupTitle(g)}, `);
                     expect(charts[i].match(/^ {4}section /gm), g.name).to.have.length(g.waves.length);
                 });
             });
