@@ -8,18 +8,25 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { ComputeAddons, addonPlacement } from "../../components/addons";
 import {
+    AutoModeAddons,
+    autoModeIngressClass,
+    autoModeStorageClass,
+    networkPolicyControllerConfigMap,
+} from "../../components/addons/autoMode";
+import {
     AUTO_MODE_CLUSTER_POLICIES,
     autoModeComputeConfig,
     AutoModeNodePools,
     autoNodeRoleName,
+    createAutoNodeRole,
     renderAutoNodeClass,
     renderAutoNodePool,
 } from "../../components/autoMode";
 import { Cluster } from "../../components/cluster";
 import { autoModeSchema, type EnabledAutoModeConfig } from "../../components/config/autoMode";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks, runInStack } from "../../tools/offline";
 import { ADDONS } from "./addons/fixtures";
-import { named, ofType, settled, useMocks } from "../mocks";
+import { named, ofType, promiseOf, settled, useMocks } from "../mocks";
 
 const config = (builtInPools: string[]): EnabledAutoModeConfig =>
     autoModeSchema.parse({
@@ -81,6 +88,21 @@ describe("EKS Auto Mode: the rendered objects", () => {
                 tags: { team: "a" },
             },
         });
+        // Without tags of its own, a NodeClass carries none (Auto Mode's own only), and its network policy as configured.
+        const bare = autoModeSchema.parse({
+            enabled: true,
+            nodeClasses: { bare: { networkPolicy: "DefaultDeny" } },
+            nodePools: {},
+        }) as EnabledAutoModeConfig;
+        expect(
+            renderAutoNodeClass("bare", bare.nodeClasses.bare, { clusterName: "demo", nodeRoleName: "demo-auto-node" }).spec,
+        ).to.deep.equal({
+            role: "demo-auto-node",
+            subnetSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+            securityGroupSelectorTerms: [{ tags: { "karpenter.sh/discovery": "demo" } }],
+            ephemeralStorage: { size: "80Gi", iops: 3000, throughput: 125 },
+            networkPolicy: "DefaultDeny",
+        });
         const poolObject = renderAutoNodePool("general", c.nodePools.general);
         expect(poolObject.apiVersion).to.equal("karpenter.sh/v1");
         expect(poolObject.spec.template.spec.nodeClassRef).to.deep.equal({
@@ -99,11 +121,46 @@ describe("EKS Auto Mode: the rendered objects", () => {
         expect(addonPlacement(true, { coreDns: true, systemPool: true }).nodeSelector).to.deep.equal({ "platform/role": "system" });
         expect(addonPlacement(false, { coreDns: false, systemPool: false }).nodeSelector).to.deep.equal({});
     });
+
+    it("renders the default gp3 StorageClass on Auto Mode's provisioner: encrypted, bound where the pod lands, expandable", () => {
+        const gp3 = (reclaimPolicy: string) => ({
+            metadata: { name: "gp3", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+            provisioner: "ebs.csi.eks.amazonaws.com",
+            parameters: { type: "gp3", encrypted: "true" },
+            reclaimPolicy,
+            volumeBindingMode: "WaitForFirstConsumer",
+            allowVolumeExpansion: true,
+        });
+        expect(autoModeStorageClass()).to.deep.equal(gp3("Delete"));
+        expect(autoModeStorageClass("Retain")).to.deep.equal(gp3("Retain"));
+    });
+
+    it("renders the alb IngressClass on Auto Mode's controller, with its IngressClassParams under eks.amazonaws.com", () => {
+        expect(autoModeIngressClass()).to.deep.equal({
+            params: { apiVersion: "eks.amazonaws.com/v1", kind: "IngressClassParams", metadata: { name: "alb" }, spec: {} },
+            ingressClass: {
+                metadata: { name: "alb" },
+                spec: {
+                    controller: "eks.amazonaws.com/alb",
+                    parameters: { apiGroup: "eks.amazonaws.com", kind: "IngressClassParams", name: "alb" },
+                },
+            },
+        });
+    });
+
+    it("renders the ConfigMap that turns on Auto Mode's network policy controller in kube-system", () => {
+        expect(networkPolicyControllerConfigMap()).to.deep.equal({
+            metadata: { name: "amazon-vpc-cni", namespace: "kube-system" },
+            data: { "enable-network-policy-controller": "true" },
+        });
+    });
 });
 
 describe("EKS Auto Mode: the Cluster", () => {
     let mocks: RecordingMocks;
-    before(async () => {
+    // beforeEach, not before: Stryker's per-test coverage credits what a `before` hook runs to the
+    // test that ran last, so the program's objects would be checked by none of the tests below.
+    beforeEach(async () => {
         mocks = await useMocks("preview");
         new Cluster("auto", clusterArgs({ builtInPools: ["system"], nodeGroups: false }));
         new Cluster("beside", clusterArgs({ builtInPools: [], nodeGroups: true }));
@@ -159,12 +216,21 @@ describe("EKS Auto Mode: the Cluster", () => {
 
 describe("EKS Auto Mode: pools and add-ons", () => {
     let mocks: RecordingMocks;
-    before(async () => {
+    let nodeRole: ReturnType<typeof createAutoNodeRole>;
+    let nodeRoleArn: string;
+    // beforeEach, not before: Stryker's per-test coverage credits what a `before` hook runs to the
+    // test that ran last, so the program's objects would be checked by none of the tests below.
+    beforeEach(async () => {
         mocks = await useMocks("preview");
         const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
         const cluster = new pulumi.ComponentResource("test:index:Cluster", "cp");
         new AutoModeNodePools("with-builtin", { clusterName: "demo", config: config(["system"]), cluster, provider });
         new AutoModeNodePools("custom-only", { clusterName: "demo", config: config([]), cluster, provider });
+        new AutoModeAddons("own-cni", { provider, networkPolicyController: false });
+        new AutoModeAddons("no-cni", { provider });
+        const parent = new pulumi.ComponentResource("test:index:Parent", "role-parent");
+        nodeRole = createAutoNodeRole("direct", "demo", parent);
+        nodeRoleArn = await promiseOf(nodeRole.arn);
         new ComputeAddons("addons", {
             clusterName: "demo",
             region: "us-east-1",
@@ -223,5 +289,148 @@ describe("EKS Auto Mode: pools and add-ons", () => {
         });
         const metrics = named(mocks.resources, "aws:eks/addon:Addon", "addons-metrics-server");
         expect(JSON.parse(String(metrics.props.configurationValues)).nodeSelector).to.deep.equal({ "karpenter.sh/nodepool": "system" });
+    });
+
+    it("gives the node entry its type, its tag and a replacement that deletes first (an entry per principal), after the control plane", () => {
+        const entry = named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "custom-only-node-entry");
+        expect(entry.props).to.deep.equal({
+            clusterName: "demo",
+            principalArn: "arn:aws:iam::123456789012:role/demo-auto-node",
+            type: "EC2",
+            tags: { "platform/access-scope": "auto-mode-nodes" },
+        });
+        expect(entry.options).to.deep.include({ deleteBeforeReplace: true, dependsOn: ["cp"] });
+        const association = named(
+            mocks.resources,
+            "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+            "custom-only-node-entry-policy",
+        );
+        expect(association.props).to.deep.equal({
+            clusterName: "demo",
+            principalArn: "arn:aws:iam::123456789012:role/demo-auto-node",
+            policyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy",
+            accessScope: { type: "cluster" },
+        });
+        expect(association.options.deleteBeforeReplace).to.equal(true);
+        expect(named(mocks.resources, "platform:autoMode:AutoModeNodePools", "custom-only").type).to.equal(
+            "platform:autoMode:AutoModeNodePools",
+        );
+        for (const [type, child] of [
+            ["aws:eks/accessEntry:AccessEntry", "custom-only-node-entry"],
+            ["aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "custom-only-node-entry-policy"],
+            ["kubernetes:eks.amazonaws.com/v1:NodeClass", "custom-only-class-platform"],
+            ["kubernetes:karpenter.sh/v1:NodePool", "custom-only-pool-general"],
+        ]) {
+            expect(named(mocks.resources, type, child).options.parent, child).to.equal("custom-only");
+        }
+        // With a built-in pool EKS creates the entry: the classes wait for nothing, the pools for their class.
+        expect(
+            named(mocks.resources, "kubernetes:eks.amazonaws.com/v1:NodeClass", "with-builtin-class-platform").options,
+        ).to.not.have.property("dependsOn");
+        expect(named(mocks.resources, "kubernetes:karpenter.sh/v1:NodePool", "custom-only-pool-general").options.dependsOn).to.deep.equal([
+            "custom-only-class-platform",
+        ]);
+    });
+
+    it("creates the node role by its static name, trusted by EC2, under the stack's boundary, with its two policies", () => {
+        const role = named(mocks.resources, "aws:iam/role:Role", "direct-auto-node");
+        expect(role.props).to.deep.include({
+            name: "demo-auto-node",
+            description: "EKS Auto Mode nodes of demo",
+            permissionsBoundary: "arn:aws:iam::123456789012:policy/demo-boundary",
+        });
+        expect(JSON.parse(String(role.props.assumeRolePolicy))).to.deep.equal({
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+        });
+        expect(role.options.parent).to.equal("role-parent");
+        const attachments = ofType(mocks.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").filter((a) =>
+            a.name.startsWith("direct-auto-node-"),
+        );
+        expect(attachments.map((a) => [a.name, a.props.role, a.props.policyArn, a.options.parent])).to.have.deep.members([
+            [
+                "direct-auto-node-AmazonEKSWorkerNodeMinimalPolicy",
+                "demo-auto-node",
+                "arn:aws:iam::aws:policy/AmazonEKSWorkerNodeMinimalPolicy",
+                "role-parent",
+            ],
+            [
+                "direct-auto-node-AmazonEC2ContainerRegistryPullOnly",
+                "demo-auto-node",
+                "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+                "role-parent",
+            ],
+        ]);
+        expect(nodeRole.attachments).to.have.length(2);
+        // Known at preview, from the static name (the role's own ARN is not yet).
+        expect(nodeRoleArn).to.equal("arn:aws:iam::123456789012:role/demo-auto-node");
+    });
+
+    it("creates the StorageClass, IngressClassParams and IngressClass as rendered, and the network policy ConfigMap only where no VPC CNI add-on owns it", () => {
+        expect(named(mocks.resources, "kubernetes:storage.k8s.io/v1:StorageClass", "no-cni-gp3").props).to.deep.include({
+            metadata: { name: "gp3", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+            parameters: { type: "gp3", encrypted: "true" },
+            reclaimPolicy: "Delete",
+            allowVolumeExpansion: true,
+        });
+        expect(named(mocks.resources, "kubernetes:eks.amazonaws.com/v1:IngressClassParams", "no-cni-ingress-params").props).to.deep.include(
+            {
+                apiVersion: "eks.amazonaws.com/v1",
+                kind: "IngressClassParams",
+                metadata: { name: "alb" },
+            },
+        );
+        expect(named(mocks.resources, "kubernetes:core/v1:ConfigMap", "no-cni-network-policy").props).to.deep.include({
+            metadata: { name: "amazon-vpc-cni", namespace: "kube-system" },
+            data: { "enable-network-policy-controller": "true" },
+        });
+        expect(ofType(mocks.resources, "kubernetes:core/v1:ConfigMap").map((c) => c.name)).to.not.include("own-cni-network-policy");
+        // Each under its component.
+        expect(named(mocks.resources, "platform:addons:AutoModeAddons", "no-cni").type).to.equal("platform:addons:AutoModeAddons");
+        for (const [type, child] of [
+            ["kubernetes:storage.k8s.io/v1:StorageClass", "no-cni-gp3"],
+            ["kubernetes:eks.amazonaws.com/v1:IngressClassParams", "no-cni-ingress-params"],
+            ["kubernetes:networking.k8s.io/v1:IngressClass", "no-cni-ingress-class"],
+            ["kubernetes:core/v1:ConfigMap", "no-cni-network-policy"],
+        ]) {
+            expect(named(mocks.resources, type, child).options.parent, child).to.equal("no-cni");
+        }
+        expect(
+            named(mocks.resources, "kubernetes:networking.k8s.io/v1:IngressClass", "no-cni-ingress-class").options.dependsOn,
+        ).to.deep.equal(["no-cni-ingress-params"]);
+        expect(named(mocks.resources, "kubernetes:storage.k8s.io/v1:StorageClass", "own-cni-gp3").props.provisioner).to.equal(
+            "ebs.csi.eks.amazonaws.com",
+        );
+    });
+});
+
+describe("EKS Auto Mode: another partition", () => {
+    /** The mock engine in AWS GovCloud (US). */
+    class GovCloudMocks extends RecordingMocks {
+        call(args: pulumi.runtime.MockCallArgs): Record<string, unknown> {
+            return args.token === "aws:index/getPartition:getPartition"
+                ? { partition: "aws-us-gov", dnsSuffix: "amazonaws.com", id: "aws-us-gov" }
+                : super.call(args);
+        }
+    }
+    let mocks: RecordingMocks;
+    // beforeEach, not before: Stryker's per-test coverage credits what a `before` hook runs to the
+    // test that ran last, so the program's objects would be checked by none of the tests below.
+    beforeEach(async () => {
+        mocks = new GovCloudMocks("preview", "us-gov-west-1");
+        pulumi.runtime.setAllConfig({ "aws:region": "us-gov-west-1" });
+        await pulumi.runtime.setMocks(mocks, "eks-platform", "test", true);
+        await runInStack(mocks, () => undefined);
+        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+        const cluster = new pulumi.ComponentResource("test:index:Cluster", "cp");
+        new AutoModeNodePools("gov", { clusterName: "demo", config: config([]), cluster, provider });
+        await settled();
+    });
+
+    it("associates AmazonEKSAutoNodePolicy in the node role's partition", () => {
+        const entry = named(mocks.resources, "aws:eks/accessEntry:AccessEntry", "gov-node-entry");
+        expect(entry.props.principalArn).to.equal("arn:aws-us-gov:iam::123456789012:role/demo-auto-node");
+        const association = named(mocks.resources, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "gov-node-entry-policy");
+        expect(association.props.policyArn).to.equal("arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy");
     });
 });

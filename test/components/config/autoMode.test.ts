@@ -136,6 +136,138 @@ describe("autoMode config", () => {
         ]);
     });
 
+    it("bounds the NodeClass's root volume to Auto Mode's range (size 1Gi to 59000Gi, gp3 IOPS 3000 to 16000, throughput 125 to 1000), each defaulted alone", () => {
+        const storage = (ephemeralStorage: Record<string, unknown>) => autoProblems((a) => (a.nodeClasses.platform = { ephemeralStorage }));
+        const at = `${A}.nodeClasses.platform.ephemeralStorage`;
+        for (const ok of [
+            { size: "1Gi", iops: 3000, throughput: 125 },
+            { size: "59000Gi", iops: 16000, throughput: 1000 },
+        ]) {
+            expect(storage(ok), JSON.stringify(ok)).to.deep.equal([]);
+        }
+        expect(storage({ size: "0Gi", iops: 2999, throughput: 124 })).to.deep.equal([
+            `${at}.size: must be between 1Gi and 59000Gi (Auto Mode's range)`,
+            `${at}.iops: must be ≥ 3000, not number 2999`,
+            `${at}.throughput: must be ≥ 125, not number 124`,
+        ]);
+        expect(storage({ size: "59001Gi", iops: 16001, throughput: 1001 })).to.deep.equal([
+            `${at}.size: must be between 1Gi and 59000Gi (Auto Mode's range)`,
+            `${at}.iops: must be ≤ 16000, not number 16001`,
+            `${at}.throughput: must be ≤ 1000, not number 1001`,
+        ]);
+        expect(storage({ size: "80G", iops: 3000.5, throughput: 125.5 })).to.deep.equal([
+            `${at}.size: must be a size in Gi, e.g. 80Gi`,
+            `${at}.iops: expected whole number, received number 3000.5`,
+            `${at}.throughput: expected whole number, received number 125.5`,
+        ]);
+        const classOf = (ephemeralStorage: Record<string, unknown>) => {
+            const parsed = autoModeSchema.parse({
+                enabled: true,
+                nodeClasses: { platform: { ephemeralStorage } },
+                nodePools: { general: pool() },
+            });
+            return parsed.enabled ? parsed.nodeClasses.platform.ephemeralStorage : undefined;
+        };
+        expect(classOf({})).to.deep.equal({ size: "80Gi", iops: 3000, throughput: 125 });
+        expect(classOf({ size: "200Gi" })).to.deep.equal({ size: "200Gi", iops: 3000, throughput: 125 });
+        expect(classOf({ iops: 6000, throughput: 250 })).to.deep.equal({ size: "80Gi", iops: 6000, throughput: 250 });
+    });
+
+    it("takes DefaultAllow or DefaultDeny as a NodeClass's network policy, nothing else", () => {
+        expect(autoProblems((a) => (a.nodeClasses.platform = { networkPolicy: "DefaultDeny" }))).to.deep.equal([]);
+        expect(autoProblems((a) => (a.nodeClasses.platform = { networkPolicy: "DefaultAllow" }))).to.deep.equal([]);
+        expect(autoProblems((a) => (a.nodeClasses.platform = { networkPolicy: "Deny" }))).to.deep.equal([
+            `${A}.nodeClasses.platform.networkPolicy: must be one of "DefaultAllow", "DefaultDeny", not string "Deny"`,
+        ]);
+        const parsed = autoModeSchema.parse({
+            enabled: true,
+            nodeClasses: { platform: { networkPolicy: "DefaultDeny" } },
+            nodePools: { general: pool() },
+        });
+        expect(parsed.enabled && parsed.nodeClasses.platform.networkPolicy).to.equal("DefaultDeny");
+    });
+
+    it("refuses each tag key Auto Mode sets (karpenter.sh/*, eks.amazonaws.com/nodeclass, kubernetes.io/cluster/*, aws:*), and takes others", () => {
+        const reserved = [
+            "karpenter.sh/nodepool",
+            "karpenter.sh/nodeclaim",
+            "karpenter.sh/managed-by",
+            "karpenter.sh/provisioner-name",
+            "eks.amazonaws.com/nodeclass",
+            "kubernetes.io/cluster/demo",
+            "aws:cloudformation:stack-name",
+        ];
+        const why =
+            "is a tag EKS Auto Mode sets itself (karpenter.sh/nodepool, karpenter.sh/nodeclaim, karpenter.sh/managed-by, karpenter.sh/provisioner-name, eks.amazonaws.com/nodeclass, kubernetes.io/cluster/*, aws:*): the NodeClass is rejected";
+        for (const key of reserved) {
+            expect(
+                autoProblems((a) => (a.nodeClasses.platform = { tags: { [key]: "x" } })),
+                key,
+            ).to.deep.equal([`${A}.nodeClasses.platform.tags["${key}"]: ${why}`]);
+        }
+        for (const key of ["karpenter.sh/discovery", "eks.amazonaws.com/team", "kubernetes.io/cluster", "team"]) {
+            expect(
+                autoProblems((a) => (a.nodeClasses.platform = { tags: { [key]: "x" } })),
+                key,
+            ).to.deep.equal([]);
+        }
+    });
+
+    it("names each pool listed twice, runs custom pools alone or built-in pools alone, and refuses a NodeClass named default by its path", () => {
+        expect(autoProblems((a) => (a.builtInPools = ["general-purpose", "system", "general-purpose"]))).to.deep.equal([
+            `${A}.builtInPools[2]: is listed twice`,
+        ]);
+        expect(autoProblems((a) => (a.builtInPools = ["general-purpose", "system"]))).to.deep.equal([]);
+        expect(autoProblems((a) => (a.builtInPools = []))).to.deep.equal([]);
+        expect(autoProblems((a) => (a.nodePools = {}))).to.deep.equal([]);
+        expect(
+            autoProblems((a) => {
+                a.nodeClasses = { platform: {}, default: {} };
+            }),
+        ).to.deep.equal([`${A}.nodeClasses.default: is the NodeClass EKS creates for its built-in pools: name yours otherwise`]);
+        expect(autoProblems((a) => (a.nodePools = { "general-purpose": pool() }))).to.deep.equal([
+            `${A}.nodePools["general-purpose"]: is the name of a built-in pool, which EKS owns: list it in builtInPools or name yours otherwise`,
+        ]);
+        expect(
+            autoProblems((a) => {
+                a.builtInPools = [];
+                a.nodeClasses = {};
+                a.nodePools = { general: pool({}, "missing") };
+            }),
+        ).to.deep.equal([`${A}.nodePools.general.nodeClassRef.name: "missing" is not defined under autoMode.nodeClasses (defined: none)`]);
+    });
+
+    it("refuses Windows by either label, and names of classes and pools that are no DNS-1123 label", () => {
+        expect(
+            autoProblems((a) => (a.nodePools.general.requirements = [{ key: "node.kubernetes.io/windows-build", operator: "Exists" }])),
+        ).to.deep.equal([
+            `${A}.nodePools.general.requirements[0].key: node.kubernetes.io/windows-build is not supported by EKS Auto Mode, which runs Linux nodes only`,
+        ]);
+        for (const [bad, at] of [
+            ["-platform", '["-platform"]'],
+            ["platform-", '["platform-"]'],
+            ["Platform", ".Platform"],
+        ]) {
+            expect(
+                autoProblems((a) => (a.nodeClasses = { [bad]: {} })),
+                bad,
+            ).to.include(`${A}.nodeClasses${at}: must be a DNS-1123 label`);
+        }
+        expect(autoProblems((a) => (a.nodePools = { "pool-": pool() }))).to.include(`${A}.nodePools["pool-"]: must be a DNS-1123 label`);
+        expect(
+            autoProblems((a) => {
+                a.nodeClasses = { p: {} };
+                a.nodePools = { g: pool({}, "p") };
+            }),
+        ).to.deep.equal([]);
+        for (const size of ["x80Gi", "80Gix"]) {
+            expect(
+                autoProblems((a) => (a.nodeClasses.platform = { ephemeralStorage: { size } })),
+                size,
+            ).to.include(`${A}.nodeClasses.platform.ephemeralStorage.size: must be a size in Gi, e.g. 80Gi`);
+        }
+    });
+
     it("refuses self-installed Karpenter, the EBS CSI driver and the LB controller beside Auto Mode, and a Kubernetes before 1.29", () => {
         const problems = autoProblems((_a, v) => {
             v[`${PROJECT}:karpenter`] = fixtureValues("dev")[`${PROJECT}:karpenter`];
@@ -163,6 +295,16 @@ describe("autoMode config", () => {
         ).to.deep.equal([
             `${PROJECT}:addons.ebsCsiDriver: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
             `${PROJECT}:addons.loadBalancerController: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
+        ]);
+    });
+
+    it("asks a standard stack for nothing it has, and names only the one it lacks", () => {
+        expect(problemsAfter(() => undefined)).to.deep.equal([]);
+        expect(problemsAfter((v) => delete v[`${PROJECT}:addons`].loadBalancerController)).to.deep.equal([
+            `${PROJECT}:addons.loadBalancerController: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
+        ]);
+        expect(problemsAfter((v) => delete v[`${PROJECT}:addons`].ebsCsiDriver)).to.deep.equal([
+            `${PROJECT}:addons.ebsCsiDriver: is required: a standard cluster installs it (only EKS Auto Mode runs its own)`,
         ]);
     });
 
