@@ -162,11 +162,13 @@ export function createAutoNodeRole(
         },
         { parent },
     );
+    // In the account's partition: aws-us-gov and aws-cn have managed policy ARNs of their own.
+    const partition = accountContext({ parent }).apply((c) => c.partition);
     const attachments = AUTO_MODE_NODE_POLICIES.map(
         (policy) =>
             new aws.iam.RolePolicyAttachment(
                 `${name}-auto-node-${policy}`,
-                { role: role.name, policyArn: managedPolicyArn(policy) },
+                { role: role.name, policyArn: partition.apply((p) => managedPolicyArn(policy, p)) },
                 { parent },
             ),
     );

@@ -280,7 +280,8 @@ export class Cluster extends pulumi.ComponentResource {
                   (policy) =>
                       new aws.iam.RolePolicyAttachment(
                           `${name}-control-plane-${policy}`,
-                          { role: role.name, policyArn: managedPolicyArn(policy) },
+                          // In the account's partition (aws-us-gov and aws-cn have their own ARNs).
+                          { role: role.name, policyArn: accountContext(parent).apply((c) => managedPolicyArn(policy, c.partition)) },
                           parent,
                       ),
               )

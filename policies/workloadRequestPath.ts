@@ -1,4 +1,5 @@
 import {
+    asString,
     AUTO_MODE_COMPONENTS,
     LOAD_BALANCER_CONTROLLER_API,
     REQUEST_PATH_TIMING,
@@ -265,7 +266,8 @@ function autoModeFronts(
     );
     const out: { subject: string; by: string; urn: string }[] = [];
     for (const r of resources) {
-        const name = `${String(path(r.props, "metadata", "namespace") ?? "default")}/${String(path(r.props, "metadata", "name"))}`;
+        const ns = path(r.props, "metadata", "namespace");
+        const name = `${typeof ns === "string" ? ns : "default"}/${asString(path(r.props, "metadata", "name")) ?? "?"}`;
         if (r.type === "kubernetes:networking.k8s.io/v1:Ingress" && classes.has(path(r.props, "spec", "ingressClassName") as string)) {
             out.push({ subject: `Ingress ${name}`, by: AUTO_MODE_COMPONENTS.ingressController, urn: r.urn });
         }

@@ -54,7 +54,9 @@ describe("tools/platformProfile.ts: the platform profile", function () {
             it("holds every node group and NodePool of the plan, its Kubernetes objects but Secrets, and its namespaces with their labels", () => {
                 const planned = plan.resources.filter((r) => CAPACITY.includes(r.type));
                 // And EKS Auto Mode's built-in pools, which the plan holds only as the cluster's computeConfig.
-                expect(profile.nodeGroups).to.have.length(planned.length + enabledBuiltInPools(plan.resources.map((r) => ({ ...r, urn: r.name }))).pools.length);
+                expect(profile.nodeGroups).to.have.length(
+                    planned.length + enabledBuiltInPools(plan.resources.map((r) => ({ ...r, urn: r.name }))).pools.length,
+                );
                 for (const r of plan.resources.filter((r) => r.type.startsWith("kubernetes:") && r.props.kind !== "Secret")) {
                     expect(
                         profile.context.some((c) => c.type === r.type && c.name === r.name),
