@@ -42,6 +42,9 @@ export interface RehearsalOptions {
     capacityElsewhere?: boolean;
 }
 
+/** A pod cut short (report.ts, problemsOf): true of every node's expiry, not only of all at once. */
+const CUT_SHORT = / is cut short during the rollout of /;
+
 /**
  * Rehearses the rollout of every group (or one) of the stack. `verdicts` collects what was
  * unknown at preview and what the engine could not judge (the policy hands it to the analyzer);
@@ -94,6 +97,13 @@ export function rehearse(
         } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
             atApply.push(`${what(p)} — unless what is unknown until apply changes it`);
+        } else if (p.change === "expiry" && !CUT_SHORT.test(p.message)) {
+            // A forced expiry is replayed as its worst case (every node of the pool at once): the
+            // nodes' ages are not in the input, so what follows from their expiring together is said,
+            // never a failure by itself. A grace period past the pool's terminationGracePeriod is cut
+            // short whichever node expires: that stays a problem.
+            withheld.push(p);
+            fromInput.push(`${what(p)} — if every node of the pool expires at once (their ages are not in the input)`);
         } else if (p.capacity && options.capacityElsewhere) {
             withheld.push(p);
             fromInput.push(`${what(p)} — unless the cluster's nodes outside this input take it (they are not in it)`);

@@ -161,9 +161,11 @@ describe("drain rehearsal: EKS Auto Mode", () => {
             const r = run([autoPool({ terminationGracePeriod: "1h" }), app("db", { replicas: 2 }), pdb("db", { maxUnavailable: 0 })]);
             const e = expiry(r, "auto")!;
             expect(e.deleted.map((d) => d.workload)).to.include("Deployment prod/db");
-            expect(e.verdict).to.equal("blocked");
-            expect(r.problems.map((p) => p.message).join("\n")).to.match(
-                /PodDisruptionBudget prod\/db still holds pod db-\d of Deployment prod\/db on node auto-\d of NodePool auto \(forced expiry\) 59m into the drain.*deletes it past the budget/,
+            // Replayed with every node at once, whose ages the input does not hold: reported, undecided.
+            expect(e.verdict).to.equal("undecided");
+            expect(r.problems.filter((p) => p.change === "expiry")).to.deep.equal([]);
+            expect(r.undecided.join("\n")).to.match(
+                /PodDisruptionBudget prod\/db still holds pod db-\d of Deployment prod\/db on node auto-\d of NodePool auto \(forced expiry\) 59m into the drain.*deletes it past the budget.* — if every node of the pool expires at once/,
             );
             const ok = run([autoPool({ terminationGracePeriod: "1h" }), app("db", { replicas: 2 }), pdb("db", { maxUnavailable: 1 })]);
             expect(expiry(ok, "auto")!.deleted).to.deep.equal([]);
