@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
-import { AutoModeNodePools } from "./components/autoMode";
+import { autoModeChoice, AutoModeNodePools } from "./components/autoMode";
 import { Cluster } from "./components/cluster";
 import { loadStackConfig } from "./components/config";
 import { InterfaceEndpoints } from "./components/endpoints";
@@ -60,9 +60,7 @@ const cluster = new Cluster("cluster", {
     vpcCniConfiguration: { enableNetworkPolicy: "true" },
     protect: config.cluster.protect,
     // EKS Auto Mode: its built-in pools, and the add-ons node groups beside it still need.
-    autoMode: config.autoMode.enabled
-        ? { builtInPools: config.autoMode.builtInPools, nodeGroups: Object.values(config.nodeGroups).some((g) => g.enabled) }
-        : undefined,
+    autoMode: autoModeChoice(config),
 });
 
 // Every access entry, the deployer's included, and the Kubernetes provider, which waits for the
@@ -132,12 +130,7 @@ const computeAddons = new ComputeAddons(
         protect: config.cluster.protect,
         keyAdministrator: config.access.deployer,
         // On Auto Mode, EKS's own storage and load balancing; CoreDNS only for node groups beside it.
-        autoMode: config.autoMode.enabled
-            ? {
-                  coreDns: Object.values(config.nodeGroups).some((g) => g.enabled),
-                  systemPool: config.autoMode.builtInPools.includes("system"),
-              }
-            : undefined,
+        autoMode: autoModeChoice(config),
     },
     { dependsOn: [cluster, ...nodeGroups.nodes, ...(autoModePools ? [autoModePools] : [])] },
 );

@@ -37,6 +37,26 @@ export const AUTO_MODE_NODE_POLICIES = ["AmazonEKSWorkerNodeMinimalPolicy", "Ama
 /** The access policy of a node role EKS Auto Mode launches with (create-node-class.adoc). */
 export const AUTO_NODE_ACCESS_POLICY = "AmazonEKSAutoNodePolicy";
 
+/**
+ * What the cluster and the add-ons need to know of a stack's Auto Mode: the built-in pools EKS runs,
+ * and whether node groups run beside it (they alone still need the VPC CNI, kube-proxy, CoreDNS
+ * and Pod Identity add-ons, and then the VPC CNI add-on owns the network policy controller's
+ * ConfigMap). `undefined` for a standard stack. Pure.
+ */
+export interface AutoModeChoice {
+    builtInPools: readonly string[];
+    nodeGroups: boolean;
+}
+
+export function autoModeChoice(config: {
+    autoMode: { enabled: false } | Pick<EnabledAutoModeConfig, "enabled" | "builtInPools">;
+    nodeGroups: Readonly<Record<string, { enabled: boolean }>>;
+}): AutoModeChoice | undefined {
+    return config.autoMode.enabled
+        ? { builtInPools: config.autoMode.builtInPools, nodeGroups: Object.values(config.nodeGroups).some((g) => g.enabled) }
+        : undefined;
+}
+
 /** The static name of the stack's Auto Mode node role. Pure. */
 export function autoNodeRoleName(clusterName: string): string {
     return `${clusterName}-auto-node`;

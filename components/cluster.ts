@@ -2,7 +2,7 @@ import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
 import { managedPolicyArn, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
-import { AUTO_MODE_CLUSTER_POLICIES, autoModeComputeConfig, createAutoNodeRole } from "./autoMode";
+import { AUTO_MODE_CLUSTER_POLICIES, type AutoModeChoice, autoModeComputeConfig, createAutoNodeRole } from "./autoMode";
 import { accountContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
 
 export interface ClusterArgs {
@@ -33,7 +33,7 @@ export interface ClusterArgs {
      * run beside it, which alone still need the VPC CNI, kube-proxy and Pod Identity add-ons (EKS
      * User Guide, eks-add-ons.adoc, "Considerations for Amazon EKS Auto Mode"). Defaults to off.
      */
-    autoMode?: { builtInPools: readonly string[]; nodeGroups: boolean };
+    autoMode?: AutoModeChoice;
 }
 
 /**

@@ -62,7 +62,8 @@ export const AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD = "24h";
 export const KARPENTER_DEFAULT_EXPIRE_AFTER = "720h";
 
 /** The pools EKS Auto Mode runs itself, by the names `computeConfig.nodePools` takes. */
-export type BuiltInPoolName = "general-purpose" | "system";
+export const BUILT_IN_POOL_NAMES = ["general-purpose", "system"] as const;
+export type BuiltInPoolName = (typeof BUILT_IN_POOL_NAMES)[number];
 
 /** What the UG and the public copies agree the built-in pools hold (see the module comment: not published as YAML by AWS). */
 function builtInPool(name: BuiltInPoolName, arch: string[], taints: { key: string; effect: string }[]): Readonly<Record<string, unknown>> {

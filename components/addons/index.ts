@@ -18,6 +18,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { AddonsConfig } from "../config";
+import type { AutoModeChoice } from "../autoMode";
 import { AutoModeAddons } from "./autoMode";
 import { coreDnsAddon } from "./coreDns";
 import { EbsCsiDriver } from "./ebsCsi";
@@ -49,12 +50,13 @@ export interface ComputeAddonsArgs {
     /** The deploy role (`access.deployer`): it administers the platform volume key (components/iam.ts, stackKeyPolicy). */
     keyAdministrator: string;
     /**
-     * EKS Auto Mode: EKS runs CoreDNS, the EBS CSI driver and the load balancer controller, and
-     * this component creates the StorageClass and IngressClass for them. `coreDns` keeps the
-     * CoreDNS add-on for node groups beside Auto Mode (EKS's runs on Auto Mode nodes only);
-     * `systemPool` places the metrics server on the built-in `system` pool. Defaults to off.
+     * EKS Auto Mode (components/autoMode.ts, `autoModeChoice`): EKS runs CoreDNS, the EBS CSI driver
+     * and the load balancer controller, and this component creates the StorageClass and
+     * IngressClass for them; the CoreDNS add-on stays for node groups beside Auto Mode (EKS's runs
+     * on Auto Mode nodes only), and the metrics server goes on the built-in `system` pool where no
+     * system node group exists. Defaults to off.
      */
-    autoMode?: { coreDns: boolean; systemPool: boolean };
+    autoMode?: AutoModeChoice;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface ComputeAddonsArgs {
  * set-builtin-node-pools.adoc). Pure.
  */
 export function addonPlacement(hasSystemNodes: boolean, autoMode: ComputeAddonsArgs["autoMode"]): Placement {
-    if (!hasSystemNodes && autoMode?.systemPool) {
+    if (!hasSystemNodes && autoMode?.builtInPools.includes("system")) {
         return { nodeSelector: { "karpenter.sh/nodepool": "system" }, tolerations: [CRITICAL_ADDONS_ONLY] };
     }
     return systemPlacement(hasSystemNodes);
@@ -83,7 +85,7 @@ export class ComputeAddons extends pulumi.ComponentResource {
     constructor(name: string, args: ComputeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:cluster:ComputeAddons", name, {}, opts);
         const placement = addonPlacement(args.hasSystemNodes, args.autoMode);
-        if (args.autoMode === undefined || args.autoMode.coreDns) {
+        if (args.autoMode === undefined || args.autoMode.nodeGroups) {
             this.coreDns = coreDnsAddon(name, { clusterName: args.clusterName, version: args.coreDnsVersion }, this);
         }
         this.metricsServer = metricsServerAddon(
@@ -95,7 +97,7 @@ export class ComputeAddons extends pulumi.ComponentResource {
             // With node groups beside, the VPC CNI add-on (enableNetworkPolicy) owns the controller's ConfigMap.
             this.autoMode = new AutoModeAddons(
                 `${name}-auto-mode`,
-                { provider: args.provider, networkPolicyController: !args.autoMode.coreDns },
+                { provider: args.provider, networkPolicyController: !args.autoMode.nodeGroups },
                 { parent: this },
             );
             this.registerOutputs({ coreDns: this.coreDns?.id, metricsServer: this.metricsServer.id });

@@ -14,24 +14,21 @@
  * lifetime past Auto Mode's enforced 21 days; Kubernetes before 1.29; self-installed Karpenter,
  * EBS CSI driver or load balancer controller beside it.
  */
-import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS, isAwsReservedTagKey, karpenterDuration } from "eks-platform-kernel";
+import {
+    AUTO_MODE_MAX_NODE_LIFETIME_SECONDS,
+    AUTO_MODE_NODE_CLASS_GROUP,
+    AUTO_MODE_NODE_CLASS_KIND,
+    BUILT_IN_POOL_NAMES,
+    isAwsReservedTagKey,
+    isBuiltInPoolName,
+    karpenterDuration,
+} from "eks-platform-kernel";
 import { z } from "zod";
 import { awsTags } from "./common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "./karpenter";
 
-/** The NodeClass API of EKS Auto Mode (`eks.amazonaws.com/v1`, kind `NodeClass`). */
-export const AUTO_NODE_CLASS_GROUP = "eks.amazonaws.com";
-export const AUTO_NODE_CLASS_KIND = "NodeClass";
-
-/** The pools EKS Auto Mode runs itself, by the names `computeConfig.nodePools` takes. */
-export const BUILT_IN_POOLS = ["general-purpose", "system"] as const;
-export type BuiltInPool = (typeof BUILT_IN_POOLS)[number];
-
 /** The NodeClass EKS creates for its built-in pools, only while one is enabled. */
 export const DEFAULT_AUTO_NODE_CLASS = "default";
-
-/** The longest a node of EKS Auto Mode lives (21 days, in seconds): the kernel's, where the rehearsal and the pack read it too. */
-export { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS };
 
 /** The first Kubernetes minor EKS Auto Mode runs ("requires Kubernetes version 1.29 or greater", migrate-auto.adoc). */
 export const AUTO_MODE_MIN_MINOR = 29;
@@ -91,7 +88,7 @@ const autoNodeClassSchema = z.strictObject({
         .default({}),
 });
 
-const autoNodePoolSchema = nodePoolSchemaFor(AUTO_NODE_CLASS_GROUP, AUTO_NODE_CLASS_KIND).superRefine((p, ctx) => {
+const autoNodePoolSchema = nodePoolSchemaFor(AUTO_MODE_NODE_CLASS_GROUP, AUTO_MODE_NODE_CLASS_KIND).superRefine((p, ctx) => {
     p.requirements.forEach((r, i) => {
         if (r.key.startsWith("karpenter.k8s.aws/")) {
             ctx.addIssue({
@@ -130,7 +127,7 @@ const enabledSchema = z
          * pools below.
          */
         builtInPools: z
-            .array(z.enum(BUILT_IN_POOLS, { error: () => `must be one of ${BUILT_IN_POOLS.join(", ")} (exactly)` }))
+            .array(z.enum(BUILT_IN_POOL_NAMES, { error: () => `must be one of ${BUILT_IN_POOL_NAMES.join(", ")} (exactly)` }))
             .default(["system"])
             .superRefine((pools, ctx) => {
                 pools.forEach((pool, i) => {
@@ -161,7 +158,7 @@ const enabledSchema = z
         }
         const classes = [...Object.keys(a.nodeClasses), ...(a.builtInPools.length > 0 ? [DEFAULT_AUTO_NODE_CLASS] : [])];
         for (const [pool, spec] of Object.entries(a.nodePools)) {
-            if (BUILT_IN_POOLS.includes(pool as BuiltInPool)) {
+            if (isBuiltInPoolName(pool)) {
                 ctx.addIssue({
                     code: "custom",
                     path: ["nodePools", pool],

@@ -15,6 +15,7 @@ import {
 } from "../../components/addons/autoMode";
 import {
     AUTO_MODE_CLUSTER_POLICIES,
+    autoModeChoice,
     autoModeComputeConfig,
     AutoModeNodePools,
     autoNodeRoleName,
@@ -113,13 +114,28 @@ describe("EKS Auto Mode: the rendered objects", () => {
         expect(poolObject.spec.template.spec).to.include({ expireAfter: "168h", terminationGracePeriod: "30m" });
     });
 
+    it("tells the cluster and the add-ons of a stack's Auto Mode: its built-in pools, and whether an enabled node group runs beside it", () => {
+        const groups = (...enabled: boolean[]) => Object.fromEntries(enabled.map((e, i) => [`g${i}`, { enabled: e }]));
+        expect(autoModeChoice({ autoMode: { enabled: false }, nodeGroups: groups(true) })).to.equal(undefined);
+        expect(autoModeChoice({ autoMode: { enabled: true, builtInPools: ["system"] }, nodeGroups: groups(false, true) })).to.deep.equal({
+            builtInPools: ["system"],
+            nodeGroups: true,
+        });
+        expect(autoModeChoice({ autoMode: { enabled: true, builtInPools: [] }, nodeGroups: groups(false) })).to.deep.equal({
+            builtInPools: [],
+            nodeGroups: false,
+        });
+    });
+
     it("places the add-ons on the built-in system pool only where no system node group exists", () => {
-        expect(addonPlacement(false, { coreDns: false, systemPool: true })).to.deep.equal({
+        expect(addonPlacement(false, { nodeGroups: false, builtInPools: ["system"] })).to.deep.equal({
             nodeSelector: { "karpenter.sh/nodepool": "system" },
             tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
         });
-        expect(addonPlacement(true, { coreDns: true, systemPool: true }).nodeSelector).to.deep.equal({ "platform/role": "system" });
-        expect(addonPlacement(false, { coreDns: false, systemPool: false }).nodeSelector).to.deep.equal({});
+        expect(addonPlacement(true, { nodeGroups: true, builtInPools: ["system"] }).nodeSelector).to.deep.equal({
+            "platform/role": "system",
+        });
+        expect(addonPlacement(false, { nodeGroups: false, builtInPools: ["general-purpose"] }).nodeSelector).to.deep.equal({});
     });
 
     it("renders the default gp3 StorageClass on Auto Mode's provisioner: encrypted, bound where the pod lands, expandable", () => {
@@ -242,7 +258,7 @@ describe("EKS Auto Mode: pools and add-ons", () => {
             cluster,
             hasSystemNodes: false,
             keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
-            autoMode: { coreDns: false, systemPool: true },
+            autoMode: { nodeGroups: false, builtInPools: ["system"] },
         });
         await settled();
     });

@@ -2,12 +2,12 @@ import { expect } from "chai";
 import {
     AUTO_MODE_BUILT_IN_POOLS,
     AUTO_MODE_MAX_NODE_LIFETIME_SECONDS,
+    BUILT_IN_POOL_NAMES,
     enabledBuiltInPools,
     isAutoModeNodePool,
     nodePoolLifetime,
     path,
 } from "eks-platform-kernel";
-import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS as CONFIG_LIFETIME } from "../../components/config/autoMode";
 
 const cluster = (autoMode: unknown) => ({ type: "eks:index:Cluster", name: "cluster-eks", urn: "urn:c", props: { autoMode } });
 
@@ -37,7 +37,8 @@ describe("kernel autoMode", () => {
 
     it("has one home for the 21-day lifetime: the config's is the kernel's", () => {
         expect(AUTO_MODE_MAX_NODE_LIFETIME_SECONDS).to.equal(21 * 24 * 3600);
-        expect(CONFIG_LIFETIME).to.equal(AUTO_MODE_MAX_NODE_LIFETIME_SECONDS);
+        // The names the config takes are the pools the data holds, one each.
+        expect([...BUILT_IN_POOL_NAMES].sort()).to.deep.equal(Object.keys(AUTO_MODE_BUILT_IN_POOLS).sort());
     });
 
     it("reads the built-in pools a cluster enables, both by default, each once, typos apart", () => {

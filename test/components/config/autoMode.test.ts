@@ -4,7 +4,8 @@
  */
 import { expect } from "chai";
 import { PROJECT } from "../../../components/config";
-import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS, autoModeSchema } from "../../../components/config/autoMode";
+import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS } from "eks-platform-kernel";
+import { autoModeSchema } from "../../../components/config/autoMode";
 import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 
 const A = `${PROJECT}:autoMode`;
