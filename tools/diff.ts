@@ -361,7 +361,7 @@ export function diffRenders(before: readonly RecordedResource[], after: readonly
     if (switched) {
         disrupt("switch", switched.cluster, autoModeSwitch(switched.on, before, after));
     }
-    for (const clash of sameNameObjects(before, after, old, matched)) {
+    for (const clash of sameNameObjects(after, old, matched)) {
         disrupt(
             "refused",
             clash.created,
@@ -415,7 +415,7 @@ function autoModeSwitch(on: boolean, before: readonly RecordedResource[], after:
 
 /** A Kubernetes object's identity: kind (with its API version), namespace and name, from a recorded resource. */
 function kubernetesIdentity(r: RecordedResource): string | undefined {
-    if (!r.type.startsWith("kubernetes:") || r.type.startsWith("kubernetes:helm.sh/") || r.type.startsWith("pulumi:")) {
+    if (!r.type.startsWith("kubernetes:")) {
         return undefined;
     }
     const metadata = r.props.metadata as { name?: unknown; namespace?: unknown } | undefined;
@@ -431,7 +431,6 @@ function kubernetesIdentity(r: RecordedResource): string | undefined {
  * kind, namespace and name (a URN change without an alias, or one component replaced by another).
  */
 function sameNameObjects(
-    before: readonly RecordedResource[],
     after: readonly RecordedResource[],
     old: ReadonlyMap<string, RecordedResource>,
     matched: ReadonlySet<string>,
@@ -443,12 +442,11 @@ function sameNameObjects(
             deleted.set(id, was);
         }
     }
-    const beforeUrns = new Set(before.map((r) => r.urn));
     const out: { identity: string; created: RecordedResource; deleted: RecordedResource; immutable: string[] }[] = [];
     for (const now of after) {
         const id = kubernetesIdentity(now);
         const was = id === undefined ? undefined : deleted.get(id);
-        if (id === undefined || was === undefined || beforeUrns.has(now.urn) || (now.aliases ?? []).some((a) => old.has(a))) {
+        if (id === undefined || was === undefined) {
             continue;
         }
         const rule = replacementRule(now.type);

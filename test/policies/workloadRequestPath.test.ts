@@ -161,6 +161,33 @@ describe("policy workload-request-path (stack)", () => {
             await runStack(workloadRequestPath, [d, autoNlb, gatedNamespace()]),
             /^Undecided: Service prod\/api is served by EKS Auto Mode's load balancing \(eks\.amazonaws\.com\/nlb\)/,
         );
+        // Only an IngressClass names the controller, only an Ingress and a Service are fronts; a namespaceless Ingress is in default.
+        const lookalike = (type: string, spec: Record<string, unknown>): TestResource => ({
+            type,
+            name: `like-${type.split(":").pop()}`,
+            props: { metadata: { name: "alb", namespace: "prod" }, spec },
+        });
+        const bareIngress = changed(ingress(ALB_IP), "metadata.namespace", undefined);
+        expectUndecided(
+            await runStack(workloadRequestPath, [
+                d,
+                service(),
+                bareIngress,
+                gatedNamespace(),
+                autoClass,
+                lookalike("kubernetes:example.com/v1:Gateway", { controller: "eks.amazonaws.com/alb", ingressClassName: "alb" }),
+                lookalike("kubernetes:example.com/v1:Balancer", { loadBalancerClass: "eks.amazonaws.com/nlb" }),
+            ]),
+            /^Undecided: Ingress default\/api is served by EKS Auto Mode's load balancing/,
+        );
+        const notAClass = await runStack(workloadRequestPath, [
+            d,
+            service(),
+            ingress(ALB_IP),
+            gatedNamespace(),
+            { ...autoClass, type: "kubernetes:example.com/v1:IngressClassLike" },
+        ]);
+        expect(notAClass.undecided.map((u) => u.message).filter((m) => m.includes("EKS Auto Mode"))).to.deep.equal([]);
         // The AWS Load Balancer Controller's class stays judged as before: clean here.
         expectClean(await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), gatedNamespace()]));
     });

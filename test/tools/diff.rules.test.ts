@@ -268,6 +268,28 @@ describe("tools/diff.ts diffRenders: EKS Auto Mode switched in place, and object
         // No switch: nothing said.
         expect(diffRenders([auto], [changed(auto, { version: "1.34" })]).disruptions).to.deep.equal([]);
         expect(summaryLine(diffRenders([standard, lbc], [auto]))).to.include("1 compute switch");
+        // Exactly that message, clauses joined by "; ".
+        expect(sw[0].message).to.equal(
+            "eks:index:Cluster cluster-eks: EKS Auto Mode turned on in place: the control plane stays (an UpdateClusterConfig), and workloads move to Auto Mode nodes only as the node groups and NodePools this diff deletes drain; the AWS Load Balancer Controller is removed: the load balancers it created are not migrated; each Ingress and Service of type LoadBalancer gets a new load balancer (a new DNS name) from Auto Mode's controller, and the old ones are left in the account; the EBS CSI driver (ebs.csi.aws.com) is removed: volumes it provisioned are not migrated to Auto Mode's driver (ebs.csi.eks.amazonaws.com), so their claims no longer attach; for stateful or load-balanced workloads AWS recommends a new cluster beside this one and a DNS cut-over (docs/automode.md)",
+        );
+        // Another chart, another add-on, the same names on another type, or one still there: not named.
+        const otherChart = resource("kubernetes:helm.sh/v3:Release", "nginx", { chart: "ingress-nginx" });
+        const otherAddon = resource("aws:eks/addon:Addon", "cni", { addonName: "vpc-cni" });
+        const notARelease = resource("kubernetes:core/v1:ConfigMap", "x", {
+            chart: "aws-load-balancer-controller",
+            addonName: "aws-ebs-csi-driver",
+        });
+        for (const [was, now] of [
+            [[standard, otherChart, otherAddon, notARelease], [auto]],
+            [
+                [standard, lbc, ebs],
+                [auto, lbc, ebs],
+            ],
+        ] as const) {
+            const message = diffRenders([...was], [...now]).disruptions.find((d) => d.kind === "switch")?.message ?? "";
+            expect(message).to.not.include("Load Balancer Controller").and.not.include("EBS CSI");
+            expect(message).to.include("; for stateful or load-balanced workloads AWS recommends a new cluster beside this one");
+        }
     });
 
     it("refuses a Kubernetes object deleted under one resource and created under another with the same kind, namespace and name, naming what cannot change in place", () => {
@@ -276,7 +298,14 @@ describe("tools/diff.ts diffRenders: EKS Auto Mode switched in place, and object
         expect(refused).to.have.length(1);
         expect(refused[0].urn).to.equal(newClass.urn);
         expect(refused[0].message).to.include(`creates storage.k8s.io/v1:StorageClass gp3, which ${SC} addons-ebs-csi-gp3 still is`);
-        expect(refused[0].message).to.include("(and provisioner cannot change in place)");
+        expect(refused[0].message).to.include(
+            "the create fails on the existing object (and provisioner cannot change in place), or, if it took",
+        );
+        const twoFields = diffRenders(
+            [oldClass],
+            [changed(newClass, { reclaimPolicy: "Retain", volumeBindingMode: "Immediate" })],
+        ).disruptions;
+        expect(twoFields[0].message).to.match(/\(and [a-zA-Z.]+, [a-zA-Z.]+(, [a-zA-Z.]+)* cannot change in place\)/);
         // Another name, another namespace, or an alias to the old URN: no clash.
         expect(diffRenders([oldClass], [changed(newClass, { metadata: { name: "gp3-auto" } })]).disruptions).to.deep.equal([]);
         const CM = "kubernetes:core/v1:ConfigMap";
@@ -289,7 +318,7 @@ describe("tools/diff.ts diffRenders: EKS Auto Mode switched in place, and object
         const same = resource(CM, "c", { metadata: { name: "x", namespace: "one" } });
         const plain = diffRenders([a], [same]).disruptions;
         expect(plain.map((d) => d.kind)).to.deep.equal(["refused"]);
-        expect(plain[0].message).to.not.include("cannot change in place");
+        expect(plain[0].message).to.include("the create fails on the existing object, or, if it took the object over");
     });
 });
 
