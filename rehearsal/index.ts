@@ -42,9 +42,6 @@ export interface RehearsalOptions {
     capacityElsewhere?: boolean;
 }
 
-/** A pod cut short (report.ts, problemsOf): true of every node's expiry, not only of all at once. */
-const CUT_SHORT = / is cut short during the rollout of /;
-
 /**
  * Rehearses the rollout of every group (or one) of the stack. `verdicts` collects what was
  * unknown at preview and what the engine could not judge (the policy hands it to the analyzer);
@@ -97,7 +94,7 @@ export function rehearse(
         } else if (model.capacityUndecided || (p.namespace !== undefined && model.undecidedNamespaces.has(p.namespace))) {
             withheld.push(p);
             atApply.push(`${what(p)} — unless what is unknown until apply changes it`);
-        } else if (p.change === "expiry" && !CUT_SHORT.test(p.message)) {
+        } else if (p.change === "expiry" && !p.cutShort) {
             // A forced expiry is replayed as its worst case (every node of the pool at once): the
             // nodes' ages are not in the input, so what follows from their expiring together is said,
             // never a failure by itself. A grace period past the pool's terminationGracePeriod is cut

@@ -188,6 +188,11 @@ export interface Problem {
     capacity?: true;
     /** Reported at the advisory level: work is interrupted, no request dropped (never blocks a rollout's verdict). */
     advisory?: true;
+    /**
+     * A pod cut short: its grace period outlasts its node's drain window, which is true of any one
+     * node leaving, not only of every node of a pool leaving together.
+     */
+    cutShort?: true;
     message: string;
 }
 
@@ -287,6 +292,7 @@ export function problemsOf(
                 {
                     ...on,
                     urn: k.workloadUrn,
+                    cutShort: true,
                     message: violation(
                         `Pod ${k.pod} of ${k.workload} is cut short during the rollout of ${subject} (wave ${k.wave}): ${k.how}`,
                         `its in-flight work is lost: ${DROP}`,

@@ -485,6 +485,10 @@ describe("drain rehearsal problems: order", () => {
         });
         const first = group({ name: "a", urn: "urn:a", zeroReady: [{ workload: "W", wave: 1, cause: "c", services: ["S"] }] });
         const ps = problemsOf([first, full], [{ pod: "p", workload: "W", reasons: "r" }], () => undefined);
+        // Only the pod cut short is marked so: it is true of any one node leaving (index.ts keeps it a problem under a forced expiry).
+        expect(ps.filter((p) => p.cutShort).map((p) => p.message.split(":")[0])).to.deep.equal([
+            "Pod p of W is cut short during the rollout of NodePool b (wave 1)",
+        ]);
         expect(ps.map((p) => [p.groupUrn, p.message.split(" ").slice(0, 2).join(" ")])).to.deep.equal([
             [undefined, "Pod p"],
             ["urn:a", "W reaches"],
