@@ -23,6 +23,7 @@
  *   threshold 2) and docs/guide/service/annotations.md (NLB: interval 10 s, unhealthy threshold 3).
  * - Readiness gates only for `ip` targets: docs/deploy/pod_readiness_gate.md.
  */
+import { AUTO_MODE_COMPONENTS } from "./autoModeComponents";
 import { ContainerRef, containersOf, kubernetesKind, namespaceOf, objectName, PreStopSleep, preStopSleep } from "./kubernetes";
 import { LOAD_BALANCER_CONTROLLER_API, REQUEST_PATH_TIMING } from "./loadBalancers";
 import type { LoadBalancerType } from "./loadBalancers";
@@ -195,21 +196,39 @@ function ingressBackends(spec: unknown): { service: string; port: { number?: num
     return out;
 }
 
+/** A load balancer this model does not cover: one EKS Auto Mode's own controller builds. */
+export interface UnmodelledFront {
+    /** `Ingress <namespace>/<name>` or `Service <namespace>/<name>`. */
+    subject: string;
+    /** The controller or class that serves it. */
+    by: string;
+    urn?: string;
+}
+
 /**
  * Every load balancer the AWS Load Balancer Controller builds for the input's Services and
  * Ingresses, each with the Service it sends to: NLBs for `type: LoadBalancer` Services it serves,
  * ALBs for Ingresses of its class (named by `spec.ingressClassName`, the deprecated
  * `kubernetes.io/ingress.class` annotation, or the default IngressClass). A class the input does
  * not define counts as the controller's when it is the platform's `alb`. Objects unknown at
- * preview are left undecided in `verdicts`.
+ * preview are left undecided in `verdicts`. The Ingresses and Services EKS Auto Mode's load
+ * balancing serves instead (an IngressClass of controller `eks.amazonaws.com/alb`, resolved the same
+ * way; `loadBalancerClass: eks.amazonaws.com/nlb`) go to `unmodelled`: their request path is not
+ * published.
  */
 export function readLoadBalancerFronts(
     resources: readonly StackResource[],
     services: readonly Service[],
     verdicts: Verdicts,
+    unmodelled: UnmodelledFront[] = [],
 ): LoadBalancerFront[] {
     const api = LOAD_BALANCER_CONTROLLER_API;
     const out: LoadBalancerFront[] = services.map(serviceFront).filter((f): f is LoadBalancerFront => f !== undefined);
+    for (const s of services) {
+        if (s.type === "LoadBalancer" && s.loadBalancerClass === AUTO_MODE_COMPONENTS.loadBalancerClass) {
+            unmodelled.push({ subject: `Service ${s.namespace}/${s.name}`, by: AUTO_MODE_COMPONENTS.loadBalancerClass, urn: s.urn });
+        }
+    }
     const classes = new Map<string, IngressClassInfo>();
     const params = new Map<string, string>();
     const ingresses: StackResource[] = [];
@@ -244,11 +263,14 @@ export function readLoadBalancerFronts(
             const named = asString(field(spec, "ingressClassName")) ?? annotations["kubernetes.io/ingress.class"];
             const cls = named !== undefined ? classes.get(named) : [...classes.values()].find((c) => c.isDefault);
             const ours = cls ? cls.controller === api.ingressController : named === api.ingressClass;
+            const name = objectName(r.props, r.name);
+            const namespace = namespaceOf(r.props);
+            if (cls?.controller === AUTO_MODE_COMPONENTS.ingressController) {
+                unmodelled.push({ subject: `Ingress ${namespace}/${name}`, by: cls.controller, urn: r.urn });
+            }
             if (!ours) {
                 return;
             }
-            const name = objectName(r.props, r.name);
-            const namespace = namespaceOf(r.props);
             const classTarget = cls?.params !== undefined ? params.get(cls.params) : undefined;
             const seen = new Set<string>();
             for (const b of ingressBackends(spec)) {

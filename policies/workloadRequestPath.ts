@@ -1,6 +1,4 @@
 import {
-    asString,
-    AUTO_MODE_COMPONENTS,
     LOAD_BALANCER_CONTROLLER_API,
     REQUEST_PATH_TIMING,
     asNumeric,
@@ -32,6 +30,7 @@ import {
     StopRouting,
     tightestWindow,
     undecided,
+    UnmodelledFront,
     Verdicts,
     violation,
     Workload,
@@ -96,7 +95,8 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
     validateStack: (args, reportViolation, config) => {
         const verdicts = new Verdicts();
         const services = readServices(args.resources, verdicts);
-        const fronts = readLoadBalancerFronts(args.resources, services, verdicts);
+        const autoModeFronts: UnmodelledFront[] = [];
+        const fronts = readLoadBalancerFronts(args.resources, services, verdicts, autoModeFronts);
         const windows = readDrainWindows(args.resources, verdicts, config.spotNoticeSeconds);
         const namespaces = new Map<string, Record<string, string>>();
         // A Namespace unknown at preview may be the one a workload is in: its labels wait for apply.
@@ -218,7 +218,7 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
                 ),
             );
         }
-        for (const front of autoModeFronts(args.resources)) {
+        for (const front of autoModeFronts) {
             // EKS Auto Mode's controller is AWS's own; what it keeps routing to a deleted pod is not published.
             verdicts.judge(front.subject, () =>
                 reportUndecided(
@@ -245,41 +245,6 @@ export const workloadRequestPath = declareStackPolicy<WorkloadRequestPathConfig>
         }
     },
 });
-
-/**
- * The Ingresses and Services EKS Auto Mode's load balancing serves: an Ingress of an IngressClass
- * whose controller is `eks.amazonaws.com/alb`, a Service of `loadBalancerClass:
- * eks.amazonaws.com/nlb` (auto-configure-alb.adoc, auto-configure-nlb.adoc).
- */
-function autoModeFronts(
-    resources: readonly { type: string; urn: string; props: Record<string, unknown> }[],
-): { subject: string; by: string; urn: string }[] {
-    const classes = new Set(
-        resources
-            .filter(
-                (r) =>
-                    r.type === "kubernetes:networking.k8s.io/v1:IngressClass" &&
-                    path(r.props, "spec", "controller") === AUTO_MODE_COMPONENTS.ingressController,
-            )
-            .map((r) => path(r.props, "metadata", "name"))
-            .filter((n): n is string => typeof n === "string"),
-    );
-    const out: { subject: string; by: string; urn: string }[] = [];
-    for (const r of resources) {
-        const ns = path(r.props, "metadata", "namespace");
-        const name = `${typeof ns === "string" ? ns : "default"}/${asString(path(r.props, "metadata", "name")) ?? "?"}`;
-        if (r.type === "kubernetes:networking.k8s.io/v1:Ingress" && classes.has(path(r.props, "spec", "ingressClassName") as string)) {
-            out.push({ subject: `Ingress ${name}`, by: AUTO_MODE_COMPONENTS.ingressController, urn: r.urn });
-        }
-        if (
-            r.type === "kubernetes:core/v1:Service" &&
-            path(r.props, "spec", "loadBalancerClass") === AUTO_MODE_COMPONENTS.loadBalancerClass
-        ) {
-            out.push({ subject: `Service ${name}`, by: AUTO_MODE_COMPONENTS.loadBalancerClass, urn: r.urn });
-        }
-    }
-    return out;
-}
 
 /** A pod whose node selector keeps it off Spot (Karpenter's and EKS managed groups' capacity-type labels). */
 function pinnedOnDemand(podSpec: unknown): boolean {

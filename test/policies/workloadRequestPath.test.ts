@@ -185,9 +185,32 @@ describe("policy workload-request-path (stack)", () => {
             service(),
             ingress(ALB_IP),
             gatedNamespace(),
-            { ...autoClass, type: "kubernetes:example.com/v1:IngressClassLike" },
+            {
+                ...autoClass,
+                type: "kubernetes:example.com/v1:IngressClassLike",
+                props: { ...autoClass.props, apiVersion: "example.com/v1", kind: "IngressClassLike" },
+            },
         ]);
         expect(notAClass.undecided.map((u) => u.message).filter((m) => m.includes("EKS Auto Mode"))).to.deep.equal([]);
+        // The class is found as the controller finds it: the cluster's default class, or the deprecated annotation.
+        const defaultClass = changed(autoClass, "metadata.annotations", { "ingressclass.kubernetes.io/is-default-class": "true" });
+        expectUndecided(
+            await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP, null), gatedNamespace(), defaultClass]),
+            /^Undecided: Ingress prod\/api is served by EKS Auto Mode's load balancing/,
+        );
+        expectUndecided(
+            await runStack(workloadRequestPath, [
+                d,
+                service(),
+                ingress({ ...ALB_IP, "kubernetes.io/ingress.class": "alb" }, null),
+                gatedNamespace(),
+                autoClass,
+            ]),
+            /^Undecided: Ingress prod\/api is served by EKS Auto Mode's load balancing/,
+        );
+        // A Service of Auto Mode's class that is not a load balancer is no front.
+        const clusterIp = await runStack(workloadRequestPath, [d, changed(service(), "spec.loadBalancerClass", "eks.amazonaws.com/nlb")]);
+        expect(clusterIp.undecided.map((u) => u.message).filter((m) => m.includes("EKS Auto Mode"))).to.deep.equal([]);
         // The AWS Load Balancer Controller's class stays judged as before: clean here.
         expectClean(await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), gatedNamespace()]));
     });
