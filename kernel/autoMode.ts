@@ -179,6 +179,36 @@ export interface EnabledBuiltInPool {
 }
 
 /**
+ * A cluster resource that runs EKS Auto Mode, with the built-in pools it names (pulumi-eks's
+ * default of both when its `computeConfig.nodePools` is unset); undefined for anything else.
+ */
+function autoModeCompute(r: ResourceLike): { nodePools: unknown } | undefined {
+    if (r.type === "eks:index:Cluster") {
+        const auto = field(r.props, "autoMode");
+        if (field(auto, "enabled") !== true) {
+            return undefined;
+        }
+        const compute = field(auto, "computeConfig");
+        return {
+            nodePools:
+                compute === undefined || field(compute, "nodePools") === undefined
+                    ? ["general-purpose", "system"]
+                    : field(compute, "nodePools"),
+        };
+    }
+    if (r.type === "aws:eks/cluster:Cluster") {
+        const compute = field(r.props, "computeConfig");
+        return field(compute, "enabled") === true ? { nodePools: field(compute, "nodePools") } : undefined;
+    }
+    return undefined;
+}
+
+/** True when a cluster of the input runs EKS Auto Mode (pulumi-eks `autoMode.enabled`, or `computeConfig.enabled`). */
+export function runsAutoMode(resources: readonly ResourceLike[]): boolean {
+    return resources.some((r) => autoModeCompute(r) !== undefined);
+}
+
+/**
  * The built-in pools the stack's clusters enable: pulumi-eks's `autoMode.computeConfig.nodePools`
  * (both pools when `autoMode.enabled` and the list is unset, pulumi-eks's documented default) and
  * `aws:eks/cluster:Cluster` `computeConfig` (`enabled` and `nodePools`). A pool counts once even
@@ -194,26 +224,11 @@ export function enabledBuiltInPools(resources: readonly ResourceLike[]): {
     const invalid: { cluster: ResourceLike; name: string }[] = [];
     const unknown: ResourceLike[] = [];
     for (const r of resources) {
-        let raw: unknown;
-        if (r.type === "eks:index:Cluster") {
-            const auto = field(r.props, "autoMode");
-            if (field(auto, "enabled") !== true) {
-                continue;
-            }
-            const compute = field(auto, "computeConfig");
-            raw =
-                compute === undefined || field(compute, "nodePools") === undefined
-                    ? ["general-purpose", "system"]
-                    : field(compute, "nodePools");
-        } else if (r.type === "aws:eks/cluster:Cluster") {
-            const compute = field(r.props, "computeConfig");
-            if (field(compute, "enabled") !== true) {
-                continue;
-            }
-            raw = field(compute, "nodePools");
-        } else {
+        const compute = autoModeCompute(r);
+        if (compute === undefined) {
             continue;
         }
+        const raw = compute.nodePools;
         if (isUnknownSentinel(raw)) {
             unknown.push(r);
             continue;

@@ -23,6 +23,7 @@
  *   threshold 2) and docs/guide/service/annotations.md (NLB: interval 10 s, unhealthy threshold 3).
  * - Readiness gates only for `ip` targets: docs/deploy/pod_readiness_gate.md.
  */
+import { runsAutoMode } from "./autoMode";
 import { AUTO_MODE_COMPONENTS } from "./autoModeComponents";
 import { ContainerRef, containersOf, kubernetesKind, namespaceOf, objectName, PreStopSleep, preStopSleep } from "./kubernetes";
 import { LOAD_BALANCER_CONTROLLER_API, REQUEST_PATH_TIMING } from "./loadBalancers";
@@ -213,8 +214,9 @@ export interface UnmodelledFront {
  * not define counts as the controller's when it is the platform's `alb`. Objects unknown at
  * preview are left undecided in `verdicts`. The Ingresses and Services EKS Auto Mode's load
  * balancing serves instead (an IngressClass of controller `eks.amazonaws.com/alb`, resolved the same
- * way; `loadBalancerClass: eks.amazonaws.com/nlb`) go to `unmodelled`: their request path is not
- * published.
+ * way; `loadBalancerClass: eks.amazonaws.com/nlb`, which is the default class of a `type:
+ * LoadBalancer` Service on a cluster of the input that runs Auto Mode) go to `unmodelled`: their
+ * request path is not published.
  */
 export function readLoadBalancerFronts(
     resources: readonly StackResource[],
@@ -223,11 +225,24 @@ export function readLoadBalancerFronts(
     unmodelled: UnmodelledFront[] = [],
 ): LoadBalancerFront[] {
     const api = LOAD_BALANCER_CONTROLLER_API;
-    const out: LoadBalancerFront[] = services.map(serviceFront).filter((f): f is LoadBalancerFront => f !== undefined);
-    for (const s of services) {
-        if (s.type === "LoadBalancer" && s.loadBalancerClass === AUTO_MODE_COMPONENTS.loadBalancerClass) {
-            unmodelled.push({ subject: `Service ${s.namespace}/${s.name}`, by: AUTO_MODE_COMPONENTS.loadBalancerClass, urn: s.urn });
-        }
+    // Auto Mode makes its class the cluster's default for a Service that names none (auto-configure-nlb).
+    const autoMode = verdicts.read("EKS Auto Mode (computeConfig.enabled)", () => runsAutoMode(resources)) === true;
+    const autoModeClass = (s: Service) =>
+        s.type === "LoadBalancer" &&
+        (s.loadBalancerClass === AUTO_MODE_COMPONENTS.loadBalancerClass || (s.loadBalancerClass === undefined && autoMode));
+    const out: LoadBalancerFront[] = services
+        .filter((s) => !autoModeClass(s))
+        .map(serviceFront)
+        .filter((f): f is LoadBalancerFront => f !== undefined);
+    for (const s of services.filter(autoModeClass)) {
+        unmodelled.push({
+            subject: `Service ${s.namespace}/${s.name}`,
+            by:
+                s.loadBalancerClass === undefined
+                    ? `${AUTO_MODE_COMPONENTS.loadBalancerClass}, the cluster's default class`
+                    : AUTO_MODE_COMPONENTS.loadBalancerClass,
+            urn: s.urn,
+        });
     }
     const classes = new Map<string, IngressClassInfo>();
     const params = new Map<string, string>();

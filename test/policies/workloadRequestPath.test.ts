@@ -208,6 +208,19 @@ describe("policy workload-request-path (stack)", () => {
             ]),
             /^Undecided: Ingress prod\/api is served by EKS Auto Mode's load balancing/,
         );
+        // On a cluster that runs Auto Mode, a load balancer Service that names no class gets Auto Mode's (its default).
+        const cluster = (enabled: boolean): TestResource => ({
+            type: "aws:eks/cluster:Cluster",
+            name: "cluster",
+            props: { name: "c", computeConfig: { enabled, nodePools: ["system"] } },
+        });
+        expectUndecided(
+            await runStack(workloadRequestPath, [d, nlb, gatedNamespace(), cluster(true)]),
+            /^Undecided: Service prod\/api is served by EKS Auto Mode's load balancing \(eks\.amazonaws\.com\/nlb, the cluster's default class\)/,
+        );
+        const standard = await runStack(workloadRequestPath, [d, nlb, gatedNamespace(), cluster(false)]);
+        expect(standard.undecided.map((u) => u.message).filter((m) => m.includes("EKS Auto Mode"))).to.deep.equal([]);
+        expect(standard.notApplicable ?? "").to.not.match(/no load balancer of the AWS Load Balancer Controller/);
         // A Service of Auto Mode's class that is not a load balancer is no front.
         const clusterIp = await runStack(workloadRequestPath, [d, changed(service(), "spec.loadBalancerClass", "eks.amazonaws.com/nlb")]);
         expect(clusterIp.undecided.map((u) => u.message).filter((m) => m.includes("EKS Auto Mode"))).to.deep.equal([]);
