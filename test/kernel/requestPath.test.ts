@@ -12,6 +12,7 @@ import {
     readLoadBalancerFronts,
     readServices,
     stopRouting,
+    UnmodelledFront,
     Verdicts,
 } from "eks-platform-kernel/policy";
 import * as f from "../policies/fixtures";
@@ -53,6 +54,46 @@ describe("kernel: the request path (AWS Load Balancer Controller v2.13.3)", () =
         expect(fronts([lbService({}, { loadBalancerClass: "service.k8s.aws/other" })])).to.deep.equal([]);
         expect(fronts([f.service()])).to.deep.equal([]);
         expect(fronts([changed(f.service(), "spec.type", "NodePort")])).to.deep.equal([]);
+    });
+
+    it("leaves EKS Auto Mode's load balancers to `unmodelled`: its class, and on a cluster that runs Auto Mode a Service naming none; another class stays the controller's or no one's", () => {
+        const autoCluster = (enabled: unknown): TestResource => ({
+            type: "aws:eks/cluster:Cluster",
+            name: "cluster",
+            props: { name: "c", computeConfig: { enabled, nodePools: ["system"] } },
+        });
+        const read = (resources: TestResource[]) => {
+            const verdicts = new Verdicts();
+            const stack = resources.map((r) => ({ ...r, urn: urnOf(r), props: unknownCheckingProxy(r.props) }));
+            const unmodelled: UnmodelledFront[] = [];
+            const out = readLoadBalancerFronts(stack, readServices(stack, verdicts), verdicts, unmodelled);
+            return {
+                vias: out.map((x) => x.via),
+                unmodelled: unmodelled.map((u) => `${u.subject} by ${u.by}`),
+                undecided: verdicts.undecidedSubjects,
+            };
+        };
+        expect(read([lbService({}), autoCluster(true)])).to.deep.equal({
+            vias: [],
+            unmodelled: ["Service prod/api by eks.amazonaws.com/nlb, the cluster's default class"],
+            undecided: [],
+        });
+        expect(read([lbService({}, { loadBalancerClass: "eks.amazonaws.com/nlb" })]).unmodelled).to.deep.equal([
+            "Service prod/api by eks.amazonaws.com/nlb",
+        ]);
+        expect(read([lbService({}), autoCluster(false)])).to.deep.include({ vias: ["Service api"], unmodelled: [] });
+        const lbc = read([lbService({}, { loadBalancerClass: LOAD_BALANCER_CONTROLLER_API.loadBalancerClass }), autoCluster(true)]);
+        expect(lbc).to.deep.include({ vias: ["Service api"], unmodelled: [] });
+        expect(read([lbService({}, { loadBalancerClass: "example.com/other" }), autoCluster(true)])).to.deep.include({
+            vias: [],
+            unmodelled: [],
+        });
+        // Whether the cluster runs Auto Mode unknown until apply: said, and the Service judged as the controller's meanwhile.
+        expect(read([lbService({}), autoCluster(UNKNOWN.string)])).to.deep.equal({
+            vias: ["Service api"],
+            unmodelled: [],
+            undecided: ["EKS Auto Mode (computeConfig.enabled)"],
+        });
     });
 
     it("reads the NLB target type as buildTargetType: ip for type nlb-ip or nlb-target-type ip, instance otherwise", () => {
