@@ -182,6 +182,61 @@ describe("drain rehearsal: EKS Auto Mode", () => {
             expect(expiry(fits, "system")?.killed).to.deep.equal([]);
         });
 
+        it("expires only the pool's own nodes, launches its evicted pods' nodes in the pool after them, and drains within its terminationGracePeriod", () => {
+            const on = (name: string, pool: string) =>
+                changed(app(name, { replicas: 2, spreadHost: true }), "spec.template.spec.nodeSelector", { "karpenter.sh/nodepool": pool });
+            const r = run([
+                autoPool({ terminationGracePeriod: "1h" }),
+                nodePool("k", { terminationGracePeriod: "1h" }),
+                on("a", "auto"),
+                on("b", "k"),
+            ]);
+            const [wave] = expiry(r, "auto")!.waves;
+            expect(wave.drained).to.have.length(2);
+            expect(wave.drained.every((n) => n.startsWith("auto-"))).to.equal(true);
+            expect(wave.launched).to.have.length(2);
+            expect(wave.launched.every((n) => n.startsWith("auto-") && !wave.drained.includes(n))).to.equal(true);
+            expect(expiry(r, "auto")!.windows).to.deep.include({ seconds: 3600, source: "terminationGracePeriod of NodePool auto" });
+            // A pool with no node has nothing to expire.
+            expect(expiry(run([autoPool({ terminationGracePeriod: "1h" })]), "auto")!.waves).to.deep.equal([]);
+        });
+
+        it("holds a karpenter.sh/do-not-disrupt pod until the terminationGracePeriod, then deletes it", () => {
+            const pinned = changed(app("pinned", { replicas: 1 }), "spec.template.metadata.annotations", {
+                "karpenter.sh/do-not-disrupt": "true",
+            });
+            const e = expiry(run([autoPool({ terminationGracePeriod: "1h" }), pinned]), "auto")!;
+            expect(e.deleted.map((d) => d.workload)).to.deep.equal(["Deployment prod/pinned"]);
+            const plain = expiry(run([autoPool({ terminationGracePeriod: "1h" }), app("plain", { replicas: 1 })]), "auto")!;
+            expect(plain.deleted).to.deep.equal([]);
+        });
+
+        it("says the lifetime it replays: expireAfter Never, and what the pool leaves to Auto Mode's defaults", () => {
+            const never = expiry(
+                run([autoPool({ expireAfter: "Never", terminationGracePeriod: "1h" }), app("web", { replicas: 1 })]),
+                "auto",
+            )!;
+            expect(never.mechanism).to.match(/^forced expiry at expireAfter Never: /);
+            const defaults = expiry(run([autoPool({ expireAfter: undefined }), app("web", { replicas: 1 })]), "auto")!;
+            expect(defaults.notes.filter((n) => n.startsWith("the NodePool sets no "))).to.have.length(2);
+            expect(defaults.notes.join("\n")).to.match(
+                /the NodePool sets no expireAfter: .*\n?.*the NodePool sets no terminationGracePeriod: |the NodePool sets no terminationGracePeriod: .*the NodePool sets no expireAfter: /s,
+            );
+        });
+
+        it("counts the lifetime as expireAfter plus terminationGracePeriod, at most Auto Mode's 504h", () => {
+            const notes = (expireAfter: string, terminationGracePeriod: string) =>
+                expiry(run([autoPool({ expireAfter, terminationGracePeriod }), app("web", { replicas: 1 })]), "auto")!.notes.filter((n) =>
+                    n.includes("EKS Auto Mode lets a node live"),
+                );
+            expect(notes("503h", "1h")).to.deep.equal([]);
+            expect(notes("500h", "5h")).to.have.length(1);
+            expect(notes("503h", "2h")[0]).to.match(
+                /^expireAfter 503h plus terminationGracePeriod 2h is past the 504h EKS Auto Mode lets a node live \(automode\.adoc\)/,
+            );
+            expect(notes("Never", "1h")[0]).to.match(/^expireAfter Never plus terminationGracePeriod 1h is past the 504h/);
+        });
+
         it("notes a lifetime past Auto Mode's 21 days", () => {
             const r = run([autoPool({ expireAfter: "720h", terminationGracePeriod: "1h" }), app("web", { replicas: 1 })]);
             expect(expiry(r, "auto")!.notes.join("\n")).to.match(/past the 504h EKS Auto Mode lets a node live/);
