@@ -180,15 +180,20 @@ export interface EnabledBuiltInPool {
 
 /**
  * A cluster resource that runs EKS Auto Mode, with the built-in pools it names (pulumi-eks's
- * default of both when its `computeConfig.nodePools` is unset); undefined for anything else.
+ * default of both when its `computeConfig.nodePools` is unset); undefined for anything else. The
+ * one reading of "runs Auto Mode" for the pack, the rehearsal and the tools.
  */
-function autoModeCompute(r: ResourceLike): { nodePools: unknown } | undefined {
+function autoModeCompute(r: Pick<ResourceLike, "type" | "props">): { nodePools: unknown } | undefined {
     if (r.type === "eks:index:Cluster") {
         const auto = field(r.props, "autoMode");
         if (field(auto, "enabled") !== true) {
             return undefined;
         }
         const compute = field(auto, "computeConfig");
+        // pulumi-eks spreads computeConfig over its own `enabled: true`: a stack's `enabled: false` turns the compute off.
+        if (field(compute, "enabled") === false) {
+            return undefined;
+        }
         return {
             nodePools:
                 compute === undefined || field(compute, "nodePools") === undefined
@@ -203,8 +208,11 @@ function autoModeCompute(r: ResourceLike): { nodePools: unknown } | undefined {
     return undefined;
 }
 
-/** True when a cluster of the input runs EKS Auto Mode (pulumi-eks `autoMode.enabled`, or `computeConfig.enabled`). */
-export function runsAutoMode(resources: readonly ResourceLike[]): boolean {
+/**
+ * True when a cluster of the input runs EKS Auto Mode: pulumi-eks `autoMode.enabled` (its
+ * `computeConfig` not turned off), or `aws:eks/cluster:Cluster` `computeConfig.enabled`.
+ */
+export function runsAutoMode(resources: readonly Pick<ResourceLike, "type" | "props">[]): boolean {
     return resources.some((r) => autoModeCompute(r) !== undefined);
 }
 

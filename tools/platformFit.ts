@@ -16,6 +16,7 @@ import {
     AUTO_MODE_COMPONENTS,
     AUTO_MODE_READINESS_GATE,
     autoModeAnnotation,
+    runsAutoMode,
     stringMap,
 } from "eks-platform-kernel";
 import type { ManifestObject } from "./manifests";
@@ -62,12 +63,12 @@ function isEksAddon(r: PlanResource, addonName: string): boolean {
 }
 
 /**
- * Whether a plan's cluster runs on EKS Auto Mode: pulumi-eks's `autoMode.enabled`, its compute not
- * turned off (pulumi-eks enables block storage and load balancing with it, all or none). Pure.
+ * Whether a plan's cluster runs on EKS Auto Mode, as the kernel reads it (`runsAutoMode`), for
+ * pulumi-eks's cluster: pulumi-eks enables block storage and load balancing with the compute, all
+ * or none. Pure.
  */
 export function isAutoModeCluster(r: PlanResource): boolean {
-    const autoMode = asRecord(r.props.autoMode);
-    return r.type === "eks:index:Cluster" && autoMode?.enabled === true && asRecord(autoMode.computeConfig)?.enabled !== false;
+    return r.type === "eks:index:Cluster" && runsAutoMode([r]);
 }
 
 /** What a stack's plan provides. Pure. */
