@@ -13,6 +13,8 @@ export default tseslint.config(
             "bin/",
             "test/reporter.js",
             "tools/registerSwc.js",
+            "tools/run.js",
+            "tools/swcCache.js",
             "eslint.config.mjs",
             "eslint.boundaries.mjs",
         ],

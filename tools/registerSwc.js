@@ -13,18 +13,8 @@ const path = require("path");
 const Module = require("module");
 const swc = require("@swc/core");
 
-const options = {
-    swcrc: false,
-    configFile: false,
-    sourceMaps: "inline",
-    module: { type: "commonjs", noInterop: false, strictMode: true, ignoreDynamic: true },
-    jsc: {
-        parser: { syntax: "typescript", tsx: false, dynamicImport: true },
-        target: "es2022",
-        keepClassNames: true,
-        transform: { useDefineForClassFields: true },
-    },
-};
+// The options shared with the launcher's cache (tools/swcCache.js), source maps inline here.
+const options = { ...require("./swcCache").swcOptions, sourceMaps: "inline" };
 
 process.setSourceMapsEnabled(true);
 require.extensions[".ts"] = function compileTypeScript(module, filename) {

@@ -1,0 +1,22 @@
+// Runs a TypeScript tool without ts-node: `node tools/run.js tools/plan.ts <args>`. Each module's
+// code comes from swc's output cached in node_modules/.cache/eks-platform/swc (tools/swcCache.js),
+// compiled again only for files whose source changed; stacks still name .ts lines. ts-node spends
+// about 0.5 s loading the TypeScript compiler just to read tsconfig.json.
+//
+// The entry runs as the main module (`require.main === module`), with the same process.argv as
+// `node -r ts-node/register/transpile-only <entry> <args>`. The Pulumi CLI runs index.ts with its
+// own ts-node and never comes here.
+"use strict";
+const path = require("path");
+const Module = require("module");
+require("./swcCache").register();
+
+const [entry, ...args] = process.argv.slice(2);
+if (!entry) {
+    process.stderr.write("usage: node tools/run.js <file.ts> [args...]\n");
+    process.exit(2);
+}
+const file = path.resolve(entry);
+process.argv = [process.argv[0], file, ...args];
+// What Node's own runMain does for a CommonJS entry: load it as the main module.
+Module._load(file, null, true);
