@@ -1,4 +1,4 @@
-// The test tree mirrors the source tree: test/<path>.test.ts tests <path>.ts (or <path>.mjs, or the
+// The test tree mirrors the source tree: test/<path>.test.ts tests <path>.ts (or <path>.js, <path>.mjs, or the
 // folder <path>/), and a module with several test files names the aspect before .test.ts:
 // test/<path>.<aspect>.test.ts. So the whole-stack tests, which test index.ts over every stack file,
 // are test/index.test.ts and test/index.<aspect>.test.ts, and this file is the layout aspect of the
@@ -44,7 +44,7 @@ function exists(rel: string): boolean {
 
 /**
  * The problem with a test file's path, or undefined when it names what it tests: the paths it
- * could name are <path>.ts, <path>.mjs and <path>/, for <path> with and without one `.<aspect>`.
+ * could name are <path>.ts, <path>.js, <path>.mjs and <path>/, for <path> with and without one `.<aspect>`.
  */
 function layoutProblem(file: string, exceptions: Readonly<Record<string, string>> = EXCEPTIONS): string | undefined {
     if (file in exceptions) {
@@ -56,10 +56,10 @@ function layoutProblem(file: string, exceptions: Readonly<Record<string, string>
     }
     const dot = stem.lastIndexOf(".");
     const paths = dot > stem.lastIndexOf("/") ? [stem, stem.slice(0, dot)] : [stem];
-    const tried = paths.flatMap((p) => [`${p}.ts`, `${p}.mjs`, `${p}/`]);
+    const tried = paths.flatMap((p) => [`${p}.ts`, `${p}.js`, `${p}.mjs`, `${p}/`]);
     return tried.some(exists)
         ? undefined
-        : `${file}: names no source file or folder (none of ${tried.join(", ")}); test/<path>.test.ts tests <path>.ts, <path>.mjs or <path>/, and test/<path>.<aspect>.test.ts one aspect of it`;
+        : `${file}: names no source file or folder (none of ${tried.join(", ")}); test/<path>.test.ts tests <path>.ts, <path>.js, <path>.mjs or <path>/, and test/<path>.<aspect>.test.ts one aspect of it`;
 }
 
 describe("test/: every test file's path names what it tests (test/<path>[.<aspect>].test.ts)", () => {
@@ -80,9 +80,10 @@ describe("test/: every test file's path names what it tests (test/<path>[.<aspec
         }
     });
 
-    it("admits each form: a module, an .mjs, a folder, an index, one aspect", () => {
+    it("admits each form: a module, a .js, an .mjs, a folder, an index, one aspect", () => {
         for (const file of [
             "test/components/karpenter/aws.test.ts",
+            "test/tools/run.test.ts",
             "test/kernel/quantity.test.ts",
             "test/eslint.boundaries.test.ts",
             "test/tools.test.ts",
@@ -107,7 +108,7 @@ describe("test/: every test file's path names what it tests (test/<path>[.<aspec
         const problems = fakes.map((f) => layoutProblem(f));
         expect(problems.every(Boolean), problems.join("\n")).to.equal(true);
         expect(problems[0]).to.equal(
-            "test/karpenterAws.test.ts: names no source file or folder (none of karpenterAws.ts, karpenterAws.mjs, karpenterAws/); test/<path>.test.ts tests <path>.ts, <path>.mjs or <path>/, and test/<path>.<aspect>.test.ts one aspect of it",
+            "test/karpenterAws.test.ts: names no source file or folder (none of karpenterAws.ts, karpenterAws.js, karpenterAws.mjs, karpenterAws/); test/<path>.test.ts tests <path>.ts, <path>.js, <path>.mjs or <path>/, and test/<path>.<aspect>.test.ts one aspect of it",
         );
         expect(problems[2]).to.include("kernel/quantity.exact.more.ts").and.include("kernel/quantity.exact.ts");
         expect(problems[4]).to.match(/dot-folder.*never runs/);
