@@ -36,7 +36,8 @@ import { rehearse } from "eks-platform-rehearsal";
 import { unknownCheckingProxy } from "eks-platform-kernel/policy";
 
 const ROOT = path.resolve(__dirname, "..");
-const TS_NODE = require.resolve("ts-node/register/transpile-only");
+/** How `npm run` starts a tool (package.json): the launcher with its compile cache, no ts-node. */
+const LAUNCHER = path.join(ROOT, "tools", "run.js");
 
 function median(xs: number[]): number {
     const s = [...xs].sort((a, b) => a - b);
@@ -132,14 +133,12 @@ async function main(): Promise<number> {
     process.stdout.write(`| offline plan (gate included) | wall time | × SDK-load floor (${fmt(floor)}) |\n|---|---|---|\n`);
     for (const stack of stackNames(ROOT)) {
         // As `npm run plan` runs it: the launcher, with the compile cache as it stands.
-        const t = timeProcess([path.join(ROOT, "tools", "run.js"), path.join(ROOT, "tools", "plan.ts"), stack, "--format", "json"], runs);
+        const t = timeProcess([LAUNCHER, path.join(ROOT, "tools", "plan.ts"), stack, "--format", "json"], runs);
         // The same rendering without the policy pack: how much of the plan is the gate.
         const render = timeProcess(
             [
-                "-r",
-                TS_NODE,
                 "-e",
-                `require(${JSON.stringify(path.join(ROOT, "tools", "stackPlan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`,
+                `require(${JSON.stringify(path.join(ROOT, "tools", "swcCache.js"))}).register(); require(${JSON.stringify(path.join(ROOT, "tools", "stackPlan.ts"))}).renderPlan(${JSON.stringify(stack)}).then(() => process.exit(0))`,
             ],
             runs,
         );
@@ -358,9 +357,9 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
 export function measuredTool(script: string, args: readonly string[], cwd: string): Promise<MeasuredRun> {
     return new Promise((resolve, reject) => {
         const t0 = process.hrtime.bigint();
-        const child = spawn(process.execPath, ["-r", TS_NODE, path.join(ROOT, "tools", script), ...args], {
+        const child = spawn(process.execPath, [LAUNCHER, path.join(ROOT, "tools", script), ...args], {
             cwd,
-            env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") },
+            env: process.env,
             stdio: ["ignore", "pipe", "pipe"],
         });
         const out: Buffer[] = [];
