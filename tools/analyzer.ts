@@ -16,7 +16,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { GateInputError } from "./errors";
 import { EffectivePolicyConfig, EnforcementLevel, PackPolicy, PolicyConfigEntry } from "./policyConfig";
-import { encodeProperties } from "./requests";
+import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
 
 export function levelOf(el: analyzerpb.EnforcementLevel): EnforcementLevel {
     switch (el) {
@@ -49,7 +49,6 @@ function unary<Res>(call: (cb: (err: grpc.ServiceError | null, res: Res) => void
     });
 }
 
-/** A running policy pack: the child process and a client connected to its analyzer server. */
 /** The variable that sets how long a policy pack may take to print its port, in seconds (default 60). */
 export const BOOT_TIMEOUT_VARIABLE = "POLICY_PACK_BOOT_TIMEOUT_SECONDS";
 
@@ -98,12 +97,108 @@ export function readableTimeout(budgetMs: number, onExpire: () => void, tick = 2
     };
 }
 
-export class PolicyPackProcess {
+/** The analyzer's calls the gate makes (analyzer.proto). */
+export type AnalyzerCall = "getAnalyzerInfo" | "configure" | "configureStack" | "analyze" | "analyzeStack";
+
+/**
+ * Analyze on resources one by one, then AnalyzeStack on all of them: one gate's calls, each
+ * resource marshalled once for both, the way its calls travel.
+ */
+export interface AnalyzeChannel {
+    analyze(r: GateResource): Promise<analyzerpb.AnalyzeResponse>;
+    /** AnalyzeStack over every resource given to `analyze`, in that order. */
+    analyzeStack(): Promise<analyzerpb.AnalyzeResponse>;
+}
+
+/**
+ * A policy pack the gate talks to: the engine's questions and how their answers read, whichever
+ * way the calls travel (the pack's own process over gRPC, or the SDK's handlers in this process:
+ * inProcessPack.ts).
+ */
+export abstract class PolicyPack {
+    protected abstract call<Res>(name: AnalyzerCall, request: unknown): Promise<Res>;
+
+    /** A new gate's Analyze and AnalyzeStack calls. */
+    abstract channel(): AnalyzeChannel;
+
+    abstract close(): void;
+
+    async info(): Promise<{ name: string; version: string; policies: PackPolicy[]; initialConfig: Record<string, PolicyConfigEntry> }> {
+        const info = await this.call<analyzerpb.AnalyzerInfo>("getAnalyzerInfo", new Empty());
+        const policies = info.getPoliciesList().map((p): PackPolicy => {
+            const schema = p.getConfigschema();
+            return {
+                name: p.getName(),
+                description: p.getDescription(),
+                kind: p.getPolicyType() === analyzerpb.PolicyType.POLICY_TYPE_STACK ? "stack" : "resource",
+                enforcementLevel: levelOf(p.getEnforcementlevel()),
+                ...(schema
+                    ? {
+                          configSchema: {
+                              properties: (schema.getProperties()?.toJavaScript() ?? {}) as Record<string, Record<string, unknown>>,
+                              required: schema.getRequiredList(),
+                          },
+                      }
+                    : {}),
+            };
+        });
+        const initialConfig: Record<string, PolicyConfigEntry> = {};
+        info.getInitialconfigMap().forEach((v, k) => {
+            initialConfig[k] = { enforcementLevel: levelOf(v.getEnforcementlevel()), properties: v.getProperties()?.toJavaScript() ?? {} };
+        });
+        return { name: info.getName(), version: info.getVersion(), policies, initialConfig };
+    }
+
+    /** `tags` reach the policies as `args.stackTags` (the manifest gate marks its input as manifests). */
+    async configureStack(stack: string, project: string, tags: Readonly<Record<string, string>> = {}): Promise<void> {
+        const req = new analyzerpb.AnalyzerStackConfigureRequest();
+        req.setStack(stack);
+        req.setProject(project);
+        req.setDryRun(true);
+        for (const [k, v] of Object.entries(tags)) {
+            req.getTagsMap().set(k, v);
+        }
+        await this.call<analyzerpb.AnalyzerStackConfigureResponse>("configureStack", req);
+    }
+
+    async configure(config: Record<string, EffectivePolicyConfig>): Promise<void> {
+        const req = new analyzerpb.ConfigureAnalyzerRequest();
+        const map = req.getPolicyconfigMap();
+        for (const [name, c] of Object.entries(config)) {
+            const pc = new analyzerpb.PolicyConfig();
+            pc.setEnforcementlevel(levelToProto(c.enforcementLevel));
+            pc.setProperties(Struct.deserializeBinary(encodeProperties(c.properties)));
+            map.set(name, pc);
+        }
+        await this.call<Empty>("configure", req);
+    }
+}
+
+/**
+ * The program of the policy pack in `packDir` (its index.ts or index.js), as the CLI finds it; a
+ * directory that is not a pack is bad input, named.
+ */
+export function packEntry(packDir: string): string {
+    const dir = path.resolve(packDir);
+    if (!fs.existsSync(path.join(dir, "PulumiPolicy.yaml"))) {
+        throw new GateInputError(`${dir}: not a policy pack (no PulumiPolicy.yaml)`);
+    }
+    const entry = ["index.ts", "index.js"].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
+    if (!entry) {
+        throw new GateInputError(`${dir}: policy pack has no index.ts or index.js`);
+    }
+    return entry;
+}
+
+/** A running policy pack: the child process and a client connected to its analyzer server. */
+export class PolicyPackProcess extends PolicyPack {
     private constructor(
         private readonly child: ChildProcess,
         readonly client: AnalyzerClient,
         readonly port: number,
-    ) {}
+    ) {
+        super();
+    }
 
     /**
      * Starts the pack in `packDir` as `pulumi-analyzer-policy` would (cwd = the pack, program =
@@ -111,13 +206,7 @@ export class PolicyPackProcess {
      */
     static async start(packDir: string, env: { stack: string; project: string; organization?: string }): Promise<PolicyPackProcess> {
         const dir = path.resolve(packDir);
-        if (!fs.existsSync(path.join(dir, "PulumiPolicy.yaml"))) {
-            throw new GateInputError(`${dir}: not a policy pack (no PulumiPolicy.yaml)`);
-        }
-        const entry = ["index.ts", "index.js"].find((f) => fs.existsSync(path.join(dir, f)));
-        if (!entry) {
-            throw new GateInputError(`${dir}: policy pack has no index.ts or index.js`);
-        }
+        const entry = path.basename(packEntry(dir));
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             PULUMI_STACK: env.stack,
@@ -193,62 +282,38 @@ export class PolicyPackProcess {
         return new PolicyPackProcess(child, client, port);
     }
 
-    async info(): Promise<{ name: string; version: string; policies: PackPolicy[]; initialConfig: Record<string, PolicyConfigEntry> }> {
-        const info = await unary<analyzerpb.AnalyzerInfo>((cb) => this.client.getAnalyzerInfo(new Empty(), cb));
-        const policies = info.getPoliciesList().map((p): PackPolicy => {
-            const schema = p.getConfigschema();
-            return {
-                name: p.getName(),
-                description: p.getDescription(),
-                kind: p.getPolicyType() === analyzerpb.PolicyType.POLICY_TYPE_STACK ? "stack" : "resource",
-                enforcementLevel: levelOf(p.getEnforcementlevel()),
-                ...(schema
-                    ? {
-                          configSchema: {
-                              properties: (schema.getProperties()?.toJavaScript() ?? {}) as Record<string, Record<string, unknown>>,
-                              required: schema.getRequiredList(),
-                          },
-                      }
-                    : {}),
-            };
-        });
-        const initialConfig: Record<string, PolicyConfigEntry> = {};
-        info.getInitialconfigMap().forEach((v, k) => {
-            initialConfig[k] = { enforcementLevel: levelOf(v.getEnforcementlevel()), properties: v.getProperties()?.toJavaScript() ?? {} };
-        });
-        return { name: info.getName(), version: info.getVersion(), policies, initialConfig };
-    }
-
-    /** `tags` reach the policies as `args.stackTags` (the manifest gate marks its input as manifests). */
-    async configureStack(stack: string, project: string, tags: Readonly<Record<string, string>> = {}): Promise<void> {
-        const req = new analyzerpb.AnalyzerStackConfigureRequest();
-        req.setStack(stack);
-        req.setProject(project);
-        req.setDryRun(true);
-        for (const [k, v] of Object.entries(tags)) {
-            req.getTagsMap().set(k, v);
-        }
-        await unary<analyzerpb.AnalyzerStackConfigureResponse>((cb) => this.client.configureStack(req, cb));
-    }
-
-    async configure(config: Record<string, EffectivePolicyConfig>): Promise<void> {
-        const req = new analyzerpb.ConfigureAnalyzerRequest();
-        const map = req.getPolicyconfigMap();
-        for (const [name, c] of Object.entries(config)) {
-            const pc = new analyzerpb.PolicyConfig();
-            pc.setEnforcementlevel(levelToProto(c.enforcementLevel));
-            pc.setProperties(Struct.deserializeBinary(encodeProperties(c.properties)));
-            map.set(name, pc);
-        }
-        await unary<Empty>((cb) => this.client.configure(req, cb));
+    protected call<Res>(name: AnalyzerCall, request: unknown): Promise<Res> {
+        // Called with the client as `this` below.
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        const method = this.client[name] as unknown as (
+            this: AnalyzerClient,
+            req: unknown,
+            cb: (err: grpc.ServiceError | null, res: Res) => void,
+        ) => unknown;
+        return unary<Res>((cb) => method.call(this.client, request, cb));
     }
 
     analyze(req: analyzerpb.AnalyzeRequest): Promise<analyzerpb.AnalyzeResponse> {
-        return unary<analyzerpb.AnalyzeResponse>((cb) => this.client.analyze(req, cb));
+        return this.call("analyze", req);
     }
 
     analyzeStack(req: analyzerpb.AnalyzeStackRequest): Promise<analyzerpb.AnalyzeResponse> {
-        return unary<analyzerpb.AnalyzeResponse>((cb) => this.client.analyzeStack(req, cb));
+        return this.call("analyzeStack", req);
+    }
+
+    channel(): AnalyzeChannel {
+        // Each resource as AnalyzeStack will carry it, written while its Analyze goes out.
+        const encoded: Uint8Array[] = [];
+        const sent: GateResource[] = [];
+        return {
+            analyze: (r) => {
+                const props = encodeProperties(r.props);
+                sent.push(r);
+                encoded.push(encodeStackResource(r, props));
+                return this.analyze(buildAnalyzeRequest(r, props));
+            },
+            analyzeStack: () => this.analyzeStack(buildStackRequest(sent, encoded)),
+        };
     }
 
     close(): void {

@@ -2,7 +2,8 @@
  * The policy gate: runs a CrossGuard policy pack over resources the way `pulumi preview
  * --policy-pack` does, and turns its answers into verdicts.
  *
- * The pack runs as its own process (analyzer.ts); this module plays the engine's part: it
+ * The pack runs as its own process (analyzer.ts), or, for plain manifests no engine ever sees, as
+ * the SDK's handlers in this process (inProcessPack.ts); this module plays the engine's part: it
  * configures the pack from `--policy-pack-config` (policyConfig.ts), sends every resource to
  * Analyze and all of them to AnalyzeStack (requests.ts), and keeps what the SDK answered —
  * enforcement levels, unknown-value handling and message text are the SDK's own.
@@ -10,10 +11,10 @@
 import * as grpc from "@grpc/grpc-js";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { FieldPath, fieldOf, isUndecided, UNDECIDED_PREFIX } from "eks-platform-kernel";
-import { levelOf, MAX_MESSAGE, PolicyPackProcess } from "./analyzer";
+import { levelOf, MAX_MESSAGE, PolicyPack, PolicyPackProcess } from "./analyzer";
 import { GateInputError } from "./errors";
 import { EnforcementLevel, loadPolicyPackConfig, PolicyConfigEntry, reconcilePolicyConfig } from "./policyConfig";
-import { buildAnalyzeRequest, buildStackRequest, encodeProperties, encodeStackResource, GateResource } from "./requests";
+import { GateResource } from "./requests";
 
 /**
  * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
@@ -68,8 +69,11 @@ export interface GateOptions {
     resources: readonly GateResource[];
     /** Notes to show with the report (e.g. a missing environment config). */
     warnings?: string[];
-    /** An already started pack (the caller closes it). Defaults to starting `packDir`. */
-    pack?: Promise<PolicyPackProcess>;
+    /**
+     * An already started pack (the caller closes it): its own process, or its handlers in this
+     * process (inProcessPack.ts). Defaults to starting `packDir` as its own process.
+     */
+    pack?: Promise<PolicyPack>;
     /** Stack tags for the policies' `args.stackTags` (the manifest gate marks its input as manifests). */
     stackTags?: Readonly<Record<string, string>>;
     /**
@@ -112,10 +116,9 @@ export interface GateSession {
 /** Opens a gate over resources still to come (`opts.resources` are queued at once). */
 export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: readonly GateResource[] }): GateSession {
     const owned = !opts.pack;
-    const packStarted = opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project });
+    const packStarted: Promise<PolicyPack> =
+        opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project });
     const resources: GateResource[] = [];
-    // Each resource as AnalyzeStack will carry it, written while its Analyze goes out.
-    const encoded: Uint8Array[] = [];
     const diagnostics: GateDiagnostic[] = [];
     const notApplicable = new Map<string, number>();
 
@@ -153,7 +156,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
                 ...(!undeterminable && reported === "advisory" && isUndecided(message) ? { undecided: undecidedReason(message) } : {}),
             };
         };
-        return { pack, info, config, warnings, toDiagnostic };
+        return { channel: pack.channel(), info, config, warnings, toDiagnostic };
     })();
     ready.catch(() => undefined);
 
@@ -162,13 +165,10 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
     const workers = new Set<Promise<void>>();
     let failure: { error: unknown } | undefined;
     const worker = async () => {
-        const { pack, toDiagnostic } = await ready;
+        const { channel, toDiagnostic } = await ready;
         while (next < resources.length && !failure) {
-            const i = next++;
-            const r = resources[i];
-            const props = encodeProperties(r.props);
-            encoded[i] = encodeStackResource(r, props);
-            const res = await pack.analyze(buildAnalyzeRequest(r, props));
+            const r = resources[next++];
+            const res = await channel.analyze(r);
             for (const d of res.getDiagnosticsList()) {
                 diagnostics.push(toDiagnostic(d, r.urn));
             }
@@ -203,7 +203,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
         },
         async finish() {
             try {
-                const { pack, info, config, warnings, toDiagnostic } = await ready;
+                const { channel, info, config, warnings, toDiagnostic } = await ready;
                 while (workers.size > 0) {
                     await Promise.all(workers);
                     if (!failure) {
@@ -215,7 +215,7 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
                 }
                 const stackNotApplicable = new Set<string>();
                 try {
-                    const res = await pack.analyzeStack(buildStackRequest(resources, encoded));
+                    const res = await channel.analyzeStack();
                     for (const d of res.getDiagnosticsList()) {
                         diagnostics.push(toDiagnostic(d, undefined));
                     }
@@ -245,9 +245,14 @@ export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: re
                                   ? 0
                                   : resources.length,
                     }));
+                // A total order: the analyzer's answers arrive in whatever order its calls finish.
                 diagnostics.sort(
                     (a, b) =>
-                        a.policy.localeCompare(b.policy) || (a.urn ?? "").localeCompare(b.urn ?? "") || a.message.localeCompare(b.message),
+                        a.policy.localeCompare(b.policy) ||
+                        (a.urn ?? "").localeCompare(b.urn ?? "") ||
+                        a.message.localeCompare(b.message) ||
+                        a.level.localeCompare(b.level) ||
+                        JSON.stringify(a.field ?? null).localeCompare(JSON.stringify(b.field ?? null)),
                 );
                 return {
                     pack: `${info.name}@${info.version}`,

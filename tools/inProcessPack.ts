@@ -1,18 +1,28 @@
 /**
- * EXPERIMENTAL, not wired into the gate yet: a policy pack's handlers run in this process, the
- * SDK's own (`@pulumi/policy` server.js), with no gRPC and no child process.
+ * A policy pack's handlers run in this process: the SDK's own (`@pulumi/policy` 1.21.0,
+ * server.js), with no child process, no gRPC and no protobuf bytes. For plain manifests, which no
+ * Pulumi engine ever sees, this is the manifest gate's default; `pulumi preview --policy-pack`
+ * and the plan keep the pack's own process (analyzer.ts), and `policy:check --analyzer` forces it.
  *
  * The pack's entry runs as the CLI runs it, except that `serve` is captured instead of starting a
- * server; a fresh instance of the SDK's server.js (its own config and stack tags) is then given the
- * captured arguments with a stand-in for `grpc.Server`, whose `addService` hands over the SDK's
- * handlers (getAnalyzerInfo, configure, configureStack, analyze, analyzeStack).
+ * server; a fresh instance of the SDK's server.js (its own configuration and stack tags) is then
+ * given the captured arguments with a stand-in for `grpc.Server`, whose `addService` hands over
+ * the SDK's handlers (getAnalyzerInfo, configure, configureStack, analyze, analyzeStack). Requests
+ * are the analyzer's own messages, except that properties arrive as the value the SDK would have
+ * decoded (`wireProperties`, requests.ts). Verdicts are the same as over gRPC
+ * (test/tools/inProcessPack.equivalence.test.ts); one limit differs: AnalyzeStack has no 400 MiB
+ * message cap.
  */
 import * as fs from "fs";
 import * as path from "path";
 import { Module } from "module";
+import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
+import { AnalyzeChannel, AnalyzerCall, packEntry, PolicyPack } from "./analyzer";
+import { GateInputError } from "./errors";
+import { analyzeRequestOf, stackResourceOf, wireProperties } from "./requests";
 
 type Handler = (call: { request: unknown }, cb: (err: unknown, res?: unknown) => void) => unknown;
-export type PackHandlers = Record<"getAnalyzerInfo" | "configure" | "configureStack" | "analyze" | "analyzeStack", Handler>;
+type PackHandlers = Record<AnalyzerCall, Handler>;
 type ServeArgs = [string, string, string, unknown, unknown];
 
 const captured = new Map<string, ServeArgs>();
@@ -21,17 +31,35 @@ function sdkPath(file: string): string {
     return path.join(path.dirname(require.resolve("@pulumi/policy")), file);
 }
 
-/** The arguments the pack's entry gives `serve` (cached per entry: a module runs once). */
-function packServeArgs(packDir: string): ServeArgs {
-    const dir = path.resolve(packDir);
-    const entry = ["index.ts", "index.js"].map((f) => path.join(dir, f)).find((f) => fs.existsSync(f));
-    if (!entry) {
-        throw new Error(`${dir}: policy pack has no index.ts or index.js`);
+/**
+ * While a pack runs here, what its policies print goes to stderr, as the pack's own process
+ * sends it (analyzer.ts): stdout carries the report (`--format json`, SARIF). Counted, so packs
+ * open at once restore it once.
+ */
+let redirections = 0;
+let stdoutWrite: typeof process.stdout.write | undefined;
+function redirectStdout(): () => void {
+    if (redirections++ === 0) {
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        stdoutWrite = process.stdout.write;
+        process.stdout.write = process.stderr.write.bind(process.stderr);
     }
+    let restored = false;
+    return () => {
+        if (!restored && --redirections === 0 && stdoutWrite) {
+            process.stdout.write = stdoutWrite;
+        }
+        restored = true;
+    };
+}
+
+/** The arguments the pack's entry gives `serve` (kept per entry: a module runs once). */
+function packServeArgs(entry: string): ServeArgs {
     const known = captured.get(entry);
     if (known) {
         return known;
     }
+    const dir = path.dirname(entry);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const server = require(sdkPath("server.js")) as { serve: (this: void, ...a: ServeArgs) => void };
     const { serve } = server;
@@ -47,20 +75,25 @@ function packServeArgs(packDir: string): ServeArgs {
     try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         require(entry);
+    } catch (err) {
+        throw new GateInputError(`policy pack ${dir} failed to load: ${(err as Error).stack ?? String(err)}`);
     } finally {
         server.serve = serve;
         process.cwd = cwd;
     }
     if (!args) {
-        throw new Error(`${entry} did not construct a PolicyPack`);
+        throw new GateInputError(`${entry} did not construct a PolicyPack`);
     }
     captured.set(entry, args);
     return args;
 }
 
-/** The SDK's handlers for the pack in `packDir`, with state of their own. */
-export function inProcessHandlers(packDir: string): PackHandlers {
-    const args = packServeArgs(packDir);
+/**
+ * The SDK's handlers for the pack at `entry`, with state of their own. What `serve` refuses (a bad
+ * pack or policy name, a reserved config key) ends its process; here it is bad input, named.
+ */
+function sdkHandlers(entry: string): PackHandlers {
+    const args = packServeArgs(entry);
     const file = sdkPath("server.js");
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const grpc = require("@grpc/grpc-js") as Record<string, unknown>;
@@ -78,18 +111,87 @@ export function inProcessHandlers(packDir: string): PackHandlers {
     const req = m.require.bind(m) as (id: string) => unknown;
     m.require = ((id: string): unknown => (id === "@grpc/grpc-js" ? shim : req(id))) as typeof m.require;
     m._compile(fs.readFileSync(file, "utf8"), file);
-    (m.exports as { serve: (...a: ServeArgs) => void }).serve(...args);
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    const { exit } = process;
+
+    const { error } = console;
+    const said: string[] = [];
+    process.exit = (code?: number | string | null): never => {
+        throw new GateInputError(`policy pack ${path.dirname(entry)} refused by the policy SDK (exit ${code ?? 0}): ${said.join(" ")}`);
+    };
+
+    console.error = (...a: unknown[]) => said.push(a.map(String).join(" "));
+    try {
+        (m.exports as { serve: (...a: ServeArgs) => void }).serve(...args);
+    } finally {
+        process.exit = exit;
+
+        console.error = error;
+    }
     if (!handlers) {
         throw new Error("the SDK's serve registered no analyzer service");
     }
     return handlers;
 }
 
-/** Calls one handler as gRPC would. */
-export function call<Res>(h: Handler, request: unknown): Promise<Res> {
-    return new Promise((resolve, reject) => {
-        void h({ request }, (err, res) =>
-            err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve(res as Res),
-        );
-    });
+/** Properties as a request carries them: the value the SDK's decoding would give, kept once. */
+function withProperties<T extends { getProperties(): unknown }>(message: T, props: Record<string, unknown>): T {
+    const struct = { toJavaScript: () => props };
+    message.getProperties = () => struct;
+    return message;
+}
+
+/** The pack in `packDir`, its handlers in this process. */
+export class InProcessPack extends PolicyPack {
+    private constructor(
+        private readonly handlers: PackHandlers,
+        private readonly restoreStdout: () => void,
+    ) {
+        super();
+    }
+
+    /** Loads the pack (async only to be started as its own process is: analyzer.ts). */
+    static start(packDir: string): Promise<InProcessPack> {
+        const restore = redirectStdout();
+        try {
+            return Promise.resolve(new InProcessPack(sdkHandlers(packEntry(packDir)), restore));
+        } catch (err) {
+            restore();
+            return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        }
+    }
+
+    protected call<Res>(name: AnalyzerCall, request: unknown): Promise<Res> {
+        return new Promise((resolve, reject) => {
+            void this.handlers[name]({ request }, (err, res) =>
+                err
+                    ? reject(
+                          err instanceof Error
+                              ? err
+                              : new Error(`${name}: ${(err as { details?: string }).details ?? JSON.stringify(err)}`),
+                      )
+                    : resolve(res as Res),
+            );
+        });
+    }
+
+    channel(): AnalyzeChannel {
+        const sent: analyzerpb.AnalyzerResource[] = [];
+        return {
+            analyze: (r) => {
+                const props = wireProperties(r.props);
+                sent.push(withProperties(stackResourceOf(r), props));
+                return this.call<analyzerpb.AnalyzeResponse>("analyze", withProperties(analyzeRequestOf(r), props));
+            },
+            analyzeStack: () => {
+                const req = new analyzerpb.AnalyzeStackRequest();
+                req.setResourcesList(sent);
+                return this.call<analyzerpb.AnalyzeResponse>("analyzeStack", req);
+            },
+        };
+    }
+
+    close(): void {
+        this.restoreStdout();
+    }
 }

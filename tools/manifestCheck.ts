@@ -3,7 +3,8 @@
  * a stack, with `<pack>/config/<env>.json`.
  */
 import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, undecided, violation } from "eks-platform-kernel";
-import { PolicyPackProcess } from "./analyzer";
+import { PolicyPack, PolicyPackProcess } from "./analyzer";
+import { InProcessPack } from "./inProcessPack";
 import { GateDiagnostic, GateReport, openGate } from "./gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests, subjectOf } from "./manifests";
@@ -46,6 +47,11 @@ export interface CheckOptions {
     platform?: readonly GateResource[];
     /** The namespace of namespaced objects that name none (`kubectl apply -n`); `default` otherwise. */
     namespace?: string;
+    /**
+     * Run the pack as its own process over gRPC, as `pulumi preview --policy-pack` does, instead
+     * of its handlers in this process (inProcessPack.ts): the same verdicts, slower.
+     */
+    analyzer?: boolean;
 }
 
 function resourceOf(r: ManifestResource): Violation["resource"] {
@@ -126,9 +132,11 @@ function platformFitDiagnostics(resources: readonly ManifestResource[], context:
  */
 export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     const files = collectFiles(opts.paths);
-    // The pack boots in its own process while the YAML is parsed here, and each file's objects
-    // go to Analyze while the next file is read: the pack's work overlaps the parsing.
-    const pack = PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT });
+    // In its own process, the pack boots while the YAML is parsed here; either way, each file's
+    // objects go to Analyze while the next file is read.
+    const pack: Promise<PolicyPack> = opts.analyzer
+        ? PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT })
+        : InProcessPack.start(opts.packDir);
     pack.catch(() => undefined);
     let report: GateReport;
     const resources: ManifestResource[] = [];

@@ -2,7 +2,7 @@
  * The manifest gate's command: the policy pack on plain Kubernetes YAML (kubectl, Helm `template`
  * output), for teams that do not ship through Pulumi.
  *
- *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] <file-or-dir>... | -
+ *   npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] [--analyzer] <file-or-dir>... | -
  *
  * With `--platform`, the manifests are judged beside the platform profile's context (its nodes,
  * pools, namespaces and add-ons: `npm run profile`), in the profile's environment unless `--env`
@@ -10,6 +10,10 @@
  * namespace of objects that name none, as `kubectl apply -n` sets it. SARIF rules link to their
  * entry in docs/policies.md (`helpUri`) at the commit the gate runs from (its `origin` remote),
  * or under `--docs-url` (the address of docs/policies.md, e.g. on an internal mirror).
+ *
+ * The pack's policies run in this process (tools/inProcessPack.ts: the SDK's own handlers, no
+ * gRPC); `--analyzer` runs the pack as its own process and talks to it over gRPC, exactly as
+ * `pulumi preview --policy-pack` does. The verdicts are the same (a test holds them so).
  *
  * Exit codes: 0 no mandatory violation, 1 at least one, 2 bad input (unreadable file, invalid
  * YAML — named with file and line —, bad config, unknown option).
@@ -30,7 +34,7 @@ import { API_SERVER_VALIDATION, API_SERVER_VALIDATION_DOCS } from "./schema";
 export const JSON_FORMAT_VERSION = 1;
 
 const USAGE =
-    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] <file-or-dir>... (- reads standard input)";
+    "usage: npm run policy:check -- [--env dev|prod] [--platform PROFILE] [--namespace NAME] [--format text|compact|json|sarif] [--docs-url URL] [--policy-pack <dir>] [--analyzer] <file-or-dir>... (- reads standard input)";
 
 async function main(): Promise<number> {
     const { values, positionals } = parseCommandLine(
@@ -42,6 +46,7 @@ async function main(): Promise<number> {
             format: { type: "string", default: "text" },
             "policy-pack": { type: "string", default: "policies" },
             "docs-url": { type: "string" },
+            analyzer: { type: "boolean", default: false },
         },
         USAGE,
     );
@@ -61,6 +66,7 @@ async function main(): Promise<number> {
         packDir: values["policy-pack"],
         ...(profile ? { platform: profile.profile.context } : {}),
         ...(namespace ? { namespace } : {}),
+        analyzer: values.analyzer,
     });
     profile?.warnings.forEach((w) => process.stderr.write(`warning: ${w}\n`));
     if (result.resources.length === 0) {

@@ -3,7 +3,7 @@
  * marshalled into protobuf Structs, and the Analyze / AnalyzeStack request messages.
  */
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
-import { BinaryWriter, Message } from "google-protobuf";
+import { BinaryReader, BinaryWriter, Message } from "google-protobuf";
 
 /** One resource as the engine sends it to the analyzer. */
 export interface GateResource {
@@ -87,6 +87,71 @@ export function encodeProperties(props: Record<string, unknown>): Uint8Array {
     return w.getResultBuffer();
 }
 
+// A string as google-protobuf's UTF-8 codec gives it back: only text with a surrogate code unit
+// can change (a lone one is dropped or kept as the codec decides), so only that text goes through it.
+const SURROGATE = /[\uD800-\uDFFF]/;
+function wireString(s: string): string {
+    if (!SURROGATE.test(s)) {
+        return s;
+    }
+    const w = new BinaryWriter();
+    w.writeString(1, s);
+    const r = new BinaryReader(w.getResultBuffer());
+    r.nextField();
+    return r.readString();
+}
+
+function wireValue(value: unknown): unknown {
+    if (typeof value === "string") {
+        return wireString(value);
+    } else if (typeof value === "number") {
+        return Number.isFinite(value) ? value : null;
+    } else if (typeof value === "boolean") {
+        return value;
+    } else if (Array.isArray(value)) {
+        const out: unknown[] = [];
+        // for…of, as writeList: a hole is a member (null), which map() would skip.
+        for (const v of value as unknown[]) {
+            out.push(v === undefined ? null : wireValue(v));
+        }
+        return out;
+    } else if (value instanceof Date) {
+        return value.toISOString();
+    } else if (typeof value === "bigint") {
+        return Number(value);
+    } else if (value !== null && typeof value === "object") {
+        return wireStruct(value as Record<string, unknown>);
+    }
+    return null;
+}
+
+function wireStruct(object: Record<string, unknown>): Record<string, unknown> {
+    // Decoded, a Struct is a jspb.Map: a later equal key wins, `__proto__` is lost (the map keeps
+    // its entries in a plain object), and members come back sorted by key.
+    const fields = new Map<string, unknown>();
+    for (const key of Object.keys(object)) {
+        const v = object[key];
+        if (v !== undefined) {
+            fields.set(wireString(key), v);
+        }
+    }
+    fields.delete("__proto__");
+    const out: Record<string, unknown> = {};
+    for (const key of [...fields.keys()].sort()) {
+        out[key] = wireValue(fields.get(key));
+    }
+    return out;
+}
+
+/**
+ * Properties as a pack reads them once `encodeProperties` has written them and the SDK has decoded
+ * them (`Struct.toJavaScript`), with no bytes in between: what an in-process pack is given. The
+ * equivalence is tested value for value against the codec (test/tools/requests.test.ts).
+ */
+export function wireProperties(props: Record<string, unknown>): Record<string, unknown> {
+    return wireStruct(props);
+}
+
 /** A message as `serialize` writes it, plus one length-delimited field (protobuf merges concatenated fields). */
 function withField(serialize: (w: BinaryWriter) => void, field: number, bytes: Uint8Array): Uint8Array {
     const w = new BinaryWriter();
@@ -111,26 +176,18 @@ function buildOptions(r: GateResource): analyzerpb.AnalyzerResourceOptions {
     return opts;
 }
 
-// Field number of `properties` in both AnalyzeRequest and AnalyzerResource (analyzer.proto).
-const PROPERTIES = 2;
-// Field number of `resources` in AnalyzeStackRequest.
-const RESOURCES = 1;
-
-/** The Analyze request for one resource, its properties given as `encodeProperties` bytes. */
-export function buildAnalyzeRequest(r: GateResource, props: Uint8Array = encodeProperties(r.props)): analyzerpb.AnalyzeRequest {
+/** The Analyze request for one resource, without its properties. */
+export function analyzeRequestOf(r: GateResource): analyzerpb.AnalyzeRequest {
     const req = new analyzerpb.AnalyzeRequest();
     req.setUrn(r.urn);
     req.setType(r.type);
     req.setName(r.name);
     req.setOptions(buildOptions(r));
-    return preEncoded(
-        req,
-        withField((w) => analyzerpb.AnalyzeRequest.serializeBinaryToWriter(req, w), PROPERTIES, props),
-    );
+    return req;
 }
 
-/** One resource of the AnalyzeStack request, as bytes. */
-export function encodeStackResource(r: GateResource, props: Uint8Array = encodeProperties(r.props)): Uint8Array {
+/** One resource of the AnalyzeStack request, without its properties. */
+export function stackResourceOf(r: GateResource): analyzerpb.AnalyzerResource {
     const a = new analyzerpb.AnalyzerResource();
     a.setUrn(r.urn);
     a.setType(r.type);
@@ -140,6 +197,26 @@ export function encodeStackResource(r: GateResource, props: Uint8Array = encodeP
         a.setParent(r.parent);
     }
     a.setDependenciesList(r.dependencies ?? []);
+    return a;
+}
+
+// Field number of `properties` in both AnalyzeRequest and AnalyzerResource (analyzer.proto).
+const PROPERTIES = 2;
+// Field number of `resources` in AnalyzeStackRequest.
+const RESOURCES = 1;
+
+/** The Analyze request for one resource, its properties given as `encodeProperties` bytes. */
+export function buildAnalyzeRequest(r: GateResource, props: Uint8Array = encodeProperties(r.props)): analyzerpb.AnalyzeRequest {
+    const req = analyzeRequestOf(r);
+    return preEncoded(
+        req,
+        withField((w) => analyzerpb.AnalyzeRequest.serializeBinaryToWriter(req, w), PROPERTIES, props),
+    );
+}
+
+/** One resource of the AnalyzeStack request, as bytes. */
+export function encodeStackResource(r: GateResource, props: Uint8Array = encodeProperties(r.props)): Uint8Array {
+    const a = stackResourceOf(r);
     return withField((w) => analyzerpb.AnalyzerResource.serializeBinaryToWriter(a, w), PROPERTIES, props);
 }
 
