@@ -1,14 +1,14 @@
 /**
  * The EKS platform, one stack per environment. This file only wires components together in the
  * order data flows: config → network (its interface endpoints, the deployer's route) → cluster →
- * access (entries, Kubernetes provider) → node groups → Karpenter or EKS Auto Mode's pools → add-ons
+ * access (entries, Kubernetes provider) → node groups → Karpenter or a compute mode's pools → add-ons
  * that need nodes → namespaces and their service accounts' AWS roles → outputs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Access } from "./components/access";
 import { ComputeAddons } from "./components/addons";
-import { autoModeChoice, AutoModeNodePools } from "./components/autoMode";
 import { Cluster } from "./components/cluster";
+import { computeChoice } from "./components/compute";
 import { loadStackConfig } from "./components/config";
 import { InterfaceEndpoints } from "./components/endpoints";
 import { controllerPlacement, Karpenter } from "./components/karpenter";
@@ -20,6 +20,8 @@ import { ServiceAccountRoles } from "./components/serviceAccountRoles";
 // Validates every key first: a bad stack file throws one error listing every problem, before any
 // resource is registered.
 const config = loadStackConfig();
+// The stack's compute mode (components/compute: EKS Auto Mode), or none for a standard cluster.
+const compute = computeChoice(config);
 
 const network = new Network("network", {
     clusterName: config.clusterName,
@@ -59,8 +61,8 @@ const cluster = new Cluster("cluster", {
     // The VPC CNI enforces NetworkPolicies (the namespaces' default-deny rules) itself.
     vpcCniConfiguration: { enableNetworkPolicy: "true" },
     protect: config.cluster.protect,
-    // EKS Auto Mode: its built-in pools, and the add-ons node groups beside it still need.
-    autoMode: autoModeChoice(config),
+    // A compute mode's parts of the control plane, and the add-ons node groups beside it still need.
+    compute,
 });
 
 // Every access entry, the deployer's included, and the Kubernetes provider, which waits for the
@@ -103,15 +105,8 @@ const karpenter = config.karpenter.enabled
       })
     : undefined;
 
-// EKS Auto Mode's custom NodeClasses and NodePools (its built-in pools are EKS's own).
-const autoModePools = config.autoMode.enabled
-    ? new AutoModeNodePools("auto-mode", {
-          clusterName: config.clusterName,
-          config: config.autoMode,
-          cluster: cluster.eks,
-          provider: access.provider,
-      })
-    : undefined;
+// A compute mode's own pools (EKS Auto Mode's custom NodeClasses and NodePools).
+const computePools = compute?.pools({ clusterName: config.clusterName, cluster: cluster.eks, provider: access.provider });
 
 // CoreDNS, storage, metrics and load balancers need nodes to become healthy: they wait for the
 // node groups themselves (not for the charts installed on them, whose pods need DNS).
@@ -129,10 +124,10 @@ const computeAddons = new ComputeAddons(
         hasSystemNodes: nodeGroups.hasSystemNodes,
         protect: config.cluster.protect,
         keyAdministrator: config.access.deployer,
-        // On Auto Mode, EKS's own storage and load balancing; CoreDNS only for node groups beside it.
-        autoMode: autoModeChoice(config),
+        // None of what the compute mode runs itself (EKS Auto Mode: storage, load balancing, CoreDNS without node groups).
+        compute,
     },
-    { dependsOn: [cluster, ...nodeGroups.nodes, ...(autoModePools ? [autoModePools] : [])] },
+    { dependsOn: [cluster, ...nodeGroups.nodes, ...(computePools ? [computePools] : [])] },
 );
 
 const namespaces = new Namespaces("namespaces", {
@@ -158,7 +153,7 @@ export const kubeconfig = pulumi.secret(cluster.kubeconfig);
 export const namespaceNames = namespaces.names;
 export const accessPrincipals = access.principals;
 export const deployedBy = access.runner;
-// null where EKS Auto Mode runs them itself.
+// null where the compute mode runs them itself.
 export const coreDnsAddon = computeAddons.coreDns?.addonName ?? null;
 export const loadBalancerControllerRoleArn = computeAddons.loadBalancerController?.role.arn ?? null;
 export const serviceAccountRoleArns = serviceAccountRoles.roleArns;
@@ -170,4 +165,4 @@ export const nodeRoleNames = nodeGroups.nodeRoleNames;
 // at every run about an undefined output, and a StackReference reads null as "not here".
 export const terminationHandlerQueueUrl = nodeGroups.terminationHandlerQueueUrl ?? null;
 export const karpenterInterruptionQueue = karpenter?.interruptionQueueName ?? null;
-export const autoModeNodeRoleName = cluster.autoNodeRoleName ?? null;
+export const autoModeNodeRoleName = cluster.computeNodeRoleName ?? null;

@@ -1,8 +1,8 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
-import { managedPolicyArn, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
-import { AUTO_MODE_CLUSTER_POLICIES, type AutoModeChoice, autoModeComputeConfig, createAutoNodeRole } from "./autoMode";
+import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
+import type { ComputeChoice } from "./compute";
 import { accountContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
 
 export interface ClusterArgs {
@@ -29,11 +29,11 @@ export interface ClusterArgs {
     /** Protect the control plane and its KMS key from deletion. Defaults to `false`. */
     protect?: boolean;
     /**
-     * EKS Auto Mode (components/autoMode.ts): the built-in pools EKS runs, and whether node groups
-     * run beside it, which alone still need the VPC CNI, kube-proxy and Pod Identity add-ons (EKS
-     * User Guide, eks-add-ons.adoc, "Considerations for Amazon EKS Auto Mode"). Defaults to off.
+     * The stack's compute mode (components/compute, e.g. EKS Auto Mode): its parts of the control
+     * plane, and whether it runs the pre-compute add-ons itself (`runs` has `clusterAddons`). Defaults
+     * to none, a standard cluster.
      */
-    autoMode?: AutoModeChoice;
+    compute?: ComputeChoice;
 }
 
 /**
@@ -144,23 +144,12 @@ export function controlPlaneArgs(
         controlPlaneSecurityGroup: aws.ec2.SecurityGroup;
         serviceRole: aws.iam.Role;
         kmsKeyArn: pulumi.Input<string>;
-        /** The Auto Mode node role's ARN, with `args.autoMode`. */
-        autoNodeRoleArn?: pulumi.Input<string>;
+        /** The options the stack's compute mode sets (`ComputeClusterParts.options`). */
+        compute?: Partial<eks.ClusterOptions>;
     },
 ): eks.ClusterOptions {
     return {
-        // pulumi-eks sets computeConfig, storageConfig.blockStorage and
-        // kubernetesNetworkConfig.elasticLoadBalancing together (AWS refuses them apart) and
-        // bootstrapSelfManagedAddons false; no node role of its own: the program's.
-        ...(args.autoMode
-            ? {
-                  autoMode: {
-                      enabled: true,
-                      createNodeRole: false,
-                      computeConfig: autoModeComputeConfig(args.autoMode.builtInPools, deps.autoNodeRoleArn ?? ""),
-                  },
-              }
-            : {}),
+        ...deps.compute,
         name: args.clusterName,
         version: args.version,
         upgradePolicy: { supportType: args.supportType },
@@ -230,8 +219,8 @@ export class Cluster extends pulumi.ComponentResource {
     public readonly kmsKeyArn: pulumi.Output<string>;
     /** Add-ons that must be active before nodes join. */
     public readonly addons: aws.eks.Addon[];
-    /** The Auto Mode node role's name, with `autoMode`. */
-    public readonly autoNodeRoleName?: pulumi.Output<string>;
+    /** The compute mode's node role name, with `compute` (EKS Auto Mode's). */
+    public readonly computeNodeRoleName?: pulumi.Output<string>;
 
     constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:cluster:Cluster", name, {}, opts);
@@ -274,19 +263,8 @@ export class Cluster extends pulumi.ComponentResource {
             { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonEKSClusterPolicy },
             parent,
         );
-        // Auto Mode's policies on the same role (it cannot be swapped on a live cluster), and its node role.
-        const autoModePolicies = args.autoMode
-            ? AUTO_MODE_CLUSTER_POLICIES.map(
-                  (policy) =>
-                      new aws.iam.RolePolicyAttachment(
-                          `${name}-control-plane-${policy}`,
-                          // In the account's partition (aws-us-gov and aws-cn have their own ARNs).
-                          { role: role.name, policyArn: accountContext(parent).apply((c) => managedPolicyArn(policy, c.partition)) },
-                          parent,
-                      ),
-              )
-            : [];
-        const autoNode = args.autoMode ? createAutoNodeRole(name, args.clusterName, this) : undefined;
+        // The compute mode's parts: policies on this same role (it cannot be swapped on a live cluster), its node role.
+        const compute = args.compute?.withCluster({ name, clusterName: args.clusterName, role, parent: this });
 
         const controlPlaneSg = new aws.ec2.SecurityGroup(
             `${name}-control-plane`,
@@ -344,12 +322,12 @@ export class Cluster extends pulumi.ComponentResource {
                 controlPlaneSecurityGroup: controlPlaneSg,
                 serviceRole: role,
                 kmsKeyArn: kmsKey.arn,
-                autoNodeRoleArn: autoNode?.arn,
+                compute: compute?.options,
             }),
             {
                 parent: this,
                 protect,
-                dependsOn: [logGroup, rolePolicy, ...autoModePolicies, ...(autoNode ? [autoNode.role, ...autoNode.attachments] : [])],
+                dependsOn: [logGroup, rolePolicy, ...(compute?.dependsOn ?? [])],
                 transforms: [withoutCreatorAdminEntry],
             },
         );
@@ -367,9 +345,9 @@ export class Cluster extends pulumi.ComponentResource {
         this.kmsKeyArn = kmsKey.arn;
         this.kubeconfig = pulumi.secret(this.eks.kubeconfigJson);
 
-        this.autoNodeRoleName = autoNode?.role.name;
-        // On Auto Mode EKS runs networking and Pod Identity itself; the add-ons stay for node groups beside it.
-        const installed = args.autoMode && !args.autoMode.nodeGroups ? [] : preComputeAddons(args);
+        this.computeNodeRoleName = compute?.nodeRoleName;
+        // A compute mode may run networking and Pod Identity itself (EKS Auto Mode, without node groups beside it).
+        const installed = args.compute?.runs.has("clusterAddons") ? [] : preComputeAddons(args);
         this.addons = installed.map(
             ({ key, addonName, addonVersion, configurationValues }) =>
                 new aws.eks.Addon(

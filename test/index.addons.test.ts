@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { AUTO_MODE_COMPONENTS, EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
+import { AUTO_MODE_COMPONENTS } from "eks-platform-kernel";
+import { EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
 import { parseRawConfig, StackConfig } from "../components/config";
 import { readStackFiles } from "../tools/offline";
 import type { Plan } from "../tools/plan";

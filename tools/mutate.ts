@@ -113,8 +113,12 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     },
     autoMode: {
         about: "EKS Auto Mode: what AWS refuses in its config, and its objects (issue #27)",
-        mutate: ["components/config/autoMode.ts", "components/autoMode.ts", "components/addons/autoMode.ts"],
-        tests: ["test/components/config/autoMode.test.ts", "test/components/autoMode.test.ts"],
+        mutate: ["components/compute/autoMode.ts", "components/compute/index.ts"],
+        tests: [
+            "test/components/compute/autoMode.config.test.ts",
+            "test/components/compute/autoMode.test.ts",
+            "test/components/compute/index.test.ts",
+        ],
     },
     deployer: {
         about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",

@@ -39,7 +39,7 @@ const KARPENTER_GROUPS = new Set(["karpenter.sh", "karpenter.k8s.aws"]);
  * reported unvalidated, never passed as validated. EKS Auto Mode's CRDs (NodeClass,
  * IngressClassParams, TargetGroupBinding of `eks.amazonaws.com/v1`) exist only in the cluster; the
  * EKS User Guide documents their fields (create-node-class.adoc, auto-configure-alb.adoc), and
- * components/config/autoMode.ts checks what this program renders against that.
+ * components/compute/autoMode.ts checks what this program renders against that.
  */
 export const UNPUBLISHED_SCHEMAS: Readonly<Record<string, string>> = {
     "eks.amazonaws.com":

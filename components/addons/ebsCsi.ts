@@ -13,7 +13,7 @@ import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import type { Placement } from "../nodegroups/scheduling";
 
-/** Set on every standard stack; EKS Auto Mode runs its own driver (components/config/autoMode.ts). */
+/** Set on every standard stack; EKS Auto Mode runs its own driver (components/compute). */
 type EbsCsiConfig = NonNullable<AddonsConfig["ebsCsiDriver"]>;
 
 /** Names the driver is known by (EKS add-on, controller service account, CSI provisioner). */

@@ -9,27 +9,26 @@
  * - loadBalancerController.ts   AWS Load Balancer Controller (Helm), Pod Identity role with the
  *                               upstream policy (loadBalancerControllerReleases.ts), `alb` IngressClass
  * - metricsServer.ts            Metrics Server (EKS community add-on), 2 replicas, PDB
- * - autoMode.ts                 on EKS Auto Mode, instead of the EBS CSI driver and the load
- *                               balancer controller (which EKS runs): the `gp3` StorageClass, the
- *                               `alb` IngressClass and its IngressClassParams
  * - placement.ts                where the controllers run: the system node group
+ *
+ * A compute mode (components/compute) may run some of these itself (`ComputeChoice.runs`): the
+ * program then installs none of them, and the mode adds its own parts here (EKS Auto Mode: the
+ * `gp3` StorageClass, the `alb` IngressClass and its IngressClassParams).
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { AddonsConfig } from "../config";
-import type { AutoModeChoice } from "../autoMode";
-import { AutoModeAddons } from "./autoMode";
+import type { ComputeChoice, PlatformPart } from "../compute";
 import { coreDnsAddon } from "./coreDns";
 import { EbsCsiDriver } from "./ebsCsi";
 import { LoadBalancerController } from "./loadBalancerController";
 import { metricsServerAddon } from "./metricsServer";
-import { CRITICAL_ADDONS_ONLY, type Placement, systemPlacement } from "../nodegroups/scheduling";
+import { type Placement, systemPlacement } from "../nodegroups/scheduling";
 
 export { EBS_CSI, DEFAULT_STORAGE_CLASS, DEFAULT_CLASS_ANNOTATION } from "./ebsCsi";
 export { LOAD_BALANCER_CONTROLLER } from "./loadBalancerController";
 export { METRICS_SERVER_ADDON } from "./metricsServer";
-export { AUTO_MODE_COMPONENTS } from "./autoMode";
 
 export interface ComputeAddonsArgs {
     clusterName: string;
@@ -50,42 +49,36 @@ export interface ComputeAddonsArgs {
     /** The deploy role (`access.deployer`): it administers the platform volume key (components/iam.ts, stackKeyPolicy). */
     keyAdministrator: string;
     /**
-     * EKS Auto Mode (components/autoMode.ts, `autoModeChoice`): EKS runs CoreDNS, the EBS CSI driver
-     * and the load balancer controller, and this component creates the StorageClass and
-     * IngressClass for them; the CoreDNS add-on stays for node groups beside Auto Mode (EKS's runs
-     * on Auto Mode nodes only), and the metrics server goes on the built-in `system` pool where no
-     * system node group exists. Defaults to off.
+     * The stack's compute mode (components/compute): what it runs itself is not installed here
+     * (EKS Auto Mode: the EBS CSI driver and the load balancer controller, and CoreDNS unless node
+     * groups run beside it), its own parts are added (`withAddons`), and it may place the
+     * controllers (Auto Mode's built-in `system` pool where no system node group exists). Defaults
+     * to none, a standard cluster.
      */
-    autoMode?: AutoModeChoice;
+    compute?: ComputeChoice;
 }
 
-/**
- * Where the platform's controllers run: the system node group, or on EKS Auto Mode without one
- * the built-in `system` pool (its nodes carry the pool's label and the CriticalAddonsOnly taint,
- * set-builtin-node-pools.adoc). Pure.
- */
-export function addonPlacement(hasSystemNodes: boolean, autoMode: ComputeAddonsArgs["autoMode"]): Placement {
-    if (!hasSystemNodes && autoMode?.builtInPools.includes("system")) {
-        return { nodeSelector: { "karpenter.sh/nodepool": "system" }, tolerations: [CRITICAL_ADDONS_ONLY] };
-    }
-    return systemPlacement(hasSystemNodes);
+/** Where the platform's controllers run: where the compute mode puts them, else the system node group. Pure. */
+export function addonPlacement(hasSystemNodes: boolean, compute: ComputeChoice | undefined): Placement {
+    return compute?.placement(hasSystemNodes) ?? systemPlacement(hasSystemNodes);
 }
 
 export class ComputeAddons extends pulumi.ComponentResource {
-    /** The CoreDNS add-on; none on EKS Auto Mode without node groups (EKS runs CoreDNS). */
+    /** The CoreDNS add-on; none where the compute mode runs CoreDNS (EKS Auto Mode without node groups). */
     public readonly coreDns?: aws.eks.Addon;
-    /** The EBS CSI driver; none on EKS Auto Mode. */
+    /** The EBS CSI driver; none where the compute mode runs its own (EKS Auto Mode). */
     public readonly ebsCsi?: EbsCsiDriver;
     public readonly metricsServer: aws.eks.Addon;
-    /** The AWS Load Balancer Controller; none on EKS Auto Mode. */
+    /** The AWS Load Balancer Controller; none where the compute mode runs its own load balancing (EKS Auto Mode). */
     public readonly loadBalancerController?: LoadBalancerController;
-    /** The StorageClass and IngressClass of EKS Auto Mode's components; only on Auto Mode. */
-    public readonly autoMode?: AutoModeAddons;
+    /** The compute mode's own parts (EKS Auto Mode's StorageClass and IngressClass); only with one. */
+    public readonly compute?: pulumi.Resource;
 
     constructor(name: string, args: ComputeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:cluster:ComputeAddons", name, {}, opts);
-        const placement = addonPlacement(args.hasSystemNodes, args.autoMode);
-        if (args.autoMode === undefined || args.autoMode.nodeGroups) {
+        const placement = addonPlacement(args.hasSystemNodes, args.compute);
+        const runs = (part: PlatformPart) => args.compute?.runs.has(part) ?? false;
+        if (!runs("coreDns")) {
             this.coreDns = coreDnsAddon(name, { clusterName: args.clusterName, version: args.coreDnsVersion }, this);
         }
         this.metricsServer = metricsServerAddon(
@@ -93,56 +86,52 @@ export class ComputeAddons extends pulumi.ComponentResource {
             { clusterName: args.clusterName, config: args.addons.metricsServer, placement },
             this,
         );
-        if (args.autoMode !== undefined) {
-            // With node groups beside, the VPC CNI add-on (enableNetworkPolicy) owns the controller's ConfigMap.
-            this.autoMode = new AutoModeAddons(
-                `${name}-auto-mode`,
-                { provider: args.provider, networkPolicyController: !args.autoMode.nodeGroups },
+        this.compute = args.compute?.withAddons({ name, provider: args.provider, parent: this });
+        if (!runs("ebsCsiDriver")) {
+            if (args.addons.ebsCsiDriver === undefined) {
+                throw new Error("addons.ebsCsiDriver is required unless the compute mode runs its own (components/compute)");
+            }
+            this.ebsCsi = new EbsCsiDriver(
+                `${name}-ebs-csi`,
+                {
+                    clusterName: args.clusterName,
+                    region: args.region,
+                    kubernetesVersion: args.kubernetesVersion,
+                    config: args.addons.ebsCsiDriver,
+                    placement,
+                    provider: args.provider,
+                    cluster: args.cluster,
+                    protect: args.protect,
+                    keyAdministrator: args.keyAdministrator,
+                },
                 { parent: this },
             );
-            this.registerOutputs({ coreDns: this.coreDns?.id, metricsServer: this.metricsServer.id });
-            return;
         }
-        if (args.addons.ebsCsiDriver === undefined || args.addons.loadBalancerController === undefined) {
-            throw new Error(
-                "addons.ebsCsiDriver and addons.loadBalancerController are required without autoMode (components/config/autoMode.ts)",
+        if (!runs("loadBalancerController")) {
+            if (args.addons.loadBalancerController === undefined) {
+                throw new Error("addons.loadBalancerController is required unless the compute mode runs its own (components/compute)");
+            }
+            // The controller calls AWS APIs by name: it starts once CoreDNS serves.
+            this.loadBalancerController = new LoadBalancerController(
+                `${name}-load-balancer-controller`,
+                {
+                    clusterName: args.clusterName,
+                    region: args.region,
+                    vpcId: args.vpcId,
+                    config: args.addons.loadBalancerController,
+                    placement,
+                    provider: args.provider,
+                    cluster: args.cluster,
+                    releaseDependsOn: this.coreDns ? [this.coreDns] : [],
+                },
+                { parent: this },
             );
         }
-        this.ebsCsi = new EbsCsiDriver(
-            `${name}-ebs-csi`,
-            {
-                clusterName: args.clusterName,
-                region: args.region,
-                kubernetesVersion: args.kubernetesVersion,
-                config: args.addons.ebsCsiDriver,
-                placement,
-                provider: args.provider,
-                cluster: args.cluster,
-                protect: args.protect,
-                keyAdministrator: args.keyAdministrator,
-            },
-            { parent: this },
-        );
-        // The controller calls AWS APIs by name: it starts once CoreDNS serves.
-        this.loadBalancerController = new LoadBalancerController(
-            `${name}-load-balancer-controller`,
-            {
-                clusterName: args.clusterName,
-                region: args.region,
-                vpcId: args.vpcId,
-                config: args.addons.loadBalancerController,
-                placement,
-                provider: args.provider,
-                cluster: args.cluster,
-                releaseDependsOn: this.coreDns ? [this.coreDns] : [],
-            },
-            { parent: this },
-        );
         this.registerOutputs({
             coreDns: this.coreDns?.id,
-            ebsCsi: this.ebsCsi.addon.id,
+            ebsCsi: this.ebsCsi?.addon.id,
             metricsServer: this.metricsServer.id,
-            loadBalancerControllerRole: this.loadBalancerController.role.arn,
+            loadBalancerControllerRole: this.loadBalancerController?.role.arn,
         });
     }
 }

@@ -12,7 +12,7 @@ import { type PolicyDocument, type PolicyStatement, podIdentityRoleName } from "
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
 import type { Placement } from "../nodegroups/scheduling";
 
-/** Set on every standard stack; EKS Auto Mode runs its own load balancing (components/config/autoMode.ts). */
+/** Set on every standard stack; EKS Auto Mode runs its own load balancing (components/compute). */
 type LoadBalancerControllerConfig = NonNullable<AddonsConfig["loadBalancerController"]>;
 
 /**

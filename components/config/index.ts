@@ -8,7 +8,7 @@ import { problemList } from "eks-platform-kernel";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { addonsSchema } from "./addons";
-import { autoModeCrossSectionProblems, autoModeSchema } from "./autoMode";
+import { computeCrossSectionProblems, computeModeSchemas } from "../compute";
 import { clusterSchema } from "./cluster";
 import { describeIssue } from "./issues";
 import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
@@ -18,7 +18,7 @@ import { nodeGroupClusterProblems, nodeGroupsSchema } from "./nodeGroups";
 
 export type { AccessConfig, PodSecurityConfig } from "./access";
 export type { AddonsConfig } from "./addons";
-export type { AutoModeConfig, AutoNodeClassConfig, AutoNodePoolConfig, EnabledAutoModeConfig } from "./autoMode";
+export type { AutoModeConfig, AutoNodeClassConfig, AutoNodePoolConfig, EnabledAutoModeConfig } from "../compute/autoMode";
 export type { ClusterConfig } from "./cluster";
 export type { KarpenterConfig } from "./karpenter";
 
@@ -42,8 +42,8 @@ const stackConfigObject = z.strictObject({
     namespaces: namespacesSchema.default({}),
     nodeGroups: nodeGroupsSchema.default({}),
     karpenter: karpenterSchema.default({ enabled: false }),
-    /** EKS Auto Mode as the stack's compute (components/config/autoMode.ts). Defaults to off. */
-    autoMode: autoModeSchema.default({ enabled: false }),
+    /** Each compute mode's section (components/compute: `autoMode`, EKS Auto Mode). Each defaults to off. */
+    ...computeModeSchemas(),
     addons: addonsSchema,
 });
 
@@ -108,7 +108,7 @@ export const stackConfigSchema = stackConfigObject
         for (const [path, message] of nodeGroupClusterProblems(c.nodeGroups, { name: c.clusterName, version: c.cluster.version })) {
             ctx.addIssue({ code: "custom", path: ["nodeGroups", ...path], message });
         }
-        for (const issue of [...karpenterCrossSectionProblems(c), ...autoModeCrossSectionProblems(c)]) {
+        for (const issue of [...karpenterCrossSectionProblems(c), ...computeCrossSectionProblems(c)]) {
             ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
         }
     })

@@ -229,7 +229,7 @@ const poolLimits = z.record(z.string(), z.unknown()).transform((raw, ctx): NodeP
 /**
  * The schema of a NodePool whose `nodeClassRef` names `group`/`kind`: Karpenter's own
  * (`karpenter.k8s.aws`/`EC2NodeClass`, `karpenter.nodePools`) and EKS Auto Mode's
- * (`eks.amazonaws.com`/`NodeClass`, `autoMode.nodePools`, components/config/autoMode.ts) take the
+ * (`eks.amazonaws.com`/`NodeClass`, `autoMode.nodePools`, components/compute/autoMode.ts) take the
  * same shape: Auto Mode runs Karpenter's `karpenter.sh/v1` NodePool.
  */
 export function nodePoolSchemaFor<G extends string, K extends string>(group: G, kind: K) {

@@ -8,7 +8,7 @@
 import type { Taint } from "eks-platform-kernel";
 
 /** The one node class reference Karpenter v1 on AWS accepts. */
-/** A NodePool's node class: Karpenter's EC2NodeClass, or EKS Auto Mode's NodeClass (components/autoMode.ts). */
+/** A NodePool's node class: Karpenter's EC2NodeClass, or EKS Auto Mode's NodeClass (components/compute/autoMode.ts). */
 export type NodeClassReference =
     { group: "karpenter.k8s.aws"; kind: "EC2NodeClass"; name: string } | { group: "eks.amazonaws.com"; kind: "NodeClass"; name: string };
 

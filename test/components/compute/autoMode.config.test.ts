@@ -1,11 +1,11 @@
 /**
- * components/config/autoMode.ts rule by rule, on the fixture dev stack switched to EKS Auto Mode:
+ * components/compute/autoMode.ts's config, and the registry's checks beside it (components/compute), rule by rule, on the fixture dev stack switched to EKS Auto Mode:
  * what AWS refuses is refused by key, and the self-installed equivalents beside it.
  */
 import { expect } from "chai";
 import { PROJECT } from "../../../components/config";
+import { autoModeSchema } from "../../../components/compute/autoMode";
 import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS } from "eks-platform-kernel";
-import { autoModeSchema } from "../../../components/config/autoMode";
 import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 
 const A = `${PROJECT}:autoMode`;

@@ -1,33 +1,32 @@
 /**
- * EKS Auto Mode in the program (components/autoMode.ts, the Cluster's `autoMode`, the add-ons'):
+ * EKS Auto Mode in the program (components/compute/autoMode.ts, through the Cluster's and the add-ons' `compute`):
  * the cluster's compute, storage and load balancing switched on together, its roles, the custom
  * NodeClasses and NodePools, and none of the components Auto Mode runs itself.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { ComputeAddons, addonPlacement } from "../../components/addons";
-import {
-    AutoModeAddons,
-    autoModeIngressClass,
-    autoModeStorageClass,
-    networkPolicyControllerConfigMap,
-} from "../../components/addons/autoMode";
+import { ComputeAddons, addonPlacement } from "../../../components/addons";
+import { Cluster } from "../../../components/cluster";
+import { computeChoice } from "../../../components/compute";
 import {
     AUTO_MODE_CLUSTER_POLICIES,
-    autoModeChoice,
+    AutoModeAddons,
     autoModeComputeConfig,
+    autoModeIngressClass,
     AutoModeNodePools,
+    autoModeSchema,
+    autoModeStorageClass,
     autoNodeRoleName,
     createAutoNodeRole,
+    type EnabledAutoModeConfig,
+    networkPolicyControllerConfigMap,
     renderAutoNodeClass,
     renderAutoNodePool,
-} from "../../components/autoMode";
-import { Cluster } from "../../components/cluster";
-import { autoModeSchema, type EnabledAutoModeConfig } from "../../components/config/autoMode";
-import { RecordingMocks, runInStack } from "../../tools/offline";
-import { ADDONS } from "./addons/fixtures";
-import { named, ofType, promiseOf, settled, useMocks } from "../mocks";
+} from "../../../components/compute/autoMode";
+import { RecordingMocks, runInStack } from "../../../tools/offline";
+import { ADDONS } from "../addons/fixtures";
+import { named, ofType, promiseOf, settled, useMocks } from "../../mocks";
 
 const config = (builtInPools: string[]): EnabledAutoModeConfig =>
     autoModeSchema.parse({
@@ -46,6 +45,10 @@ const config = (builtInPools: string[]): EnabledAutoModeConfig =>
         },
     }) as EnabledAutoModeConfig;
 
+/** The compute choice of a stack on Auto Mode with `builtInPools`, with or without an enabled node group beside. */
+const choiceOf = (builtInPools: string[], nodeGroups: boolean) =>
+    computeChoice({ clusterName: "demo", nodeGroups: nodeGroups ? { g: { enabled: true } } : {}, autoMode: config(builtInPools) });
+
 const clusterArgs = (autoMode?: { builtInPools: string[]; nodeGroups: boolean }) => ({
     clusterName: "demo",
     keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
@@ -59,7 +62,7 @@ const clusterArgs = (autoMode?: { builtInPools: string[]; nodeGroups: boolean })
     logRetentionDays: 90,
     serviceCidr: "172.20.0.0/16",
     addons: { vpcCni: "v1.20.4-eksbuild.1", kubeProxy: "v1.34.0-eksbuild.2", podIdentityAgent: "v1.3.8-eksbuild.2" },
-    autoMode,
+    compute: autoMode ? choiceOf(autoMode.builtInPools, autoMode.nodeGroups) : undefined,
 });
 
 describe("EKS Auto Mode: the rendered objects", () => {
@@ -114,28 +117,32 @@ describe("EKS Auto Mode: the rendered objects", () => {
         expect(poolObject.spec.template.spec).to.include({ expireAfter: "168h", terminationGracePeriod: "30m" });
     });
 
-    it("tells the cluster and the add-ons of a stack's Auto Mode: its built-in pools, and whether an enabled node group runs beside it", () => {
+    it("tells the cluster and the add-ons of a stack's Auto Mode what it runs itself: CoreDNS and the cluster's add-ons only without a node group beside", () => {
         const groups = (...enabled: boolean[]) => Object.fromEntries(enabled.map((e, i) => [`g${i}`, { enabled: e }]));
-        expect(autoModeChoice({ autoMode: { enabled: false }, nodeGroups: groups(true) })).to.equal(undefined);
-        expect(autoModeChoice({ autoMode: { enabled: true, builtInPools: ["system"] }, nodeGroups: groups(false, true) })).to.deep.equal({
-            builtInPools: ["system"],
-            nodeGroups: true,
-        });
-        expect(autoModeChoice({ autoMode: { enabled: true, builtInPools: [] }, nodeGroups: groups(false) })).to.deep.equal({
-            builtInPools: [],
-            nodeGroups: false,
-        });
+        expect(computeChoice({ clusterName: "demo", autoMode: { enabled: false }, nodeGroups: groups(true) })).to.equal(undefined);
+        const beside = computeChoice({ clusterName: "demo", autoMode: config(["system"]), nodeGroups: groups(false, true) });
+        expect([beside?.mode, beside?.nodeGroups, [...(beside?.runs ?? [])].sort()]).to.deep.equal([
+            "autoMode",
+            true,
+            ["ebsCsiDriver", "loadBalancerController"],
+        ]);
+        const alone = computeChoice({ clusterName: "demo", autoMode: config([]), nodeGroups: groups(false) });
+        expect([alone?.nodeGroups, [...(alone?.runs ?? [])].sort()]).to.deep.equal([
+            false,
+            ["clusterAddons", "coreDns", "ebsCsiDriver", "loadBalancerController"],
+        ]);
     });
 
     it("places the add-ons on the built-in system pool only where no system node group exists", () => {
-        expect(addonPlacement(false, { nodeGroups: false, builtInPools: ["system"] })).to.deep.equal({
+        expect(addonPlacement(false, choiceOf(["system"], false))).to.deep.equal({
             nodeSelector: { "karpenter.sh/nodepool": "system" },
             tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
         });
-        expect(addonPlacement(true, { nodeGroups: true, builtInPools: ["system"] }).nodeSelector).to.deep.equal({
+        expect(addonPlacement(true, choiceOf(["system"], true)).nodeSelector).to.deep.equal({
             "platform/role": "system",
         });
-        expect(addonPlacement(false, { nodeGroups: false, builtInPools: ["general-purpose"] }).nodeSelector).to.deep.equal({});
+        expect(addonPlacement(false, choiceOf(["general-purpose"], false)).nodeSelector).to.deep.equal({});
+        expect(addonPlacement(false, undefined).nodeSelector).to.deep.equal({});
     });
 
     it("renders the default gp3 StorageClass on Auto Mode's provisioner: encrypted, bound where the pod lands, expandable", () => {
@@ -258,7 +265,7 @@ describe("EKS Auto Mode: pools and add-ons", () => {
             cluster,
             hasSystemNodes: false,
             keyAdministrator: "arn:aws:iam::123456789012:role/deployer",
-            autoMode: { nodeGroups: false, builtInPools: ["system"] },
+            compute: choiceOf(["system"], false),
         });
         await settled();
     });

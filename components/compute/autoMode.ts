@@ -1,0 +1,563 @@
+/**
+ * EKS Auto Mode, a compute mode (components/compute/index.ts): `autoMode` in stack config turns on
+ * the cluster's compute, storage and load balancing together. EKS then runs Karpenter, the EBS CSI
+ * driver, the load balancer controller, the VPC CNI, kube-proxy, CoreDNS and the Pod Identity agent
+ * itself; this program installs none of them (the cluster's own add-ons and CoreDNS stay only while
+ * a node group runs beside Auto Mode). Everything the program knows of Auto Mode is here; what the
+ * policy pack and the rehearsal know of the service (its built-in pools, its forced expiry, its
+ * components' names) is data in the kernel (kernel/autoMode.ts, kernel/autoModeComponents.ts).
+ *
+ * Config. Its NodePools take the shape of `karpenter.nodePools` (Auto Mode runs Karpenter's
+ * `karpenter.sh/v1` NodePool) on Auto Mode's `eks.amazonaws.com/v1` NodeClass. What AWS refuses is
+ * refused by key (EKS User Guide, automode/*.adoc, read at awsdocs/amazon-eks-user-guide;
+ * terraform-provider-aws internal/service/eks/cluster.go; docs/automode.md): built-in pools other
+ * than `general-purpose` and `system`; a custom NodeClass named `default` (EKS's own) or tagged
+ * with a tag Auto Mode sets; NodePool requirements on Karpenter's AWS labels (`karpenter.k8s.aws/*`:
+ * Auto Mode's are `eks.amazonaws.com/instance-*`) or on Windows; a node lifetime past Auto Mode's
+ * enforced 21 days; Kubernetes before 1.29; self-installed Karpenter, EBS CSI driver or load
+ * balancer controller beside it.
+ *
+ * The cluster.
+ * - The cluster role gets Auto Mode's four managed policies beside AmazonEKSClusterPolicy, and its
+ *   trust `sts:TagSession` (trustPolicy does for eks.amazonaws.com): "The Cluster IAM role of an
+ *   EKS Cluster cannot be changed after the cluster is created" (auto-enable-existing.adoc), so a
+ *   stack that switches keeps its role and adds these.
+ * - The node role `<cluster>-auto-node` (trust ec2.amazonaws.com, AmazonEKSWorkerNodeMinimalPolicy,
+ *   AmazonEC2ContainerRegistryPullOnly: auto-create-node-role.adoc) is the built-in pools'
+ *   `computeConfig.nodeRoleArn` and every custom NodeClass's `role`.
+ * - `computeConfig`: the built-in pools with the node role, or, with none, neither (AWS refuses
+ *   one without the other: "When Compute Config nodeRoleArn is null or empty, nodePool list cannot
+ *   be populated"). Without a built-in pool EKS creates no access entry for the node role, so the
+ *   program creates it (type EC2, AmazonEKSAutoNodePolicy; create-node-class.adoc).
+ *
+ * Storage and load balancing. EKS runs the EBS CSI driver and the load balancer controller itself
+ * but creates no StorageClass and no IngressClass ("EKS Auto Mode does not create a StorageClass for
+ * you", create-storage-class.adoc; the IngressClass and its IngressClassParams,
+ * auto-configure-alb.adoc). Same names as a standard stack's (`gp3`, `alb`), so a workload's
+ * manifests do not change when a stack moves to Auto Mode; Services of type LoadBalancer get Auto
+ * Mode's `eks.amazonaws.com/nlb` as the cluster default.
+ *
+ * Resource names and parents are those of the modules this one replaced (components/autoMode.ts,
+ * components/addons/autoMode.ts): a stack already on Auto Mode plans no replacement.
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+    AUTO_MODE_COMPONENTS,
+    AUTO_MODE_MAX_NODE_LIFETIME_SECONDS,
+    AUTO_MODE_NODE_CLASS_GROUP,
+    AUTO_MODE_NODE_CLASS_KIND,
+    BUILT_IN_POOL_NAMES,
+    isAwsReservedTagKey,
+    isBuiltInPoolName,
+    karpenterDuration,
+    LOAD_BALANCER_CONTROLLER_API,
+    managedPolicyArn,
+} from "eks-platform-kernel";
+import { z } from "zod";
+import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS } from "../addons/ebsCsi";
+import { awsTags } from "../config/common";
+import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
+import { accountContext, roleArn, stackPermissionsBoundary, trustPolicy } from "../iam";
+import { renderNodePool } from "../karpenter/nodePools";
+import type { NodePoolObject } from "../karpenter/types";
+import { CRITICAL_ADDONS_ONLY } from "../nodegroups/scheduling";
+import type { ComputeChoice, ComputeMode, ComputeStack, PlatformPart } from "./index";
+
+// ---------------------------------------------------------------------------------------------
+// Config: `autoMode` in stack config.
+
+/** The NodeClass EKS creates for its built-in pools, only while one is enabled. */
+export const DEFAULT_AUTO_NODE_CLASS = "default";
+
+/** The first Kubernetes minor EKS Auto Mode runs ("requires Kubernetes version 1.29 or greater", migrate-auto.adoc). */
+export const AUTO_MODE_MIN_MINOR = 29;
+
+/**
+ * Tags a custom NodeClass may not carry: Auto Mode sets them on what it launches
+ * (create-node-class.adoc, "tags").
+ */
+const RESERVED_NODE_CLASS_TAGS = [
+    "karpenter.sh/nodepool",
+    "karpenter.sh/nodeclaim",
+    "karpenter.sh/managed-by",
+    "karpenter.sh/provisioner-name",
+    "eks.amazonaws.com/nodeclass",
+];
+
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { message: "must be a DNS-1123 label" });
+
+/** An Auto Mode NodeClass (create-node-class.adoc, "Node Class Specification"), the fields this platform sets. */
+const autoNodeClassSchema = z.strictObject({
+    /** The node's root volume. Defaults to `{ size: "80Gi", iops: 3000, throughput: 125 }` (Auto Mode's defaults). */
+    ephemeralStorage: z
+        .strictObject({
+            /** Defaults to `80Gi`. */
+            size: z
+                .string()
+                .regex(/^\d+Gi$/, { message: "must be a size in Gi, e.g. 80Gi" })
+                .refine((s) => Number(s.slice(0, -2)) >= 1 && Number(s.slice(0, -2)) <= 59000, {
+                    message: "must be between 1Gi and 59000Gi (Auto Mode's range)",
+                })
+                .default("80Gi"),
+            /** gp3 IOPS, 3000 to 16000. Defaults to `3000`. */
+            iops: z.number().int().min(3000).max(16000).default(3000),
+            /** gp3 throughput in MiB/s, 125 to 1000. Defaults to `125`. */
+            throughput: z.number().int().min(125).max(1000).default(125),
+        })
+        .default({ size: "80Gi", iops: 3000, throughput: 125 }),
+    /**
+     * The default of pod traffic no NetworkPolicy selects: `DefaultAllow` (Kubernetes' default) or
+     * `DefaultDeny`. Defaults to `DefaultAllow`: every namespace of this platform has its own
+     * default-deny NetworkPolicy (components/namespaces.ts).
+     */
+    networkPolicy: z.enum(["DefaultAllow", "DefaultDeny"]).default("DefaultAllow"),
+    /** Extra tags on instances and volumes. Defaults to `{}`. */
+    tags: awsTags
+        .superRefine((tags, ctx) => {
+            for (const key of Object.keys(tags)) {
+                if (RESERVED_NODE_CLASS_TAGS.includes(key) || key.startsWith("kubernetes.io/cluster/") || isAwsReservedTagKey(key)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: [key],
+                        message: `is a tag EKS Auto Mode sets itself (${RESERVED_NODE_CLASS_TAGS.join(", ")}, kubernetes.io/cluster/*, aws:*): the NodeClass is rejected`,
+                    });
+                }
+            }
+        })
+        .default({}),
+});
+
+const autoNodePoolSchema = nodePoolSchemaFor(AUTO_MODE_NODE_CLASS_GROUP, AUTO_MODE_NODE_CLASS_KIND).superRefine((p, ctx) => {
+    p.requirements.forEach((r, i) => {
+        if (r.key.startsWith("karpenter.k8s.aws/")) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["requirements", i, "key"],
+                message: `${r.key} is a label of self-managed Karpenter: EKS Auto Mode labels its nodes eks.amazonaws.com/instance-* (e.g. ${r.key.replace("karpenter.k8s.aws/", "eks.amazonaws.com/")})`,
+            });
+        }
+        if (r.key === "kubernetes.io/os" || r.key === "node.kubernetes.io/windows-build") {
+            ctx.addIssue({
+                code: "custom",
+                path: ["requirements", i, "key"],
+                message: `${r.key} is not supported by EKS Auto Mode, which runs Linux nodes only`,
+            });
+        }
+    });
+    const expire = p.expireAfter === "Never" ? undefined : karpenterDuration(p.expireAfter);
+    const grace = karpenterDuration(p.terminationGracePeriod) ?? 0;
+    if (p.expireAfter === "Never" || (expire !== undefined && expire + grace > AUTO_MODE_MAX_NODE_LIFETIME_SECONDS)) {
+        ctx.addIssue({
+            code: "custom",
+            path: ["expireAfter"],
+            message: `${p.expireAfter} plus terminationGracePeriod ${p.terminationGracePeriod} exceeds the 21 days (504h) EKS Auto Mode lets a node live: its nodes would be replaced on AWS's schedule, not the pool's; use at most ${504 - Math.ceil(grace / 3600)}h`,
+        });
+    }
+});
+
+const enabledSchema = z
+    .strictObject({
+        enabled: z.literal(true),
+        /**
+         * The pools EKS runs itself (`general-purpose`: On-Demand C/M/R amd64; `system`: tainted
+         * CriticalAddonsOnly, amd64 and arm64), each once. `[]` runs only the pools below; EKS then
+         * creates no `default` NodeClass and no access entry for the node role, which the program
+         * creates instead. Defaults to `["system"]`: platform add-ons on `system`, workloads on the
+         * pools below.
+         */
+        builtInPools: z
+            .array(z.enum(BUILT_IN_POOL_NAMES, { error: () => `must be one of ${BUILT_IN_POOL_NAMES.join(", ")} (exactly)` }))
+            .default(["system"])
+            .superRefine((pools, ctx) => {
+                pools.forEach((pool, i) => {
+                    if (pools.indexOf(pool) !== i) {
+                        ctx.addIssue({ code: "custom", path: [i], message: "is listed twice" });
+                    }
+                });
+            }),
+        /** Auto Mode NodeClasses keyed by name (never `default`, which is EKS's). Defaults to `{}`. */
+        nodeClasses: z.record(dnsLabel, autoNodeClassSchema).default({}),
+        /** NodePools keyed by name, each on a NodeClass above (or EKS's `default` while a built-in pool runs). Defaults to `{}`. */
+        nodePools: z.record(dnsLabel, autoNodePoolSchema).default({}),
+    })
+    .superRefine((a, ctx) => {
+        if (a.builtInPools.length === 0 && Object.keys(a.nodePools).length === 0) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodePools"],
+                message: "is empty and builtInPools is []: Auto Mode would launch no node; enable a built-in pool or define a pool",
+            });
+        }
+        if (DEFAULT_AUTO_NODE_CLASS in a.nodeClasses) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["nodeClasses", DEFAULT_AUTO_NODE_CLASS],
+                message: "is the NodeClass EKS creates for its built-in pools: name yours otherwise",
+            });
+        }
+        const classes = [...Object.keys(a.nodeClasses), ...(a.builtInPools.length > 0 ? [DEFAULT_AUTO_NODE_CLASS] : [])];
+        for (const [pool, spec] of Object.entries(a.nodePools)) {
+            if (isBuiltInPoolName(pool)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodePools", pool],
+                    message: `is the name of a built-in pool, which EKS owns: list it in builtInPools or name yours otherwise`,
+                });
+            }
+            if (!classes.includes(spec.nodeClassRef.name)) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: ["nodePools", pool, "nodeClassRef", "name"],
+                    message: `"${spec.nodeClassRef.name}" is not defined under autoMode.nodeClasses (defined: ${classes.join(", ") || "none"}${spec.nodeClassRef.name === DEFAULT_AUTO_NODE_CLASS ? "; EKS creates default only while builtInPools lists a pool" : ""})`,
+                });
+            }
+        }
+    });
+
+/** `autoMode` in stack config; `{ enabled: false }` (the default) is a standard cluster. */
+export const autoModeSchema = z.discriminatedUnion("enabled", [z.strictObject({ enabled: z.literal(false) }), enabledSchema]);
+
+export type AutoModeConfig = z.output<typeof autoModeSchema>;
+export type EnabledAutoModeConfig = Extract<AutoModeConfig, { enabled: true }>;
+export type AutoNodePoolConfig = EnabledAutoModeConfig["nodePools"][string];
+export type AutoNodeClassConfig = EnabledAutoModeConfig["nodeClasses"][string];
+
+// ---------------------------------------------------------------------------------------------
+// The cluster's parts and the custom pools.
+
+/** The managed policies Auto Mode's cluster role needs beside AmazonEKSClusterPolicy (auto-cluster-iam-role.adoc). */
+export const AUTO_MODE_CLUSTER_POLICIES = [
+    "AmazonEKSComputePolicy",
+    "AmazonEKSBlockStoragePolicy",
+    "AmazonEKSLoadBalancingPolicy",
+    "AmazonEKSNetworkingPolicy",
+] as const;
+
+/** The managed policies of Auto Mode's node role (auto-create-node-role.adoc). */
+export const AUTO_MODE_NODE_POLICIES = ["AmazonEKSWorkerNodeMinimalPolicy", "AmazonEC2ContainerRegistryPullOnly"] as const;
+
+/** The access policy of a node role EKS Auto Mode launches with (create-node-class.adoc). */
+export const AUTO_NODE_ACCESS_POLICY = "AmazonEKSAutoNodePolicy";
+
+/** The static name of the stack's Auto Mode node role. Pure. */
+export function autoNodeRoleName(clusterName: string): string {
+    return `${clusterName}-auto-node`;
+}
+
+/** The `computeConfig` of the cluster: enabled, the built-in pools and, with any, the node role. Pure. */
+export function autoModeComputeConfig(
+    builtInPools: readonly string[],
+    nodeRoleArn: pulumi.Input<string>,
+): { enabled: true; nodePools: string[]; nodeRoleArn?: pulumi.Input<string> } {
+    return builtInPools.length > 0 ? { enabled: true, nodePools: [...builtInPools], nodeRoleArn } : { enabled: true, nodePools: [] };
+}
+
+/** The NodeClass object (`eks.amazonaws.com/v1`) of one entry of `autoMode.nodeClasses`. Pure. */
+export function renderAutoNodeClass(
+    name: string,
+    nodeClass: AutoNodeClassConfig,
+    ctx: { clusterName: string; nodeRoleName: string },
+): Record<string, unknown> {
+    // The private subnets and the one node security group, by the tag the network and cluster
+    // components put on exactly those (the same discovery Karpenter's EC2NodeClasses use).
+    const discovery = [{ tags: { "karpenter.sh/discovery": ctx.clusterName } }];
+    return {
+        apiVersion: "eks.amazonaws.com/v1",
+        kind: "NodeClass",
+        metadata: { name, labels: { "app.kubernetes.io/managed-by": "pulumi" } },
+        spec: {
+            role: ctx.nodeRoleName,
+            subnetSelectorTerms: discovery,
+            securityGroupSelectorTerms: discovery,
+            ephemeralStorage: { ...nodeClass.ephemeralStorage },
+            networkPolicy: nodeClass.networkPolicy,
+            ...(Object.keys(nodeClass.tags).length > 0 ? { tags: { ...nodeClass.tags } } : {}),
+        },
+    };
+}
+
+/** The NodePool object of one entry of `autoMode.nodePools`: Karpenter's, on an Auto Mode NodeClass. Pure. */
+export function renderAutoNodePool(name: string, pool: AutoNodePoolConfig): NodePoolObject {
+    return renderNodePool(name, pool);
+}
+
+export interface AutoModeNodePoolsArgs {
+    clusterName: string;
+    config: EnabledAutoModeConfig;
+    /** The control plane: the node role's access entry needs it. */
+    cluster: pulumi.Resource;
+    provider: k8s.Provider;
+}
+
+/**
+ * The custom NodeClasses and NodePools of EKS Auto Mode, and the node role's access entry where
+ * EKS creates none (no built-in pool). Each pool waits for its class; on destroy the pools go
+ * first, while Auto Mode can still drain their nodes.
+ */
+export class AutoModeNodePools extends pulumi.ComponentResource {
+    public readonly nodeClasses: Record<string, k8s.apiextensions.CustomResource> = {};
+    public readonly nodePools: Record<string, k8s.apiextensions.CustomResource> = {};
+
+    constructor(name: string, args: AutoModeNodePoolsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:autoMode:AutoModeNodePools", name, {}, opts);
+        const nodeRoleName = autoNodeRoleName(args.clusterName);
+        const ready: pulumi.Resource[] = [];
+        if (args.config.builtInPools.length === 0) {
+            const principalArn = accountContext({ parent: this }).apply((c) => roleArn(c, nodeRoleName));
+            const entry = new aws.eks.AccessEntry(
+                `${name}-node-entry`,
+                { clusterName: args.clusterName, principalArn, type: "EC2", tags: { "platform/access-scope": "auto-mode-nodes" } },
+                { parent: this, dependsOn: [args.cluster], deleteBeforeReplace: true },
+            );
+            ready.push(
+                entry,
+                new aws.eks.AccessPolicyAssociation(
+                    `${name}-node-entry-policy`,
+                    {
+                        clusterName: args.clusterName,
+                        principalArn: entry.principalArn,
+                        policyArn: principalArn.apply(
+                            (arn) => `arn:${arn.split(":")[1]}:eks::aws:cluster-access-policy/${AUTO_NODE_ACCESS_POLICY}`,
+                        ),
+                        accessScope: { type: "cluster" },
+                    },
+                    { parent: this, deleteBeforeReplace: true },
+                ),
+            );
+        }
+        const k8sOpts = { parent: this, provider: args.provider };
+        for (const [className, config] of Object.entries(args.config.nodeClasses)) {
+            this.nodeClasses[className] = new k8s.apiextensions.CustomResource(
+                `${name}-class-${className}`,
+                renderAutoNodeClass(className, config, {
+                    clusterName: args.clusterName,
+                    nodeRoleName,
+                }) as k8s.apiextensions.CustomResourceArgs,
+                { ...k8sOpts, dependsOn: ready },
+            );
+        }
+        for (const [poolName, config] of Object.entries(args.config.nodePools)) {
+            const nodeClass = this.nodeClasses[config.nodeClassRef.name];
+            this.nodePools[poolName] = new k8s.apiextensions.CustomResource(
+                `${name}-pool-${poolName}`,
+                renderAutoNodePool(poolName, config),
+                { ...k8sOpts, dependsOn: nodeClass ? [nodeClass] : ready },
+            );
+        }
+        this.registerOutputs({ nodeClasses: Object.keys(this.nodeClasses), nodePools: Object.keys(this.nodePools) });
+    }
+}
+
+/** The Auto Mode node role, created with the cluster (its ARN is the cluster's `computeConfig.nodeRoleArn`). */
+export function createAutoNodeRole(
+    name: string,
+    clusterName: string,
+    parent: pulumi.Resource,
+): { role: aws.iam.Role; arn: pulumi.Output<string>; attachments: aws.iam.RolePolicyAttachment[] } {
+    const role = new aws.iam.Role(
+        `${name}-auto-node`,
+        {
+            name: autoNodeRoleName(clusterName),
+            description: `EKS Auto Mode nodes of ${clusterName}`,
+            assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
+            permissionsBoundary: stackPermissionsBoundary(clusterName, { parent }),
+        },
+        { parent },
+    );
+    // In the account's partition: aws-us-gov and aws-cn have managed policy ARNs of their own.
+    const partition = accountContext({ parent }).apply((c) => c.partition);
+    const attachments = AUTO_MODE_NODE_POLICIES.map(
+        (policy) =>
+            new aws.iam.RolePolicyAttachment(
+                `${name}-auto-node-${policy}`,
+                { role: role.name, policyArn: partition.apply((p) => managedPolicyArn(policy, p)) },
+                { parent },
+            ),
+    );
+    // From the static name, known at preview (role.name is not until the role exists); users depend on `role`.
+    const arn = accountContext({ parent }).apply((c) => roleArn(c, autoNodeRoleName(clusterName)));
+    return { role, arn, attachments };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage and load balancing: the classes Auto Mode's components answer to.
+
+/** The names EKS Auto Mode's components answer to: the kernel's, which the tools read too. */
+export { AUTO_MODE_COMPONENTS };
+
+/** The default StorageClass on Auto Mode: gp3, encrypted, bound where the pod lands, expandable. Pure. */
+export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delete"): k8s.storage.v1.StorageClassArgs {
+    return {
+        metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { [DEFAULT_CLASS_ANNOTATION]: "true" } },
+        provisioner: AUTO_MODE_COMPONENTS.provisioner,
+        // The account's EBS key: a customer-managed key would need a policy on the cluster role
+        // (create-storage-class.adoc), which this program does not grant yet.
+        parameters: { type: "gp3", encrypted: "true" },
+        reclaimPolicy,
+        volumeBindingMode: "WaitForFirstConsumer",
+        allowVolumeExpansion: true,
+    };
+}
+
+/** The `alb` IngressClassParams and IngressClass on Auto Mode. Pure. */
+export function autoModeIngressClass(): { params: Record<string, unknown>; ingressClass: k8s.networking.v1.IngressClassArgs } {
+    const name = LOAD_BALANCER_CONTROLLER_API.ingressClass;
+    return {
+        // Internal unless an Ingress asks otherwise is the controller's default; no setting here
+        // overrides a team's annotations.
+        params: { apiVersion: AUTO_MODE_COMPONENTS.paramsApiVersion, kind: "IngressClassParams", metadata: { name }, spec: {} },
+        ingressClass: {
+            metadata: { name },
+            spec: {
+                controller: AUTO_MODE_COMPONENTS.ingressController,
+                parameters: { apiGroup: "eks.amazonaws.com", kind: "IngressClassParams", name },
+            },
+        },
+    };
+}
+
+/**
+ * The ConfigMap that turns on Auto Mode's network policy controller: until it exists,
+ * NetworkPolicy objects "are accepted but not enforced" (EKS User Guide, auto-net-pol.adoc, step 1),
+ * and every namespace's default-deny here would be a silent no-op. Where node groups run beside
+ * Auto Mode, the VPC CNI add-on owns this ConfigMap (its `enableNetworkPolicy`), so it is not
+ * created then. Pure.
+ */
+export function networkPolicyControllerConfigMap(): k8s.core.v1.ConfigMapArgs {
+    return {
+        metadata: { name: "amazon-vpc-cni", namespace: "kube-system" },
+        data: { "enable-network-policy-controller": "true" },
+    };
+}
+
+export interface AutoModeAddonsArgs {
+    provider: k8s.Provider;
+    /** Create the network policy controller's ConfigMap (no VPC CNI add-on owns it). Defaults to `true`. */
+    networkPolicyController?: boolean;
+}
+
+/** The StorageClass and IngressClass of a stack on EKS Auto Mode. */
+export class AutoModeAddons extends pulumi.ComponentResource {
+    public readonly storageClass: k8s.storage.v1.StorageClass;
+    public readonly ingressClass: k8s.networking.v1.IngressClass;
+    public readonly networkPolicyController?: k8s.core.v1.ConfigMap;
+
+    constructor(name: string, args: AutoModeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("platform:addons:AutoModeAddons", name, {}, opts);
+        const k8sOpts = { parent: this, provider: args.provider };
+        this.storageClass = new k8s.storage.v1.StorageClass(`${name}-${DEFAULT_STORAGE_CLASS}`, autoModeStorageClass(), k8sOpts);
+        const { params, ingressClass } = autoModeIngressClass();
+        const ingressParams = new k8s.apiextensions.CustomResource(
+            `${name}-ingress-params`,
+            params as k8s.apiextensions.CustomResourceArgs,
+            k8sOpts,
+        );
+        this.ingressClass = new k8s.networking.v1.IngressClass(`${name}-ingress-class`, ingressClass, {
+            ...k8sOpts,
+            dependsOn: [ingressParams],
+        });
+        if (args.networkPolicyController ?? true) {
+            this.networkPolicyController = new k8s.core.v1.ConfigMap(`${name}-network-policy`, networkPolicyControllerConfigMap(), k8sOpts);
+        }
+        this.registerOutputs({});
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mode, as the registry (components/compute/index.ts) takes it.
+
+/** What Auto Mode runs itself: with node groups beside, they still need the cluster's add-ons and CoreDNS. */
+function autoModeRuns(nodeGroups: boolean): ReadonlySet<PlatformPart> {
+    const always: PlatformPart[] = ["ebsCsiDriver", "loadBalancerController"];
+    // EKS's networking, Pod Identity and CoreDNS serve Auto Mode's nodes only (eks-add-ons.adoc,
+    // "Considerations for Amazon EKS Auto Mode").
+    return new Set<PlatformPart>(nodeGroups ? always : [...always, "clusterAddons", "coreDns"]);
+}
+
+/**
+ * Where the platform's controllers run on Auto Mode without a system node group: the built-in
+ * `system` pool (its nodes carry the pool's label and the CriticalAddonsOnly taint,
+ * set-builtin-node-pools.adoc); otherwise the system node group decides. Pure.
+ */
+export function autoModePlacement(builtInPools: readonly string[], hasSystemNodes: boolean) {
+    return !hasSystemNodes && builtInPools.includes("system")
+        ? { nodeSelector: { "karpenter.sh/nodepool": "system" }, tolerations: [CRITICAL_ADDONS_ONLY] }
+        : undefined;
+}
+
+/** The choice the components use for a stack on Auto Mode. */
+function autoModeChoice(config: EnabledAutoModeConfig, stack: Pick<ComputeStack, "nodeGroups">): ComputeChoice {
+    const nodeGroups = Object.values(stack.nodeGroups).some((g) => g.enabled);
+    return {
+        mode: "autoMode",
+        nodeGroups,
+        runs: autoModeRuns(nodeGroups),
+        placement: (hasSystemNodes) => autoModePlacement(config.builtInPools, hasSystemNodes),
+        withCluster: ({ name, clusterName, role, parent }) => {
+            // Auto Mode's policies on the cluster's own role (it cannot be swapped on a live cluster).
+            const policies = AUTO_MODE_CLUSTER_POLICIES.map(
+                (policy) =>
+                    new aws.iam.RolePolicyAttachment(
+                        `${name}-control-plane-${policy}`,
+                        // In the account's partition (aws-us-gov and aws-cn have their own ARNs).
+                        {
+                            role: role.name,
+                            policyArn: accountContext({ parent }).apply((c) => managedPolicyArn(policy, c.partition)),
+                        },
+                        { parent },
+                    ),
+            );
+            const node = createAutoNodeRole(name, clusterName, parent);
+            return {
+                dependsOn: [...policies, node.role, ...node.attachments],
+                // pulumi-eks sets computeConfig, storageConfig.blockStorage and
+                // kubernetesNetworkConfig.elasticLoadBalancing together (AWS refuses them apart) and
+                // bootstrapSelfManagedAddons false; no node role of its own: the program's.
+                options: {
+                    autoMode: { enabled: true, createNodeRole: false, computeConfig: autoModeComputeConfig(config.builtInPools, node.arn) },
+                },
+                nodeRoleName: node.role.name,
+            };
+        },
+        // With node groups beside, the VPC CNI add-on (enableNetworkPolicy) owns the controller's ConfigMap.
+        withAddons: ({ name, provider, parent }) =>
+            new AutoModeAddons(`${name}-auto-mode`, { provider, networkPolicyController: !nodeGroups }, { parent }),
+        // Its custom NodeClasses and NodePools (its built-in pools are EKS's own).
+        pools: ({ clusterName, cluster, provider }) => new AutoModeNodePools("auto-mode", { clusterName, config, cluster, provider }),
+    };
+}
+
+/** EKS Auto Mode as a compute mode. */
+export const autoModeCompute = {
+    key: "autoMode",
+    label: "EKS Auto Mode",
+    /** Off by default: a standard cluster. */
+    schema: autoModeSchema.default({ enabled: false }),
+    example: { enabled: true, builtInPools: ["system", "general-purpose"] },
+    active: (section) => section.enabled,
+    replacesAddons: {
+        ebsCsiDriver: `its own EBS CSI driver (${AUTO_MODE_COMPONENTS.provisioner})`,
+        loadBalancerController: `its own load balancing (${AUTO_MODE_COMPONENTS.ingressController}, ${AUTO_MODE_COMPONENTS.loadBalancerClass})`,
+    },
+    problems: (_section, stack) => {
+        const issues: CrossSectionIssue[] = [];
+        const minor = Number(stack.cluster.version.split(".")[1]);
+        if (Number.isFinite(minor) && minor < AUTO_MODE_MIN_MINOR) {
+            issues.push({
+                path: ["cluster", "version"],
+                message: `${stack.cluster.version} is before 1.${AUTO_MODE_MIN_MINOR}, the first version EKS Auto Mode runs`,
+            });
+        }
+        if (stack.karpenter.enabled) {
+            issues.push({
+                path: ["karpenter", "enabled"],
+                message:
+                    "is true beside autoMode: EKS Auto Mode runs Karpenter itself; move the pools to autoMode.nodePools and set karpenter.enabled: false",
+            });
+        }
+        return issues;
+    },
+    choice: (section, stack) => autoModeChoice(section as EnabledAutoModeConfig, stack),
+} satisfies ComputeMode<"autoMode", ReturnType<typeof autoModeSchema.default>>;

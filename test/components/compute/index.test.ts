@@ -1,0 +1,123 @@
+/**
+ * The registry of compute modes (components/compute/index.ts): every registered mode has every
+ * part the program needs, and the registry's own checks (one mode at a time, the add-ons a
+ * standard cluster needs, the ones a mode runs itself) hold for each of them.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+import {
+    COMPUTE_MODES,
+    computeChoice,
+    computeCrossSectionProblems,
+    type ComputeMode,
+    type ComputeStack,
+    REPLACEABLE_ADDONS,
+} from "../../../components/compute";
+import { STACK_CONFIG_KEYS } from "../../../components/config";
+import { ROOT, settled, useMocks } from "../../mocks";
+
+const MODES = COMPUTE_MODES as readonly ComputeMode[];
+
+/** A standard stack's sections: every mode at its default. */
+function defaults(): Record<string, unknown> {
+    return Object.fromEntries(MODES.map((m) => [m.key, m.schema.parse(undefined)]));
+}
+
+/** The rest of a stack: a supported version, no Karpenter, the given add-ons and node groups. */
+function stack(addons: ComputeStack["addons"], nodeGroups: ComputeStack["nodeGroups"] = {}): ComputeStack {
+    return { clusterName: "demo", cluster: { version: "1.34" }, karpenter: { enabled: false }, addons, nodeGroups };
+}
+
+const BOTH = { ebsCsiDriver: {}, loadBalancerController: {} };
+
+describe("compute modes (components/compute): the registry", () => {
+    it("registers each mode once, under a stack config key Pulumi.yaml declares", () => {
+        const keys = MODES.map((m) => m.key);
+        expect(new Set(keys).size, keys.join(", ")).to.equal(keys.length);
+        const declared = Object.keys((parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: object }).config);
+        for (const key of keys) {
+            expect(STACK_CONFIG_KEYS, key).to.include(key);
+            expect(declared, key).to.include(`eks-platform:${key}`);
+        }
+    });
+
+    for (const mode of MODES) {
+        describe(`${mode.key} (${mode.label})`, () => {
+            it("is off by default and on with its example", () => {
+                expect(mode.active(mode.schema.parse(undefined))).to.equal(false);
+                expect(mode.active(mode.schema.parse(mode.example))).to.equal(true);
+            });
+
+            it("says what it runs of every add-on a standard cluster installs", () => {
+                expect(Object.keys(mode.replacesAddons).sort()).to.deep.equal([...REPLACEABLE_ADDONS].sort());
+                for (const text of Object.values(mode.replacesAddons)) {
+                    expect(text).to.match(/\S/);
+                }
+            });
+
+            it("refuses, by key, the self-installed add-ons beside it, and requires none of them", () => {
+                const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
+                const beside = computeCrossSectionProblems({ ...stack(BOTH), ...on } as never);
+                expect(beside.filter((i) => i.path[0] === "addons").map((i) => i.path.join("."))).to.have.members(
+                    REPLACEABLE_ADDONS.map((k) => `addons.${k}`),
+                );
+                for (const issue of beside.filter((i) => i.path[0] === "addons")) {
+                    expect(issue.message).to.contain(mode.key).and.contain(mode.label);
+                }
+                expect(computeCrossSectionProblems({ ...stack({}), ...on } as never).filter((i) => i.path[0] === "addons")).to.deep.equal(
+                    [],
+                );
+            });
+
+            it("runs the cluster's add-ons and CoreDNS only where no node group runs beside it, and its choice names it", () => {
+                const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
+                const alone = computeChoice({ clusterName: "demo", nodeGroups: {}, ...on } as never);
+                const beside = computeChoice({ clusterName: "demo", nodeGroups: { g: { enabled: true } }, ...on } as never);
+                expect([alone?.mode, alone?.nodeGroups, beside?.nodeGroups]).to.deep.equal([mode.key, false, true]);
+                // Node groups need the VPC CNI, kube-proxy, Pod Identity agent and CoreDNS: a mode never takes them from them.
+                expect(beside?.runs.has("clusterAddons")).to.equal(false);
+                expect(beside?.runs.has("coreDns")).to.equal(false);
+                // What it runs of the add-ons is what its config check refuses beside it.
+                for (const key of REPLACEABLE_ADDONS) {
+                    expect(alone?.runs.has(key), key).to.equal(true);
+                }
+            });
+
+            it("builds its parts of the cluster, the add-ons and the pools under the parents it is given", async () => {
+                const mocks = await useMocks("preview");
+                const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
+                const choice = computeChoice({ clusterName: "demo", nodeGroups: {}, ...on } as never);
+                const parent = new pulumi.ComponentResource("test:index:Parent", "parent");
+                const role = new aws.iam.Role("role", { assumeRolePolicy: "{}" }, { parent });
+                const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+                const parts = choice?.withCluster({ name: "c", clusterName: "demo", role, parent });
+                const addons = choice?.withAddons({ name: "a", provider, parent });
+                const pools = choice?.pools({ clusterName: "demo", cluster: parent, provider });
+                await settled();
+                expect(parts?.dependsOn.length, "the control plane waits on its parts").to.be.greaterThan(0);
+                expect(Object.keys(parts?.options ?? {}), "it sets options of the eks.Cluster").to.not.deep.equal([]);
+                const children = mocks.resources.filter((r) => r.options.parent === "parent");
+                expect(children.length, "its cluster and add-on parts sit under the parents given").to.be.greaterThan(0);
+                expect(addons === undefined || addons instanceof pulumi.Resource).to.equal(true);
+                expect(pools === undefined || pools instanceof pulumi.Resource).to.equal(true);
+            });
+        });
+    }
+
+    it("requires, on a standard cluster, every add-on some mode could run, naming the modes", () => {
+        const issues = computeCrossSectionProblems({ ...stack({}), ...defaults() } as never);
+        expect(issues.map((i) => i.path.join("."))).to.have.members(REPLACEABLE_ADDONS.map((k) => `addons.${k}`));
+        for (const issue of issues) {
+            for (const mode of MODES) {
+                expect(issue.message).to.contain(mode.label);
+            }
+        }
+        expect(computeCrossSectionProblems({ ...stack(BOTH), ...defaults() } as never)).to.deep.equal([]);
+        expect(computeChoice({ clusterName: "demo", nodeGroups: {}, ...defaults() } as never)).to.equal(undefined);
+    });
+});
