@@ -26,6 +26,8 @@ export const AUTO_MODE_COMPONENTS = {
     loadBalancerClass: "eks.amazonaws.com/nlb",
     /** The API of IngressClassParams (and TargetGroupBinding) under Auto Mode. */
     paramsApiVersion: "eks.amazonaws.com/v1",
+    /** The label only Auto Mode's nodes carry (create-node-pool, "Supported labels"); its driver runs there alone. */
+    computeTypeLabel: { key: "eks.amazonaws.com/compute-type", value: "auto" },
 } as const;
 
 /** One annotation AWS documents for Auto Mode: honoured, or refused (with what to use instead). */

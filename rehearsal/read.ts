@@ -5,6 +5,7 @@
  */
 import {
     asArray,
+    AUTO_MODE_COMPONENTS,
     asNumber,
     asNumeric,
     asRecord,
@@ -414,7 +415,7 @@ function readNodePool(r: DrainResource, builtInOf?: string): NodePoolModel {
             ...stringMap(path(spec, "template", "metadata", "labels")),
             "karpenter.sh/nodepool": name,
             // Auto Mode's nodes say so (create-node-pool.adoc, Supported labels: `eks.amazonaws.com/compute-type` `auto`).
-            ...(autoMode ? { "eks.amazonaws.com/compute-type": "auto" } : {}),
+            ...(autoMode ? { [AUTO_MODE_COMPONENTS.computeTypeLabel.key]: AUTO_MODE_COMPONENTS.computeTypeLabel.value } : {}),
         },
         taints: readTaints(field(nodeSpec, "taints")),
         requirements,

@@ -246,7 +246,14 @@ export function autoNodeRoleName(clusterName: string): string {
     return `${clusterName}-auto-node`;
 }
 
-/** The `computeConfig` of the cluster: enabled, the built-in pools and, with any, the node role. Pure. */
+/**
+ * The `computeConfig` of the cluster: enabled, the built-in pools and, with any, the node role. Pure.
+ * pulumi-eks 4.3 spreads it over its own defaults, `{ enabled: true, nodeRoleArn, nodePools:
+ * ["general-purpose", "system"] }`, and hands the result to `aws.eks.Cluster`
+ * (nodejs/eks/cluster/cluster.ts @ v4.3.0): `nodePools` is always sent, since left out both
+ * built-in pools would run; `enabled` reaches the AWS resource as written, though pulumi-eks's
+ * `ClusterComputeConfigArgs` does not declare it.
+ */
 export function autoModeComputeConfig(
     builtInPools: readonly string[],
     nodeRoleArn: pulumi.Input<string>,
@@ -387,7 +394,7 @@ export function createAutoNodeRole(
 /** The names EKS Auto Mode's components answer to: the kernel's, which the tools read too. */
 export { AUTO_MODE_COMPONENTS };
 
-/** The default StorageClass on Auto Mode: gp3, encrypted, bound where the pod lands, expandable. Pure. */
+/** The default StorageClass on Auto Mode: gp3, encrypted, on Auto Mode's nodes only, bound where the pod lands, expandable. Pure. */
 export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delete"): k8s.storage.v1.StorageClassArgs {
     return {
         metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { [DEFAULT_CLASS_ANNOTATION]: "true" } },
@@ -395,6 +402,17 @@ export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delet
         // The account's EBS key: a customer-managed key would need a policy on the cluster role
         // (create-storage-class.adoc), which this program does not grant yet.
         parameters: { type: "gp3", encrypted: "true" },
+        // Only where Auto Mode's driver runs: its nodes alone carry this label (create-storage-class.adoc,
+        // create-node-pool.adoc "Supported labels"). With WaitForFirstConsumer the scheduler then
+        // keeps a pod with such a volume off the node groups beside Auto Mode, where no driver
+        // could attach it.
+        allowedTopologies: [
+            {
+                matchLabelExpressions: [
+                    { key: AUTO_MODE_COMPONENTS.computeTypeLabel.key, values: [AUTO_MODE_COMPONENTS.computeTypeLabel.value] },
+                ],
+            },
+        ],
         reclaimPolicy,
         volumeBindingMode: "WaitForFirstConsumer",
         allowVolumeExpansion: true,

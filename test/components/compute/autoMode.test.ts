@@ -145,11 +145,13 @@ describe("EKS Auto Mode: the rendered objects", () => {
         expect(addonPlacement(false, undefined).nodeSelector).to.deep.equal({});
     });
 
-    it("renders the default gp3 StorageClass on Auto Mode's provisioner: encrypted, bound where the pod lands, expandable", () => {
+    it("renders the default gp3 StorageClass on Auto Mode's provisioner: encrypted, on Auto Mode's nodes only, bound where the pod lands, expandable", () => {
         const gp3 = (reclaimPolicy: string) => ({
             metadata: { name: "gp3", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
             provisioner: "ebs.csi.eks.amazonaws.com",
             parameters: { type: "gp3", encrypted: "true" },
+            // A node group beside Auto Mode runs no Auto Mode driver: its volumes could never attach there.
+            allowedTopologies: [{ matchLabelExpressions: [{ key: "eks.amazonaws.com/compute-type", values: ["auto"] }] }],
             reclaimPolicy,
             volumeBindingMode: "WaitForFirstConsumer",
             allowVolumeExpansion: true,
