@@ -86,7 +86,14 @@ export class ComputeAddons extends pulumi.ComponentResource {
             { clusterName: args.clusterName, config: args.addons.metricsServer, placement },
             this,
         );
-        this.compute = args.compute?.withAddons({ name, provider: args.provider, parent: this });
+        this.compute = args.compute?.withAddons({
+            name,
+            clusterName: args.clusterName,
+            provider: args.provider,
+            keyAdministrator: args.keyAdministrator,
+            protect: args.protect,
+            parent: this,
+        });
         if (!runs("ebsCsiDriver")) {
             if (args.addons.ebsCsiDriver === undefined) {
                 throw new Error("addons.ebsCsiDriver is required unless the compute mode runs its own (components/compute)");

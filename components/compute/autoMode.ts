@@ -54,16 +54,18 @@ import {
     karpenterDuration,
     LOAD_BALANCER_CONTROLLER_API,
     managedPolicyArn,
+    PLATFORM_CLUSTER_TAG,
 } from "eks-platform-kernel";
 import { z } from "zod";
-import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS } from "../addons/ebsCsi";
+import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS, volumeKeyStatements } from "../addons/ebsCsi";
+import { kmsKeyArn } from "../config/addons";
 import { awsTags } from "../config/common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
-import { accountContext, roleArn, stackPermissionsBoundary, trustPolicy } from "../iam";
+import { accountContext, roleArn, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "../iam";
 import { renderNodePool } from "../karpenter/nodePools";
 import type { NodePoolObject } from "../karpenter/types";
 import { CRITICAL_ADDONS_ONLY } from "../nodegroups/scheduling";
-import type { ComputeChoice, ComputeMode, ComputeStack, PlatformPart } from "./index";
+import type { ComputeChoice, ComputeChoiceStack, ComputeMode, PlatformPart } from "./index";
 
 // ---------------------------------------------------------------------------------------------
 // Config: `autoMode` in stack config.
@@ -181,6 +183,21 @@ const enabledSchema = z
         nodeClasses: z.record(dnsLabel, autoNodeClassSchema).default({}),
         /** NodePools keyed by name, each on a NodeClass above (or EKS's `default` while a built-in pool runs). Defaults to `{}`. */
         nodePools: z.record(dnsLabel, autoNodePoolSchema).default({}),
+        /** The default StorageClass `gp3` on Auto Mode's driver. Defaults to `{ kmsKey: platform, reclaimPolicy: Delete }`. */
+        storageClass: z
+            .strictObject({
+                /**
+                 * Which key encrypts the volumes: `platform` (a customer-managed key this stack creates,
+                 * rotated yearly), `aws-managed` (the account's default EBS key), or the ARN of another
+                 * customer-managed key. With a customer-managed key the cluster role gets what Auto
+                 * Mode's driver needs on it (create-storage-class.adoc, "Use self-managed KMS key").
+                 * Defaults to `platform`.
+                 */
+                kmsKey: z.union([z.literal("platform"), z.literal("aws-managed"), kmsKeyArn]).default("platform"),
+                /** What happens to a volume when its claim is deleted. Defaults to `Delete`. */
+                reclaimPolicy: z.enum(["Delete", "Retain"]).default("Delete"),
+            })
+            .default({ kmsKey: "platform", reclaimPolicy: "Delete" }),
     })
     .superRefine((a, ctx) => {
         if (a.builtInPools.length === 0 && Object.keys(a.nodePools).length === 0) {
@@ -394,18 +411,29 @@ export function createAutoNodeRole(
 /** The names EKS Auto Mode's components answer to: the kernel's, which the tools read too. */
 export { AUTO_MODE_COMPONENTS };
 
-/** The default StorageClass on Auto Mode: gp3, encrypted, on Auto Mode's nodes only, bound where the pod lands, expandable. Pure. */
-export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delete"): k8s.storage.v1.StorageClassArgs {
+/** The alias of the platform's own key for Auto Mode's volumes (not the EBS CSI driver's: a stack switching holds both a while). Pure. */
+export function autoVolumeKeyAlias(clusterName: string): string {
+    return `alias/eks/${clusterName}-auto-ebs`;
+}
+
+/**
+ * The default StorageClass on Auto Mode: gp3, encrypted (with `kmsKeyId` when given, else the
+ * account's EBS key), on Auto Mode's nodes only, bound where the pod lands, expandable. Pure.
+ */
+export function autoModeStorageClass(
+    opts: {
+        reclaimPolicy?: "Delete" | "Retain";
+        kmsKeyId?: pulumi.Input<string>;
+    } = {},
+): k8s.storage.v1.StorageClassArgs {
     return {
         metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { [DEFAULT_CLASS_ANNOTATION]: "true" } },
         provisioner: AUTO_MODE_COMPONENTS.provisioner,
-        // The account's EBS key: a customer-managed key would need a policy on the cluster role
-        // (create-storage-class.adoc), which this program does not grant yet.
-        parameters: { type: "gp3", encrypted: "true" },
-        // Only where Auto Mode's driver runs: its nodes alone carry this label (create-storage-class.adoc,
-        // create-node-pool.adoc "Supported labels"). With WaitForFirstConsumer the scheduler then
-        // keeps a pod with such a volume off the node groups beside Auto Mode, where no driver
-        // could attach it.
+        parameters: { type: "gp3", encrypted: "true", ...(opts.kmsKeyId !== undefined ? { kmsKeyId: opts.kmsKeyId } : {}) },
+        // Only where Auto Mode's driver runs: its nodes alone carry this label (create-storage-class,
+        // "Key components", docs.aws.amazon.com; create-node-pool.adoc "Supported labels"). With
+        // WaitForFirstConsumer the scheduler then keeps a pod with such a volume off the node groups
+        // beside Auto Mode, where no driver could attach it.
         allowedTopologies: [
             {
                 matchLabelExpressions: [
@@ -413,7 +441,7 @@ export function autoModeStorageClass(reclaimPolicy: "Delete" | "Retain" = "Delet
                 ],
             },
         ],
-        reclaimPolicy,
+        reclaimPolicy: opts.reclaimPolicy ?? "Delete",
         volumeBindingMode: "WaitForFirstConsumer",
         allowVolumeExpansion: true,
     };
@@ -454,6 +482,14 @@ export interface AutoModeAddonsArgs {
     provider: k8s.Provider;
     /** Create the network policy controller's ConfigMap (no VPC CNI add-on owns it). Defaults to `true`. */
     networkPolicyController?: boolean;
+    /** The cluster's static name: the platform volume key's description, tag and alias. */
+    clusterName: string;
+    /** `autoMode.storageClass`. Defaults to the account's EBS key and `Delete`. */
+    storageClass?: EnabledAutoModeConfig["storageClass"];
+    /** The deploy role (`access.deployer`): the only role the platform volume key's policy lets administer it. */
+    keyAdministrator: string;
+    /** Protect the platform volume key from deletion (every volume needs it to be read). Defaults to `false`. */
+    protect?: boolean;
 }
 
 /** The StorageClass and IngressClass of a stack on EKS Auto Mode. */
@@ -461,11 +497,39 @@ export class AutoModeAddons extends pulumi.ComponentResource {
     public readonly storageClass: k8s.storage.v1.StorageClass;
     public readonly ingressClass: k8s.networking.v1.IngressClass;
     public readonly networkPolicyController?: k8s.core.v1.ConfigMap;
+    /** The platform's volume key, when `storageClass.kmsKey` is `platform`. */
+    public readonly key?: aws.kms.Key;
 
     constructor(name: string, args: AutoModeAddonsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("platform:addons:AutoModeAddons", name, {}, opts);
         const k8sOpts = { parent: this, provider: args.provider };
-        this.storageClass = new k8s.storage.v1.StorageClass(`${name}-${DEFAULT_STORAGE_CLASS}`, autoModeStorageClass(), k8sOpts);
+        const kmsKey = args.storageClass?.kmsKey ?? "aws-managed";
+        let kmsKeyId: pulumi.Input<string> | undefined;
+        if (kmsKey === "platform") {
+            this.key = new aws.kms.Key(
+                `${name}-key`,
+                {
+                    description: `Encryption of EBS volumes of EKS Auto Mode cluster ${args.clusterName}`,
+                    enableKeyRotation: true,
+                    deletionWindowInDays: 30,
+                    // The deploy role administers only keys with this tag (kernel/deployScope.ts).
+                    tags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
+                    policy: accountContext({ parent: this }).apply((c) => JSON.stringify(stackKeyPolicy(c, args.keyAdministrator))),
+                },
+                { parent: this, protect: args.protect ?? false },
+            );
+            new aws.kms.Alias(`${name}-key`, { name: autoVolumeKeyAlias(args.clusterName), targetKeyId: this.key.keyId }, { parent: this });
+            kmsKeyId = this.key.arn;
+        } else if (kmsKey !== "aws-managed") {
+            kmsKeyId = kmsKey;
+        }
+        // Parameters of a StorageClass are immutable: a changed key replaces the class (same name,
+        // so the old one goes first). Volumes already provisioned keep their key.
+        this.storageClass = new k8s.storage.v1.StorageClass(
+            `${name}-${DEFAULT_STORAGE_CLASS}`,
+            autoModeStorageClass({ reclaimPolicy: args.storageClass?.reclaimPolicy, kmsKeyId }),
+            { ...k8sOpts, deleteBeforeReplace: true },
+        );
         const { params, ingressClass } = autoModeIngressClass();
         const ingressParams = new k8s.apiextensions.CustomResource(
             `${name}-ingress-params`,
@@ -506,7 +570,29 @@ export function autoModePlacement(builtInPools: readonly string[], hasSystemNode
 }
 
 /** The choice the components use for a stack on Auto Mode. */
-function autoModeChoice(config: EnabledAutoModeConfig, stack: Pick<ComputeStack, "nodeGroups">): ComputeChoice {
+/**
+ * What the cluster role needs on the volume key (the EBS CSI driver's statements: grants for AWS
+ * resources, the data-key operations), or none for the account's EBS key. The platform's key is
+ * matched by its alias, known at preview. Pure but for the account lookup.
+ */
+function autoVolumeKeyStatements(
+    kmsKey: EnabledAutoModeConfig["storageClass"]["kmsKey"],
+    clusterName: string,
+    region: string,
+    parent: pulumi.Resource,
+): pulumi.Output<ReturnType<typeof volumeKeyStatements>> | undefined {
+    if (kmsKey === "aws-managed") {
+        return undefined;
+    }
+    return kmsKey === "platform"
+        ? accountContext({ parent }).apply((c) =>
+              volumeKeyStatements({ kind: "alias", alias: autoVolumeKeyAlias(clusterName), ...c, region }),
+          )
+        : pulumi.output(volumeKeyStatements({ kind: "arn", arn: kmsKey }));
+}
+
+function autoModeChoice(config: EnabledAutoModeConfig, stack: ComputeChoiceStack): ComputeChoice {
+    const { region } = stack;
     const nodeGroups = Object.values(stack.nodeGroups).some((g) => g.enabled);
     return {
         mode: "autoMode",
@@ -528,6 +614,16 @@ function autoModeChoice(config: EnabledAutoModeConfig, stack: Pick<ComputeStack,
                     ),
             );
             const node = createAutoNodeRole(name, clusterName, parent);
+            // Auto Mode's driver uses a customer-managed volume key as the cluster role
+            // (create-storage-class.adoc, "Use self-managed KMS key": the policy goes on the EKS Cluster Role).
+            const statements = autoVolumeKeyStatements(config.storageClass.kmsKey, clusterName, region, parent);
+            if (statements) {
+                new aws.iam.RolePolicy(
+                    `${name}-control-plane-auto-volume-key`,
+                    { role: role.name, policy: statements.apply((Statement) => JSON.stringify({ Version: "2012-10-17", Statement })) },
+                    { parent },
+                );
+            }
             return {
                 dependsOn: [...policies, node.role, ...node.attachments],
                 // pulumi-eks sets computeConfig, storageConfig.blockStorage and
@@ -540,8 +636,19 @@ function autoModeChoice(config: EnabledAutoModeConfig, stack: Pick<ComputeStack,
             };
         },
         // With node groups beside, the VPC CNI add-on (enableNetworkPolicy) owns the controller's ConfigMap.
-        withAddons: ({ name, provider, parent }) =>
-            new AutoModeAddons(`${name}-auto-mode`, { provider, networkPolicyController: !nodeGroups }, { parent }),
+        withAddons: ({ name, clusterName, provider, keyAdministrator, protect, parent }) =>
+            new AutoModeAddons(
+                `${name}-auto-mode`,
+                {
+                    provider,
+                    networkPolicyController: !nodeGroups,
+                    clusterName,
+                    storageClass: config.storageClass,
+                    keyAdministrator,
+                    protect,
+                },
+                { parent },
+            ),
         // Its custom NodeClasses and NodePools (its built-in pools are EKS's own).
         pools: ({ clusterName, cluster, provider }) => new AutoModeNodePools("auto-mode", { clusterName, config, cluster, provider }),
     };

@@ -37,6 +37,9 @@ export interface ComputeStack {
     nodeGroups: Readonly<Record<string, { enabled: boolean }>>;
 }
 
+/** What a mode's choice is made of besides its section: the stack's name, region and node groups. */
+export type ComputeChoiceStack = Pick<ComputeStack, "clusterName" | "nodeGroups"> & { region: string };
+
 /** What a mode adds to the control plane (created by `Cluster`, under it). */
 export interface ComputeClusterParts {
     /** What the control plane waits on: policies on its role, the mode's node role. */
@@ -59,8 +62,18 @@ export interface ComputeChoice {
     placement(hasSystemNodes: boolean): Placement | undefined;
     /** Its parts of the control plane, created under `parent` (the `Cluster`) with the cluster's `role`. */
     withCluster(a: { name: string; clusterName: string; role: aws.iam.Role; parent: pulumi.Resource }): ComputeClusterParts;
-    /** Its parts of the add-ons (storage and ingress classes), under `parent` (the `ComputeAddons`). */
-    withAddons(a: { name: string; provider: k8s.Provider; parent: pulumi.Resource }): pulumi.Resource | undefined;
+    /**
+     * Its parts of the add-ons (storage and ingress classes, a volume key), under `parent` (the
+     * `ComputeAddons`); `keyAdministrator` and `protect` as for the EBS CSI driver's key.
+     */
+    withAddons(a: {
+        name: string;
+        clusterName: string;
+        provider: k8s.Provider;
+        keyAdministrator: string;
+        protect?: boolean;
+        parent: pulumi.Resource;
+    }): pulumi.Resource | undefined;
     /** Its own pools, created after the node groups; the add-ons wait on them. */
     pools(a: { clusterName: string; cluster: pulumi.Resource; provider: k8s.Provider }): pulumi.Resource | undefined;
 }
@@ -82,7 +95,7 @@ export interface ComputeMode<K extends string = string, S extends z.ZodType = z.
     /** Its own checks against the rest of the stack, while it is active. */
     problems(section: z.output<S>, stack: ComputeStack): CrossSectionIssue[];
     /** The choice the components use, while it is active. */
-    choice(section: z.output<S>, stack: Pick<ComputeStack, "clusterName" | "nodeGroups">): ComputeChoice;
+    choice(section: z.output<S>, stack: ComputeChoiceStack): ComputeChoice;
 }
 
 /** The modes. Adding a mode is one module, one entry here and its key in Pulumi.yaml. */
@@ -99,8 +112,8 @@ export function computeModeSchemas(): { [M in Registered as M["key"]]: M["schema
 }
 
 /** The modes `stack` turns on. */
-function activeModes(stack: ComputeSections): { mode: ComputeMode; section: unknown }[] {
-    return (COMPUTE_MODES as readonly ComputeMode[])
+function activeModes(stack: ComputeSections, modes: readonly ComputeMode[]): { mode: ComputeMode; section: unknown }[] {
+    return modes
         .map((mode) => ({ mode, section: (stack as Record<string, unknown>)[mode.key] }))
         .filter(({ mode, section }) => mode.active(section as never));
 }
@@ -111,16 +124,19 @@ function activeModes(stack: ComputeSections): { mode: ComputeMode; section: unkn
  * that does (two drivers, or two controllers of one IngressClass, would fight over the same
  * objects); then the active mode's own checks.
  */
-export function computeCrossSectionProblems(stack: ComputeStack & ComputeSections): CrossSectionIssue[] {
-    const active = activeModes(stack);
+export function computeCrossSectionProblems(
+    stack: ComputeStack & ComputeSections,
+    modes: readonly ComputeMode[] = COMPUTE_MODES,
+): CrossSectionIssue[] {
+    const active = activeModes(stack, modes);
     const issues: CrossSectionIssue[] = [];
     for (const { mode } of active.slice(1)) {
-        issues.push({ path: [mode.key, "enabled"], message: `is on beside ${active[0].mode.key}: a cluster runs one compute mode` });
+        issues.push({ path: [mode.key], message: `turns ${mode.label} on beside ${active[0].mode.key}: a cluster runs one compute mode` });
     }
     const [on] = active;
     for (const key of REPLACEABLE_ADDONS) {
         if (!on && stack.addons[key] === undefined) {
-            const runners = (COMPUTE_MODES as readonly ComputeMode[]).map((m) => m.label).join(" or ");
+            const runners = modes.map((m) => m.label).join(" or ");
             issues.push({ path: ["addons", key], message: `is required: a standard cluster installs it (only ${runners} runs its own)` });
         }
         if (on && stack.addons[key] !== undefined) {
@@ -134,7 +150,10 @@ export function computeCrossSectionProblems(stack: ComputeStack & ComputeSection
 }
 
 /** The stack's active mode as the components use it; `undefined` for a standard cluster. */
-export function computeChoice(stack: Pick<ComputeStack, "clusterName" | "nodeGroups"> & ComputeSections): ComputeChoice | undefined {
-    const [on] = activeModes(stack);
+export function computeChoice(
+    stack: ComputeChoiceStack & ComputeSections,
+    modes: readonly ComputeMode[] = COMPUTE_MODES,
+): ComputeChoice | undefined {
+    const [on] = activeModes(stack, modes);
     return on ? on.mode.choice(on.section, stack) : undefined;
 }

@@ -8,7 +8,8 @@ import { addonVersion } from "./cluster";
 import { containerResources } from "./common";
 
 /** A KMS key ARN in any partition, e.g. `arn:aws:kms:us-east-1:123456789012:key/<uuid>`. */
-const kmsKeyArn = z.string().regex(/^arn:aws(-[a-z]+)*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, {
+/** A customer-managed KMS key named by ARN (a volume key: `addons.ebsCsiDriver`, `autoMode.storageClass`). */
+export const kmsKeyArn = z.string().regex(/^arn:aws(-[a-z]+)*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, {
     message: "must be platform, aws-managed or a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-…",
 });
 

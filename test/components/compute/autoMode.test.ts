@@ -3,9 +3,11 @@
  * the cluster's compute, storage and load balancing switched on together, its roles, the custom
  * NodeClasses and NodePools, and none of the components Auto Mode runs itself.
  */
+import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
+import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
 import { ComputeAddons, addonPlacement } from "../../../components/addons";
 import { Cluster } from "../../../components/cluster";
 import { computeChoice } from "../../../components/compute";
@@ -17,6 +19,7 @@ import {
     AutoModeNodePools,
     autoModeSchema,
     autoModeStorageClass,
+    autoVolumeKeyAlias,
     autoNodeRoleName,
     createAutoNodeRole,
     type EnabledAutoModeConfig,
@@ -45,9 +48,17 @@ const config = (builtInPools: string[]): EnabledAutoModeConfig =>
         },
     }) as EnabledAutoModeConfig;
 
+/** What an AutoModeAddons needs besides its provider: the account's EBS key here (the key's own cases below). */
+const KEYS = { clusterName: "demo", keyAdministrator: "arn:aws:iam::123456789012:role/deployer" };
+
 /** The compute choice of a stack on Auto Mode with `builtInPools`, with or without an enabled node group beside. */
 const choiceOf = (builtInPools: string[], nodeGroups: boolean) =>
-    computeChoice({ clusterName: "demo", nodeGroups: nodeGroups ? { g: { enabled: true } } : {}, autoMode: config(builtInPools) });
+    computeChoice({
+        clusterName: "demo",
+        region: "us-east-1",
+        nodeGroups: nodeGroups ? { g: { enabled: true } } : {},
+        autoMode: config(builtInPools),
+    });
 
 const clusterArgs = (autoMode?: { builtInPools: string[]; nodeGroups: boolean }) => ({
     clusterName: "demo",
@@ -119,14 +130,21 @@ describe("EKS Auto Mode: the rendered objects", () => {
 
     it("tells the cluster and the add-ons of a stack's Auto Mode what it runs itself: CoreDNS and the cluster's add-ons only without a node group beside", () => {
         const groups = (...enabled: boolean[]) => Object.fromEntries(enabled.map((e, i) => [`g${i}`, { enabled: e }]));
-        expect(computeChoice({ clusterName: "demo", autoMode: { enabled: false }, nodeGroups: groups(true) })).to.equal(undefined);
-        const beside = computeChoice({ clusterName: "demo", autoMode: config(["system"]), nodeGroups: groups(false, true) });
+        expect(
+            computeChoice({ clusterName: "demo", region: "us-east-1", autoMode: { enabled: false }, nodeGroups: groups(true) }),
+        ).to.equal(undefined);
+        const beside = computeChoice({
+            clusterName: "demo",
+            region: "us-east-1",
+            autoMode: config(["system"]),
+            nodeGroups: groups(false, true),
+        });
         expect([beside?.mode, beside?.nodeGroups, [...(beside?.runs ?? [])].sort()]).to.deep.equal([
             "autoMode",
             true,
             ["ebsCsiDriver", "loadBalancerController"],
         ]);
-        const alone = computeChoice({ clusterName: "demo", autoMode: config([]), nodeGroups: groups(false) });
+        const alone = computeChoice({ clusterName: "demo", region: "us-east-1", autoMode: config([]), nodeGroups: groups(false) });
         expect([alone?.nodeGroups, [...(alone?.runs ?? [])].sort()]).to.deep.equal([
             false,
             ["clusterAddons", "coreDns", "ebsCsiDriver", "loadBalancerController"],
@@ -157,7 +175,7 @@ describe("EKS Auto Mode: the rendered objects", () => {
             allowVolumeExpansion: true,
         });
         expect(autoModeStorageClass()).to.deep.equal(gp3("Delete"));
-        expect(autoModeStorageClass("Retain")).to.deep.equal(gp3("Retain"));
+        expect(autoModeStorageClass({ reclaimPolicy: "Retain" })).to.deep.equal(gp3("Retain"));
     });
 
     it("renders the alb IngressClass on Auto Mode's controller, with its IngressClassParams under eks.amazonaws.com", () => {
@@ -211,6 +229,18 @@ describe("EKS Auto Mode: the Cluster", () => {
         expect(dependsOn).to.include.members([...AUTO_MODE_CLUSTER_POLICIES.map((p) => `auto-control-plane-${p}`), "auto-auto-node"]);
     });
 
+    it("keeps its parts of the control plane under the Cluster, where their URNs have always been", () => {
+        for (const policy of AUTO_MODE_CLUSTER_POLICIES) {
+            expect(
+                named(mocks.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", `auto-control-plane-${policy}`).options.parent,
+            ).to.equal("auto");
+        }
+        expect(named(mocks.resources, "aws:iam/role:Role", "auto-auto-node").options.parent).to.equal("auto");
+        expect(named(mocks.resources, "aws:iam/rolePolicy:RolePolicy", "auto-control-plane-auto-volume-key").options.parent).to.equal(
+            "auto",
+        );
+    });
+
     it("gives the cluster role Auto Mode's four policies and the node role its two, with the stack's boundary", () => {
         const attached = (role: string) =>
             ofType(mocks.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
@@ -251,8 +281,8 @@ describe("EKS Auto Mode: pools and add-ons", () => {
         const cluster = new pulumi.ComponentResource("test:index:Cluster", "cp");
         new AutoModeNodePools("with-builtin", { clusterName: "demo", config: config(["system"]), cluster, provider });
         new AutoModeNodePools("custom-only", { clusterName: "demo", config: config([]), cluster, provider });
-        new AutoModeAddons("own-cni", { provider, networkPolicyController: false });
-        new AutoModeAddons("no-cni", { provider });
+        new AutoModeAddons("own-cni", { provider, networkPolicyController: false, ...KEYS });
+        new AutoModeAddons("no-cni", { provider, ...KEYS });
         const parent = new pulumi.ComponentResource("test:index:Parent", "role-parent");
         nodeRole = createAutoNodeRole("direct", "demo", parent);
         nodeRoleArn = await promiseOf(nodeRole.arn);
@@ -270,6 +300,29 @@ describe("EKS Auto Mode: pools and add-ons", () => {
             compute: choiceOf(["system"], false),
         });
         await settled();
+    });
+
+    it("builds, through the stack's choice, its classes under the add-ons and its pools at the root, as `auto-mode`", async () => {
+        const choice = choiceOf([], true);
+        const provider = new k8s.Provider("k8s-choice", { kubeconfig: "{}" });
+        const parent = new pulumi.ComponentResource("test:index:Addons", "via");
+        const cp = new pulumi.ComponentResource("test:index:Cluster", "cp-choice");
+        const addons = choice?.withAddons({
+            name: "via",
+            clusterName: "demo",
+            provider,
+            keyAdministrator: "arn:aws:iam::1:role/d",
+            parent,
+        });
+        const pools = choice?.pools({ clusterName: "demo", cluster: cp, provider });
+        await settled();
+        expect(addons).to.be.instanceOf(AutoModeAddons);
+        expect(named(mocks.resources, "platform:addons:AutoModeAddons", "via-auto-mode").options.parent).to.equal("via");
+        // A node group beside: the VPC CNI add-on owns the network policy ConfigMap.
+        expect(mocks.resources.filter((r) => r.name === "via-auto-mode-network-policy")).to.deep.equal([]);
+        expect(pools).to.be.instanceOf(AutoModeNodePools);
+        expect(named(mocks.resources, "platform:autoMode:AutoModeNodePools", "auto-mode").options.parent).to.equal(undefined);
+        expect(named(mocks.resources, "kubernetes:karpenter.sh/v1:NodePool", "auto-mode-pool-general").props).to.be.an("object");
     });
 
     it("creates each NodeClass and NodePool once, each pool after its class", () => {
@@ -429,6 +482,80 @@ describe("EKS Auto Mode: pools and add-ons", () => {
     });
 });
 
+describe("EKS Auto Mode: the volume key", () => {
+    const GIVEN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    const DEPLOYER = "arn:aws:iam::123456789012:role/deployer";
+    const json = (text: unknown) => JSON.parse(String(text)) as { Statement: Record<string, any>[] };
+    let mocks: RecordingMocks;
+    // beforeEach, not before (see "pools and add-ons").
+    beforeEach(async () => {
+        mocks = await useMocks("preview");
+        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+        for (const [name, kmsKey] of [
+            ["own", "platform"],
+            ["given", GIVEN],
+            ["account", "aws-managed"],
+        ]) {
+            const parent = new pulumi.ComponentResource("test:index:Parent", name);
+            const role = new aws.iam.Role(`${name}-cp`, { name: `${name}-control-plane`, assumeRolePolicy: "{}" }, { parent });
+            const autoMode = autoModeSchema.parse({ enabled: true, storageClass: { kmsKey } }) as EnabledAutoModeConfig;
+            const choice = computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, autoMode });
+            choice?.withCluster({ name, clusterName: "demo", role, parent });
+            choice?.withAddons({ name, clusterName: "demo", provider, keyAdministrator: DEPLOYER, protect: true, parent });
+        }
+        await settled();
+    });
+
+    it("defaults to the platform's own key, and takes the account's key or another by ARN", () => {
+        expect(autoModeSchema.parse({ enabled: true })).to.deep.include({ storageClass: { kmsKey: "platform", reclaimPolicy: "Delete" } });
+        expect(autoModeSchema.safeParse({ enabled: true, storageClass: { kmsKey: "alias/mine" } }).success).to.equal(false);
+    });
+
+    it("creates the platform's key rotated, with a 30-day window, tagged for the deploy role, protected, under an alias of its own", () => {
+        const key = named(mocks.resources, "aws:kms/key:Key", "own-auto-mode-key");
+        expect(key.props).to.include({ enableKeyRotation: true, deletionWindowInDays: 30 });
+        expect(key.props.tags).to.deep.equal({ [PLATFORM_CLUSTER_TAG]: "demo" });
+        expect(key.options.protect).to.equal(true);
+        const admin = json(key.props.policy).Statement.find((st) => st.Principal?.AWS === DEPLOYER);
+        expect(admin, "the deploy role administers the key").to.not.equal(undefined);
+        // Not the EBS CSI driver's alias: a stack switching to Auto Mode holds both keys a while.
+        expect(named(mocks.resources, "aws:kms/alias:Alias", "own-auto-mode-key").props.name).to.equal(autoVolumeKeyAlias("demo"));
+        expect(autoVolumeKeyAlias("demo")).to.equal("alias/eks/demo-auto-ebs");
+        expect(ofType(mocks.resources, "aws:kms/key:Key").map((k) => k.name)).to.deep.equal(["own-auto-mode-key"]);
+    });
+
+    it("encrypts the StorageClass with the key in use, and replaces it deleting first (same name)", () => {
+        const sc = (name: string) => named(mocks.resources, "kubernetes:storage.k8s.io/v1:StorageClass", `${name}-auto-mode-gp3`);
+        expect((sc("own").props.parameters as Record<string, string>).kmsKeyId).to.be.a("string");
+        expect((sc("given").props.parameters as Record<string, string>).kmsKeyId).to.equal(GIVEN);
+        expect(sc("account").props.parameters).to.not.have.property("kmsKeyId");
+        for (const name of ["own", "given", "account"]) {
+            expect(sc(name).options.deleteBeforeReplace, name).to.equal(true);
+        }
+    });
+
+    it("lets the cluster role use the key as Auto Mode's driver does: grants for AWS resources only, the data-key operations, on that key alone", () => {
+        const inline = (name: string) =>
+            ofType(mocks.resources, "aws:iam/rolePolicy:RolePolicy").find((p) => p.name === `${name}-control-plane-auto-volume-key`);
+        const own = json(inline("own")?.props.policy).Statement;
+        expect(inline("own")?.props.role).to.equal("own-control-plane");
+        for (const st of own) {
+            expect(st.Resource).to.equal("arn:aws:kms:us-east-1:123456789012:key/*");
+            expect(st.Condition["ForAnyValue:StringEquals"]).to.deep.equal({ "kms:ResourceAliases": "alias/eks/demo-auto-ebs" });
+        }
+        const grants = own.find((st) => (st.Action as string[]).includes("kms:CreateGrant"));
+        expect(grants?.Condition.Bool).to.deep.equal({ "kms:GrantIsForAWSResource": "true" });
+        expect(own.flatMap((st) => st.Action as string[])).to.include.members([
+            "kms:Encrypt",
+            "kms:Decrypt",
+            "kms:GenerateDataKey*",
+            "kms:DescribeKey",
+        ]);
+        expect(json(inline("given")?.props.policy).Statement.map((st) => st.Resource)).to.deep.equal([GIVEN, GIVEN]);
+        expect(inline("account"), "the account's EBS key needs no grant").to.equal(undefined);
+    });
+});
+
 describe("EKS Auto Mode: another partition", () => {
     /** The mock engine in AWS GovCloud (US). */
     class GovCloudMocks extends RecordingMocks {
@@ -449,7 +576,17 @@ describe("EKS Auto Mode: another partition", () => {
         const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
         const cluster = new pulumi.ComponentResource("test:index:Cluster", "cp");
         new AutoModeNodePools("gov", { clusterName: "demo", config: config([]), cluster, provider });
+        const role = new aws.iam.Role("gov-cp", { name: "demo-control-plane", assumeRolePolicy: "{}" });
+        choiceOf([], false)?.withCluster({ name: "gov", clusterName: "demo", role, parent: cluster });
         await settled();
+    });
+
+    it("attaches the cluster role's and the node role's managed policies in that partition", () => {
+        const arns = ofType(mocks.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").map((a) => String(a.props.policyArn));
+        expect(arns).to.have.length(AUTO_MODE_CLUSTER_POLICIES.length + 2);
+        for (const arn of arns) {
+            expect(arn).to.match(/^arn:aws-us-gov:iam::aws:policy\/[A-Za-z0-9]+$/);
+        }
     });
 
     it("associates AmazonEKSAutoNodePolicy in the node role's partition", () => {

@@ -76,8 +76,13 @@ describe("compute modes (components/compute): the registry", () => {
 
             it("runs the cluster's add-ons and CoreDNS only where no node group runs beside it, and its choice names it", () => {
                 const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
-                const alone = computeChoice({ clusterName: "demo", nodeGroups: {}, ...on } as never);
-                const beside = computeChoice({ clusterName: "demo", nodeGroups: { g: { enabled: true } }, ...on } as never);
+                const alone = computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...on } as never);
+                const beside = computeChoice({
+                    clusterName: "demo",
+                    region: "us-east-1",
+                    nodeGroups: { g: { enabled: true } },
+                    ...on,
+                } as never);
                 expect([alone?.mode, alone?.nodeGroups, beside?.nodeGroups]).to.deep.equal([mode.key, false, true]);
                 // Node groups need the VPC CNI, kube-proxy, Pod Identity agent and CoreDNS: a mode never takes them from them.
                 expect(beside?.runs.has("clusterAddons")).to.equal(false);
@@ -91,12 +96,18 @@ describe("compute modes (components/compute): the registry", () => {
             it("builds its parts of the cluster, the add-ons and the pools under the parents it is given", async () => {
                 const mocks = await useMocks("preview");
                 const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
-                const choice = computeChoice({ clusterName: "demo", nodeGroups: {}, ...on } as never);
+                const choice = computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...on } as never);
                 const parent = new pulumi.ComponentResource("test:index:Parent", "parent");
                 const role = new aws.iam.Role("role", { assumeRolePolicy: "{}" }, { parent });
                 const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
                 const parts = choice?.withCluster({ name: "c", clusterName: "demo", role, parent });
-                const addons = choice?.withAddons({ name: "a", provider, parent });
+                const addons = choice?.withAddons({
+                    name: "a",
+                    clusterName: "demo",
+                    provider,
+                    keyAdministrator: "arn:aws:iam::1:role/d",
+                    parent,
+                });
                 const pools = choice?.pools({ clusterName: "demo", cluster: parent, provider });
                 await settled();
                 expect(parts?.dependsOn.length, "the control plane waits on its parts").to.be.greaterThan(0);
@@ -109,6 +120,42 @@ describe("compute modes (components/compute): the registry", () => {
         });
     }
 
+    describe("beside a second mode", () => {
+        // A stand-in mode registered only here: one that runs the same add-ons, to check what the registry does with two.
+        const other: ComputeMode = {
+            ...MODES[0],
+            key: "otherMode",
+            label: "Other Mode",
+        };
+        const both = [...MODES, other];
+        const on = (key: string) => ({
+            ...defaults(),
+            otherMode: MODES[0].schema.parse(undefined),
+            [key]: MODES[0].schema.parse(MODES[0].example),
+        });
+
+        it("refuses a second mode turned on, by its key, and chooses the first", () => {
+            const sections = { ...on(MODES[0].key), otherMode: MODES[0].schema.parse(MODES[0].example) };
+            const issues = computeCrossSectionProblems({ ...stack({}), ...sections } as never, both);
+            expect(issues.filter((i) => i.path[0] === "otherMode")).to.deep.equal([
+                { path: ["otherMode"], message: `turns Other Mode on beside ${MODES[0].key}: a cluster runs one compute mode` },
+            ]);
+            expect(computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...sections } as never, both)?.mode).to.equal(
+                MODES[0].key,
+            );
+            expect(computeCrossSectionProblems({ ...stack({}), ...on(MODES[0].key) } as never, both).map((i) => i.path[0])).to.not.include(
+                "otherMode",
+            );
+        });
+
+        it("names every mode that could run an add-on a standard cluster lacks", () => {
+            const issues = computeCrossSectionProblems({ ...stack({}), ...defaults(), otherMode: { enabled: false } } as never, both);
+            for (const issue of issues) {
+                expect(issue.message).to.contain(`${MODES.map((m) => m.label).join(" or ")} or Other Mode runs its own`);
+            }
+        });
+    });
+
     it("requires, on a standard cluster, every add-on some mode could run, naming the modes", () => {
         const issues = computeCrossSectionProblems({ ...stack({}), ...defaults() } as never);
         expect(issues.map((i) => i.path.join("."))).to.have.members(REPLACEABLE_ADDONS.map((k) => `addons.${k}`));
@@ -118,6 +165,6 @@ describe("compute modes (components/compute): the registry", () => {
             }
         }
         expect(computeCrossSectionProblems({ ...stack(BOTH), ...defaults() } as never)).to.deep.equal([]);
-        expect(computeChoice({ clusterName: "demo", nodeGroups: {}, ...defaults() } as never)).to.equal(undefined);
+        expect(computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...defaults() } as never)).to.equal(undefined);
     });
 });
