@@ -82,12 +82,14 @@ for (const stack of STACKS) {
                 provisioner: auto ? AUTO_MODE_COMPONENTS.provisioner : EBS_CSI.provisioner,
                 volumeBindingMode: "WaitForFirstConsumer",
                 allowVolumeExpansion: true,
-                reclaimPolicy: config.addons.ebsCsiDriver?.storageClass.reclaimPolicy ?? "Delete",
+                reclaimPolicy: (config.autoMode.enabled ? config.autoMode.storageClass : config.addons.ebsCsiDriver?.storageClass)
+                    ?.reclaimPolicy,
             });
             expect(sc.parameters).to.deep.include({ type: "gp3", encrypted: "true" });
-            expect("kmsKeyId" in (sc.parameters as object)).to.equal(
-                config.addons.ebsCsiDriver !== undefined && config.addons.ebsCsiDriver.storageClass.kmsKey !== "aws-managed",
-            );
+            // The stack's own key, or another by ARN: only the account's EBS key names none.
+            const kmsKey = (config.autoMode.enabled ? config.autoMode.storageClass : config.addons.ebsCsiDriver?.storageClass)?.kmsKey;
+            expect(kmsKey, "every stack says which key").to.be.a("string");
+            expect("kmsKeyId" in (sc.parameters as object)).to.equal(kmsKey !== "aws-managed");
         });
 
         if (!auto)
