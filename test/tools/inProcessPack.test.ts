@@ -139,17 +139,20 @@ describe("in-process pack (tools/inProcessPack.ts): what a policy prints, and a 
         }) as typeof process.exit;
         process.exit = guard;
         try {
-            await assert.rejects(InProcessPack.start(REFUSED), (err: unknown) => {
-                assert.ok(err instanceof GateInputError, `a GateInputError, not ${String(err)}`);
-                assert.match(err.message, /^policy pack .*refused refused by the policy SDK \(exit 1\): /);
-                assert.ok(
-                    err.message.includes(
-                        'Invalid policy pack name "refused pack!". Policy pack names may only contain alphanumerics, hyphens, underscores, or periods.',
-                    ),
-                    err.message,
-                );
-                return true;
-            });
+            // Twice: the second start serves the captured arguments again, and is refused again.
+            for (const attempt of ["first", "second"]) {
+                await assert.rejects(InProcessPack.start(REFUSED), (err: unknown) => {
+                    assert.ok(err instanceof GateInputError, `${attempt} start: a GateInputError, not ${String(err)}`);
+                    assert.match(err.message, /^policy pack .*refused refused by the policy SDK \(exit 1\): /);
+                    assert.ok(
+                        err.message.includes(
+                            'Invalid policy pack name "refused pack!". Policy pack names may only contain alphanumerics, hyphens, underscores, or periods.',
+                        ),
+                        err.message,
+                    );
+                    return true;
+                });
+            }
             assert.deepStrictEqual(exits, [], "the SDK's process.exit never reached the process");
             assert.equal(exitNow(), guard, "process.exit is restored");
             assert.equal(consoleErrorNow(), error, "console.error is restored");
