@@ -10,7 +10,7 @@ import { checkManifests } from "../../tools/manifestCheck";
 import { readStackFiles, stackNames } from "../../tools/offline";
 import { environmentConfig } from "../../tools/policyConfig";
 import { API_SERVER_VALIDATION } from "../../tools/schema";
-import { planToGateResources } from "../../tools/stackPlan";
+import { gatePlan, planToGateResources } from "../../tools/stackPlan";
 import { planOf } from "../mocks";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -113,6 +113,8 @@ describe("in-process pack (tools/inProcessPack.ts): the analyzer's verdicts, wit
                 "the pack evaluated the stack",
             );
             assert.deepStrictEqual(local, remote, stack);
+            // The options above are the plan's own: gatePlan, its pack started for it, reports the same.
+            assert.deepStrictEqual((await gatePlan(structuredClone(plan), project, PACK)).report, remote, `${stack}: as gatePlan gates it`);
         });
     }
 
