@@ -58,7 +58,7 @@ import {
 } from "eks-platform-kernel";
 import { z } from "zod";
 import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS, volumeKeyStatements } from "../addons/ebsCsi";
-import { kmsKeyArn } from "../config/addons";
+import { volumeStorageClassSchema } from "../config/addons";
 import { awsTags } from "../config/common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
 import { accountContext, roleArn, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "../iam";
@@ -183,21 +183,13 @@ const enabledSchema = z
         nodeClasses: z.record(dnsLabel, autoNodeClassSchema).default({}),
         /** NodePools keyed by name, each on a NodeClass above (or EKS's `default` while a built-in pool runs). Defaults to `{}`. */
         nodePools: z.record(dnsLabel, autoNodePoolSchema).default({}),
-        /** The default StorageClass `gp3` on Auto Mode's driver. Defaults to `{ kmsKey: platform, reclaimPolicy: Delete }`. */
-        storageClass: z
-            .strictObject({
-                /**
-                 * Which key encrypts the volumes: `platform` (a customer-managed key this stack creates,
-                 * rotated yearly), `aws-managed` (the account's default EBS key), or the ARN of another
-                 * customer-managed key. With a customer-managed key the cluster role gets what Auto
-                 * Mode's driver needs on it (create-storage-class.adoc, "Use self-managed KMS key").
-                 * Defaults to `platform`.
-                 */
-                kmsKey: z.union([z.literal("platform"), z.literal("aws-managed"), kmsKeyArn]).default("platform"),
-                /** What happens to a volume when its claim is deleted. Defaults to `Delete`. */
-                reclaimPolicy: z.enum(["Delete", "Retain"]).default("Delete"),
-            })
-            .default({ kmsKey: "platform", reclaimPolicy: "Delete" }),
+        /**
+         * The default StorageClass `gp3` on Auto Mode's driver, its key as the EBS CSI driver's is
+         * chosen; with a customer-managed key the cluster role gets what Auto Mode's driver needs on
+         * it (create-storage-class.adoc, "Use self-managed KMS key"). Defaults to `{ kmsKey:
+         * platform, reclaimPolicy: Delete }`.
+         */
+        storageClass: volumeStorageClassSchema,
     })
     .superRefine((a, ctx) => {
         if (a.builtInPools.length === 0 && Object.keys(a.nodePools).length === 0) {

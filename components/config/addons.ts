@@ -8,10 +8,30 @@ import { addonVersion } from "./cluster";
 import { containerResources } from "./common";
 
 /** A KMS key ARN in any partition, e.g. `arn:aws:kms:us-east-1:123456789012:key/<uuid>`. */
-/** A customer-managed KMS key named by ARN (a volume key: `addons.ebsCsiDriver`, `autoMode.storageClass`). */
-export const kmsKeyArn = z.string().regex(/^arn:aws(-[a-z]+)*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, {
+const kmsKeyArn = z.string().regex(/^arn:aws(-[a-z]+)*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, {
     message: "must be platform, aws-managed or a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-…",
 });
+
+/**
+ * A default `gp3` StorageClass and the key of its volumes, as every driver's section takes it
+ * (`addons.ebsCsiDriver.storageClass`, `autoMode.storageClass`). Defaults to
+ * `{ kmsKey: platform, reclaimPolicy: Delete }`.
+ */
+export const volumeStorageClassSchema = z
+    .strictObject({
+        /**
+         * Which key encrypts the volumes: `platform` (a customer-managed key this stack creates,
+         * rotated yearly), `aws-managed` (the account's default EBS key), or the ARN of another
+         * customer-managed key (the driver's role gets the grants it needs). Defaults to `platform`.
+         */
+        kmsKey: z.union([z.literal("platform"), z.literal("aws-managed"), kmsKeyArn]).default("platform"),
+        /**
+         * What happens to a volume when its claim is deleted: `Delete` it, or `Retain` it for an
+         * operator to recover or delete by hand. Defaults to `Delete`.
+         */
+        reclaimPolicy: z.enum(["Delete", "Retain"]).default("Delete"),
+    })
+    .default({ kmsKey: "platform", reclaimPolicy: "Delete" });
 
 /**
  * Controller replicas: two, so one keeps serving while a drain evicts the other (their PDB allows
@@ -40,21 +60,7 @@ const ebsCsiDriverSchema = z.strictObject({
             resources: { requests: { cpu: "10m", memory: "40Mi" }, limits: { cpu: "100m", memory: "256Mi" } },
         }),
     /** The default StorageClass `gp3`. Defaults to `{ kmsKey: platform, reclaimPolicy: Delete }`. */
-    storageClass: z
-        .strictObject({
-            /**
-             * Which key encrypts the volumes: `platform` (a customer-managed key this stack creates,
-             * rotated yearly), `aws-managed` (the account's default EBS key), or the ARN of another
-             * customer-managed key (the driver's role gets the grants it needs). Defaults to `platform`.
-             */
-            kmsKey: z.union([z.literal("platform"), z.literal("aws-managed"), kmsKeyArn]).default("platform"),
-            /**
-             * What happens to a volume when its claim is deleted: `Delete` it, or `Retain` it for an
-             * operator to recover or delete by hand. Defaults to `Delete`.
-             */
-            reclaimPolicy: z.enum(["Delete", "Retain"]).default("Delete"),
-        })
-        .default({ kmsKey: "platform", reclaimPolicy: "Delete" }),
+    storageClass: volumeStorageClassSchema,
 });
 
 const loadBalancerControllerSchema = z.strictObject({
