@@ -503,6 +503,13 @@ describe("EKS Auto Mode: the volume key", () => {
             choice?.withCluster({ name, clusterName: "demo", role, parent });
             choice?.withAddons({ name, clusterName: "demo", provider, keyAdministrator: DEPLOYER, protect: true, parent });
         }
+        // A stack that does not protect its cluster (dev) leaves its key unprotected too.
+        new AutoModeAddons("loose", {
+            provider,
+            clusterName: "demo",
+            keyAdministrator: DEPLOYER,
+            storageClass: { kmsKey: "platform", reclaimPolicy: "Retain" },
+        });
         await settled();
     });
 
@@ -516,12 +523,16 @@ describe("EKS Auto Mode: the volume key", () => {
         expect(key.props).to.include({ enableKeyRotation: true, deletionWindowInDays: 30 });
         expect(key.props.tags).to.deep.equal({ [PLATFORM_CLUSTER_TAG]: "demo" });
         expect(key.options.protect).to.equal(true);
+        expect(named(mocks.resources, "aws:kms/key:Key", "loose-key").options.protect ?? false).to.equal(false);
+        expect(key.props.description).to.equal("Encryption of EBS volumes of EKS Auto Mode cluster demo");
         const admin = json(key.props.policy).Statement.find((st) => st.Principal?.AWS === DEPLOYER);
         expect(admin, "the deploy role administers the key").to.not.equal(undefined);
         // Not the EBS CSI driver's alias: a stack switching to Auto Mode holds both keys a while.
-        expect(named(mocks.resources, "aws:kms/alias:Alias", "own-auto-mode-key").props.name).to.equal(autoVolumeKeyAlias("demo"));
+        const alias = named(mocks.resources, "aws:kms/alias:Alias", "own-auto-mode-key");
+        expect(alias.props.name).to.equal(autoVolumeKeyAlias("demo"));
+        expect(alias.options.parent).to.equal("own-auto-mode");
         expect(autoVolumeKeyAlias("demo")).to.equal("alias/eks/demo-auto-ebs");
-        expect(ofType(mocks.resources, "aws:kms/key:Key").map((k) => k.name)).to.deep.equal(["own-auto-mode-key"]);
+        expect(ofType(mocks.resources, "aws:kms/key:Key").map((k) => k.name)).to.have.members(["own-auto-mode-key", "loose-key"]);
     });
 
     it("encrypts the StorageClass with the key in use, and replaces it deleting first (same name)", () => {
@@ -529,6 +540,7 @@ describe("EKS Auto Mode: the volume key", () => {
         expect((sc("own").props.parameters as Record<string, string>).kmsKeyId).to.be.a("string");
         expect((sc("given").props.parameters as Record<string, string>).kmsKeyId).to.equal(GIVEN);
         expect(sc("account").props.parameters).to.not.have.property("kmsKeyId");
+        expect(named(mocks.resources, "kubernetes:storage.k8s.io/v1:StorageClass", "loose-gp3").props.reclaimPolicy).to.equal("Retain");
         for (const name of ["own", "given", "account"]) {
             expect(sc(name).options.deleteBeforeReplace, name).to.equal(true);
         }
@@ -537,6 +549,7 @@ describe("EKS Auto Mode: the volume key", () => {
     it("lets the cluster role use the key as Auto Mode's driver does: grants for AWS resources only, the data-key operations, on that key alone", () => {
         const inline = (name: string) =>
             ofType(mocks.resources, "aws:iam/rolePolicy:RolePolicy").find((p) => p.name === `${name}-control-plane-auto-volume-key`);
+        expect(JSON.parse(String(inline("own")?.props.policy))).to.have.property("Version", "2012-10-17");
         const own = json(inline("own")?.props.policy).Statement;
         expect(inline("own")?.props.role).to.equal("own-control-plane");
         for (const st of own) {
