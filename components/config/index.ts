@@ -18,7 +18,6 @@ import { nodeGroupClusterProblems, nodeGroupsSchema } from "./nodeGroups";
 
 export type { AccessConfig, PodSecurityConfig } from "./access";
 export type { AddonsConfig } from "./addons";
-export type { AutoModeConfig, AutoNodeClassConfig, AutoNodePoolConfig, EnabledAutoModeConfig } from "../compute/autoMode";
 export type { ClusterConfig } from "./cluster";
 export type { KarpenterConfig } from "./karpenter";
 
