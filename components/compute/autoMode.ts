@@ -542,12 +542,13 @@ export class AutoModeAddons extends pulumi.ComponentResource {
 // ---------------------------------------------------------------------------------------------
 // The mode, as the registry (components/compute/index.ts) takes it.
 
-/** What Auto Mode runs itself: with node groups beside, they still need the cluster's add-ons and CoreDNS. */
+/**
+ * What Auto Mode runs itself besides the add-ons it replaces (`replacesAddons`): networking, Pod
+ * Identity and CoreDNS, which serve Auto Mode's nodes only (eks-add-ons.adoc, "Considerations for
+ * Amazon EKS Auto Mode"), so node groups beside it still need the cluster's own.
+ */
 function autoModeRuns(nodeGroups: boolean): ReadonlySet<PlatformPart> {
-    const always: PlatformPart[] = ["ebsCsiDriver", "loadBalancerController"];
-    // EKS's networking, Pod Identity and CoreDNS serve Auto Mode's nodes only (eks-add-ons.adoc,
-    // "Considerations for Amazon EKS Auto Mode").
-    return new Set<PlatformPart>(nodeGroups ? always : [...always, "clusterAddons", "coreDns"]);
+    return new Set<PlatformPart>(nodeGroups ? [] : ["clusterAddons", "coreDns"]);
 }
 
 /**

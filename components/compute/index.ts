@@ -56,7 +56,11 @@ export interface ComputeChoice {
     mode: string;
     /** Whether an enabled node group runs beside it. */
     nodeGroups: boolean;
-    /** The parts it runs itself: the program installs none of these. */
+    /**
+     * The parts it runs itself: the program installs none of these. The replaceable add-ons among
+     * them are the mode's `replacesAddons` (the registry adds them); the mode's own `choice` names
+     * only the cluster's add-ons and CoreDNS.
+     */
     runs: ReadonlySet<PlatformPart>;
     /** Where the platform's controllers run when it decides (else the system node group's placement). */
     placement(hasSystemNodes: boolean): Placement | undefined;
@@ -90,8 +94,11 @@ export interface ComputeMode<K extends string = string, S extends z.ZodType = z.
     example: z.input<S>;
     /** Whether the section turns the mode on. */
     active(section: z.output<S>): boolean;
-    /** What it runs of the replaceable add-ons, as a message says it (`its own EBS CSI driver (…)`). */
-    replacesAddons: Readonly<Record<ReplaceableAddon, string>>;
+    /**
+     * The replaceable add-ons it runs itself, each as a message says it (`its own EBS CSI driver
+     * (…)`); one it does not list, the stack installs beside it.
+     */
+    replacesAddons: Readonly<Partial<Record<ReplaceableAddon, string>>>;
     /** Its own checks against the rest of the stack, while it is active. */
     problems(section: z.output<S>, stack: ComputeStack): CrossSectionIssue[];
     /** The choice the components use, while it is active. */
@@ -135,14 +142,18 @@ export function computeCrossSectionProblems(
     }
     const [on] = active;
     for (const key of REPLACEABLE_ADDONS) {
-        if (!on && stack.addons[key] === undefined) {
-            const runners = modes.map((m) => m.label).join(" or ");
-            issues.push({ path: ["addons", key], message: `is required: a standard cluster installs it (only ${runners} runs its own)` });
-        }
-        if (on && stack.addons[key] !== undefined) {
+        const replaced = on?.mode.replacesAddons[key];
+        if (replaced === undefined && stack.addons[key] === undefined) {
+            const runners = modes.filter((m) => m.replacesAddons[key] !== undefined).map((m) => m.label);
             issues.push({
                 path: ["addons", key],
-                message: `is set beside ${on.mode.key}: ${on.mode.label} runs ${on.mode.replacesAddons[key]}; remove it`,
+                message: `is required: ${on ? `${on.mode.label} does not run its own` : "a standard cluster installs it"}${runners.length > 0 ? ` (only ${runners.join(" or ")} runs its own)` : ""}`,
+            });
+        }
+        if (on && replaced !== undefined && stack.addons[key] !== undefined) {
+            issues.push({
+                path: ["addons", key],
+                message: `is set beside ${on.mode.key}: ${on.mode.label} runs ${replaced}; remove it`,
             });
         }
     }
@@ -155,5 +166,11 @@ export function computeChoice(
     modes: readonly ComputeMode[] = COMPUTE_MODES,
 ): ComputeChoice | undefined {
     const [on] = activeModes(stack, modes);
-    return on ? on.mode.choice(on.section, stack) : undefined;
+    if (!on) {
+        return undefined;
+    }
+    const choice = on.mode.choice(on.section, stack);
+    // What it runs of the add-ons is what its config check refuses beside it: one declaration.
+    const replaced = REPLACEABLE_ADDONS.filter((key) => on.mode.replacesAddons[key] !== undefined);
+    return { ...choice, runs: new Set<PlatformPart>([...replaced, ...choice.runs]) };
 }

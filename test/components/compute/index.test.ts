@@ -53,25 +53,30 @@ describe("compute modes (components/compute): the registry", () => {
                 expect(mode.active(mode.schema.parse(mode.example))).to.equal(true);
             });
 
-            it("says what it runs of every add-on a standard cluster installs", () => {
-                expect(Object.keys(mode.replacesAddons).sort()).to.deep.equal([...REPLACEABLE_ADDONS].sort());
+            const replaced = REPLACEABLE_ADDONS.filter((k) => mode.replacesAddons[k] !== undefined);
+
+            it("says what it runs of the add-ons a standard cluster installs, and replaces at least one (else it is no mode)", () => {
+                expect(REPLACEABLE_ADDONS).to.include.members(Object.keys(mode.replacesAddons));
+                expect(replaced).to.not.deep.equal([]);
                 for (const text of Object.values(mode.replacesAddons)) {
                     expect(text).to.match(/\S/);
                 }
             });
 
-            it("refuses, by key, the self-installed add-ons beside it, and requires none of them", () => {
+            it("refuses, by key, the self-installed add-ons it replaces, and requires only those it does not", () => {
                 const on = { ...defaults(), [mode.key]: mode.schema.parse(mode.example) };
                 const beside = computeCrossSectionProblems({ ...stack(BOTH), ...on } as never);
                 expect(beside.filter((i) => i.path[0] === "addons").map((i) => i.path.join("."))).to.have.members(
-                    REPLACEABLE_ADDONS.map((k) => `addons.${k}`),
+                    replaced.map((k) => `addons.${k}`),
                 );
                 for (const issue of beside.filter((i) => i.path[0] === "addons")) {
                     expect(issue.message).to.contain(mode.key).and.contain(mode.label);
                 }
-                expect(computeCrossSectionProblems({ ...stack({}), ...on } as never).filter((i) => i.path[0] === "addons")).to.deep.equal(
-                    [],
-                );
+                expect(
+                    computeCrossSectionProblems({ ...stack({}), ...on } as never)
+                        .filter((i) => i.path[0] === "addons")
+                        .map((i) => i.path[1]),
+                ).to.have.members(REPLACEABLE_ADDONS.filter((k) => !replaced.includes(k)));
             });
 
             it("runs the cluster's add-ons and CoreDNS only where no node group runs beside it, and its choice names it", () => {
@@ -87,9 +92,12 @@ describe("compute modes (components/compute): the registry", () => {
                 // Node groups need the VPC CNI, kube-proxy, Pod Identity agent and CoreDNS: a mode never takes them from them.
                 expect(beside?.runs.has("clusterAddons")).to.equal(false);
                 expect(beside?.runs.has("coreDns")).to.equal(false);
-                // What it runs of the add-ons is what its config check refuses beside it.
+                // What it runs of the add-ons is what its config check refuses beside it, node groups or not.
                 for (const key of REPLACEABLE_ADDONS) {
-                    expect(alone?.runs.has(key), key).to.equal(true);
+                    expect([alone?.runs.has(key), beside?.runs.has(key)], key).to.deep.equal([
+                        replaced.includes(key),
+                        replaced.includes(key),
+                    ]);
                 }
             });
 
@@ -146,6 +154,21 @@ describe("compute modes (components/compute): the registry", () => {
             expect(computeCrossSectionProblems({ ...stack({}), ...on(MODES[0].key) } as never, both).map((i) => i.path[0])).to.not.include(
                 "otherMode",
             );
+        });
+
+        it("requires beside a mode the add-ons it does not replace, naming the modes that do, and installs them", () => {
+            // A mode that runs its own storage only.
+            const storageOnly: ComputeMode = { ...other, replacesAddons: { ebsCsiDriver: "its own storage" } };
+            const sections = { ...defaults(), otherMode: MODES[0].schema.parse(MODES[0].example) };
+            const issues = computeCrossSectionProblems({ ...stack({}), ...sections } as never, [storageOnly, ...MODES]);
+            expect(issues.filter((i) => i.path[0] === "addons")).to.deep.equal([
+                {
+                    path: ["addons", "loadBalancerController"],
+                    message: `is required: Other Mode does not run its own (only ${MODES.map((m) => m.label).join(" or ")} runs its own)`,
+                },
+            ]);
+            const choice = computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...sections } as never, [storageOnly]);
+            expect([choice?.runs.has("ebsCsiDriver"), choice?.runs.has("loadBalancerController")]).to.deep.equal([true, false]);
         });
 
         it("names every mode that could run an add-on a standard cluster lacks", () => {
