@@ -150,7 +150,7 @@ export function computeCrossSectionProblems(
                 message: `is required: ${on ? `${on.mode.label} does not run its own` : "a standard cluster installs it"}${runners.length > 0 ? ` (only ${runners.join(" or ")} runs its own)` : ""}`,
             });
         }
-        if (on && replaced !== undefined && stack.addons[key] !== undefined) {
+        if (replaced !== undefined && on && stack.addons[key] !== undefined) {
             issues.push({
                 path: ["addons", key],
                 message: `is set beside ${on.mode.key}: ${on.mode.label} runs ${replaced}; remove it`,

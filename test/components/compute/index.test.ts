@@ -167,6 +167,10 @@ describe("compute modes (components/compute): the registry", () => {
                     message: `is required: Other Mode does not run its own (only ${MODES.map((m) => m.label).join(" or ")} runs its own)`,
                 },
             ]);
+            // Where no registered mode runs it, the message names none.
+            expect(
+                computeCrossSectionProblems({ ...stack({}), ...sections } as never, [storageOnly]).filter((i) => i.path[0] === "addons"),
+            ).to.deep.equal([{ path: ["addons", "loadBalancerController"], message: "is required: Other Mode does not run its own" }]);
             const choice = computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, ...sections } as never, [storageOnly]);
             expect([choice?.runs.has("ebsCsiDriver"), choice?.runs.has("loadBalancerController")]).to.deep.equal([true, false]);
         });
