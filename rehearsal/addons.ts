@@ -236,16 +236,22 @@ function withOwnSelector(podSpec: Rec, labels: Record<string, string>): void {
     const own = (term: unknown) =>
         asRecord(term) && field(term, "labelSelector") === undefined ? { ...asRecord(term), labelSelector: { matchLabels: labels } } : term;
     podSpec.topologySpreadConstraints = asArray(podSpec.topologySpreadConstraints).map(own);
-    const affinity = asRecord(podSpec.affinity);
+    // A copy: the affinity may be the resource's own value, which belongs to the policy engine.
+    const written = asRecord(podSpec.affinity);
+    if (!written) {
+        return;
+    }
+    const affinity: Rec = { ...written };
     for (const kind of ["podAntiAffinity", "podAffinity"]) {
-        const block = asRecord(affinity?.[kind]);
+        const block = asRecord(affinity[kind]);
         if (block && Array.isArray(block.requiredDuringSchedulingIgnoredDuringExecution)) {
-            affinity![kind] = {
+            affinity[kind] = {
                 ...block,
                 requiredDuringSchedulingIgnoredDuringExecution: asArray(block.requiredDuringSchedulingIgnoredDuringExecution).map(own),
             };
         }
     }
+    podSpec.affinity = affinity;
 }
 
 function specOf(r: DrainResource): AddonSpec | undefined {
