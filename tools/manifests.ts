@@ -64,53 +64,112 @@ function isKubernetesObject(v: unknown): v is Record<string, unknown> {
     );
 }
 
+/** The node an object is written at: its document's contents, or its item of a `kind: List`. */
+function objectNode(doc: YAML.Document.Parsed, item: number | undefined): unknown {
+    if (item === undefined) {
+        return doc.contents;
+    }
+    const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
+    return YAML.isSeq(itemsNode) ? itemsNode.items[item] : doc.contents;
+}
+
+/**
+ * The line of a path under an object: the line of its key (of its item in a list), or its nearest
+ * ancestor's when it is not written. `documents` gives the file's documents (see `parseManifests`).
+ */
+function locator(
+    documents: () => readonly YAML.Document.Parsed[],
+    lineCounter: YAML.LineCounter,
+    index: number,
+    item: number | undefined,
+): (at: readonly (string | number)[]) => number {
+    return (at) => {
+        let current = objectNode(documents()[index], item);
+        let line = nodeLine(current, lineCounter);
+        for (const step of at) {
+            if (YAML.isMap(current)) {
+                const pair = current.items.find((p) => YAML.isScalar(p.key) && String(p.key.value) === String(step));
+                if (!pair) {
+                    break;
+                }
+                line = nodeLine(pair.key, lineCounter);
+                current = pair.value;
+            } else if (YAML.isSeq(current) && typeof step === "number" && step < current.items.length) {
+                current = current.items[step];
+                line = nodeLine(current, lineCounter);
+            } else {
+                break;
+            }
+        }
+        return line;
+    };
+}
+
+/** How a value is held: `hold(v)()` gives it back, or undefined once it is gone. */
+export type Hold = <T extends object>(value: T) => () => T | undefined;
+
+/** Held weakly: gone once nothing else holds it and the collector has run. */
+export const weakly: Hold = (value) => {
+    const ref = new WeakRef(value);
+    return () => ref.deref();
+};
+
+/**
+ * A file's documents for its objects' `lineOf`, held as `hold` holds them. Holding every file's
+ * documents until the report (a node with its range for every value) costs more memory than the
+ * objects themselves, and the collector's time with it; a line asked for once they are gone is read
+ * from the same text parsed again, which gives the same nodes and ranges.
+ */
+function heldDocuments(text: string, docs: YAML.Document.Parsed[], hold: Hold): () => readonly YAML.Document.Parsed[] {
+    let held = hold(docs);
+    return () => {
+        let d = held();
+        if (d === undefined) {
+            d = YAML.parseAllDocuments(text, { lineCounter: new YAML.LineCounter() });
+            held = hold(d);
+        }
+        return d;
+    };
+}
+
 /**
  * Every Kubernetes object in one YAML text (multi-document, `kind: List` expanded), with the line
- * it starts on. Documents that are not Kubernetes objects (no apiVersion/kind) are skipped.
+ * it starts on. Documents that are not Kubernetes objects (no apiVersion/kind) are skipped. `hold`:
+ * how the documents that `lineOf` reads are held (weakly; see `heldDocuments`).
  */
-export function parseManifests(text: string, file: string): ManifestObject[] {
+export function parseManifests(text: string, file: string, hold: Hold = weakly): ManifestObject[] {
     const lineCounter = new YAML.LineCounter();
-    const docs = YAML.parseAllDocuments(text, { lineCounter });
+    const parsed = YAML.parseAllDocuments(text, { lineCounter });
+    const docs = Array.isArray(parsed) ? parsed : [];
+    const documents = heldDocuments(text, docs, hold);
     const out: ManifestObject[] = [];
-    for (const doc of Array.isArray(docs) ? docs : []) {
+    for (let index = 0; index < docs.length; index++) {
+        const doc = docs[index];
         const value = documentValue(doc, lineCounter, (line, message) => new ManifestError(file, line, message));
         if (!isKubernetesObject(value)) {
             continue;
         }
         const listItems = (value as { items?: unknown }).items;
-        // The line of a path under `node`: the line of its key (of its item in a list), or its
-        // nearest ancestor's when it is not written.
-        const locator = (node: unknown) => (at: readonly (string | number)[]) => {
-            let line = nodeLine(node, lineCounter);
-            let current = node;
-            for (const step of at) {
-                if (YAML.isMap(current)) {
-                    const pair = current.items.find((p) => YAML.isScalar(p.key) && String(p.key.value) === String(step));
-                    if (!pair) {
-                        break;
-                    }
-                    line = nodeLine(pair.key, lineCounter);
-                    current = pair.value;
-                } else if (YAML.isSeq(current) && typeof step === "number" && step < current.items.length) {
-                    current = current.items[step];
-                    line = nodeLine(current, lineCounter);
-                } else {
-                    break;
+        if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
+            for (let i = 0; i < listItems.length; i++) {
+                const item: unknown = listItems[i];
+                if (isKubernetesObject(item)) {
+                    out.push({
+                        file,
+                        line: nodeLine(objectNode(doc, i), lineCounter),
+                        object: item,
+                        lineOf: locator(documents, lineCounter, index, i),
+                    });
                 }
             }
-            return line;
-        };
-        if (/List$/.test(value.kind as string) && Array.isArray(listItems)) {
-            const itemsNode = YAML.isMap(doc.contents) ? doc.contents.get("items", true) : undefined;
-            listItems.forEach((item, i) => {
-                if (isKubernetesObject(item)) {
-                    const node = YAML.isSeq(itemsNode) ? itemsNode.items[i] : doc.contents;
-                    out.push({ file, line: nodeLine(node, lineCounter), object: item, lineOf: locator(node) });
-                }
-            });
             continue;
         }
-        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value, lineOf: locator(doc.contents) });
+        out.push({
+            file,
+            line: nodeLine(doc.contents, lineCounter),
+            object: value,
+            lineOf: locator(documents, lineCounter, index, undefined),
+        });
     }
     return out;
 }

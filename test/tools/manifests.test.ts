@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { InputError } from "../../tools/errors";
-import { collectFiles, ManifestError, packProps, parseManifests, readManifests, toResources, typeToken } from "../../tools/manifests";
+import { collectFiles, Hold, ManifestError, packProps, parseManifests, readManifests, toResources, typeToken } from "../../tools/manifests";
 import { MAX_ALIAS_COUNT } from "../../tools/yamlInput";
 import { ROOT } from "../mocks";
 import { MANIFEST_TAGS, runResource, runStack, TestResource } from "../policies/harness";
@@ -45,6 +45,58 @@ describe("policy check: reading manifests", () => {
             ["Secret", 12],
             ["Deployment", 15],
         ]);
+    });
+
+    it("gives the line of a field, its nearest written ancestor's when it is not written, the same whether the documents were kept or parsed again", () => {
+        const text = [
+            "apiVersion: v1", // 1
+            "kind: ConfigMap", // 2
+            "metadata:", // 3
+            "  name: a", // 4
+            "data: { k: v }", // 5
+            "---", // 6
+            "apiVersion: v1", // 7
+            "kind: List", // 8
+            "items:", // 9
+            "  - apiVersion: apps/v1", // 10
+            "    kind: Deployment", // 11
+            "    metadata: { name: c }", // 12
+            "    spec:", // 13
+            "      template:", // 14
+            "        spec:", // 15
+            "          containers:", // 16
+            "            - name: app", // 17
+            "              image: app:1", // 18
+            "            - name: side", // 19
+            "              image: side:1", // 20
+        ].join("\n");
+        const asked: [number, (string | number)[], number][] = [
+            [0, [], 1],
+            [0, ["metadata", "name"], 4],
+            [0, ["data", "k"], 5],
+            [0, ["metadata", "labels", "x"], 3],
+            [1, ["metadata", "name"], 12],
+            [1, ["spec", "template", "spec", "containers", 1, "image"], 20],
+            [1, ["spec", "template", "spec", "containers", 0], 17],
+            [1, ["spec", "template", "spec", "containers", 5, "image"], 16],
+            [1, ["spec", "replicas"], 13],
+        ];
+        const kept: Hold = (value) => () => value;
+        const forgotten: Hold = () => () => undefined;
+        for (const [how, hold] of [
+            ["kept", kept],
+            ["parsed again", forgotten],
+            ["held weakly", undefined],
+        ] as const) {
+            const objects = parseManifests(text, "m.yaml", hold);
+            expect(
+                objects.map((o) => o.line),
+                how,
+            ).to.deep.equal([1, 10]);
+            for (const [i, at, line] of asked) {
+                expect(objects[i].lineOf?.(at), `${how}: ${at.join(".")}`).to.equal(line);
+            }
+        }
     });
 
     it("names file and line of invalid YAML", () => {
