@@ -9,9 +9,12 @@
  * given the captured arguments with a stand-in for `grpc.Server`, whose `addService` hands over
  * the SDK's handlers (getAnalyzerInfo, configure, configureStack, analyze, analyzeStack). Requests
  * are the analyzer's own messages, except that properties arrive as the value the SDK would have
- * decoded (`wireProperties`, requests.ts). Verdicts are the same as over gRPC
- * (test/tools/inProcessPack.equivalence.test.ts); one limit differs: AnalyzeStack has no 400 MiB
- * message cap.
+ * decoded (`wireProperties`, requests.ts), and that the SDK's copy of them is made once for all
+ * policies, read-only (`sharedDeserialization`). Verdicts are the same as over gRPC
+ * (test/tools/inProcessPack.equivalence.test.ts). Two things differ: AnalyzeStack has no 400 MiB
+ * message cap, and a policy that writes to the properties it is given fails the gate here (its
+ * error names the policy), where over gRPC the write changes only that policy's own copy
+ * (test/tools/inProcessPack.sharing.test.ts).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -149,9 +152,10 @@ interface DeserializeModule {
  * instead of changing what the next policy reads. Object-valued members stay configurable, so the
  * SDK's unknown-checking proxy (proxy.js) still wraps what a policy reads under them, exactly as
  * over gRPC; members holding primitives are frozen, which the proxy hands back as they are, as it
- * does any primitive.
+ * does any primitive. What this cannot refuse: deleting a member that holds an object or a list
+ * (it must stay configurable for the proxy), which the next policy would then miss.
  */
-function readOnly(value: unknown): void {
+export function readOnly(value: unknown): void {
     if (typeof value !== "object" || value === null) {
         return;
     }
@@ -176,8 +180,9 @@ function readOnly(value: unknown): void {
 /**
  * The SDK's deserialize module with one copy per request's properties for all its policies. The
  * SDK (server.js) deserializes a resource's properties again for every resource policy in Analyze
- * and every stack policy in AnalyzeStack, each time a fresh copy (deserialize.js), 17 per object
- * with this pack: at 10,000 workloads those copies and their garbage were half the gate's time.
+ * and every stack policy in AnalyzeStack, each time a fresh copy (deserialize.js), up to 17 per
+ * object with this pack: at 10,000 workloads those copies and their garbage took 4 s of the 13 s
+ * the pack's calls took (docs/ci.md).
  * Here the first call makes the SDK's copy, made read-only (`readOnly`), and every later call for
  * the same properties (Analyze and AnalyzeStack share them) returns that copy. With
  * `proxySecrets` (remediation, never run by the gate) the SDK's own call is made every time.

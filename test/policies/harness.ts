@@ -14,6 +14,7 @@ import type {
 } from "@pulumi/policy";
 import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import { isUndecided, isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { readOnly } from "../../tools/inProcessPack";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
 export const UNKNOWN = UNKNOWN_SENTINELS;
@@ -84,9 +85,14 @@ function reporter(outcome: Outcome, defaultUrn?: string) {
     };
 }
 
-/** Copies props (the engine deserializes a fresh object per call). */
+/**
+ * Copies props (the engine deserializes a fresh object per call), read-only as `policy:check` gives
+ * them (tools/inProcessPack.ts), so a policy that writes to its input fails here first.
+ */
 function fresh(props: Record<string, unknown>): Record<string, unknown> {
-    return JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
+    const copy = JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
+    readOnly(copy);
+    return copy;
 }
 
 /** Runs a resource policy on one resource. */
