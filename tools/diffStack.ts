@@ -117,10 +117,15 @@ export function formatDiffMarkdown(report: DiffReport): string {
 }
 
 /** The plan command's usage (tools/plan.ts): `--diff` is one of its modes. */
-export const PLAN_USAGE = "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]";
+export const PLAN_USAGE =
+    "usage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]";
 
 /** The plan command's options, read the same way with and without `--diff`. */
-export const PLAN_OPTIONS = { format: { type: "string", default: "text" }, diff: { type: "string" } } as const;
+export const PLAN_OPTIONS = {
+    format: { type: "string", default: "text" },
+    diff: { type: "string" },
+    analyzer: { type: "boolean", default: false },
+} as const;
 
 /** What `npm run plan -- <stack> --diff <ref>` reads besides its command line; tests give a stand-in renderer. */
 export interface DiffCommandEnv {
@@ -145,6 +150,9 @@ export async function diffCommand(argv: readonly string[], env: DiffCommandEnv =
     const [stack] = positionals;
     if (!values.diff) {
         throw new InputError(`--diff needs a git ref, e.g. --diff origin/main\n${PLAN_USAGE}`);
+    }
+    if (values.analyzer) {
+        throw new InputError(`--analyzer chooses how the policy gate runs, and --diff runs no gate\n${PLAN_USAGE}`);
     }
     const report = await diffStack(env.root ?? process.cwd(), stack, values.diff, env.render ?? renderInChild);
     return {

@@ -1,8 +1,9 @@
 /**
  * A policy pack's handlers run in this process: the SDK's own (`@pulumi/policy` 1.21.0,
- * server.js), with no child process, no gRPC and no protobuf bytes. For plain manifests, which no
- * Pulumi engine ever sees, this is the manifest gate's default; `pulumi preview --policy-pack`
- * and the plan keep the pack's own process (analyzer.ts), and `policy:check --analyzer` forces it.
+ * server.js), with no child process, no gRPC and no protobuf bytes. The manifest gate and the
+ * offline plan run the pack here by default (`--analyzer` on either forces the pack's own process,
+ * analyzer.ts); `pulumi preview --policy-pack` always runs the pack's own process, which stays the
+ * reference the equivalence test compares this path with.
  *
  * The pack's entry runs as the CLI runs it, except that `serve` is captured instead of starting a
  * server; a fresh instance of the SDK's server.js (its own configuration and stack tags) is then

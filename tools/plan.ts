@@ -2,7 +2,12 @@
  * The offline plan's command: what `pulumi up` would create for a stack, rendered with no cloud,
  * no credentials and no Pulumi CLI, then judged by the policy pack.
  *
- *   npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]
+ *   npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]
+ *
+ * The pack's policies run in this process, after the program has rendered (tools/inProcessPack.ts:
+ * the SDK's own handlers, no child process, no gRPC; the same verdicts, proved on both sample
+ * stacks by test/tools/inProcessPack.equivalence.test.ts). `--analyzer` runs the pack as its own
+ * process over gRPC instead, as `pulumi preview --policy-pack` does; its boot overlaps rendering.
  *
  * With `--diff <git-ref>` it prints what changes against the stack as rendered at that ref
  * instead (tools/diffStack.ts), skipping the policy gate.
@@ -13,10 +18,11 @@
  */
 import * as path from "path";
 import { ConfigError } from "../components/config";
-import { PolicyPackProcess } from "./analyzer";
+import { PolicyPack, PolicyPackProcess } from "./analyzer";
 import { oneOf, parseCommandLine, runMain } from "./cli";
 import { diffCommand, PLAN_OPTIONS, PLAN_USAGE } from "./diffStack";
 import { InputError } from "./errors";
+import { InProcessPack } from "./inProcessPack";
 import { readStackFiles } from "./offline";
 import { formatPlanText } from "./planText";
 import { gatePlan, renderPlan } from "./stackPlan";
@@ -44,12 +50,16 @@ async function main(): Promise<number> {
     const root = process.cwd();
     const project = readStackFiles(root, stack).project;
     const packDir = path.join(root, "policies");
-    // The pack boots in its own process while the program renders here: the two overlap.
-    const pack: Promise<PolicyPackProcess> = PolicyPackProcess.start(packDir, { stack, project });
-    pack.catch(() => undefined);
+    // In its own process the pack boots while the program renders here, the two overlapping; in
+    // this one it loads once the program has rendered (one thread does both either way).
+    let pack: Promise<PolicyPack> | undefined = values.analyzer ? PolicyPackProcess.start(packDir, { stack, project }) : undefined;
+    pack?.catch(() => undefined);
     try {
         const plan = await renderPlan(stack, root);
+        pack ??= InProcessPack.start(packDir);
         const gate = await gatePlan(plan, project, packDir, pack);
+        // Closed before anything is printed: a pack in this process sends stdout to stderr while open.
+        (await pack).close();
         const blocked = plan.violations.some((v) => v.level === "mandatory");
         if (format === "json") {
             // Stdout carries only the JSON; notes about the gate go to stderr, and so does the full
@@ -61,7 +71,7 @@ async function main(): Promise<number> {
         }
         return blocked ? 1 : 0;
     } finally {
-        void pack.then(
+        void pack?.then(
             (p) => p.close(),
             () => undefined,
         );

@@ -3,7 +3,7 @@
  * pack run over it as `pulumi preview --policy-pack` would, with `policies/config/<stack>.json`.
  */
 import * as path from "path";
-import { PolicyPackProcess } from "./analyzer";
+import { PolicyPack } from "./analyzer";
 import { GateReport, runGate } from "./gate";
 import { UNKNOWN } from "eks-platform-kernel";
 import { RecordedResource, runProgram } from "./offline";
@@ -101,7 +101,7 @@ export async function gatePlan(
     plan: Plan,
     project: string,
     packDir: string,
-    pack?: Promise<PolicyPackProcess>,
+    pack?: Promise<PolicyPack>,
 ): Promise<{ report: GateReport; text: string }> {
     const resources = planToGateResources(plan, project);
     const config = environmentConfig(packDir, plan.stack);

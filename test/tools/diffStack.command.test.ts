@@ -208,13 +208,14 @@ describe("npm run plan -- <stack> --diff <ref>, in process (diffCommand)", () =>
 
     it("reads its command line as the plan does: one stack, a non-empty ref, a known format (exit 2 with the usage)", async () => {
         const usage =
-            /(^|\n)usage: npm run plan -- <stack> \[--format text\|json\] \[--diff <git-ref> \[--format text\|json\|markdown\]\]$/;
+            /(^|\n)usage: npm run plan -- <stack> \[--format text\|json\] \[--analyzer\] \[--diff <git-ref> \[--format text\|json\|markdown\]\]$/;
         const cases: [string[], RegExp][] = [
             [["--diff", "HEAD"], /^usage: npm run plan -- /],
             [["dev", "prod", "--diff", "HEAD"], /^one stack at a time, not dev, prod\n/],
             [["dev", "--diff", ""], /^--diff needs a git ref, e.g. --diff origin\/main\n/],
             [["dev", "--diff", "HEAD", "--format", "yaml"], /^--format must be text, json or markdown, not "yaml"$/],
             [["dev", "--diff", "HEAD", "--formt", "json"], /^Unknown option '--formt'\n/],
+            [["dev", "--diff", "HEAD", "--analyzer"], /^--analyzer chooses how the policy gate runs, and --diff runs no gate\n/],
         ];
         for (const [argv, message] of cases) {
             const err = await failure(() => diffCommand(argv, { root: repo, render }));

@@ -80,13 +80,13 @@ describe("offline plan CLI: exit codes", function () {
         }
         const unknown = await runTool("plan.ts", ["dev", "--formt", "json"]);
         expect(unknown.stderr).to.equal(
-            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]\n",
+            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]\n",
         );
         expect((await runTool("plan.ts", ["dev", "--format", "xml"])).stderr).to.include('--format must be text or json, not "xml"');
         const help = await runTool("plan.ts", ["--help"]);
         expect([help.code, help.stdout]).to.deep.equal([
             0,
-            "usage: npm run plan -- <stack> [--format text|json] [--diff <git-ref> [--format text|json|markdown]]\n",
+            "usage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]\n",
         ]);
     });
 
@@ -123,6 +123,11 @@ describe("offline plan CLI: exit codes", function () {
         expect(plan.violations.some((v) => v.policy === "subnet-eks-tags" && v.level === "mandatory")).to.equal(true);
         // Whoever reads only stderr learns why.
         expect(json.stderr).to.include("subnet-eks-tags [mandatory]");
+
+        // The pack in its own process, over gRPC as `pulumi preview --policy-pack` runs it: the same plan and verdicts.
+        const analyzer = await runTool("plan.ts", [stack, "--format", "json", "--analyzer"], dir);
+        expect(analyzer.code, analyzer.stderr).to.equal(1);
+        expect(JSON.parse(analyzer.stdout)).to.deep.equal(plan);
     });
 });
 
