@@ -193,6 +193,34 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
             expect(notes).to.deep.equal([]);
         });
 
+        it("required pod affinity and anti-affinity terms of the values without a selector select the release's own pods; preferred terms and the values stay as written", () => {
+            const labels = { "app.kubernetes.io/name": "karpenter" };
+            const hostname = { topologyKey: "kubernetes.io/hostname" };
+            const preferred = [{ weight: 50, podAffinityTerm: { topologyKey: "topology.kubernetes.io/zone" } }];
+            const values = {
+                affinity: {
+                    podAffinity: {
+                        requiredDuringSchedulingIgnoredDuringExecution: [hostname],
+                        preferredDuringSchedulingIgnoredDuringExecution: preferred,
+                    },
+                    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [hostname] },
+                },
+            };
+            const written = structuredClone(values);
+            const pod = render(helm("karpenter", values)).resources[0].props.spec.template.spec;
+            expect(pod.affinity).to.deep.equal({
+                podAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [{ ...hostname, labelSelector: { matchLabels: labels } }],
+                    preferredDuringSchedulingIgnoredDuringExecution: preferred,
+                },
+                podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [{ ...hostname, labelSelector: { matchLabels: labels } }],
+                },
+            });
+            // The release's values belong to the policy engine: read, never written.
+            expect(values).to.deep.equal(written);
+        });
+
         it("the values' affinity, spread, tolerations, grace period and controller resources replace the chart's (a selector the values give is kept)", () => {
             const own = { matchLabels: { team: "platform" } };
             const { resources } = render(
