@@ -25,7 +25,7 @@ import { InputError } from "./errors";
 import { InProcessPack } from "./inProcessPack";
 import { readStackFiles } from "./offline";
 import { formatPlanText } from "./planText";
-import { gatePlan, renderPlan } from "./stackPlan";
+import { gatePlan, Plan, renderPlan } from "./stackPlan";
 
 // What other modules and tests read as "the plan" (its JSON shape), named where the command is.
 export type { Plan } from "./stackPlan";
@@ -54,28 +54,29 @@ async function main(): Promise<number> {
     // this one it loads once the program has rendered (one thread does both either way).
     let pack: Promise<PolicyPack> | undefined = values.analyzer ? PolicyPackProcess.start(packDir, { stack, project }) : undefined;
     pack?.catch(() => undefined);
+    let rendered: { plan: Plan; gate: Awaited<ReturnType<typeof gatePlan>> };
     try {
         const plan = await renderPlan(stack, root);
         pack ??= InProcessPack.start(packDir);
-        const gate = await gatePlan(plan, project, packDir, pack);
-        // Closed before anything is printed: a pack in this process sends stdout to stderr while open.
-        (await pack).close();
-        const blocked = plan.violations.some((v) => v.level === "mandatory");
-        if (format === "json") {
-            // Stdout carries only the JSON; notes about the gate go to stderr, and so does the full
-            // report when the gate fails, so whoever reads only stderr still learns why.
-            process.stderr.write(blocked ? `${gate.text}\n` : gate.report.warnings.map((w) => `warning: ${w}\n`).join(""));
-            process.stdout.write(`${JSON.stringify(plan)}\n`);
-        } else {
-            process.stdout.write(`${formatPlanText(plan)}\n\n${gate.text}\n`);
-        }
-        return blocked ? 1 : 0;
+        rendered = { plan, gate: await gatePlan(plan, project, packDir, pack) };
     } finally {
-        void pack?.then(
+        // Closed before anything is printed: a pack in this process sends stdout to stderr while open.
+        await pack?.then(
             (p) => p.close(),
             () => undefined,
         );
     }
+    const { plan, gate } = rendered;
+    const blocked = plan.violations.some((v) => v.level === "mandatory");
+    if (format === "json") {
+        // Stdout carries only the JSON; notes about the gate go to stderr, and so does the full
+        // report when the gate fails, so whoever reads only stderr still learns why.
+        process.stderr.write(blocked ? `${gate.text}\n` : gate.report.warnings.map((w) => `warning: ${w}\n`).join(""));
+        process.stdout.write(`${JSON.stringify(plan)}\n`);
+    } else {
+        process.stdout.write(`${formatPlanText(plan)}\n\n${gate.text}\n`);
+    }
+    return blocked ? 1 : 0;
 }
 
 if (require.main === module) {
