@@ -193,6 +193,13 @@ describe("rehearsal add-on workloads: the stack's own controllers", () => {
             expect(notes).to.deep.equal([]);
         });
 
+        it("an add-on whose chart defaults and values give no affinity renders none (not an empty one)", () => {
+            for (const addon of ["coredns", "metrics-server"]) {
+                const [deployment] = byKind(addonWorkloads(drainable([eksAddon(addon)])).resources, "Deployment");
+                expect(deployment.spec.template.spec, addon).to.not.have.property("affinity");
+            }
+        });
+
         it("required pod affinity and anti-affinity terms of the values without a selector select the release's own pods; preferred terms and the values stay as written", () => {
             const labels = { "app.kubernetes.io/name": "karpenter" };
             const hostname = { topologyKey: "kubernetes.io/hostname" };
