@@ -14,9 +14,29 @@
  *    says so through `args.notApplicable`, which throws an error the SDK catches and keeps only
  *    the reason of; capturing that error's stack for every resource and policy cost more than
  *    the checks on a large manifest set.
+ * 3. No unknown-checking proxy over properties that hold no unknown value. The SDK hands every
+ *    policy a resource's properties wrapped in `unknownCheckingProxy` (proxy.js), whose `get`
+ *    builds a new proxy and a new path array for every object it returns, and throws an
+ *    `UnknownValueError` only when the value read is one of the engine's unknown sentinels. When
+ *    the wrapped value is plain data (objects and arrays down to primitives) with no sentinel
+ *    anywhere, no read can throw and every read gives the same value, so the policy is given the
+ *    value itself. Properties with a sentinel, or holding anything but plain data (an asset, a
+ *    secret), keep the proxy. At 10,000 workloads the proxies and their garbage were about a
+ *    third of AnalyzeStack (docs/ci.md).
  */
 import * as path from "path";
-import type { Policies, ResourceValidation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { types } from "util";
+import type {
+    Policies,
+    PolicyResource,
+    ResourceValidation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidation,
+    StackValidationPolicy,
+} from "@pulumi/policy";
+import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { isUnknownSentinel } from "eks-platform-kernel";
 
 interface StructLike {
     toJavaScript(): Record<string, unknown>;
@@ -53,11 +73,90 @@ export function memoizeStructConversion(mod: DeserializeModule = sdkDeserializeM
         }
         return value;
     };
-    const memoized: DeserializeModule["deserializeProperties"] = (outputs, proxySecrets) =>
-        deserialize({ toJavaScript: () => toJavaScript(outputs) }, proxySecrets);
+    // Whether each Struct's value is plain and known (3. below), walked once for all its copies.
+    const known = new WeakMap<StructLike, boolean>();
+    const memoized: DeserializeModule["deserializeProperties"] = (outputs, proxySecrets) => {
+        const copy = deserialize({ toJavaScript: () => toJavaScript(outputs) }, proxySecrets);
+        if (!proxySecrets) {
+            let plainValue = known.get(outputs);
+            if (plainValue === undefined) {
+                plainValue = plainAndKnown(toJavaScript(outputs));
+                known.set(outputs, plainValue);
+            }
+            if (plainValue) {
+                // Without a signature, the SDK's copy is the same members in new objects and arrays.
+                verdictOf.set(copy, true);
+            }
+        }
+        return copy;
+    };
     memoized[MEMOIZED] = true;
     mod.deserializeProperties = memoized;
     return true;
+}
+
+/** What the SDK's proxy (proxy.js) returns for this key: the value it wraps. */
+const PROXY_TARGET = "__getSpecialProxyTarget";
+
+/**
+ * True when `value` is plain data with no unknown sentinel: objects whose prototype is
+ * `Object.prototype` or none, arrays, and primitives, down to the leaves, and no object carrying
+ * the SDK's signature key (`specialSigKey`, @pulumi/pulumi runtime/rpc.js: what deserialize.js
+ * turns into an asset, an archive or a secret's value). Iterative, so no depth overflows it.
+ */
+function plainAndKnown(value: unknown): boolean {
+    const pending: unknown[] = [value];
+    const seen = new Set<object>();
+    while (pending.length > 0) {
+        const v = pending.pop();
+        if (typeof v !== "object" || v === null) {
+            if (typeof v === "function" || typeof v === "symbol" || isUnknownSentinel(v)) {
+                return false;
+            }
+            continue;
+        }
+        if (seen.has(v)) {
+            continue;
+        }
+        seen.add(v);
+        const proto = Object.getPrototypeOf(v) as unknown;
+        if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
+            return false;
+        }
+        if (types.isProxy(v) || Object.getOwnPropertySymbols(v).length > 0 || Object.prototype.hasOwnProperty.call(v, specialSigKey)) {
+            return false;
+        }
+        for (const key of Object.getOwnPropertyNames(v)) {
+            const d = Object.getOwnPropertyDescriptor(v, key) as PropertyDescriptor;
+            if (!("value" in d)) {
+                return false; // an accessor: reading it runs code
+            }
+            pending.push(d.value);
+        }
+    }
+    return true;
+}
+
+const verdictOf = new WeakMap<object, boolean>();
+
+/**
+ * The value behind the SDK's proxy when it is plain and holds no unknown (see 3. above), else
+ * `props` as given. Each wrapped value is walked once, however many policies read it.
+ */
+export function knownProperties<T>(props: T): T {
+    if (typeof props !== "object" || props === null || !types.isProxy(props)) {
+        return props;
+    }
+    const target = (props as Record<string, unknown>)[PROXY_TARGET];
+    if (typeof target !== "object" || target === null) {
+        return props;
+    }
+    let plain = verdictOf.get(target);
+    if (plain === undefined) {
+        plain = plainAndKnown(target);
+        verdictOf.set(target, plain);
+    }
+    return plain ? (target as T) : props;
 }
 
 /** `args` whose `notApplicable` throws the SDK's own error, without capturing a stack for it. */
@@ -95,5 +194,45 @@ export function withStacklessNotApplicable(policies: Policies): Policies {
             ...p,
             validateResource: Array.isArray(validate) ? validate.map((v) => stackless(v)) : stackless(validate),
         };
+    });
+}
+
+/** A resource validator given the value behind the proxy (3. above); one bound to a type stays bound to it. */
+function knownResource(validate: ResourceValidation): ResourceValidation {
+    const wrapped: ResourceValidation = (args, reportViolation) =>
+        validate({ ...args, props: knownProperties(args.props) }, reportViolation);
+    return Object.assign(wrapped, pick(validate));
+}
+
+/**
+ * A stack validator whose resources hold the value behind the proxy (3. above). The SDK builds
+ * these resources for this one call (their `parent` and `dependencies` point at each other), so
+ * each is given its value in place.
+ */
+function knownStack(validate: StackValidation): StackValidation {
+    const wrapped: StackValidation = (args, reportViolation) => {
+        for (const r of args.resources) {
+            (r as { props: PolicyResource["props"] }).props = knownProperties(r.props);
+        }
+        return validate(args, reportViolation);
+    };
+    return Object.assign(wrapped, pick(validate));
+}
+
+/** The SDK's mark of a validator bound to one type (policy.js `getPulumiType`), when it has one. */
+function pick(validate: object): { __pulumiType?: string } {
+    const type = (validate as { __pulumiType?: unknown }).__pulumiType;
+    return typeof type === "string" ? { __pulumiType: type } : {};
+}
+
+/** The policies, their validators given properties without the SDK's proxy where it could never throw. */
+export function withKnownProperties(policies: Policies): Policies {
+    return policies.map((p) => {
+        const resource = (p as ResourceValidationPolicy).validateResource;
+        if (resource) {
+            return { ...p, validateResource: Array.isArray(resource) ? resource.map((v) => knownResource(v)) : knownResource(resource) };
+        }
+        const stack = (p as StackValidationPolicy).validateStack;
+        return stack ? { ...p, validateStack: knownStack(stack) } : p;
     });
 }

@@ -3,8 +3,26 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import type { Policies, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
-import { DeserializeModule, memoizeStructConversion, withStacklessNotApplicable } from "eks-platform-policies/runtime";
+import { types } from "util";
+import type {
+    Policies,
+    PolicyResource,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+} from "@pulumi/policy";
+import { asset } from "@pulumi/pulumi";
+import { specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
+import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import {
+    DeserializeModule,
+    knownProperties,
+    memoizeStructConversion,
+    withKnownProperties,
+    withStacklessNotApplicable,
+} from "eks-platform-policies/runtime";
 import { ROOT } from "../../mocks";
 
 // The SDK's own deserializer, loaded fresh (not the pack process's copy) so patching it here is local.
@@ -105,6 +123,157 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             const out = withStacklessNotApplicable([stack, bound] as Policies);
             expect(out[0]).to.equal(stack);
             expect((out[1] as ResourceValidationPolicy).validateResource).to.equal(typed);
+        });
+    });
+
+    describe("withKnownProperties", () => {
+        /** What a validator was given: whether it was the SDK's proxy, and what it read. */
+        const seen: { proxy: boolean; read: unknown }[] = [];
+        const read = (props: Record<string, unknown>) => {
+            seen.push({ proxy: types.isProxy(props), read: undefined });
+            seen[seen.length - 1].read = JSON.parse(JSON.stringify(props)) as unknown;
+        };
+        const resourcePolicy: ResourceValidationPolicy = { name: "r", description: "d", validateResource: (args) => read(args.props) };
+        const stackPolicy: StackValidationPolicy = {
+            name: "s",
+            description: "d",
+            validateStack: (args) => args.resources.forEach((r) => read(r.props)),
+        };
+        const [resource, stack] = withKnownProperties([resourcePolicy, stackPolicy]) as [ResourceValidationPolicy, StackValidationPolicy];
+        const runResource = (props: Record<string, unknown>) =>
+            (resource.validateResource as (a: ResourceValidationArgs, r: () => void) => void)(
+                { type: "kubernetes:apps/v1:Deployment", name: "web", urn: "u", props } as unknown as ResourceValidationArgs,
+                () => undefined,
+            );
+        beforeEach(() => {
+            seen.length = 0;
+        });
+
+        it("gives a validator the value behind the proxy when it is plain data with no unknown value", () => {
+            runResource(unknownCheckingProxy(structuredClone(object)));
+            expect(seen).to.deep.equal([{ proxy: false, read: object }]);
+            // A value that is not the SDK's proxy is given as it is.
+            const plain = structuredClone(object);
+            expect(knownProperties(plain)).to.equal(plain);
+        });
+
+        const unknownAt = (sentinel: string) => ({
+            ...object,
+            spec: { ...object.spec, template: { spec: { containers: [{ name: "app", image: sentinel }] } } },
+        });
+        for (const [what, value] of [
+            ...Object.entries(UNKNOWN_SENTINELS).map(([kind, sentinel]): [string, Record<string, unknown>] => [
+                `an unknown ${kind} in a list`,
+                unknownAt(sentinel),
+            ]),
+            ["an asset", { ...object, code: new asset.StringAsset("x") }],
+            ["an accessor", Object.defineProperty({ ...object }, "lazy", { get: () => 1, enumerable: true })],
+            ["a symbol key", { ...object, [Symbol("s")]: 1 }],
+            ["a function", { ...object, f: () => 1 }],
+            ["a list that is no Array", { ...object, spec: { items: Object.setPrototypeOf([1], Object.prototype) as unknown } }],
+            ["a proxy", { ...object, spec: new Proxy({ a: 1 }, {}) }],
+        ] as [string, Record<string, unknown>][]) {
+            it(`keeps the SDK's proxy over a value holding ${what}`, () => {
+                const proxied = unknownCheckingProxy(value);
+                expect(knownProperties(proxied)).to.equal(proxied);
+                let thrown: unknown;
+                try {
+                    runResource(proxied);
+                } catch (err) {
+                    thrown = err;
+                }
+                // Reading an unknown value through the proxy throws the SDK's error, as over gRPC.
+                expect(thrown === undefined ? "read" : isUnknownValueError(thrown) ? "unknown" : (thrown as Error).message).to.equal(
+                    what.startsWith("an unknown") ? "unknown" : "read",
+                );
+                expect(seen.map((s) => s.proxy)).to.deep.equal([true]);
+            });
+        }
+
+        it("gives the SDK's copies of a plain Struct without the proxy, and keeps it over an asset's or an unknown's", () => {
+            const mod = freshSdkDeserialize();
+            memoizeStructConversion(mod);
+            const copies = [0, 1].map(() => mod.deserializeProperties(Struct.fromJavaScript(object), false));
+            for (const copy of copies) {
+                expect(knownProperties(unknownCheckingProxy(copy))).to.equal(copy);
+            }
+            for (const special of [
+                { code: { [specialSigKey]: specialAssetSig, text: "x" } },
+                { image: UNKNOWN_SENTINELS.string },
+            ]) {
+                const copy = mod.deserializeProperties(Struct.fromJavaScript({ ...object, spec: special }), false);
+                const proxied = unknownCheckingProxy(copy);
+                expect(knownProperties(proxied), JSON.stringify(special)).to.equal(proxied);
+            }
+        });
+
+        it("keeps a null-prototype object plain, and an unknown anywhere under it proxied", () => {
+            const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: [1, "x", null, true] } });
+            expect(types.isProxy(knownProperties(unknownCheckingProxy(bare)))).to.equal(false);
+            const deep = { a: [{ b: [{ c: { d: UNKNOWN_SENTINELS.number } }] }] };
+            expect(types.isProxy(knownProperties(unknownCheckingProxy(deep)))).to.equal(true);
+        });
+
+        it("gives a stack validator each resource's value in place, the references between them kept", () => {
+            const known = { ...object, metadata: { name: "known" } };
+            const unknown = unknownAt(UNKNOWN_SENTINELS.string);
+            const parent = {
+                type: "t",
+                name: "p",
+                urn: "p",
+                props: unknownCheckingProxy(known),
+                dependencies: [],
+            } as unknown as PolicyResource;
+            const child = {
+                type: "t",
+                name: "c",
+                urn: "c",
+                props: unknownCheckingProxy(unknown),
+                parent,
+                dependencies: [parent],
+            } as unknown as PolicyResource;
+            const resources = [parent, child];
+            let given: PolicyResource[] = [];
+            const [wrapped] = withKnownProperties([
+                { ...stackPolicy, validateStack: (args: StackValidationArgs) => void (given = args.resources) },
+            ]) as StackValidationPolicy[];
+            void wrapped.validateStack({ resources } as unknown as StackValidationArgs, () => undefined);
+            expect(given).to.equal(resources);
+            expect(types.isProxy(parent.props)).to.equal(false);
+            expect(parent.props).to.deep.equal(known);
+            expect(child.parent?.props).to.equal(parent.props);
+            expect(types.isProxy(child.props)).to.equal(true);
+            void stack.validateStack({ resources: [parent] } as unknown as StackValidationArgs, () => undefined);
+            expect(seen).to.deep.equal([{ proxy: false, read: known }]);
+        });
+
+        it("keeps a validator bound to a type bound to it, and wraps a list of validators each", () => {
+            const typed = Object.assign((args: ResourceValidationArgs) => read(args.props), { __pulumiType: "aws:ec2/vpc:Vpc" });
+            const typedStack = Object.assign((args: StackValidationArgs) => args.resources.forEach((r) => read(r.props)), {
+                __pulumiType: "aws:ec2/vpc:Vpc",
+            });
+            const out = withKnownProperties([
+                { name: "t", description: "d", validateResource: typed },
+                { name: "l", description: "d", validateResource: [typed, typed] },
+                { name: "s", description: "d", validateStack: typedStack },
+                { name: "n", description: "d", validateResource: Object.assign(() => undefined, { __pulumiType: 7 }) },
+            ]) as (ResourceValidationPolicy & StackValidationPolicy)[];
+            expect((out[0].validateResource as { __pulumiType?: string }).__pulumiType).to.equal("aws:ec2/vpc:Vpc");
+            expect(out[0].validateResource).to.not.equal(typed);
+            const list = out[1].validateResource as unknown as { __pulumiType?: string }[];
+            expect(list.map((v) => v.__pulumiType)).to.deep.equal(["aws:ec2/vpc:Vpc", "aws:ec2/vpc:Vpc"]);
+            expect((out[2].validateStack as { __pulumiType?: string }).__pulumiType).to.equal("aws:ec2/vpc:Vpc");
+            expect(Object.keys(out[3].validateResource as object)).to.deep.equal([]);
+            (out[0].validateResource as (a: ResourceValidationArgs, r: () => void) => void)(
+                { props: unknownCheckingProxy({ cidrBlock: "10.0.0.0/16" }) } as unknown as ResourceValidationArgs,
+                () => undefined,
+            );
+            expect(seen).to.deep.equal([{ proxy: false, read: { cidrBlock: "10.0.0.0/16" } }]);
+        });
+
+        it("leaves a policy with neither validator as it is", () => {
+            const odd = { name: "x", description: "d" };
+            expect(withKnownProperties([odd])[0]).to.equal(odd);
         });
     });
 
