@@ -21,6 +21,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { Module } from "module";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
+import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { isUnknownSentinel } from "eks-platform-kernel";
 import { AnalyzeChannel, AnalyzerCall, packEntry, PolicyPack } from "./analyzer";
 import { GateInputError } from "./errors";
 import { analyzeRequestOf, stackResourceOf, wireProperties } from "./requests";
@@ -148,8 +150,9 @@ interface DeserializeModule {
 }
 
 /**
- * Makes `value` (the SDK's own copy, plain objects and arrays) read-only in place, so that one
- * copy can serve every policy: a write to it throws a TypeError (policies are strict-mode code)
+ * Makes `value` (the SDK's own copy, plain objects and arrays, holding an unknown value or an
+ * asset, archive or secret: see `ordinary` for the rest) read-only in place, so that one copy can
+ * serve every policy: a write to it throws a TypeError (policies are strict-mode code)
  * instead of changing what the next policy reads. Object-valued members stay configurable, so the
  * SDK's unknown-checking proxy (proxy.js) still wraps what a policy reads under them, exactly as
  * over gRPC; members holding primitives are frozen, which the proxy hands back as they are, as it
@@ -179,13 +182,65 @@ export function readOnly(value: unknown): void {
 }
 
 /**
+ * True when a decoded value holds neither an object with the SDK's signature key set
+ * (`specialSigKey`, @pulumi/pulumi runtime/rpc.js: an asset, an archive, a secret, which
+ * `deserializeProperty` in deserialize.js turns into something else than a copy of the same
+ * members, or refuses) nor an unknown sentinel (which the SDK's proxy must find under any member).
+ * Iterative, so no depth overflows it.
+ */
+function ordinary(value: unknown): boolean {
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+        const v = pending.pop();
+        if (typeof v !== "object" || v === null) {
+            if (isUnknownSentinel(v)) {
+                return false;
+            }
+            continue;
+        }
+        if (Array.isArray(v)) {
+            for (const e of v) {
+                pending.push(e);
+            }
+            continue;
+        }
+        const record = v as Record<string, unknown>;
+        if (record[specialSigKey]) {
+            return false;
+        }
+        for (const key of Object.keys(record)) {
+            pending.push(record[key]);
+        }
+    }
+    return true;
+}
+
+/** Freezes a decoded value (plain objects and arrays) all the way down. */
+function frozen(value: unknown): void {
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+        const v = pending.pop();
+        if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+            Object.freeze(v);
+            for (const member of Object.values(v as Record<string, unknown>)) {
+                pending.push(member);
+            }
+        }
+    }
+}
+
+/**
  * The SDK's deserialize module with one copy per request's properties for all its policies. The
  * SDK (server.js) deserializes a resource's properties again for every resource policy in Analyze
  * and every stack policy in AnalyzeStack, each time a fresh copy (deserialize.js), up to 17 per
  * object with this pack: at 10,000 workloads those copies and their garbage took 4 s of the 13 s
  * the pack's calls took (docs/ci.md).
- * Here the first call makes the SDK's copy, made read-only (`readOnly`), and every later call for
- * the same properties (Analyze and AnalyzeStack share them) returns that copy. With
+ * Here the first call makes the SDK's copy, made read-only, and every later call for the same
+ * properties (Analyze and AnalyzeStack share them) returns that copy. An `ordinary` value (every
+ * manifest object) is its own copy, frozen whole, which refuses any write, delete included; any
+ * other is copied by the SDK and made read-only with `readOnly`, which leaves the proxy its way
+ * to unknown values under every member (at 10,000 workloads, its property-by-property work was
+ * 0.5 s that freezing does not cost, and the SDK's copy another deep copy per object). With
  * `proxySecrets` (remediation, never run by the gate) the SDK's own call is made every time.
  */
 function sharedDeserialization(sdk: DeserializeModule): DeserializeModule {
@@ -198,8 +253,17 @@ function sharedDeserialization(sdk: DeserializeModule): DeserializeModule {
             }
             let copy = copies.get(outputs);
             if (copy === undefined) {
-                copy = sdk.deserializeProperties({ toJavaScript: () => outputs.toJavaScript() }, false);
-                readOnly(copy);
+                const decoded = outputs.toJavaScript();
+                if (ordinary(decoded)) {
+                    // The SDK's copy would be the decoded value member for member, and its proxy can
+                    // find no unknown under any member: the value (no one else holds it) is used as
+                    // it is, frozen whole.
+                    copy = decoded;
+                    frozen(copy);
+                } else {
+                    copy = sdk.deserializeProperties({ toJavaScript: () => decoded }, false);
+                    readOnly(copy);
+                }
                 copies.set(outputs, copy);
             }
             return copy;
