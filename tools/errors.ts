@@ -14,9 +14,10 @@ export class FileError extends InputError {
     constructor(
         readonly file: string,
         readonly line: number | undefined,
-        message: string,
+        /** What is wrong there, without the file and line `message` starts with. */
+        readonly reason: string,
     ) {
-        super(`${file}${line ? `:${line}` : ""}: ${message}`);
+        super(`${file}${line ? `:${line}` : ""}: ${reason}`);
     }
 }
 

@@ -7,7 +7,8 @@ import { PolicyPack, PolicyPackProcess } from "./analyzer";
 import { InProcessPack } from "./inProcessPack";
 import { GateDiagnostic, GateReport, openGate } from "./gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
-import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, readManifests, subjectOf } from "./manifests";
+import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, subjectOf } from "./manifests";
+import { readEachFile } from "./manifestReader";
 import { environmentConfig, stackDerivedConfig } from "./policyConfig";
 import { displayPath, formatGateText, Locate, toViolations, Violation } from "./report";
 import type { GateResource } from "./requests";
@@ -52,6 +53,8 @@ export interface CheckOptions {
      * of its handlers in this process (inProcessPack.ts): the same verdicts, slower.
      */
     analyzer?: boolean;
+    /** Read the files on threads of their own (manifestReader.ts): `true` always, `false` never, unset by the input's size. */
+    parallel?: boolean;
 }
 
 function resourceOf(r: ManifestResource): Violation["resource"] {
@@ -132,8 +135,9 @@ function platformFitDiagnostics(resources: readonly ManifestResource[], context:
  */
 export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     const files = collectFiles(opts.paths);
-    // In its own process, the pack boots while the YAML is parsed here; either way, each file's
-    // objects go to Analyze while the next file is read.
+    // A large input's reading threads start first, then the pack (its own process boots while the
+    // YAML is parsed); either way, each file's objects go to Analyze while the next are read.
+    const reading = readEachFile(files, opts.parallel);
     const pack: Promise<PolicyPack> = opts.analyzer
         ? PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT })
         : InProcessPack.start(opts.packDir);
@@ -158,8 +162,8 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             gate.analyze(opts.platform);
         }
         const schema: Awaited<ReturnType<typeof validateObjects>> = { diagnostics: [], unvalidated: [], validated: 0 };
-        for (const file of files) {
-            const mapped = mapObjects(readManifests([file]), opts.env, resources.length, opts.namespace);
+        for await (const objects of reading) {
+            const mapped = mapObjects(objects, opts.env, resources.length, opts.namespace);
             // One push per object: spread into push(), a file of over ~125 000 objects (a 50 MB
             // manifest) overflows the call stack with its arguments.
             for (const r of mapped) {
@@ -241,6 +245,7 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
             ],
         };
     } finally {
+        reading.close();
         void pack.then(
             (p) => p.close(),
             () => undefined,

@@ -73,18 +73,26 @@ function objectNode(doc: YAML.Document.Parsed, item: number | undefined): unknow
     return YAML.isSeq(itemsNode) ? itemsNode.items[item] : doc.contents;
 }
 
+/** A text's documents with the line counter they were parsed with (their ranges are offsets into the text). */
+interface Parse {
+    docs: readonly YAML.Document.Parsed[];
+    lineCounter: YAML.LineCounter;
+}
+
+function parseDocuments(text: string): Parse {
+    const lineCounter = new YAML.LineCounter();
+    const parsed = YAML.parseAllDocuments(text, { lineCounter });
+    return { docs: Array.isArray(parsed) ? parsed : [], lineCounter };
+}
+
 /**
  * The line of a path under an object: the line of its key (of its item in a list), or its nearest
- * ancestor's when it is not written. `documents` gives the file's documents (see `parseManifests`).
+ * ancestor's when it is not written. `parse` gives the file's documents (see `parseManifests`).
  */
-function locator(
-    documents: () => readonly YAML.Document.Parsed[],
-    lineCounter: YAML.LineCounter,
-    index: number,
-    item: number | undefined,
-): (at: readonly (string | number)[]) => number {
+function locator(parse: () => Parse, index: number, item: number | undefined): (at: readonly (string | number)[]) => number {
     return (at) => {
-        let current = objectNode(documents()[index], item);
+        const { docs, lineCounter } = parse();
+        let current = objectNode(docs[index], item);
         let line = nodeLine(current, lineCounter);
         for (const step of at) {
             if (YAML.isMap(current)) {
@@ -117,15 +125,16 @@ export const weakly: Hold = (value) => {
 /**
  * A file's documents for its objects' `lineOf`, held as `hold` holds them. Holding every file's
  * documents until the report (a node with its range for every value) costs more memory than the
- * objects themselves, and the collector's time with it; a line asked for once they are gone is read
- * from the same text parsed again, which gives the same nodes and ranges.
+ * objects themselves, and the collector's time with it; a line asked for once they are gone (or
+ * of a file another thread read: manifestReader.ts) is read from the same text parsed again, which
+ * gives the same nodes and ranges.
  */
-function heldDocuments(text: string, docs: YAML.Document.Parsed[], hold: Hold): () => readonly YAML.Document.Parsed[] {
-    let held = hold(docs);
+function heldDocuments(text: () => string, first: Parse | undefined, hold: Hold): () => Parse {
+    let held = first ? hold(first) : () => undefined;
     return () => {
         let d = held();
         if (d === undefined) {
-            d = YAML.parseAllDocuments(text, { lineCounter: new YAML.LineCounter() });
+            d = parseDocuments(text());
             held = hold(d);
         }
         return d;
@@ -133,16 +142,23 @@ function heldDocuments(text: string, docs: YAML.Document.Parsed[], hold: Hold): 
 }
 
 /**
- * Every Kubernetes object in one YAML text (multi-document, `kind: List` expanded), with the line
- * it starts on. Documents that are not Kubernetes objects (no apiVersion/kind) are skipped. `hold`:
- * how the documents that `lineOf` reads are held (weakly; see `heldDocuments`).
+ * One object as read from a file, before it is given its `lineOf`: what a thread that reads files
+ * sends back (manifestReader.ts). `document` and `item` say where it is in the file's documents.
  */
-export function parseManifests(text: string, file: string, hold: Hold = weakly): ManifestObject[] {
-    const lineCounter = new YAML.LineCounter();
-    const parsed = YAML.parseAllDocuments(text, { lineCounter });
-    const docs = Array.isArray(parsed) ? parsed : [];
-    const documents = heldDocuments(text, docs, hold);
-    const out: ManifestObject[] = [];
+export interface ReadObject {
+    file: string;
+    line: number;
+    object: Record<string, unknown>;
+    document: number;
+    item?: number;
+}
+
+/**
+ * Every Kubernetes object of parsed documents (`kind: List` expanded), with the line it starts on.
+ * Documents that are not Kubernetes objects (no apiVersion/kind) are skipped.
+ */
+function objectsOf({ docs, lineCounter }: Parse, file: string): ReadObject[] {
+    const out: ReadObject[] = [];
     for (let index = 0; index < docs.length; index++) {
         const doc = docs[index];
         const value = documentValue(doc, lineCounter, (line, message) => new ManifestError(file, line, message));
@@ -154,24 +170,45 @@ export function parseManifests(text: string, file: string, hold: Hold = weakly):
             for (let i = 0; i < listItems.length; i++) {
                 const item: unknown = listItems[i];
                 if (isKubernetesObject(item)) {
-                    out.push({
-                        file,
-                        line: nodeLine(objectNode(doc, i), lineCounter),
-                        object: item,
-                        lineOf: locator(documents, lineCounter, index, i),
-                    });
+                    out.push({ file, line: nodeLine(objectNode(doc, i), lineCounter), object: item, document: index, item: i });
                 }
             }
             continue;
         }
-        out.push({
-            file,
-            line: nodeLine(doc.contents, lineCounter),
-            object: value,
-            lineOf: locator(documents, lineCounter, index, undefined),
-        });
+        out.push({ file, line: nodeLine(doc.contents, lineCounter), object: value, document: index });
     }
     return out;
+}
+
+/** Objects with their `lineOf`, read off `parse` (the documents they came from). */
+function located(read: readonly ReadObject[], parse: () => Parse): ManifestObject[] {
+    return read.map(({ file, line, object, document, item }) => ({ file, line, object, lineOf: locator(parse, document, item) }));
+}
+
+/**
+ * Every Kubernetes object in one YAML text (multi-document, `kind: List` expanded), with the line
+ * it starts on. Documents that are not Kubernetes objects (no apiVersion/kind) are skipped. `hold`:
+ * how the documents that `lineOf` reads are held (weakly; see `heldDocuments`).
+ */
+export function parseManifests(text: string, file: string, hold: Hold = weakly): ManifestObject[] {
+    const parse = parseDocuments(text);
+    return located(
+        objectsOf(parse, file),
+        heldDocuments(() => text, parse, hold),
+    );
+}
+
+/** The objects of one file, as a thread that reads files sends them (no `lineOf`: see `locatedObjects`). */
+export function readObjects(file: string): ReadObject[] {
+    return objectsOf(parseDocuments(fileText(file)), file);
+}
+
+/** Objects another thread read from `file` (`readObjects`), their `lineOf` reading the file again when first asked. */
+export function locatedObjects(read: readonly ReadObject[], file: string, hold: Hold = weakly): ManifestObject[] {
+    return located(
+        read,
+        heldDocuments(() => fileText(file), undefined, hold),
+    );
 }
 
 /** Why a path cannot be read, in words that name what is really there. */
@@ -251,14 +288,19 @@ export function readManifests(files: readonly string[], readStdin: () => Buffer 
         if (f === STDIN_ARG) {
             return parseManifests(utf8(readStdin(), STDIN_NAME), STDIN_NAME);
         }
-        let bytes: Buffer;
-        try {
-            bytes = fs.readFileSync(f);
-        } catch (err) {
-            throw new ManifestError(f, undefined, unreadable(f, err as NodeJS.ErrnoException));
-        }
-        return parseManifests(utf8(bytes, f), f);
+        return parseManifests(fileText(f), f);
     });
+}
+
+/** A manifest file's text (UTF-8), or why it cannot be read. */
+function fileText(file: string): string {
+    let bytes: Buffer;
+    try {
+        bytes = fs.readFileSync(file);
+    } catch (err) {
+        throw new ManifestError(file, undefined, unreadable(file, err as NodeJS.ErrnoException));
+    }
+    return utf8(bytes, file);
 }
 
 /**

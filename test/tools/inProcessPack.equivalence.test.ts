@@ -16,10 +16,15 @@ import { planOf } from "../mocks";
 const ROOT = path.join(__dirname, "..", "..");
 const PACK = path.join(ROOT, "policies");
 
-/** What a run reports, or the error it ends with: the two paths must agree on both. */
-async function outcome(paths: string[], env: string, analyzer: boolean, configFile?: string): Promise<unknown> {
+/**
+ * What a run reports, or the error it ends with: the two paths must agree on both. The analyzer's
+ * reads its files on this thread; the in-process one as the command does (on threads of their own
+ * for a large input: tools/manifestReader.ts), or with `threads` on them whatever the size.
+ */
+async function outcome(paths: string[], env: string, analyzer: boolean, configFile?: string, threads?: true): Promise<unknown> {
     try {
-        const r = await checkManifests({ paths, env, packDir: PACK, analyzer, ...(configFile ? { configFile } : {}) });
+        const parallel = analyzer ? false : threads;
+        const r = await checkManifests({ paths, env, packDir: PACK, analyzer, parallel, ...(configFile ? { configFile } : {}) });
         return { report: r.report, violations: r.violations, unvalidated: r.unvalidated };
     } catch (err) {
         return { error: (err as Error).message };
@@ -66,9 +71,14 @@ describe("in-process pack (tools/inProcessPack.ts): the analyzer's verdicts, wit
             const dirs = manifestDirs();
             assert.ok(dirs.length >= 3, `found ${dirs.length} manifest directories`);
             for (const dir of dirs) {
-                const local = await outcome([dir], env, false);
                 const remote = await outcome([dir], env, true);
-                assert.deepStrictEqual(local, remote, `${path.relative(ROOT, dir)} (${env})`);
+                assert.deepStrictEqual(await outcome([dir], env, false), remote, `${path.relative(ROOT, dir)} (${env})`);
+                // Read on threads, each file's objects (or its error) come back as they were read here.
+                assert.deepStrictEqual(
+                    await outcome([dir], env, false, undefined, true),
+                    remote,
+                    `${path.relative(ROOT, dir)} (${env}, threads)`,
+                );
             }
         });
     }
