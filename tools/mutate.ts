@@ -120,6 +120,15 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
             "test/components/compute/index.test.ts",
         ],
     },
+    gateRuntime: {
+        about: "the gate's speed layers that must not change a verdict: reading threads, the in-process pack's shared copies, properties without the SDK's proxy (issue #28)",
+        mutate: ["tools/manifestReader.ts", "tools/inProcessPack.ts", "policies/runtime/packRuntime.ts"],
+        tests: [
+            "test/tools/manifestReader.test.ts",
+            "test/tools/inProcessPack.sharing.test.ts",
+            "test/policies/runtime/packRuntime.test.ts",
+        ],
+    },
     deployer: {
         about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",
         mutate: ["tools/deployRole.ts", "tools/deployerActions.ts", "tools/deployerPolicy.ts", "kernel/deployScope.ts"],
