@@ -197,10 +197,7 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             for (const copy of copies) {
                 expect(knownProperties(unknownCheckingProxy(copy))).to.equal(copy);
             }
-            for (const special of [
-                { code: { [specialSigKey]: specialAssetSig, text: "x" } },
-                { image: UNKNOWN_SENTINELS.string },
-            ]) {
+            for (const special of [{ code: { [specialSigKey]: specialAssetSig, text: "x" } }, { image: UNKNOWN_SENTINELS.string }]) {
                 const copy = mod.deserializeProperties(Struct.fromJavaScript({ ...object, spec: special }), false);
                 const proxied = unknownCheckingProxy(copy);
                 expect(knownProperties(proxied), JSON.stringify(special)).to.equal(proxied);
