@@ -5,20 +5,13 @@ import { policies } from "eks-platform-policies";
 import { expectClean } from "./expect";
 import { TestResource, UNKNOWN } from "./harness";
 import { suites } from "./suites";
+import { pathsOf } from "../paths";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Every path to a value in `value` (leaves and containers), as key lists. */
-function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
-    const out: (string | number)[][] = prefix.length > 0 ? [prefix] : [];
-    if (Array.isArray(value)) {
-        value.forEach((v, i) => out.push(...paths(v, [...prefix, i])));
-    } else if (value && typeof value === "object") {
-        for (const [k, v] of Object.entries(value)) {
-            out.push(...paths(v, [...prefix, k]));
-        }
-    }
-    return out;
+/** Every path to a value in `value` (leaves and containers), as key lists, but its own. */
+function paths(value: unknown): (string | number)[][] {
+    return pathsOf(value).slice(1);
 }
 
 function replaceAt<T>(value: T, at: (string | number)[], replacement: unknown): T {

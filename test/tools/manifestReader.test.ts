@@ -6,6 +6,7 @@ import * as path from "path";
 import { collectFiles, ManifestError, ManifestObject } from "../../tools/manifests";
 import { BYTES_PER_THREAD, MAX_THREADS, PARALLEL_BYTES, readEachFile, readingThreads } from "../../tools/manifestReader";
 import { ROOT } from "../mocks";
+import { pathsOf } from "../paths";
 
 async function drain(files: readonly string[], parallel: boolean): Promise<{ read: ManifestObject[][]; error?: string }> {
     const read: ManifestObject[][] = [];
@@ -21,19 +22,6 @@ async function drain(files: readonly string[], parallel: boolean): Promise<{ rea
     } finally {
         reading.close();
     }
-}
-
-/** Every path into a value, the value's own (`[]`) first. */
-function pathsOf(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-    const out = [at];
-    if (Array.isArray(value)) {
-        value.forEach((v, i) => out.push(...pathsOf(v, [...at, i])));
-    } else if (value && typeof value === "object") {
-        for (const [k, v] of Object.entries(value)) {
-            out.push(...pathsOf(v, [...at, k]));
-        }
-    }
-    return out;
 }
 
 /** What a reader gave: each object with its file and line, and the line of every path into it (plus one not written). */
