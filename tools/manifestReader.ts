@@ -7,7 +7,7 @@
  * what follows (names of unnamed objects, the first bad file's error, the verdicts) is the same.
  * A line asked for later (`lineOf`, for a verdict that names a field) parses that file again here.
  *
- * Threads pay off only past their start (about 60 ms each, loading `yaml` and swc's output), so
+ * Threads pay off only past their start (about 50 ms each, loading `yaml` and swc's output), so
  * small inputs, and standard input, are read on this thread.
  */
 import * as fs from "fs";
@@ -22,10 +22,10 @@ const ROLE = "eks-platform-manifest-reader";
 /**
  * Below this many bytes of files the input is read on this thread, and past it one more thread
  * reads per `BYTES_PER_THREAD`, up to the cores and `MAX_THREADS`. Measured on 2 cores with the
- * generated corpus (docs/ci.md): 100 workloads (160 kB) gate in the same time either way, 300
- * (480 kB) 40 ms faster on one reading thread, 1,000 (1.6 MB) 0.13 s faster on one and 0.1 s
- * slower on two (this thread, which runs the pack, then has no core of its own), 10,000 (16 MB)
- * 2.3 s faster on one and 2.6 s on two.
+ * generated corpus (docs/ci.md, medians of 3): 100 workloads (160 kB) gate in the same time either
+ * way, 300 (480 kB) 50 ms faster on one reading thread, 1,000 (1.6 MB) 0.16 s faster on one and
+ * no faster on two (this thread, which runs the pack, then has no core of its own), 10,000 (16 MB)
+ * 2.1 s faster on one and 2.3 s on two.
  */
 export const PARALLEL_BYTES = 256 * 1024;
 export const BYTES_PER_THREAD = 8 * 1024 * 1024;
