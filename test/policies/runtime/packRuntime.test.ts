@@ -149,29 +149,36 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
         it("gives a validator the value behind the proxy when it is plain data with no unknown value", () => {
             runResource(unknownCheckingProxy(structuredClone(object)));
             expect(seen).to.deep.equal([{ proxy: false, read: object }]);
-            // A value that is not the SDK's proxy is given as it is.
+            // A value that is not the SDK's proxy is given as it is, even one with the proxy's own key.
             const plain = structuredClone(object);
             expect(knownProperties(plain)).to.equal(plain);
+            const lookalike = { __getSpecialProxyTarget: { a: 1 } };
+            expect(knownProperties(lookalike)).to.equal(lookalike);
+            // A value that refers to itself is walked once.
+            const cyclic: Record<string, unknown> = { a: [1] };
+            cyclic.self = cyclic;
+            expect(knownProperties(unknownCheckingProxy(cyclic))).to.equal(cyclic);
         });
 
         const unknownAt = (sentinel: string) => ({
             ...object,
             spec: { ...object.spec, template: { spec: { containers: [{ name: "app", image: sentinel }] } } },
         });
-        for (const [what, value] of [
-            ...Object.entries(UNKNOWN_SENTINELS).map(([kind, sentinel]): [string, Record<string, unknown>] => [
+        // Each value made afresh for each run: a value's verdict is kept for as long as the value lives.
+        for (const [what, make] of [
+            ...Object.entries(UNKNOWN_SENTINELS).map(([kind, sentinel]): [string, () => Record<string, unknown>] => [
                 `an unknown ${kind} in a list`,
-                unknownAt(sentinel),
+                () => unknownAt(sentinel),
             ]),
-            ["an asset", { ...object, code: new asset.StringAsset("x") }],
-            ["an accessor", Object.defineProperty({ ...object }, "lazy", { get: () => 1, enumerable: true })],
-            ["a symbol key", { ...object, [Symbol("s")]: 1 }],
-            ["a function", { ...object, f: () => 1 }],
-            ["a list that is no Array", { ...object, spec: { items: Object.setPrototypeOf([1], Object.prototype) as unknown } }],
-            ["a proxy", { ...object, spec: new Proxy({ a: 1 }, {}) }],
-        ] as [string, Record<string, unknown>][]) {
+            ["an asset", () => ({ ...object, code: new asset.StringAsset("x") })],
+            ["an accessor", () => Object.defineProperty({ ...object }, "lazy", { get: () => 1, enumerable: true })],
+            ["a symbol key", () => ({ ...object, [Symbol("s")]: 1 })],
+            ["a function", () => ({ ...object, f: () => 1 })],
+            ["a list that is no Array", () => ({ ...object, spec: { items: Object.setPrototypeOf([1], Object.prototype) as unknown } })],
+            ["a proxy", () => ({ ...object, spec: new Proxy({ a: 1 }, {}) })],
+        ] as [string, () => Record<string, unknown>][]) {
             it(`keeps the SDK's proxy over a value holding ${what}`, () => {
-                const proxied = unknownCheckingProxy(value);
+                const proxied = unknownCheckingProxy(make());
                 expect(knownProperties(proxied)).to.equal(proxied);
                 let thrown: unknown;
                 try {
