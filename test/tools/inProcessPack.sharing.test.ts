@@ -3,6 +3,7 @@ import * as path from "path";
 import { runGate, GateReport } from "../../tools/gate";
 import { InProcessPack } from "../../tools/inProcessPack";
 import { GateResource, urnOf } from "../../tools/requests";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { ROOT } from "../mocks";
 
 /** Policies that read properties in Analyze and AnalyzeStack, and one that writes to resources named write-*. */
@@ -10,7 +11,7 @@ const SHARING = path.join(ROOT, "test", "fixtures", "pack", "sharing");
 // The SDK's sentinel of a string unknown during preview (@pulumi/policy proxy.js, unknownStringValue).
 const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-const resource = (name: string, level: string = "written"): GateResource => ({
+const resource = (name: string, level: unknown = "written", item: unknown = "b"): GateResource => ({
     urn: urnOf("dev", "test", "kubernetes:apps/v1:Deployment", name),
     type: "kubernetes:apps/v1:Deployment",
     name,
@@ -18,9 +19,12 @@ const resource = (name: string, level: string = "written"): GateResource => ({
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name, namespace: "team", labels: { app: name } },
-        spec: { items: ["a", "b"], nested: { level, deeper: { list: [{ x: 1 }, { x: 2 }] } } },
+        spec: { items: ["a", item], nested: { level, deeper: { list: [{ x: 1 }, { x: 2 }] }, none: null } },
     },
 });
+
+// A secret as the engine sends one (@pulumi/pulumi runtime/rpc.js): the SDK gives policies its value.
+const secret = (value: string) => ({ [specialSigKey]: specialSecretSig, value });
 
 const overGrpc = (resources: GateResource[]) => runGate({ packDir: SHARING, stack: "dev", project: "test", resources });
 
@@ -68,6 +72,36 @@ describe("in-process pack (tools/inProcessPack.ts): one read-only copy of each r
         const stack = mine.diagnostics.filter((d) => d.policy === "reads-stack");
         assert.equal(stack.length, 1);
         assert.equal(stack[0].undeterminable, true, "JSON.stringify through the proxy meets the unknown value too");
+    });
+
+    it("finds an unknown value in a list, as over gRPC", async () => {
+        const resources = [resource("unknown-listed", "written", UNKNOWN_STRING)];
+        const [mine, theirs] = [await inProcess(resources), await overGrpc(resources)];
+        assert.deepStrictEqual(mine, theirs);
+        const reads = mine.diagnostics.filter((d) => d.policy === "reads-props");
+        assert.equal(reads.length, 1);
+        assert.match(reads[0].message, /string value at \.spec\.items\.1 can't be known during preview/);
+    });
+
+    it("gives policies a secret's value, beside an unknown one or not, as over gRPC", async () => {
+        const beside = resource("signed-unknown", secret("hidden"));
+        // Where Analyze's policy never reads (it lists the labels' keys only) and AnalyzeStack's does.
+        (beside.props.metadata as { labels: Record<string, unknown> }).labels.zone = UNKNOWN_STRING;
+        const resources = [resource("signed", secret("hidden")), beside];
+        const [mine, theirs] = [await inProcess(resources), await overGrpc(resources)];
+        assert.deepStrictEqual(mine, theirs);
+        assert.deepStrictEqual(
+            messages(mine, "reads-props").map((m) => m.split("\n")[1]),
+            [
+                "name=signed keys=labels,name,namespace items=a,b level=hidden",
+                "name=signed-unknown keys=labels,name,namespace items=a,b level=hidden",
+            ],
+        );
+        // AnalyzeStack's policy meets the unknown (its "can't run" verdict, naming no resource, sorts first).
+        assert.deepStrictEqual(
+            mine.diagnostics.filter((d) => d.policy === "reads-stack").map((d) => d.undeterminable),
+            [true, false],
+        );
     });
 
     for (const [name, write] of [

@@ -152,6 +152,9 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             // A value that is not the SDK's proxy is given as it is, even one with the proxy's own key.
             const plain = structuredClone(object);
             expect(knownProperties(plain)).to.equal(plain);
+            for (const odd of [null, undefined, "text", 7]) {
+                expect(knownProperties(odd)).to.equal(odd);
+            }
             const lookalike = { __getSpecialProxyTarget: { a: 1 } };
             expect(knownProperties(lookalike)).to.equal(lookalike);
             // A value that refers to itself is walked once.
@@ -209,8 +212,11 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
         });
 
         it("keeps a null-prototype object plain, and an unknown anywhere under it proxied", () => {
-            const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: [1, "x", null, true] } });
-            expect(types.isProxy(knownProperties(unknownCheckingProxy(bare)))).to.equal(false);
+            // Under a plain object: the SDK wraps only what is `instanceof Object`.
+            const bare = { spec: Object.assign(Object.create(null) as Record<string, unknown>, { a: { b: [1, "x", null, true] } }) };
+            expect(knownProperties(unknownCheckingProxy(bare))).to.equal(bare);
+            const symbolValue = { spec: { s: Symbol("s") } };
+            expect(types.isProxy(knownProperties(unknownCheckingProxy(symbolValue)))).to.equal(true);
             const deep = { a: [{ b: [{ c: { d: UNKNOWN_SENTINELS.number } }] }] };
             expect(types.isProxy(knownProperties(unknownCheckingProxy(deep)))).to.equal(true);
         });
