@@ -84,8 +84,9 @@ export interface FileReading extends AsyncIterable<ManifestObject[]> {
  * `parallel`: `true` reads on threads whatever the input's size, `false` never, unset decides by
  * size (`readingThreads`). A file that cannot be read or parsed throws its `ManifestError` when its
  * turn comes, after the files before it. The caller closes it (`finally`), iterated or not.
+ * `readStdin` stands in for standard input (tests), as for `readManifests`.
  */
-export function readEachFile(files: readonly string[], parallel?: boolean): FileReading {
+export function readEachFile(files: readonly string[], parallel?: boolean, readStdin?: () => Buffer | string): FileReading {
     const threads = readingThreads(files, parallel);
     if (threads === 0) {
         return {
@@ -93,7 +94,7 @@ export function readEachFile(files: readonly string[], parallel?: boolean): File
             // eslint-disable-next-line @typescript-eslint/require-await
             async *[Symbol.asyncIterator]() {
                 for (const f of files) {
-                    yield readManifests([f]);
+                    yield readManifests([f], readStdin);
                 }
             },
             close() {},
@@ -164,7 +165,7 @@ export function readEachFile(files: readonly string[], parallel?: boolean): File
                 for (let id = 0; id < files.length; id++) {
                     const f = files[id];
                     if (f === STDIN_ARG) {
-                        yield readManifests([f]);
+                        yield readManifests([f], readStdin);
                         continue;
                     }
                     const a = await answer(id);

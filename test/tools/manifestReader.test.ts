@@ -111,28 +111,30 @@ describe("manifest reader (tools/manifestReader.ts): files read on threads come 
         }
     });
 
-    it("reads standard input once, in its place among the files", () => {
-        const dir = tempDir({ "1.yaml": doc("one"), "2.yaml": doc("two") });
-        try {
-            const script = `require(${JSON.stringify(path.join(ROOT, "tools", "swcCache.js"))}).register();
-                const { readEachFile } = require(${JSON.stringify(path.join(ROOT, "tools", "manifestReader.ts"))});
-                (async () => {
-                    const names = [];
-                    for await (const objects of readEachFile(${JSON.stringify([path.join(dir, "1.yaml"), "-", path.join(dir, "2.yaml")])}, true)) {
-                        names.push(objects.map((o) => o.file + ":" + o.line + ":" + o.object.metadata.name));
-                    }
-                    console.log(JSON.stringify(names));
-                })();`;
-            const out = execFileSync(process.execPath, ["-e", script], { input: `# stdin\n${doc("piped")}`, encoding: "utf8" });
-            expect(JSON.parse(out)).to.deep.equal([
-                [`${path.join(dir, "1.yaml")}:1:one`],
-                ["<stdin>:2:piped"],
-                [`${path.join(dir, "2.yaml")}:1:two`],
-            ]);
-        } finally {
-            fs.rmSync(dir, { recursive: true, force: true });
-        }
-    });
+    for (const parallel of [true, false]) {
+        it(`reads standard input once, in its place among the files (${parallel ? "threads" : "this thread"})`, async () => {
+            const dir = tempDir({ "1.yaml": doc("one"), "2.yaml": doc("two") });
+            const reading = readEachFile(
+                [path.join(dir, "1.yaml"), "-", path.join(dir, "2.yaml")],
+                parallel,
+                () => `# stdin\n${doc("piped")}`,
+            );
+            try {
+                const names: string[][] = [];
+                for await (const objects of reading) {
+                    names.push(objects.map((o) => `${o.file}:${o.line}:${(o.object.metadata as { name: string }).name}`));
+                }
+                expect(names).to.deep.equal([
+                    [`${path.join(dir, "1.yaml")}:1:one`],
+                    ["<stdin>:2:piped"],
+                    [`${path.join(dir, "2.yaml")}:1:two`],
+                ]);
+            } finally {
+                reading.close();
+                fs.rmSync(dir, { recursive: true, force: true });
+            }
+        });
+    }
 
     it("stops its threads when closed unread and when an error ends the reading, so the process can end", () => {
         // More files than the threads take in hand at once (two each), the second one bad.
