@@ -5,6 +5,8 @@
  * `UnknownValueError` when a policy reads it. Pure; shared by the program's tools, the pack and
  * the tests.
  */
+import { types } from "util";
+import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 
 /** One sentinel per kind of value, keyed as the SDK names them. */
 export const UNKNOWN_SENTINELS = {
@@ -25,4 +27,44 @@ const ALL = new Set<unknown>(Object.values(UNKNOWN_SENTINELS));
 /** True for one of the engine's unknown-at-preview sentinels. */
 export function isUnknownSentinel(value: unknown): boolean {
     return typeof value === "string" && ALL.has(value);
+}
+
+/**
+ * True when `value` is plain data (what a policy may be given as it is, without the SDK's
+ * unknown-checking proxy: no read of it can throw, and every read gives the same value) with no unknown sentinel: objects whose prototype is
+ * `Object.prototype` or none, arrays, and primitives, down to the leaves, and no object carrying
+ * the SDK's signature key (`specialSigKey`, @pulumi/pulumi runtime/rpc.js: what deserialize.js
+ * turns into an asset, an archive or a secret's value). Iterative, so no depth overflows it.
+ */
+export function isPlainAndKnown(value: unknown): boolean {
+    const pending: unknown[] = [value];
+    const seen = new Set<object>();
+    while (pending.length > 0) {
+        const v = pending.pop();
+        if (typeof v !== "object" || v === null) {
+            if (typeof v === "function" || typeof v === "symbol" || isUnknownSentinel(v)) {
+                return false;
+            }
+            continue;
+        }
+        if (seen.has(v)) {
+            continue;
+        }
+        seen.add(v);
+        const proto = Object.getPrototypeOf(v) as unknown;
+        if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
+            return false;
+        }
+        if (types.isProxy(v) || Object.getOwnPropertySymbols(v).length > 0 || Object.prototype.hasOwnProperty.call(v, specialSigKey)) {
+            return false;
+        }
+        for (const key of Object.getOwnPropertyNames(v)) {
+            const d = Object.getOwnPropertyDescriptor(v, key) as PropertyDescriptor;
+            if (!("value" in d)) {
+                return false; // an accessor: reading it runs code
+            }
+            pending.push(d.value);
+        }
+    }
+    return true;
 }

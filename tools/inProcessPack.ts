@@ -21,8 +21,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { Module } from "module";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
-import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { isUnknownSentinel } from "eks-platform-kernel";
+import { isPlainAndKnown } from "eks-platform-kernel";
 import { AnalyzeChannel, AnalyzerCall, packEntry, PolicyPack } from "./analyzer";
 import { GateInputError } from "./errors";
 import { analyzeRequestOf, stackResourceOf, wireProperties } from "./requests";
@@ -151,7 +150,7 @@ interface DeserializeModule {
 
 /**
  * Makes `value` (the SDK's own copy, plain objects and arrays, holding an unknown value or an
- * asset, archive or secret: see `ordinary` for the rest) read-only in place, so that one copy can
+ * asset, archive or secret: see `isPlainAndKnown` for the rest) read-only in place, so that one copy can
  * serve every policy: a write to it throws a TypeError (policies are strict-mode code)
  * instead of changing what the next policy reads. Object-valued members stay configurable, so the
  * SDK's unknown-checking proxy (proxy.js) still wraps what a policy reads under them, exactly as
@@ -181,40 +180,6 @@ export function readOnly(value: unknown): void {
     Object.preventExtensions(record);
 }
 
-/**
- * True when a decoded value holds neither an object with the SDK's signature key set
- * (`specialSigKey`, @pulumi/pulumi runtime/rpc.js: an asset, an archive, a secret, which
- * `deserializeProperty` in deserialize.js turns into something else than a copy of the same
- * members, or refuses) nor an unknown sentinel (which the SDK's proxy must find under any member).
- * Iterative, so no depth overflows it.
- */
-function ordinary(value: unknown): boolean {
-    const pending: unknown[] = [value];
-    while (pending.length > 0) {
-        const v = pending.pop();
-        if (typeof v !== "object" || v === null) {
-            if (isUnknownSentinel(v)) {
-                return false;
-            }
-            continue;
-        }
-        if (Array.isArray(v)) {
-            for (const e of v) {
-                pending.push(e);
-            }
-            continue;
-        }
-        const record = v as Record<string, unknown>;
-        if (record[specialSigKey]) {
-            return false;
-        }
-        for (const key of Object.keys(record)) {
-            pending.push(record[key]);
-        }
-    }
-    return true;
-}
-
 /** Freezes a decoded value (plain objects and arrays) all the way down. */
 function frozen(value: unknown): void {
     const pending: unknown[] = [value];
@@ -236,8 +201,8 @@ function frozen(value: unknown): void {
  * object with this pack: at 10,000 workloads those copies and their garbage took 4 s of the 13 s
  * the pack's calls took (docs/ci.md).
  * Here the first call makes the SDK's copy, made read-only, and every later call for the same
- * properties (Analyze and AnalyzeStack share them) returns that copy. An `ordinary` value (every
- * manifest object) is its own copy, frozen whole, which refuses any write, delete included; any
+ * properties (Analyze and AnalyzeStack share them) returns that copy. A value `isPlainAndKnown` (in the
+ * kernel: every manifest object) is its own copy, frozen whole, which refuses any write, delete included; any
  * other is copied by the SDK and made read-only with `readOnly`, which leaves the proxy its way
  * to unknown values under every member (at 10,000 workloads, its property-by-property work was
  * 0.5 s that freezing does not cost, and the SDK's copy another deep copy per object). With
@@ -254,7 +219,7 @@ function sharedDeserialization(sdk: DeserializeModule): DeserializeModule {
             let copy = copies.get(outputs);
             if (copy === undefined) {
                 const decoded = outputs.toJavaScript();
-                if (ordinary(decoded)) {
+                if (isPlainAndKnown(decoded)) {
                     // The SDK's copy would be the decoded value member for member, and its proxy can
                     // find no unknown under any member: the value (no one else holds it) is used as
                     // it is, frozen whole.

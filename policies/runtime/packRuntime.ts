@@ -35,8 +35,7 @@ import type {
     StackValidation,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { isUnknownSentinel } from "eks-platform-kernel";
+import { isPlainAndKnown } from "eks-platform-kernel";
 
 interface StructLike {
     toJavaScript(): Record<string, unknown>;
@@ -80,7 +79,7 @@ export function memoizeStructConversion(mod: DeserializeModule = sdkDeserializeM
         if (!proxySecrets) {
             let plainValue = known.get(outputs);
             if (plainValue === undefined) {
-                plainValue = plainAndKnown(toJavaScript(outputs));
+                plainValue = isPlainAndKnown(toJavaScript(outputs));
                 known.set(outputs, plainValue);
             }
             if (plainValue) {
@@ -98,45 +97,6 @@ export function memoizeStructConversion(mod: DeserializeModule = sdkDeserializeM
 /** What the SDK's proxy (proxy.js) returns for this key: the value it wraps. */
 const PROXY_TARGET = "__getSpecialProxyTarget";
 
-/**
- * True when `value` is plain data with no unknown sentinel: objects whose prototype is
- * `Object.prototype` or none, arrays, and primitives, down to the leaves, and no object carrying
- * the SDK's signature key (`specialSigKey`, @pulumi/pulumi runtime/rpc.js: what deserialize.js
- * turns into an asset, an archive or a secret's value). Iterative, so no depth overflows it.
- */
-function plainAndKnown(value: unknown): boolean {
-    const pending: unknown[] = [value];
-    const seen = new Set<object>();
-    while (pending.length > 0) {
-        const v = pending.pop();
-        if (typeof v !== "object" || v === null) {
-            if (typeof v === "function" || typeof v === "symbol" || isUnknownSentinel(v)) {
-                return false;
-            }
-            continue;
-        }
-        if (seen.has(v)) {
-            continue;
-        }
-        seen.add(v);
-        const proto = Object.getPrototypeOf(v) as unknown;
-        if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
-            return false;
-        }
-        if (types.isProxy(v) || Object.getOwnPropertySymbols(v).length > 0 || Object.prototype.hasOwnProperty.call(v, specialSigKey)) {
-            return false;
-        }
-        for (const key of Object.getOwnPropertyNames(v)) {
-            const d = Object.getOwnPropertyDescriptor(v, key) as PropertyDescriptor;
-            if (!("value" in d)) {
-                return false; // an accessor: reading it runs code
-            }
-            pending.push(d.value);
-        }
-    }
-    return true;
-}
-
 const verdictOf = new WeakMap<object, boolean>();
 
 /**
@@ -153,7 +113,7 @@ export function knownProperties<T>(props: T): T {
     }
     let plain = verdictOf.get(target);
     if (plain === undefined) {
-        plain = plainAndKnown(target);
+        plain = isPlainAndKnown(target);
         verdictOf.set(target, plain);
     }
     return plain ? (target as T) : props;
