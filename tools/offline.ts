@@ -186,7 +186,7 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     private readonly options = new Map<string, RecordedResource["options"]>();
     private readonly identities = new Map<string, { urn: string; aliases?: string[] }>();
     private readonly qualifiedTypes = new WeakMap<object, string>();
-    private readonly registrations = new Map<string, { where: string; props: Record<string, unknown> }>();
+    private readonly registrations = new Map<string, { site: Error; props: Record<string, unknown> }>();
 
     constructor(
         readonly mode: MockMode,
@@ -302,13 +302,13 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             .map(aliasUrn)
             .filter((a): a is string => a !== undefined);
         this.identities.set(`${type}::${name}`, { urn, ...(aliases.length > 0 ? { aliases } : {}) });
-        const where = registrationSite();
+        const site = registrationSite();
         const earlier = this.registrations.get(urn);
         if (earlier) {
-            const [first, second] = describeRegistrations(earlier, { where, props });
+            const [first, second] = describeRegistrations(earlier, { site, props });
             this.duplicates.push({ urn, first, second });
         } else {
-            this.registrations.set(urn, { where, props });
+            this.registrations.set(urn, { site, props });
         }
         const dependsOn = ([] as unknown[]).concat(opts.dependsOn ?? []);
         this.options.set(`${type}::${name}`, {
@@ -376,26 +376,35 @@ function diffModeOutputs(
     return { id, state };
 }
 
-/** The program file and line that called `new` for the resource being registered. */
-function registrationSite(): string {
-    const frames = (new Error().stack ?? "").split("\n").slice(1);
-    const site = frames
+/**
+ * Where the resource being registered was constructed: the stack as V8 captured it, formatted only
+ * if a duplicate URN needs it (`siteOf`). Formatting maps every frame to its .ts line, and a render
+ * registers hundreds of resources for no duplicate at all.
+ */
+function registrationSite(): Error {
+    return new Error();
+}
+
+/** The program file and line that called `new` for the resource registered at `site`. */
+function siteOf(site: Error): string {
+    const frames = (site.stack ?? "").split("\n").slice(1);
+    const caller = frames
         .map((f) => /\(?([^()\s]+):(\d+):\d+\)?$/.exec(f.trim()))
         .find((m) => m && !/node_modules|[\\/]tools[\\/]offline/.test(m[1]));
-    return site ? `at ${path.relative(process.cwd(), site[1])}:${site[2]}` : "at an unknown place";
+    return caller ? `at ${path.relative(process.cwd(), caller[1])}:${caller[2]}` : "at an unknown place";
 }
 
 /** The two registrations of one URN, each with the plain inputs that tell them apart. */
 function describeRegistrations(
-    a: { where: string; props: Record<string, unknown> },
-    b: { where: string; props: Record<string, unknown> },
+    a: { site: Error; props: Record<string, unknown> },
+    b: { site: Error; props: Record<string, unknown> },
 ): [string, string] {
     const differing = Object.keys({ ...a.props, ...b.props }).filter(
         (k) => [a.props[k], b.props[k]].some((v) => ["string", "number", "boolean"].includes(typeof v)) && a.props[k] !== b.props[k],
     );
     const show = (r: typeof a) => {
         const shown = differing.slice(0, 3).map((k) => `${k}=${String(r.props[k])}`);
-        return `${r.where}${shown.length > 0 ? ` (${shown.join(", ")})` : ""}`;
+        return `${siteOf(r.site)}${shown.length > 0 ? ` (${shown.join(", ")})` : ""}`;
     };
     return [show(a), show(b)];
 }
@@ -466,12 +475,17 @@ export interface OfflineRun {
 let sdkStacksUnmapped = false;
 
 /**
- * The SDK records `new Error().stack` for every promise it tracks (`runtime/debuggable.js`, a few
- * thousand per render) and for every resource it registers (`Resource.callsites` in
- * `resource.js`, with no frame limit, for the source position the CLI shows), and under ts-node
- * every frame of every such stack goes through source-map-support: a third of a render. The first
- * are printed only by the SDK's promise-leak report and the second go to the resource monitor,
- * which offline is the mock; so both are left unmapped. Any other error keeps its mapped stack.
+ * The SDK records `new Error().stack` for every promise it tracks (`debuggablePromise` in
+ * `runtime/debuggable.js`, about ten thousand per prod render) and for every resource it registers
+ * (`Resource.callsites` in `resource.js`, with no frame limit, for the source position the CLI
+ * shows), and under ts-node every frame of every such stack goes through source-map-support: a
+ * third of a render. The second go to the resource monitor, which offline is the mock, so they are
+ * formatted unmapped. The first are read only by the SDK's promise-leak report, and only with
+ * `PULUMI_DEBUG_PROMISE_LEAKS` set (`debugPromiseLeaks`, @pulumi/pulumi 3.270.0): without it they
+ * capture no frame at all (`debuggablePromise` runs with `Error.stackTraceLimit` 0, so the stack
+ * reads `Error`; leak tracking itself is the SDK's, unchanged), with it they are formatted
+ * unmapped like the second. Capturing and formatting them was 90 ms of a 0.9 s prod plan on 2
+ * cores (docs/ci.md). Any other error keeps its mapped stack.
  */
 export function leaveSdkStacksUnmapped(): void {
     const mapped = Error.prepareStackTrace?.bind(Error) as ((error: Error, frames: NodeJS.CallSite[]) => unknown) | undefined;
@@ -479,7 +493,23 @@ export function leaveSdkStacksUnmapped(): void {
         return;
     }
     sdkStacksUnmapped = true;
-    const sdkFiles = new Set([require.resolve("@pulumi/pulumi/runtime/debuggable"), require.resolve("@pulumi/pulumi/resource")]);
+    const debuggable = require.resolve("@pulumi/pulumi/runtime/debuggable");
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const tracker = require(debuggable) as { debugPromiseLeaks?: boolean; debuggablePromise: (p: unknown, ctx: unknown) => unknown };
+    if (!tracker.debugPromiseLeaks) {
+        // The SDK's modules call it through this export (`debuggable_1.debuggablePromise(…)`).
+        const track = tracker.debuggablePromise;
+        tracker.debuggablePromise = (p, ctx) => {
+            const limit = Error.stackTraceLimit;
+            Error.stackTraceLimit = 0;
+            try {
+                return track(p, ctx);
+            } finally {
+                Error.stackTraceLimit = limit;
+            }
+        };
+    }
+    const sdkFiles = new Set([debuggable, require.resolve("@pulumi/pulumi/resource")]);
     const plain = (error: Error, frames: NodeJS.CallSite[]) =>
         [
             String(error),

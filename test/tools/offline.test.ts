@@ -1,6 +1,9 @@
 import { expect } from "chai";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
+import * as path from "path";
 import { leaveSdkStacksUnmapped, MADE_UP_VALUE, RecordingMocks } from "../../tools/offline";
+import { ROOT } from "../mocks";
 
 describe("offline rendering: SDK promise stacks left unmapped", function () {
     before(function () {
@@ -23,19 +26,53 @@ describe("offline rendering: SDK promise stacks left unmapped", function () {
         expect(stack.split("\n")[1]).to.contain(`offline.test.ts:${markerLine}:`);
     });
 
-    it("still records a readable stack on every promise the SDK tracks", function () {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
-            debuggablePromise: (p: Promise<unknown>, ctx: string) => Promise<unknown>;
-        };
-        const tracked = Promise.resolve(1);
-        void debuggable.debuggablePromise(tracked, "test");
-        const recorded = (tracked as unknown as { _debugStackTrace: unknown })._debugStackTrace;
-        expect(recorded).to.be.a("string");
-        const lines = (recorded as string).split("\n");
+    // What the SDK keeps on tracked promises, in a fresh process: `debugPromiseLeaks` is read
+    // when debuggable.js loads. One promise settles, one never does (a leak).
+    const tracked = (env: NodeJS.ProcessEnv): { stack: string; limitAfter: number; leaked: string[]; laterFrames: number } => {
+        const script = [
+            `require(${JSON.stringify(path.join(ROOT, "tools", "swcCache.js"))}).register();`,
+            `require(${JSON.stringify(path.join(ROOT, "tools", "offline.ts"))}).leaveSdkStacksUnmapped();`,
+            'const debuggable = require("@pulumi/pulumi/runtime/debuggable");',
+            "function trackedHere(p, ctx) { void debuggable.debuggablePromise(p, ctx); return p; }",
+            "const settled = trackedHere(Promise.resolve(1), 'settles');",
+            "trackedHere(new Promise(() => undefined), 'never');",
+            "const limitAfter = Error.stackTraceLimit;",
+            "const laterFrames = new Error('later').stack.split('\\n').length - 1;",
+            "setImmediate(() => {",
+            "    const [leaks] = debuggable.leakedPromises();",
+            "    const leaked = [...leaks].map((p) => p._debugCtx);",
+            "    process.stdout.write(JSON.stringify({ stack: settled._debugStackTrace, limitAfter, leaked, laterFrames }));",
+            "});",
+        ].join("\n");
+        const out = execFileSync(process.execPath, ["-e", script], {
+            cwd: ROOT,
+            env: { ...process.env, ...env },
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "pipe"],
+        });
+        return JSON.parse(out) as { stack: string; limitAfter: number; leaked: string[]; laterFrames: number };
+    };
+
+    it("records a readable stack on every promise the SDK tracks when PULUMI_DEBUG_PROMISE_LEAKS asks for the leak report's stacks", function () {
+        this.timeout(60000);
+        const seen = tracked({ PULUMI_DEBUG_PROMISE_LEAKS: "1" });
+        const lines = seen.stack.split("\n");
         expect(lines[0]).to.equal("Error");
         expect(lines[1]).to.match(/^ {4}at debuggablePromise \(.*runtime[\\/]debuggable\.js:\d+:\d+\)$/);
-        expect(lines.some((l) => l.includes("offline.test.ts"))).to.equal(true);
+        expect(lines[2]).to.match(/^ {4}at trackedHere \(.*:\d+:\d+\)$/);
+        expect(seen.leaked).to.deep.equal(["never"]);
+    });
+
+    it("captures no frame of a tracked promise's stack when nothing can print it, and keeps the SDK's leak tracking", function () {
+        this.timeout(60000);
+        // An empty value is off for the SDK (`!!process.env.PULUMI_DEBUG_PROMISE_LEAKS`).
+        const seen = tracked({ PULUMI_DEBUG_PROMISE_LEAKS: "" });
+        expect(seen.stack).to.equal("Error");
+        // The SDK still reports the promise that never settled, and only that one.
+        expect(seen.leaked).to.deep.equal(["never"]);
+        // Every other error captures its frames as before.
+        expect(seen.limitAfter).to.equal(10);
+        expect(seen.laterFrames).to.be.greaterThan(0);
     });
 });
 
