@@ -6,6 +6,9 @@
  * reader serves all three, and a bad value fails with one error naming every bad key path,
  * e.g. `workload-termination-grace.max`.
  */
+import { createHash, randomBytes } from "crypto";
+import * as fs from "fs";
+import * as path from "path";
 import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { problemList } from "./messages";
 
@@ -27,25 +30,99 @@ export class PolicyConfigError extends Error {
 }
 
 let ajv: Ajv | undefined;
-// Policies read their config on every resource: compile each schema once.
+// Policies read their config on every resource: compile each schema once. By object first (no
+// cost per read), then by content: the gate reaches a policy's schema through the pack's
+// GetAnalyzerInfo answer (a protobuf Struct, keys sorted) and the policy through its own object,
+// and every policy without knobs has an empty one.
 const compiled = new WeakMap<object, ValidateFunction>();
+const compiledText = new Map<string, ValidateFunction>();
+
+/** JSON with every object's keys sorted: one text for one schema, whatever order it was built in. */
+function sortedJson(value: unknown): string {
+    return JSON.stringify(value, (_key, v: unknown) =>
+        v !== null && typeof v === "object" && !Array.isArray(v)
+            ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+            : v,
+    );
+}
+
+// `strict: false`: a schema written for the CLI may carry keywords Ajv does not know (the CLI's
+// validator ignores them too). `verbose` keeps the offending value for the message.
+const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
+
+/**
+ * Where compiled validators are kept between runs: beside Ajv's own package, in the
+ * `node_modules/.cache` the launcher's swc cache uses (tools/swcCache.js). A compile costs about
+ * 1 ms, the first one 15 (Ajv compiles the draft-07 meta-schema to check the schema), and the gate
+ * compiles every policy's: 40 ms of a 0.9 s plan on 2 cores, 3 ms read back (docs/ci.md).
+ */
+export function validatorCacheDir(): string {
+    return path.join(path.dirname(require.resolve("ajv/package.json")), "..", ".cache", "eks-platform", "ajv");
+}
+
+/**
+ * The validator of a schema (`text`, sorted JSON): Ajv's standalone code for it from `dir`, or
+ * compiled now and written there for the next run. The entry's name is the SHA-256 of Ajv's
+ * version, the options and the schema, so a changed schema or Ajv upgrade is compiled afresh;
+ * written through a temporary file and a rename, so a reader sees a whole entry or none. An
+ * entry that cannot be read, or does not load as a validator, is compiled again; a cache that
+ * cannot be written is skipped. Either way the validator is Ajv's, for the same schema.
+ */
+export function cachedValidator(text: string, dir: string = validatorCacheDir()): ValidateFunction {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const version = (require("ajv/package.json") as { version: string }).version;
+    const key = createHash("sha256")
+        .update(JSON.stringify(["eks-platform-ajv-cache 1", version, AJV_OPTIONS, text]))
+        .digest("hex");
+    const file = path.join(dir, `${key}.js`);
+    try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const stored = require(file) as unknown;
+        if (typeof stored === "function") {
+            return stored as ValidateFunction;
+        }
+    } catch {
+        // Absent or unreadable: compiled below.
+    }
+    // Loaded on first use: the program imports this library for its other rules, and Ajv would
+    // add a few hundred milliseconds to every plan that never reads a policy config.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    ajv ??= new (require("ajv") as typeof import("ajv")).default({ ...AJV_OPTIONS, code: { source: true } });
+    // The sorted form, whichever object came first: problems are listed in one order (by key)
+    // from the gate and from the policy alike.
+    const validate = ajv.compile(JSON.parse(text) as object);
+    try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const standalone = (require("ajv/dist/standalone") as typeof import("ajv/dist/standalone")).default;
+        fs.mkdirSync(dir, { recursive: true });
+        const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+        try {
+            fs.writeFileSync(tmp, standalone(ajv, validate));
+            fs.renameSync(tmp, file);
+        } finally {
+            fs.rmSync(tmp, { force: true });
+        }
+    } catch {
+        // A read-only install: every run compiles.
+    }
+    return validate;
+}
 
 function validatorOf(schema: ConfigSchemaLike): ValidateFunction {
     let validate = compiled.get(schema);
     if (!validate) {
-        // Loaded on first use: the program imports this library for its other rules, and Ajv
-        // would add a few hundred milliseconds to every plan that never reads a policy config.
-        // `strict: false`: a schema written for the CLI may carry keywords Ajv does not know (the
-        // CLI's validator ignores them too). `verbose` keeps the offending value for the message.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        ajv ??= new (require("ajv") as typeof import("ajv")).default({ allErrors: true, strict: false, verbose: true });
-        validate = ajv.compile({
+        const text = sortedJson({
             type: "object",
             properties: schema.properties ?? {},
             // A misspelt knob would otherwise silently keep its default.
             additionalProperties: false,
             ...(schema.required?.length ? { required: [...schema.required] } : {}),
         });
+        validate = compiledText.get(text);
+        if (!validate) {
+            validate = cachedValidator(text);
+            compiledText.set(text, validate);
+        }
         compiled.set(schema, validate);
     }
     return validate;
