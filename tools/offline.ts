@@ -51,17 +51,29 @@ export class DuplicateUrnError extends InputError {
 /** A stack file or project file that cannot be used; `line` is 1-based when known. */
 export class StackFileError extends FileError {}
 
+// The last mapping read from each file, with its text: a tool that reads the stack files before
+// rendering (plan.ts, for the project name) and the render itself parse them once (~5 ms for prod).
+const parsedYaml = new Map<string, { text: string; value: Record<string, unknown> }>();
+
+/** The top-level mapping of a YAML file; callers only read it (it may be the one parsed before). */
 function readYaml(file: string): Record<string, unknown> {
     if (!fs.existsSync(file)) {
         throw new StackFileError(file, undefined, "file not found");
     }
+    const text = fs.readFileSync(file, "utf8");
+    const known = parsedYaml.get(file);
+    if (known?.text === text) {
+        return known.value;
+    }
     const lineCounter = new YAML.LineCounter();
-    const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"), { lineCounter });
+    const doc = YAML.parseDocument(text, { lineCounter });
     const value = documentValue(doc, lineCounter, (line, message) => new StackFileError(file, line, message));
     if (value !== null && value !== undefined && (typeof value !== "object" || Array.isArray(value))) {
         throw new StackFileError(file, 1, "expected a YAML mapping at the top level");
     }
-    return (value ?? {}) as Record<string, unknown>;
+    const mapping = (value ?? {}) as Record<string, unknown>;
+    parsedYaml.set(file, { text, value: mapping });
+    return mapping;
 }
 
 export interface StackFiles {
