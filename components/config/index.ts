@@ -184,7 +184,10 @@ export function parseStackConfig(
         problems.push("aws:region: is required (e.g. `pulumi config set aws:region us-east-1`)");
     }
     // zod 4 leaves the offending value out of its issues unless asked: the messages quote it.
-    const result = stackConfigSchema.safeParse(values, { reportInput: true });
+    // `jitless`: the config is parsed once per run, and generating zod's compiled fast path for
+    // every object schema first costs more than it saves (prod: 19 ms with it, 8 ms without, on 2
+    // cores; same result, zod 4.6.7).
+    const result = stackConfigSchema.safeParse(values, { reportInput: true, jitless: true });
     if (!result.success) {
         problems.push(...result.error.issues.flatMap(formatIssue));
     } else if (context.region) {
