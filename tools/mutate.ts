@@ -121,12 +121,21 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         ],
     },
     gateRuntime: {
-        about: "the gate's speed layers that must not change a verdict: reading threads, the in-process pack's shared copies, properties without the SDK's proxy (issue #28)",
-        mutate: ["tools/manifestReader.ts", "tools/inProcessPack.ts", "policies/runtime/packRuntime.ts"],
+        about: "the gate's speed layers that must not change a verdict: reading threads, the in-process pack's shared copies, properties without the SDK's proxy, config validators kept between runs, the SDK's stacks offline (issue #28)",
+        mutate: [
+            "tools/manifestReader.ts",
+            "tools/inProcessPack.ts",
+            "policies/runtime/packRuntime.ts",
+            "kernel/config.ts",
+            "tools/offline.ts",
+        ],
         tests: [
             "test/tools/manifestReader.test.ts",
             "test/tools/inProcessPack.sharing.test.ts",
             "test/policies/runtime/packRuntime.test.ts",
+            "test/kernel/config.test.ts",
+            "test/tools/policyConfig.test.ts",
+            "test/tools/offline.test.ts",
         ],
     },
     deployer: {

@@ -74,6 +74,29 @@ describe("offline rendering: SDK promise stacks left unmapped", function () {
         expect(seen.limitAfter).to.equal(10);
         expect(seen.laterFrames).to.be.greaterThan(0);
     });
+
+    it("does the same in this process (where mutation testing can switch the code under test)", async function () {
+        if (process.env.PULUMI_DEBUG_PROMISE_LEAKS) {
+            this.skip();
+        }
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
+            debuggablePromise: (p: Promise<unknown>, ctx: string) => Promise<unknown>;
+            leakedPromises: () => [Set<Promise<unknown> & { _debugCtx?: string }>, string];
+        };
+        const limit = Error.stackTraceLimit;
+        const settles = Promise.resolve(1);
+        void debuggable.debuggablePromise(settles, "settles-here");
+        void debuggable.debuggablePromise(new Promise(() => undefined), "never-here");
+        expect(Error.stackTraceLimit).to.equal(limit);
+        expect((settles as unknown as { _debugStackTrace: unknown })._debugStackTrace).to.equal("Error");
+        expect((new Error("later").stack ?? "").split("\n").length).to.be.greaterThan(1);
+        await new Promise((resolve) => setImmediate(resolve));
+        // Also takes the never-settling promise off the list the SDK checks when this process exits.
+        const [leaks] = debuggable.leakedPromises();
+        const contexts = [...leaks].map((l) => l._debugCtx);
+        expect(contexts).to.include("never-here").and.not.include("settles-here");
+    });
 });
 
 describe("offline rendering: resource source positions", function () {
