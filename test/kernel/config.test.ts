@@ -13,13 +13,21 @@ import {
 } from "eks-platform-kernel";
 
 describe("policy lib: config", () => {
-    const schema = {
-        properties: {
-            min: { type: "integer" as const, minimum: 0, default: 30 },
-            max: { type: "integer" as const, minimum: 1, default: 120 },
-            names: { type: "array" as const, items: { type: "string" as const }, default: ["a"] },
-        },
-    };
+    // A new object for every test: the reader keeps a validator per schema object, and a runner
+    // that stays up between test runs (Stryker's) would otherwise keep the first run's.
+    let schema = freshSchema();
+    beforeEach(() => {
+        schema = freshSchema();
+    });
+    function freshSchema() {
+        return {
+            properties: {
+                min: { type: "integer" as const, minimum: 0, default: 30 },
+                max: { type: "integer" as const, minimum: 1, default: 120 },
+                names: { type: "array" as const, items: { type: "string" as const }, default: ["a"] },
+            },
+        };
+    }
 
     it("applies the schema defaults under what is given, ignoring enforcementLevel", () => {
         expect(configDefaults(schema)).to.deep.equal({ min: 30, max: 120, names: ["a"] });
@@ -64,7 +72,8 @@ describe("policy lib: config", () => {
         ).to.throw(/p\.min: above max/);
     });
 
-    it("lists problems in key order, whatever order the schema was built in (the gate's copy arrives with keys sorted)", () => {
+    // The gate's copy of a schema arrives with its keys sorted, the policy's in the order written.
+    it("lists problems in key order, whatever order the schema was built in", () => {
         const declared = { properties: { zeta: { type: "integer" as const }, alpha: { type: "string" as const } } };
         const sorted = { properties: { alpha: { type: "string" as const }, zeta: { type: "integer" as const } } };
         const bad = { zeta: "x", alpha: 1 };
@@ -103,7 +112,10 @@ describe("policy lib: config validators kept between runs", () => {
         expect(entries).to.have.length(1);
         expect(entries[0]).to.match(/^[0-9a-f]{64}\.js$/);
         const stored = cachedValidator(schemaText(tag), dir);
+        // The entry's own export (Ajv's standalone code), not a compile of this run.
         expect(stored).to.not.equal(compiled);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        expect(stored).to.equal(require(path.join(dir, entries[0])));
         expect(fs.readdirSync(dir)).to.deep.equal(entries);
         expect(errorsOf(stored, bad(tag))).to.equal(errorsOf(compiled, bad(tag)));
         expect(errorsOf(stored, bad(tag)))
