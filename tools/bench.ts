@@ -184,7 +184,7 @@ async function main(): Promise<number> {
             breakdown.push(`${size} workloads: ${await gateBreakdown(resources)}`);
         }
         process.stdout.write(
-            `\nWhere the gate's time goes (parsing overlaps the pack's boot and its Analyze calls):\n${breakdown.map((b) => `- ${b}\n`).join("")}`,
+            `\nWhere the time of the pack's own process goes (\`--analyzer\`, as \`pulumi preview --policy-pack\` runs it, not the in-process gate timed above):\n${breakdown.map((b) => `- ${b}\n`).join("")}`,
         );
         if (results.length >= 2) {
             const [a, b] = [results[0], results[results.length - 1]];
@@ -225,7 +225,7 @@ async function gateBreakdown(resources: readonly GateResource[]): Promise<string
                 }),
             1,
         );
-        return `pack boot ${fmt(boot)}; Analyze and AnalyzeStack on parsed objects, pack running: ${fmt(judge)}`;
+        return `pack process boot ${fmt(boot)}; Analyze and AnalyzeStack over gRPC on parsed objects, pack running: ${fmt(judge)}`;
     } finally {
         running.close();
     }
