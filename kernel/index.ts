@@ -34,5 +34,6 @@ export * from "./resourceNames";
 export * from "./scheduling";
 export * from "./scope";
 export * from "./selector";
+export * from "./stackTrace";
 export * from "./unknown";
 export * from "./values";

@@ -127,6 +127,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
             "tools/inProcessPack.ts",
             "policies/runtime/packRuntime.ts",
             "kernel/config.ts",
+            "kernel/stackTrace.ts",
             "tools/offline.ts",
         ],
         tests: [
@@ -134,6 +135,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
             "test/tools/inProcessPack.sharing.test.ts",
             "test/policies/runtime/packRuntime.test.ts",
             "test/kernel/config.test.ts",
+            "test/kernel/stackTrace.test.ts",
             "test/tools/policyConfig.test.ts",
             "test/tools/offline.test.ts",
         ],

@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { UNKNOWN } from "eks-platform-kernel";
+import { UNKNOWN, withoutStackTrace } from "eks-platform-kernel";
 import * as YAML from "yaml";
 import { FileError, InputError } from "./errors";
 import { documentValue } from "./yamlInput";
@@ -314,7 +314,8 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             .map(aliasUrn)
             .filter((a): a is string => a !== undefined);
         this.identities.set(`${type}::${name}`, { urn, ...(aliases.length > 0 ? { aliases } : {}) });
-        const site = registrationSite();
+        // Formatted only if a duplicate needs it (`siteOf`).
+        const site = new Error();
         const earlier = this.registrations.get(urn);
         if (earlier) {
             const [first, second] = describeRegistrations(earlier, { site, props });
@@ -389,15 +390,10 @@ function diffModeOutputs(
 }
 
 /**
- * Where the resource being registered was constructed: the stack as V8 captured it, formatted only
- * if a duplicate URN needs it (`siteOf`). Formatting maps every frame to its .ts line, and a render
- * registers hundreds of resources for no duplicate at all.
+ * The program file and line that called `new` for the resource registered at `site` (an `Error`
+ * made while it registered). Only a duplicate URN formats it: formatting maps every frame to its
+ * .ts line, and a render registers hundreds of resources for no duplicate at all.
  */
-function registrationSite(): Error {
-    return new Error();
-}
-
-/** The program file and line that called `new` for the resource registered at `site`. */
 function siteOf(site: Error): string {
     const frames = (site.stack ?? "").split("\n").slice(1);
     const caller = frames
@@ -511,15 +507,7 @@ export function leaveSdkStacksUnmapped(): void {
     if (!tracker.debugPromiseLeaks) {
         // The SDK's modules call it through this export (`debuggable_1.debuggablePromise(…)`).
         const track = tracker.debuggablePromise;
-        tracker.debuggablePromise = (p, ctx) => {
-            const limit = Error.stackTraceLimit;
-            Error.stackTraceLimit = 0;
-            try {
-                return track(p, ctx);
-            } finally {
-                Error.stackTraceLimit = limit;
-            }
-        };
+        tracker.debuggablePromise = (p, ctx) => withoutStackTrace(() => track(p, ctx));
     }
     const sdkFiles = new Set([debuggable, require.resolve("@pulumi/pulumi/resource")]);
     const plain = (error: Error, frames: NodeJS.CallSite[]) =>

@@ -35,7 +35,7 @@ import type {
     StackValidation,
     StackValidationPolicy,
 } from "@pulumi/policy";
-import { isPlainAndKnown } from "eks-platform-kernel";
+import { isPlainAndKnown, withoutStackTrace } from "eks-platform-kernel";
 
 interface StructLike {
     toJavaScript(): Record<string, unknown>;
@@ -123,15 +123,7 @@ export function knownProperties<T>(props: T): T {
 function stacklessArgs(args: ResourceValidationArgs): ResourceValidationArgs {
     return {
         ...args,
-        notApplicable: (reason?: string): never => {
-            const limit = Error.stackTraceLimit;
-            Error.stackTraceLimit = 0;
-            try {
-                return args.notApplicable(reason);
-            } finally {
-                Error.stackTraceLimit = limit;
-            }
-        },
+        notApplicable: (reason?: string): never => withoutStackTrace(() => args.notApplicable(reason)),
     };
 }
 
