@@ -176,6 +176,9 @@ export function controlPlaneArgs(
         kubeProxyAddonOptions: { enabled: false },
         deletionProtection: args.protect ?? false,
         tags: { "karpenter.sh/discovery": args.clusterName },
+        // pulumi-eks 4.3.0 merges these into the cluster's own tags (nodejs/eks/cluster.ts): the deploy
+        // role may call eks:CreateCluster, which takes no resource ARN, only with this tag in the request.
+        clusterTags: { [PLATFORM_CLUSTER_TAG]: args.clusterName },
     };
 }
 

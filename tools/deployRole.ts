@@ -42,6 +42,9 @@ export interface PlannedResource {
 /** A plan the deploy role's policy cannot be scoped to; the message lists every problem. */
 export class DeployerPolicyError extends InputError {}
 
+/** The type of Karpenter's EC2NodeClass as the program registers it. */
+const EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass";
+
 /** The role actions IAM lets a policy condition on the permissions boundary (`iam:PermissionsBoundary`). */
 const BOUNDARY_CONDITIONED = [
     "iam:AttachRolePolicy",
@@ -74,13 +77,15 @@ function scopeResources(scope: DeployScope, ctx: DeployerContext, plan: readonly
                 `arn:${p}:eks:${r}:${a}:addon/${c}/*`,
                 `arn:${p}:eks:${r}:${a}:access-entry/${c}/*`,
                 `arn:${p}:eks:${r}:${a}:podidentityassociation/${c}/*`,
-                // Associating an access policy names the policy too (EKS access policies are AWS-owned).
-                `arn:${p}:eks::aws:cluster-access-policy/*`,
             ];
         case "roles":
             return [`arn:${p}:iam::${a}:role/${prefix}*`];
         case "instanceProfiles":
-            return [`arn:${p}:iam::${a}:instance-profile/${prefix}*`];
+            return [
+                `arn:${p}:iam::${a}:instance-profile/${prefix}*`,
+                // Karpenter's own, under a path no other cluster's name can extend (a name holds no `/`).
+                ...(plan.some((x) => x.type === EC2_NODE_CLASS) ? [`arn:${p}:iam::${a}:instance-profile/karpenter/${r}/${c}/*`] : []),
+            ];
         case "oidcProviders":
             return [`arn:${p}:iam::${a}:oidc-provider/oidc.eks.${r}.amazonaws.com/id/*`];
         case "serviceLinkedRoles":
@@ -101,6 +106,7 @@ function scopeResources(scope: DeployScope, ctx: DeployerContext, plan: readonly
         case "ssm":
             return [`arn:${p}:ssm:${r}::parameter/aws/service/*`];
         case "ec2":
+        case "clusters":
         case "keys":
         case "any":
         case "none":
@@ -114,6 +120,7 @@ const SCOPE_SIDS: readonly (readonly [DeployScope, string])[] = [
     ["ssm", "PublicParameters"],
     ["ec2", "Ec2"],
     ["eks", "Eks"],
+    ["clusters", "CreateTaggedCluster"],
     ["roles", "StackRoles"],
     ["instanceProfiles", "StackInstanceProfiles"],
     ["oidcProviders", "ClusterOidcProviders"],
@@ -182,12 +189,19 @@ function inputProblems(r: PlannedResource, scope: DeployScope, ctx: DeployerCont
             `permissionsBoundary is ${JSON.stringify(r.props.permissionsBoundary ?? null)}, not ${boundaryArn(ctx)}: the deploy role creates roles only with the stack's boundary (components/iam.ts, stackPermissionsBoundary)`,
         ];
     }
-    if (scope === "keys") {
-        const tags = (r.props.tags ?? {}) as Record<string, unknown>;
-        return tags[PLATFORM_CLUSTER_TAG] === ctx.clusterName
+    // What the deploy role may create only with the stack's tag in the request: keys, and the cluster (eks:CreateCluster takes no ARN).
+    const tagged =
+        r.type === "eks:index:Cluster"
+            ? { input: "clusterTags", what: "the cluster" }
+            : scope === "keys"
+              ? { input: "tags", what: "keys" }
+              : undefined;
+    if (tagged !== undefined) {
+        const value = ((r.props[tagged.input] ?? {}) as Record<string, unknown>)[PLATFORM_CLUSTER_TAG];
+        return value === ctx.clusterName
             ? []
             : [
-                  `tag ${PLATFORM_CLUSTER_TAG} is ${JSON.stringify(tags[PLATFORM_CLUSTER_TAG] ?? null)}, not "${ctx.clusterName}": the deploy role creates keys only with it`,
+                  `${tagged.input}["${PLATFORM_CLUSTER_TAG}"] is ${JSON.stringify(value ?? null)}, not "${ctx.clusterName}": the deploy role creates ${tagged.what} only with it`,
               ];
     }
     if (scope === "grants" && (typeof r.props.keyId !== "string" || !r.props.keyId.startsWith("arn:"))) {
@@ -322,7 +336,7 @@ export function deployerPolicy(plan: readonly PlannedResource[], ctx: DeployerCo
         const statement: PolicyStatement = { Sid: sid, Effect: "Allow", Action: compactReads(sorted(actions)), Resource: resource };
         if (scope === "serviceLinkedRoles") {
             statement.Condition = { StringEquals: { "iam:AWSServiceName": sorted(linkedRoles) } };
-        } else if (scope === "keys") {
+        } else if (scope === "keys" || scope === "clusters") {
             statement.Condition = { StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } };
         }
         statements.push(statement);
@@ -351,7 +365,61 @@ export function isReadAction(action: string): boolean {
 }
 
 /** The deploy policy's statements about state and secrets, which the drift policy writes itself. */
-const STATE_SIDS = ["StateList", "StateMeta", "State", "StackSecrets"];
+const STATE_SIDS = ["StateBucket", "StateList", "StateMeta", "State", "StackSecrets"];
+
+/**
+ * What a read-only role of the stack reads of its state, and the key it decrypts with: the
+ * backend's metadata, the stack's checkpoint and tags (a preview takes no lock on a self-managed
+ * backend: pulumi/pulumi pkg/backend/diy/backend.go `Preview`), decrypting with the stack's
+ * secrets key only.
+ */
+function readOnlyStateStatements(ctx: DeployerContext): PolicyStatement[] {
+    const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
+    const reads = stateReads(ctx.project, ctx.stack);
+    return [
+        ...stateListStatements(ctx, [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, ...reads]),
+        {
+            Sid: "StateRead",
+            Effect: "Allow",
+            Action: "s3:GetObject",
+            Resource: [`${bucket}/.pulumi/meta.yaml`, ...reads.map((o) => `${bucket}/${o}`)],
+        },
+        {
+            Sid: "StackSecrets",
+            Effect: "Allow",
+            Action: "kms:Decrypt",
+            Resource: `arn:${ctx.partition}:kms:${ctx.region}:${ctx.account}:key/*`,
+            Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, ctx.stack) } },
+        },
+    ];
+}
+
+/**
+ * The policy of the stack's preview role (`access.preview`, `npm run deployer-policy -- <stack>
+ * --preview`): its state read-only and its secrets key (`readOnlyStateStatements`), the calls the
+ * program makes at preview whatever it registers (tools/deployerActions.ts `DEPLOYER_INVOKES`:
+ * the provider's identity, AMI releases) and the preflight's reads. Nothing it could change, and
+ * nothing of another stack: pull-request code runs as this role. Pure.
+ */
+export function previewPolicy(ctx: DeployerContext): PolicyDocument {
+    const statements = readOnlyStateStatements(ctx);
+    const sids: Partial<Record<DeployScope, string>> = {
+        ssm: "AmiReleases",
+        any: "Preflight",
+        serviceLinkedRoleReads: "PreflightServiceLinkedRoles",
+    };
+    for (const [scope, sid] of Object.entries(sids) as [DeployScope, string][]) {
+        const actions = sorted(DEPLOYER_INVOKES.filter((i) => i.scope === scope).flatMap((i) => i.actions));
+        const resources = scopeResources(scope, ctx, []);
+        statements.push({
+            Sid: sid,
+            Effect: "Allow",
+            Action: compactReads(actions),
+            Resource: resources.length === 1 ? resources[0] : resources,
+        });
+    }
+    return { Version: "2012-10-17", Statement: statements };
+}
 
 /**
  * The read-only policy of the scheduled drift check's role (`access.drift`, `npm run
@@ -364,26 +432,8 @@ const STATE_SIDS = ["StateList", "StateMeta", "State", "StackSecrets"];
  * (`stackKeyPolicy`) and this role by the key's tag. Throws as `deployerPolicy` does. Pure.
  */
 export function driftPolicy(plan: readonly PlannedResource[], ctx: DeployerContext): PolicyDocument {
-    const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
-    const checkpoint = stateObjects(ctx.project, ctx.stack)[0];
     const deploy = deployerPolicy(plan, ctx).Statement;
-    const statements: PolicyStatement[] = [
-        {
-            Sid: "StateList",
-            Effect: "Allow",
-            Action: ["s3:GetBucketLocation", "s3:ListBucket"],
-            Resource: bucket,
-            Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, checkpoint] } },
-        },
-        { Sid: "StateRead", Effect: "Allow", Action: "s3:GetObject", Resource: [`${bucket}/.pulumi/meta.yaml`, `${bucket}/${checkpoint}`] },
-        {
-            Sid: "StackSecrets",
-            Effect: "Allow",
-            Action: "kms:Decrypt",
-            Resource: `arn:${ctx.partition}:kms:${ctx.region}:${ctx.account}:key/*`,
-            Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, ctx.stack) } },
-        },
-    ];
+    const statements = readOnlyStateStatements(ctx);
     for (const statement of deploy.filter((st) => !STATE_SIDS.includes(st.Sid ?? ""))) {
         const reads = ([] as string[]).concat(statement.Action ?? []).filter(isReadAction);
         if (reads.length > 0) {
@@ -404,15 +454,46 @@ export function driftPolicy(plan: readonly PlannedResource[], ctx: DeployerConte
 
 /**
  * This stack's state and secrets only. The DIY backend's project-scoped layout (pulumi/pulumi
- * pkg/backend/diy/store.go and lock.go): `.pulumi/stacks/<project>/<stack>.json[.gz|.zst]`, the
- * history, backups and journal under `.pulumi/<kind>/<project>/<stack>/`, locks under
- * `.pulumi/locks/organization/<project>/<stack>/` (the fully qualified stack name).
+ * pkg/backend/diy, read at 3.260 for the pinned 3.270): the checkpoint `.pulumi/stacks/<project>/<stack>.json`
+ * (`.gz` or `.zst` when compressed, listed with that prefix to pick the newest; `.json.bak` copied
+ * beside it before each write: state.go `stackPath`, `backupTarget`); the stack's tags
+ * `.pulumi/stacks/<project>/<stack>.pulumi-tags`, read by every preview, up, refresh and destroy
+ * since 3.211 (state.go `getTarget` → stack_tags.go `loadStackTags`: only NotFound means no tags,
+ * AccessDenied stops the command with "failed to load stack tags"); backups and history written
+ * after each update under `.pulumi/backups|history/<project>/<stack>/` (state.go `backupStack`,
+ * `addToHistory`); locks under `.pulumi/locks/organization/<project>/<stack>/` (lock.go, the fully
+ * qualified stack name; listed, written, read, deleted). No journal: the DIY backend has none.
  */
 export function stateObjects(project: string, stack: string): string[] {
     return [
         `.pulumi/stacks/${project}/${stack}.json*`,
+        `.pulumi/stacks/${project}/${stack}.pulumi-tags`,
         `.pulumi/locks/organization/${project}/${stack}/*`,
-        ...["history", "backups", "journal"].map((kind) => `.pulumi/${kind}/${project}/${stack}/*`),
+        ...["history", "backups"].map((kind) => `.pulumi/${kind}/${project}/${stack}/*`),
+    ];
+}
+
+/** What a read-only role reads of the stack's state: the checkpoint and the stack's tags (`stateObjects`, the first two). */
+export function stateReads(project: string, stack: string): string[] {
+    return stateObjects(project, stack).slice(0, 2);
+}
+
+/**
+ * The state bucket's location (no prefix: S3's GetBucketLocation supports no `s3:prefix` key, so
+ * under that condition it would never be allowed; Service Authorization Reference, Amazon S3) and
+ * its listing under `prefixes` only.
+ */
+function stateListStatements(ctx: DeployerContext, prefixes: readonly string[]): PolicyStatement[] {
+    const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
+    return [
+        { Sid: "StateBucket", Effect: "Allow", Action: "s3:GetBucketLocation", Resource: bucket },
+        {
+            Sid: "StateList",
+            Effect: "Allow",
+            Action: "s3:ListBucket",
+            Resource: bucket,
+            Condition: { StringLike: { "s3:prefix": [...prefixes] } },
+        },
     ];
 }
 
@@ -420,13 +501,7 @@ function stateStatements(ctx: DeployerContext): PolicyStatement[] {
     const bucket = `arn:${ctx.partition}:s3:::${ctx.stateBucket}`;
     const own = stateObjects(ctx.project, ctx.stack);
     return [
-        {
-            Sid: "StateList",
-            Effect: "Allow",
-            Action: ["s3:GetBucketLocation", "s3:ListBucket"],
-            Resource: bucket,
-            Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, ...own] } },
-        },
+        ...stateListStatements(ctx, [".pulumi/meta.yaml", `.pulumi/stacks/${ctx.project}/`, ...own]),
         { Sid: "StateMeta", Effect: "Allow", Action: "s3:GetObject", Resource: `${bucket}/.pulumi/meta.yaml` },
         {
             Sid: "State",
@@ -587,20 +662,35 @@ export async function plannedResources(root: string, stack: string): Promise<Pla
     return run.resources.map((r) => ({ type: r.type, name: r.name, props: r.props }));
 }
 
-/** Which of a stack's policies: the deploy role's, the permissions boundary, the drift check's role's. */
-export type PolicyKind = "deploy" | "boundary" | "drift";
+/** Which of a stack's policies: the deploy role's, the permissions boundary, the drift check's role's, the preview role's. */
+export type PolicyKind = "deploy" | "boundary" | "drift" | "preview";
+
+/** The stack's policy of `kind`: the one place each kind is generated (the command, docs/ci.md, the tests). */
+export function stackPolicy(kind: PolicyKind, plan: readonly PlannedResource[], ctx: DeployerContext): PolicyDocument {
+    switch (kind) {
+        case "boundary":
+            return permissionsBoundary(ctx);
+        case "drift":
+            return driftPolicy(plan, ctx);
+        case "preview":
+            return previewPolicy(ctx);
+        case "deploy":
+            return deployerPolicy(plan, ctx);
+    }
+}
 
 /**
  * docs/ci.md embeds a stack's policies as `npm run docs` writes them: a JSON block after each
- * marker `<!-- deployer-policy: <stack> -->` (or with ` --boundary` or ` --drift` after the stack,
+ * marker `<!-- deployer-policy: <stack> -->` (or with ` --boundary`, ` --drift` or ` --preview` after the stack,
  * the options that print it). A test compares them with the generator's. The block ends at its own
  * closing fence, whatever it holds (an empty block included): nothing past it is ever replaced.
  */
-export const DOCS_POLICY_MARKER = /<!-- deployer-policy: ([A-Za-z0-9_.-]+)(?: --(boundary|drift))? -->\n```json\n(?:(?!```)[\s\S])*```/g;
+export const DOCS_POLICY_MARKER =
+    /<!-- deployer-policy: ([A-Za-z0-9_.-]+)(?: --(boundary|drift|preview))? -->\n```json\n(?:(?!```)[\s\S])*```/g;
 
 /** `text` with each marked block replaced by `render(stack, kind)`. */
 export function embedPolicies(text: string, render: (stack: string, kind: PolicyKind) => PolicyDocument): string {
-    return text.replace(DOCS_POLICY_MARKER, (_all, stack: string, option: "boundary" | "drift" | undefined) => {
+    return text.replace(DOCS_POLICY_MARKER, (_all, stack: string, option: Exclude<PolicyKind, "deploy"> | undefined) => {
         const marker = `<!-- deployer-policy: ${stack}${option ? ` --${option}` : ""} -->`;
         return `${marker}\n\`\`\`json\n${JSON.stringify(render(stack, option ?? "deploy"), null, 2)}\n\`\`\``;
     });

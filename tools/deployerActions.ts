@@ -21,7 +21,12 @@
  *   Isolation between stacks for EC2 is the account's (docs/ci.md).
  * - `eks`: the cluster's ARN and its node groups', add-ons', access entries' and Pod Identity
  *   associations' (all name the cluster).
- * - `roles`, `instanceProfiles`: names under the stack's IAM prefix (kernel/deployScope.ts).
+ * - `clusters`: `eks:CreateCluster`, which takes no resource ARN (Service Authorization Reference,
+ *   Amazon EKS: "*" only), allowed only with the stack's `platform/cluster` tag in the request.
+ * - `roles`, `instanceProfiles`: names under the stack's IAM prefix (kernel/deployScope.ts); for
+ *   instance profiles also the path Karpenter creates its own under when the plan has an
+ *   EC2NodeClass (`/karpenter/<region>/<cluster>/<nodeclass uid>/<cluster>_<hash>`, Karpenter
+ *   v1.14.1 pkg/controllers/nodeclass/instanceprofile.go): deleting the node role removes it from them.
  * - `oidcProviders`: the region's EKS OIDC issuers (their ARN holds a random id, not the cluster).
  * - `serviceLinkedRoles`: `iam:CreateServiceLinkedRole` for the named services only.
  * - `keys`: key creation with the stack's tag; administration is granted by each key's own policy
@@ -37,6 +42,7 @@
 export type DeployScope =
     | "ec2"
     | "eks"
+    | "clusters"
     | "roles"
     | "instanceProfiles"
     | "oidcProviders"
@@ -302,7 +308,6 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
         // skipDefaultSecurityGroups, the default add-ons, the creator's admin entry).
         actions: [
             "eks:AssociateEncryptionConfig",
-            "eks:CreateCluster",
             "eks:DeleteCluster",
             "eks:DescribeCluster",
             "eks:DescribeUpdate",
@@ -313,6 +318,7 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
         ],
         scope: "eks",
         also: {
+            clusters: ["eks:CreateCluster"],
             oidcProviders: [
                 "iam:AddClientIDToOpenIDConnectProvider",
                 "iam:RemoveClientIDFromOpenIDConnectProvider",
@@ -357,9 +363,11 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
             "eks:UpdateNodegroupVersion",
         ],
         scope: "eks",
-        // EKS launches the group's instances with its own service-linked role; it may read the launch
-        // template with the caller's rights (a read, granted so a create never fails on it).
-        also: { ec2: ["ec2:DescribeLaunchTemplateVersions"] },
+        // EKS launches the group's instances with its own service-linked role, but checks that the
+        // caller may launch from the group's launch template: with `tagSpecifications` (this
+        // program's templates tag instances and volumes) the caller needs ec2:RunInstances and
+        // ec2:CreateTags (EKS User Guide, "Customize managed nodes with launch templates").
+        also: { ec2: ["ec2:CreateTags", "ec2:DescribeLaunchTemplateVersions", "ec2:DescribeLaunchTemplates", "ec2:RunInstances"] },
         passesRole: "eks.amazonaws.com",
         createsServiceLinkedRole: "eks-nodegroup.amazonaws.com",
         source: `${tf("eks/node_group.go")}; Amazon EKS User Guide, "Customize managed nodes with launch templates" (the caller's launch-template permissions)`,
@@ -411,7 +419,6 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
             "iam:ListInstanceProfilesForRole",
             "iam:ListRolePolicies",
             "iam:PutRolePermissionsBoundary",
-            "iam:RemoveRoleFromInstanceProfile",
             "iam:TagRole",
             "iam:UntagRole",
             "iam:UpdateAssumeRolePolicy",
@@ -420,6 +427,9 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
         ],
         scope: "roles",
         namedBy: "name",
+        // Deleting a role first removes it from every instance profile that holds it: an action on
+        // the profile, not the role (Service Authorization Reference, IAM), Karpenter's included.
+        also: { instanceProfiles: ["iam:RemoveRoleFromInstanceProfile"] },
         source: tf(
             "iam/role.go",
             "delete detaches policies and removes instance profiles first; iam:DeleteRolePermissionsBoundary, called when a boundary is removed, is never granted: a role of the stack keeps it",

@@ -1,30 +1,29 @@
 /**
- * `npm run deployer-policy -- <stack> [--boundary | --drift] [--state-bucket <name>]`: the IAM
- * policy of the stack's deploy role (`access.deployer`), derived from what the stack's plan
+ * `npm run deployer-policy -- <stack> [--boundary | --drift | --preview] [--state-bucket <name>]`:
+ * the IAM policy of the stack's deploy role (`access.deployer`), derived from what the stack's plan
  * creates; with `--boundary` the permissions boundary every role of the stack carries; with
  * `--drift` the read-only policy of the drift check's role (`access.drift`): the deploy policy's
- * reads (tools/deployRole.ts says what each grants). The account, partition and region come from the stack file; the state bucket
- * from `--state-bucket` (a `<state-bucket>` placeholder without it).
+ * reads; with `--preview` the preview role's (`access.preview`): its state read-only and the
+ * preview's lookups (tools/deployRole.ts says what each grants). Each is checked against AWS's
+ * authorization data before it is printed (tools/authorizationData.ts). The account, partition and region come from the stack file; the state bucket
+ * from `--state-bucket` (a `<state-bucket>` placeholder without it). With `--denied <file>` it reads
+ * saved CloudTrail events and says what in these policies refused each denied call
+ * (tools/deniedEvents.ts; exit 1 when they refused any).
  *
  * Exit codes: 0 printed; 2 bad input (unknown stack, bad config) or a plan the policy cannot scope
  * (a type without actions, a role outside the prefix, a role without the boundary), each named, or
- * a policy over IAM's size limit.
+ * a policy over IAM's size limit, or one AWS's authorization data contradicts (an action that does
+ * not exist, a condition key it does not support, a resource of no type it accepts).
  */
 import { MANAGED_POLICY_LIMIT, policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-platform-kernel";
 import { ConfigError } from "../components/config";
 import { parseCommandLine, runMain } from "./cli";
-import {
-    deployerContext,
-    deployerPolicy,
-    DeployerPolicyError,
-    driftPolicy,
-    permissionsBoundary,
-    type PlannedResource,
-    plannedResources,
-} from "./deployRole";
+import { authorizationProblems } from "./authorizationData";
+import { deployerContext, DeployerPolicyError, type PlannedResource, plannedResources, type PolicyKind, stackPolicy } from "./deployRole";
+import { deniedEventsCommand } from "./deniedEvents";
 import { InputError } from "./errors";
 
-const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary | --drift] [--state-bucket <name>]";
+const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary | --drift | --preview] [--state-bucket <name>]";
 
 export interface DeployerPolicyCommandEnv {
     /** The repository the stack lives in (default: the working directory). */
@@ -40,26 +39,36 @@ export async function deployerPolicyCommand(
 ): Promise<{ code: number; stdout: string }> {
     const { values, positionals } = parseCommandLine(
         argv,
-        { boundary: { type: "boolean" }, drift: { type: "boolean" }, "state-bucket": { type: "string" } },
+        { boundary: { type: "boolean" }, drift: { type: "boolean" }, preview: { type: "boolean" }, "state-bucket": { type: "string" } },
         USAGE,
     );
-    if (positionals.length !== 1 || (values.boundary && values.drift)) {
+    const kinds = (["boundary", "drift", "preview"] as const).filter((k) => values[k] === true);
+    if (positionals.length !== 1 || kinds.length > 1) {
         throw new InputError(USAGE);
     }
+    const kind: PolicyKind = kinds[0] ?? "deploy";
     const [stack] = positionals;
     const root = env.root ?? process.cwd();
     const ctx = deployerContext(root, stack, values["state-bucket"]);
-    const plan = () => (env.render ?? ((s) => plannedResources(root, s)))(stack);
-    const doc = values.boundary
-        ? permissionsBoundary(ctx)
-        : values.drift
-          ? driftPolicy(await plan(), ctx)
-          : deployerPolicy(await plan(), ctx);
-    const limit = values.boundary ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
+    // The boundary and the preview role's policy read no plan: they need no render.
+    const plan = kind === "boundary" || kind === "preview" ? [] : await (env.render ?? ((s) => plannedResources(root, s)))(stack);
+    const doc = stackPolicy(kind, plan, ctx);
+    const what = {
+        deploy: "deploy role's policy",
+        boundary: "permissions boundary",
+        drift: "drift role's policy",
+        preview: "preview role's policy",
+    }[kind];
+    const limit = kind === "boundary" ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
     const size = policySize(doc);
     if (size > limit) {
-        const what = values.boundary ? "permissions boundary" : values.drift ? "drift role's policy" : "deploy role's policy";
         throw new DeployerPolicyError(`the ${what} of stack "${stack}" is ${size} characters, over IAM's ${limit}`);
+    }
+    const contradicted = await authorizationProblems(doc);
+    if (contradicted.length > 0) {
+        throw new DeployerPolicyError(
+            `the ${what} of stack "${stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
+        );
     }
     return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n` };
 }

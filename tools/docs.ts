@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { parseCommandLine, runMain } from "./cli";
-import { deployerContext, deployerPolicy, driftPolicy, embeddedStacks, embedPolicies, permissionsBoundary } from "./deployRole";
+import { deployerContext, embeddedStacks, embedPolicies, stackPolicy } from "./deployRole";
 import { renderInChild } from "./diffStack";
 import { InputError } from "./errors";
 import { profileJsonSchema } from "./platformProfile";
@@ -42,7 +42,7 @@ export async function ciGuideText(root: string): Promise<{ current: string; gene
     const generated = embedPolicies(current, (stack, kind) => {
         const ctx = deployerContext(root, stack);
         const plan = plans.get(stack) ?? [];
-        return kind === "boundary" ? permissionsBoundary(ctx) : kind === "drift" ? driftPolicy(plan, ctx) : deployerPolicy(plan, ctx);
+        return stackPolicy(kind, plan, ctx);
     });
     return { current, generated };
 }

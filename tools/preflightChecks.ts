@@ -15,6 +15,7 @@ import {
     DescribeTransitGatewayVpcAttachmentsCommand,
     EC2Client,
     SearchTransitGatewayRoutesCommand,
+    type TransitGatewayRoute,
 } from "@aws-sdk/client-ec2";
 import { DescribeAddonConfigurationCommand, DescribeAddonVersionsCommand, EKSClient } from "@aws-sdk/client-eks";
 import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
@@ -22,7 +23,8 @@ import { GetServiceQuotaCommand, ServiceQuotasClient } from "@aws-sdk/client-ser
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import Ajv from "ajv";
-import { instanceTypeInfo, parseReleaseVersion } from "eks-platform-kernel";
+import draft06MetaSchema from "ajv/lib/refs/json-schema-draft-06.json";
+import { blockSize, type Cidr, instanceTypeInfo, parseCidr, parseReleaseVersion } from "eks-platform-kernel";
 import { callerIsRole } from "../components/access";
 import type { StackConfig } from "../components/config";
 import { amiSsmParameter } from "../components/nodegroups/selfManaged";
@@ -206,8 +208,14 @@ export async function checkAddonConfiguration(input: PreflightInput, aws: AwsCli
             });
             continue;
         }
-        // EKS's schemas are JSON Schema draft-07 documents; unknown formats and keywords are theirs, not errors.
+        // EKS's schemas name their draft in `$schema`, and vpc-cni's and coredns's name draft-06
+        // (the DescribeAddonConfiguration answers quoted in aws/amazon-vpc-cni-k8s#3059 and
+        // spack/spack-infrastructure#1351). Ajv's default class loads only draft-07's meta-schema
+        // (node_modules/ajv/lib/ajv.ts, _addDefaultMetaSchema) and refuses to compile any other
+        // draft ("no schema with key or ref"), so draft-06's, which Ajv ships, is added; draft-07's
+        // stays the default. Unknown formats and keywords are EKS's own, not errors.
         const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+        ajv.addMetaSchema(draft06MetaSchema);
         const validate = ajv.compile(JSON.parse(schemaText) as object);
         if (validate(JSON.parse(addon.values as string))) {
             findings.push({
@@ -635,6 +643,43 @@ export async function checkServiceLinkedRoles(input: PreflightInput, aws: AwsCli
     return findings;
 }
 
+/** Whether `outer` holds every address of `inner`. */
+function holds(outer: Cidr, inner: Cidr): boolean {
+    return outer.prefix <= inner.prefix && inner.base - (inner.base % blockSize(outer.prefix)) === outer.base;
+}
+
+/**
+ * The route of `table` that carries all of `cidr`, if any: of the routes whose block holds `cidr`,
+ * the most specific, and of two of the same block the static one, as the gateway forwards (AWS
+ * Transit Gateway Guide, "How transit gateways work", route evaluation order: the most specific
+ * route first, then static before propagated). Only active and blackhole routes forward or drop
+ * (EC2 API reference, TransitGatewayRoute, State): a pending, deleting or deleted one is skipped.
+ * Routes inside `cidr` carry only part of it and are not looked for.
+ */
+async function routeOf(aws: AwsClients, table: string, cidr: string): Promise<TransitGatewayRoute | undefined> {
+    const block = parseCidr(cidr);
+    // The EC2 API reference (SearchTransitGatewayRoutes, Request Parameters, Filter.N):
+    // `route-search.supernet-of-match` returns "the routes with a CIDR that encompass the CIDR
+    // filter" (10.0.1.0/29 for 10.0.1.0/30), the routes that hold it; `route-search.subnet-of-match`
+    // returns those inside it. Whether supernet-of-match returns the block's own route the
+    // reference does not say, so `route-search.exact-match` asks for that one; two filters of
+    // different names in one request would have to match both (EC2 API reference, Filter).
+    const found: TransitGatewayRoute[] = [];
+    for (const Name of ["route-search.exact-match", "route-search.supernet-of-match"]) {
+        const answer = await aws.ec2.send(
+            new SearchTransitGatewayRoutesCommand({ TransitGatewayRouteTableId: table, Filters: [{ Name, Values: [cidr] }] }),
+        );
+        found.push(...(answer.Routes ?? []));
+    }
+    const holding = found.flatMap((route) => {
+        const destination = parseCidr(route.DestinationCidrBlock ?? "");
+        const forwarding = route.State === "active" || route.State === "blackhole";
+        return destination && block && forwarding && holds(destination, block) ? [{ route, prefix: destination.prefix }] : [];
+    });
+    const rank = (r: { route: TransitGatewayRoute; prefix: number }) => r.prefix * 2 + (r.route.Type === "static" ? 1 : 0);
+    return holding.sort((a, b) => rank(b) - rank(a))[0]?.route;
+}
+
 /**
  * The Transit Gateway the deployer's networks reach the private endpoint through: it exists and is
  * available, an attachment from this account is accepted (or will be: auto-accept, or the same
@@ -733,24 +778,36 @@ export async function checkTransitGateway(input: PreflightInput, aws: AwsClients
         ...(attachment?.State === "available" ? [[input.config.network.vpcCidr, "network.vpcCidr"] as [string, string]] : []),
     ];
     for (const [cidr, from] of destinations) {
-        const routes = await aws.ec2.send(
-            new SearchTransitGatewayRoutesCommand({
-                TransitGatewayRouteTableId: table,
-                Filters: [{ Name: "route-search.subnet-of-match", Values: [cidr] }],
-            }),
-        );
-        const active = (routes.Routes ?? []).some((r) => r.State === "active");
-        findings.push(
-            active
-                ? { check: "transit-gateway", verdict: "pass", key: from, message: `route table ${table} of ${id} routes ${cidr}` }
-                : {
-                      check: "transit-gateway",
-                      verdict: "fail",
-                      key: from,
-                      message: `route table ${table} of ${id} has no active route to ${cidr}: ${from === "network.vpcCidr" ? "answers from the cluster's endpoint never return to the deployer" : "the deployer's requests never reach the cluster's endpoint"}`,
-                      fix: `add a route (or propagation) for ${cidr} to ${table} in the gateway's account`,
-                  },
-        );
+        const route = await routeOf(aws, table, cidr);
+        const through = route?.DestinationCidrBlock;
+        const unreachable =
+            from === "network.vpcCidr"
+                ? "answers from the cluster's endpoint never return to the deployer"
+                : "the deployer's requests never reach the cluster's endpoint";
+        if (route?.State === "active") {
+            findings.push({
+                check: "transit-gateway",
+                verdict: "pass",
+                key: from,
+                message: `route table ${table} of ${id} routes ${cidr}${through === cidr ? "" : ` by its route ${through}`}`,
+            });
+        } else if (route) {
+            findings.push({
+                check: "transit-gateway",
+                verdict: "fail",
+                key: from,
+                message: `route table ${table} of ${id} drops ${cidr}: the most specific route that holds it, ${through}, is a blackhole: ${unreachable}`,
+                fix: `replace the blackhole ${through} in ${table} with a route (or propagation) to the attachment of ${cidr}, or add one for ${cidr} more specific than it, in the gateway's account`,
+            });
+        } else {
+            findings.push({
+                check: "transit-gateway",
+                verdict: "fail",
+                key: from,
+                message: `route table ${table} of ${id} has no active route to ${cidr}: ${unreachable}`,
+                fix: `add a route (or propagation) for ${cidr} to ${table} in the gateway's account`,
+            });
+        }
     }
     if (attachment === undefined) {
         findings.push({

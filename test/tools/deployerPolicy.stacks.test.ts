@@ -25,8 +25,12 @@ import {
     isReadAction,
     permissionsBoundary,
     type PlannedResource,
+    type PolicyKind,
     scopeProblems,
+    stackPolicy,
+    stateReads,
 } from "../../tools/deployRole";
+import { authorizationProblems } from "../../tools/authorizationData";
 import { ciGuideText } from "../../tools/docs";
 import { PREFLIGHT_ACTIONS } from "../../tools/preflightChecks";
 import { planOf, ROOT } from "../mocks";
@@ -63,7 +67,9 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                 for (const action of PREFLIGHT_ACTIONS) {
                     expect(allows(drift, action).length, action).to.be.greaterThan(0);
                 }
-                for (const st of doc.Statement.filter((x) => !["StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""))) {
+                for (const st of doc.Statement.filter(
+                    (x) => !["StateBucket", "StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""),
+                )) {
                     for (const read of actionsOf(st).filter(isReadAction)) {
                         expect(
                             drift.Statement.some((d) => d.Sid === st.Sid && actionsOf(d).some((a) => actionCovers(a, read))),
@@ -71,6 +77,27 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                         ).to.equal(true);
                     }
                 }
+            });
+
+            for (const kind of ["deploy", "boundary", "drift", "preview"] as PolicyKind[]) {
+                it(`writes a ${kind} policy AWS's authorization data accepts: actions that exist, keys they support, resources of their types`, async () => {
+                    expect(await authorizationProblems(stackPolicy(kind, plan, ctx))).to.deep.equal([]);
+                });
+            }
+
+            it("lets the deploy, preview and drift roles read the stack's tags and checkpoint, and list them (a missing object must answer 404, not 403)", () => {
+                for (const kind of ["deploy", "drift", "preview"] as PolicyKind[]) {
+                    const policy = stackPolicy(kind, plan, ctx);
+                    for (const object of [...stateReads(ctx.project, stack), ".pulumi/meta.yaml"]) {
+                        const readers = allows(policy, "s3:GetObject").filter((s) =>
+                            resourcesOf(s).includes(`arn:aws:s3:::org-pulumi-state/${object}`),
+                        );
+                        expect(readers, `${kind}: s3:GetObject ${object}`).to.have.length(1);
+                        const list = bySid(policy, "StateList").Condition?.StringLike?.["s3:prefix"];
+                        expect(list, `${kind}: s3:ListBucket ${object}`).to.include(object);
+                    }
+                }
+                expect(stateReads(ctx.project, stack)).to.include(`.pulumi/stacks/${ctx.project}/${stack}.pulumi-tags`);
             });
 
             it("scopes every resource of the plan: no problem to report", () => {
@@ -180,6 +207,7 @@ describe("docs/ci.md: the policies it embeds", () => {
         expect(current.match(/<!-- deployer-policy: [^ ]+ -->/g)).to.have.length(1);
         expect(current.match(/<!-- deployer-policy: [^ ]+ --boundary -->/g)).to.have.length(1);
         expect(current.match(/<!-- deployer-policy: [^ ]+ --drift -->/g)).to.have.length(1);
+        expect(current.match(/<!-- deployer-policy: [^ ]+ --preview -->/g)).to.have.length(1);
         expect(current === generated, "docs/ci.md differs from the generator: run `npm run docs`").to.equal(true);
     });
 });

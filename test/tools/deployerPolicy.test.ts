@@ -17,8 +17,11 @@ import {
     isReadAction,
     permissionsBoundary,
     type PlannedResource,
+    previewPolicy,
     scopeProblems,
+    stackPolicy,
 } from "../../tools/deployRole";
+import { DEPLOYER_ACTIONS, type DeployerActions, PREFLIGHT_READS } from "../../tools/deployerActions";
 import { deployerPolicyCommand } from "../../tools/deployerPolicy";
 import { InputError } from "../../tools/errors";
 import { ROOT } from "../mocks";
@@ -93,7 +96,7 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
             CTX,
         );
         expect(problems).to.deep.equal([
-            'aws:kms/key:Key "k": tag platform/cluster is "other", not "acme": the deploy role creates keys only with it',
+            'aws:kms/key:Key "k": tags["platform/cluster"] is "other", not "acme": the deploy role creates keys only with it',
             'aws:kms/grant:Grant "gr": keyId "1234abcd" is not a key ARN known at preview: the policy cannot name the grant\'s key',
             'aws:eks/accessEntry:AccessEntry "ae": clusterName "other" is not the stack\'s cluster "acme"',
         ]);
@@ -112,6 +115,7 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
     it("grants statements only for the scopes the plan uses, and the lookups every program makes", () => {
         const doc = deployerPolicy([role("acme-r")], CTX);
         expect(sids(doc)).to.deep.equal([
+            "StateBucket",
             "StateList",
             "StateMeta",
             "State",
@@ -120,6 +124,8 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
             "PublicParameters",
             "StackRoles",
             "StackRolesWithBoundary",
+            // Deleting a role removes it from the profiles that hold it: an action on the profile.
+            "StackInstanceProfiles",
             "ReadServiceLinkedRoles",
         ]);
         // The provider's identity call and the preflight's reads (tools/deployerActions.ts, PREFLIGHT_READS), folded per service.
@@ -204,10 +210,11 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
         const doc = deployerPolicy([], CTX);
         expect(bySid(doc, "State").Resource).to.deep.equal([
             "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.json*",
+            // Read by every preview, up, refresh and destroy since Pulumi 3.211 (stack_tags.go).
+            "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.pulumi-tags",
             "arn:aws:s3:::acme-state/.pulumi/locks/organization/eks-platform/qa/*",
             "arn:aws:s3:::acme-state/.pulumi/history/eks-platform/qa/*",
             "arn:aws:s3:::acme-state/.pulumi/backups/eks-platform/qa/*",
-            "arn:aws:s3:::acme-state/.pulumi/journal/eks-platform/qa/*",
         ]);
         expect(bySid(doc, "StateMeta").Resource).to.equal("arn:aws:s3:::acme-state/.pulumi/meta.yaml");
         expect(bySid(doc, "StateList").Condition?.StringLike?.["s3:prefix"]).to.include.members([
@@ -242,7 +249,7 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
     const ROLES = "arn:aws:iam::111122223333:role/acme-*";
     const policy = (plan: PlannedResource[]) => deployerPolicy(plan, CTX);
 
-    it("scopes EKS actions to the cluster, its node groups, add-ons, access entries and Pod Identity associations, and AWS's access policies", () => {
+    it("scopes EKS actions to the cluster, its node groups, add-ons, access entries and Pod Identity associations (access policies are no resource of any call)", () => {
         const eks = bySid(
             policy([
                 res("aws:eks/addon:Addon", "ad", { clusterName: "acme" }),
@@ -258,7 +265,6 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
                 "arn:aws:eks:eu-west-1:111122223333:addon/acme/*",
                 "arn:aws:eks:eu-west-1:111122223333:access-entry/acme/*",
                 "arn:aws:eks:eu-west-1:111122223333:podidentityassociation/acme/*",
-                "arn:aws:eks::aws:cluster-access-policy/*",
             ],
         });
         expect(eks.Action).to.include.members(["eks:AssociateAccessPolicy", "eks:CreateAddon"]);
@@ -267,7 +273,7 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
     });
 
     it("grants the cluster component's OIDC provider under the region's EKS issuers, and exempts the component from the clusterName check", () => {
-        const cluster = res("eks:index:Cluster", "cluster", { name: "acme" });
+        const cluster = res("eks:index:Cluster", "cluster", { name: "acme", clusterTags: { [PLATFORM_CLUSTER_TAG]: "acme" } });
         expect(scopeProblems([cluster], CTX)).to.deep.equal([]);
         expect(scopeProblems([res("aws:eks/addon:Addon", "ad")], CTX)).to.deep.equal([
             'aws:eks/addon:Addon "ad": clusterName null is not the stack\'s cluster "acme"',
@@ -279,6 +285,34 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
         });
         expect(oidc.Action).to.include.members(["iam:CreateOpenIDConnectProvider", "iam:DeleteOpenIDConnectProvider"]);
         expect(oidc).to.not.have.property("Condition");
+    });
+
+    it("creates the cluster (eks:CreateCluster takes no ARN) on `*` only with the stack's tag in the request, never under the cluster's ARN", () => {
+        const cluster = res("eks:index:Cluster", "cluster", { name: "acme", clusterTags: { [PLATFORM_CLUSTER_TAG]: "acme" } });
+        const doc = policy([cluster]);
+        expect(bySid(doc, "CreateTaggedCluster")).to.deep.equal({
+            Sid: "CreateTaggedCluster",
+            Effect: "Allow",
+            Action: ["eks:CreateCluster"],
+            Resource: "*",
+            Condition: { StringEquals: { "aws:RequestTag/platform/cluster": "acme" } },
+        });
+        expect(bySid(doc, "Eks").Action).to.not.include("eks:CreateCluster");
+        // The tag must be in the cluster's inputs, or the create would be refused at `up`.
+        expect(
+            scopeProblems([res("eks:index:Cluster", "cluster", { name: "acme", clusterTags: { [PLATFORM_CLUSTER_TAG]: "other" } })], CTX),
+        ).to.deep.equal([
+            'eks:index:Cluster "cluster": clusterTags["platform/cluster"] is "other", not "acme": the deploy role creates the cluster only with it',
+        ]);
+        expect(
+            scopeProblems([res("eks:index:Cluster", "cluster", { name: "acme", tags: { [PLATFORM_CLUSTER_TAG]: "acme" } })], CTX),
+        ).to.have.length(1);
+    });
+
+    it("lets a managed node group's caller launch and tag from its launch template (EKS checks the caller's ec2:RunInstances and ec2:CreateTags)", () => {
+        const ec2 = bySid(policy([res("aws:eks/nodeGroup:NodeGroup", "ng", { clusterName: "acme" })]), "Ec2");
+        expect(ec2.Resource).to.equal("*");
+        expect(ec2.Action).to.include.members(["ec2:RunInstances", "ec2:CreateTags"]);
     });
 
     it("allows EC2 and the lookups on `*` unconditioned, and key creation on `*` only with the stack's tag in the request", () => {
@@ -416,16 +450,18 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
         const bucket = "arn:aws:s3:::acme-state";
         const own = [
             ".pulumi/stacks/eks-platform/qa.json*",
+            ".pulumi/stacks/eks-platform/qa.pulumi-tags",
             ".pulumi/locks/organization/eks-platform/qa/*",
             ".pulumi/history/eks-platform/qa/*",
             ".pulumi/backups/eks-platform/qa/*",
-            ".pulumi/journal/eks-platform/qa/*",
         ];
-        expect(policy([]).Statement.slice(0, 4)).to.deep.equal([
+        expect(policy([]).Statement.slice(0, 5)).to.deep.equal([
+            // GetBucketLocation supports no s3:prefix key: under that condition it would never be allowed.
+            { Sid: "StateBucket", Effect: "Allow", Action: "s3:GetBucketLocation", Resource: bucket },
             {
                 Sid: "StateList",
                 Effect: "Allow",
-                Action: ["s3:GetBucketLocation", "s3:ListBucket"],
+                Action: "s3:ListBucket",
                 Resource: bucket,
                 Condition: { StringLike: { "s3:prefix": [".pulumi/meta.yaml", ".pulumi/stacks/eks-platform/", ...own] } },
             },
@@ -677,7 +713,9 @@ describe("driftPolicy: the drift check's role reads what the deploy role may rea
                 expect(isReadAction(a), `${st.Sid}: ${a}`).to.equal(true);
             }
         }
-        for (const st of deploy.Statement.filter((x) => !["StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""))) {
+        for (const st of deploy.Statement.filter(
+            (x) => !["StateBucket", "StateList", "StateMeta", "State", "StackSecrets"].includes(x.Sid ?? ""),
+        )) {
             const reads = actionsOf(st).filter(isReadAction);
             const found = drift.Statement.find((x) => x.Sid === st.Sid);
             if (reads.length === 0) {
@@ -696,17 +734,22 @@ describe("driftPolicy: the drift check's role reads what the deploy role may rea
 
     it("reads the stack's checkpoint and the backend's metadata only, and decrypts with the stack's secrets key only", () => {
         const drift = driftPolicy(plan, CTX);
-        expect(sids(drift).slice(0, 3)).to.deep.equal(["StateList", "StateRead", "StackSecrets"]);
+        expect(sids(drift).slice(0, 4)).to.deep.equal(["StateBucket", "StateList", "StateRead", "StackSecrets"]);
         expect(bySid(drift, "StateRead")).to.deep.equal({
             Sid: "StateRead",
             Effect: "Allow",
             Action: "s3:GetObject",
-            Resource: ["arn:aws:s3:::acme-state/.pulumi/meta.yaml", "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.json*"],
+            Resource: [
+                "arn:aws:s3:::acme-state/.pulumi/meta.yaml",
+                "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.json*",
+                "arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.pulumi-tags",
+            ],
         });
         expect((bySid(drift, "StateList").Condition as { StringLike: Record<string, string[]> }).StringLike["s3:prefix"]).to.deep.equal([
             ".pulumi/meta.yaml",
             ".pulumi/stacks/eks-platform/",
             ".pulumi/stacks/eks-platform/qa.json*",
+            ".pulumi/stacks/eks-platform/qa.pulumi-tags",
         ]);
         expect(bySid(drift, "StackSecrets")).to.deep.include({
             Action: "kms:Decrypt",
@@ -739,6 +782,44 @@ describe("driftPolicy: the drift check's role reads what the deploy role may rea
 
     it("refuses a plan the deploy policy cannot scope, as the deploy policy does", () => {
         expect(() => driftPolicy([role(undefined)], CTX)).to.throw(DeployerPolicyError, /cannot be scoped to its plan/);
+    });
+});
+
+describe("previewPolicy: the preview role reads its stack's state and the program's lookups, nothing else", () => {
+    it("reads the metadata, the checkpoint and the stack's tags, decrypts with its key, and makes the preview's and preflight's reads", () => {
+        const doc = previewPolicy(CTX);
+        expect(sids(doc)).to.deep.equal([
+            "StateBucket",
+            "StateList",
+            "StateRead",
+            "StackSecrets",
+            "AmiReleases",
+            "Preflight",
+            "PreflightServiceLinkedRoles",
+        ]);
+        expect(bySid(doc, "StateRead").Resource).to.include("arn:aws:s3:::acme-state/.pulumi/stacks/eks-platform/qa.pulumi-tags");
+        expect(bySid(doc, "AmiReleases")).to.deep.include({
+            Action: ["ssm:GetParameter"],
+            Resource: "arn:aws:ssm:eu-west-1::parameter/aws/service/*",
+        });
+        expect(bySid(doc, "PreflightServiceLinkedRoles")).to.deep.include({
+            Action: ["iam:GetRole"],
+            Resource: "arn:aws:iam::111122223333:role/aws-service-role/*",
+        });
+        for (const action of PREFLIGHT_READS) {
+            expect(allows(doc, action).length, action).to.equal(1);
+        }
+        for (const st of doc.Statement.filter((x) => x.Sid !== "StackSecrets")) {
+            expect(actionsOf(st).every(isReadAction), st.Sid).to.equal(true);
+        }
+        expect(allows(doc, "s3:PutObject").concat(allows(doc, "kms:Encrypt"))).to.deep.equal([]);
+    });
+
+    it("is the one stackPolicy gives for `preview`, as it gives each other kind's", () => {
+        expect(stackPolicy("preview", [], CTX)).to.deep.equal(previewPolicy(CTX));
+        expect(stackPolicy("boundary", [], CTX)).to.deep.equal(permissionsBoundary(CTX));
+        expect(stackPolicy("drift", [role("acme-r")], CTX)).to.deep.equal(driftPolicy([role("acme-r")], CTX));
+        expect(stackPolicy("deploy", [role("acme-r")], CTX)).to.deep.equal(deployerPolicy([role("acme-r")], CTX));
     });
 });
 
@@ -776,8 +857,47 @@ describe("deployerPolicyCommand", () => {
         expect(sids(doc)).to.include("Lookups").and.not.include("State");
         await deployerPolicyCommand([stack, "--drift", "--boundary"], { root: ctxRoot, render }).then(
             () => expect.fail("should refuse"),
-            (err: Error) => expect(err).to.be.instanceOf(InputError).with.property("message").that.includes("[--boundary | --drift]"),
+            (err: Error) =>
+                expect(err).to.be.instanceOf(InputError).with.property("message").that.includes("[--boundary | --drift | --preview]"),
         );
+    });
+
+    it("prints the preview role's policy with --preview, rendering no plan, and refuses it beside another kind", async () => {
+        const stack = stacks()[0];
+        const out = await deployerPolicyCommand([stack, "--preview", "--state-bucket", "org-state"], {
+            root: ctxRoot,
+            render: () => Promise.reject(new Error("the preview role's policy reads no plan")),
+        });
+        const doc = JSON.parse(out.stdout) as PolicyDocument;
+        expect(sids(doc)).to.include("AmiReleases").and.not.include("Lookups");
+        for (const other of ["--boundary", "--drift"]) {
+            await deployerPolicyCommand([stack, "--preview", other], { root: ctxRoot, render }).then(
+                () => expect.fail("should refuse"),
+                (err: Error) => expect(err).to.be.instanceOf(InputError),
+            );
+        }
+    });
+
+    it("refuses to print a policy AWS's authorization data contradicts, naming each statement and what is wrong", async () => {
+        const stack = stacks()[0];
+        const entry = { actions: ["sqs:CreateQueues"], scope: "queues" as const, namedBy: "name", source: "test" };
+        const ctx = deployerContext(ROOT, stack);
+        const table = DEPLOYER_ACTIONS as Record<string, DeployerActions>;
+        table["aws:test/bogus:Bogus"] = entry;
+        await deployerPolicyCommand([stack], {
+            root: ctxRoot,
+            render: () => Promise.resolve([res("aws:test/bogus:Bogus", "b", { name: `${ctx.clusterName}-q` })]),
+        })
+            .finally(() => delete table["aws:test/bogus:Bogus"])
+            .then(
+                () => expect.fail("should refuse"),
+                (err: Error) =>
+                    expect(err)
+                        .to.be.instanceOf(DeployerPolicyError)
+                        .with.property("message")
+                        .that.includes(`contradicts AWS's authorization data`)
+                        .and.includes("statement StackQueues: sqs:CreateQueues is no action of AWS's authorization reference"),
+            );
     });
 
     it("refuses a missing stack, an unknown option and an unknown stack, with the usage or the stacks there are", async () => {

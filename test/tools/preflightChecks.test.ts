@@ -10,6 +10,8 @@ import {
     DescribeTransitGatewayVpcAttachmentsCommand,
     EC2Client,
     SearchTransitGatewayRoutesCommand,
+    type SearchTransitGatewayRoutesCommandInput,
+    type TransitGatewayRoute,
 } from "@aws-sdk/client-ec2";
 import { DescribeAddonConfigurationCommand, DescribeAddonVersionsCommand, EKSClient } from "@aws-sdk/client-eks";
 import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
@@ -71,12 +73,68 @@ const ADDONS: PlannedResource[] = [
     },
 ];
 const PLAN: PlannedResource[] = [
-    { type: "eks:index:Cluster", name: "cluster-eks", props: { name: "platform-prod" } },
+    { type: "eks:index:Cluster", name: "cluster-eks", props: { name: "platform-prod", clusterTags: { "platform/cluster": "platform-prod" } } },
     ...ADDONS,
     { type: "aws:eks/nodeGroup:NodeGroup", name: "ng", props: { clusterName: "platform-prod" } },
     { type: "aws:autoscaling/group:Group", name: "asg", props: { namePrefix: "platform-prod-batch-" } },
     { type: "aws:ec2transitgateway/vpcAttachment:VpcAttachment", name: "tgw", props: {} },
 ];
+
+/**
+ * vpc-cni's configuration schema, cut down, in the shape EKS returns it (DescribeAddonConfiguration's
+ * `configurationSchema`: JSON Schema draft-06, the root a `$ref` into `definitions`, closed objects,
+ * EKS's own formats), as the answer for v1.18.6-eksbuild.1 quoted in aws/amazon-vpc-cni-k8s#3059
+ * shows it; coredns's is draft-06 too (spack/spack-infrastructure#1351).
+ */
+const DRAFT_06_SCHEMA = {
+    $ref: "#/definitions/VpcCni",
+    $schema: "http://json-schema.org/draft-06/schema#",
+    definitions: {
+        Env: {
+            additionalProperties: false,
+            properties: { WARM_IP_TARGET: { format: "integer", type: "string" } },
+            type: "object",
+        },
+        VpcCni: {
+            additionalProperties: false,
+            properties: { enableNetworkPolicy: { format: "boolean", type: "string" }, env: { $ref: "#/definitions/Env" } },
+            type: "object",
+        },
+    },
+};
+
+/**
+ * A Transit Gateway route table that answers SearchTransitGatewayRoutes as the EC2 API reference
+ * describes its route-search filters (SearchTransitGatewayRoutes, Request Parameters, Filter.N):
+ * `route-search.exact-match` the route of the block itself, `route-search.supernet-of-match` the
+ * routes whose block holds it ("encompass": 10.0.1.0/29 for 10.0.1.0/30), `route-search.subnet-of-match`
+ * the routes inside it. Whether supernet-of-match returns the block itself the reference does not
+ * say: `supernetHoldsItself` plays both. The mock answers anything it is told; this answers only
+ * what a table of `routes` would, and refuses a filter it does not know.
+ */
+function routeTable(routes: TransitGatewayRoute[], { supernetHoldsItself = true } = {}) {
+    const range = (cidr: string) => {
+        const [address, prefix] = cidr.split("/");
+        const start = address.split(".").reduce((acc, octet) => acc * 256 + Number(octet), 0);
+        return [start, start + 2 ** (32 - Number(prefix))];
+    };
+    const holds = (outer: string, inner: string) => range(outer)[0] <= range(inner)[0] && range(inner)[1] <= range(outer)[1];
+    const matches: Record<string, (route: string, cidr: string) => boolean> = {
+        "route-search.exact-match": (route, cidr) => route === cidr,
+        "route-search.supernet-of-match": (route, cidr) => holds(route, cidr) && (supernetHoldsItself || route !== cidr),
+        "route-search.subnet-of-match": (route, cidr) => holds(cidr, route),
+    };
+    ec2.on(SearchTransitGatewayRoutesCommand).callsFake((input: SearchTransitGatewayRoutesCommandInput) => {
+        const filters = (input.Filters ?? []).map((f) => {
+            const match = matches[f.Name ?? ""];
+            if (!match) {
+                throw awsError("InvalidParameterValue", `the fake route table models no filter ${f.Name ?? "(none)"}`);
+            }
+            return (route: TransitGatewayRoute) => (f.Values ?? []).some((v) => match(route.DestinationCidrBlock ?? "", v));
+        });
+        return { Routes: routes.filter((r) => filters.every((f) => f(r))), AdditionalRoutesAvailable: false };
+    });
+}
 
 /** A healthy account for the prod fixture: the deployer calls, every build, release and type is there, quotas are ample, the gateway routes. */
 function healthyAccount(config: StackConfig) {
@@ -128,9 +186,11 @@ function healthyAccount(config: StackConfig) {
         ],
     });
     ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({ TransitGatewayVpcAttachments: [] });
-    ec2.on(SearchTransitGatewayRoutesCommand).resolves({
-        Routes: [{ DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" }],
-    });
+    // The deployer's network (cluster.endpoint.privateAccessCidrs) and, once attached, the VPC.
+    routeTable([
+        { DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" },
+        { DestinationCidrBlock: "10.20.0.0/16", State: "active", Type: "propagated" },
+    ]);
 }
 
 describe("preflight checks (answers in the SDK's shape, the frozen prod stack)", () => {
@@ -479,9 +539,7 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
         ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
             TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "available" }],
         });
-        ec2.on(SearchTransitGatewayRoutesCommand, {
-            Filters: [{ Name: "route-search.subnet-of-match", Values: ["10.99.0.0/16"] }],
-        }).resolves({ Routes: [{ State: "active" }] });
+        routeTable([{ DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" }]);
         const back = failures(await run());
         expect(back.map((x) => x.key)).to.deep.equal(["network.vpcCidr"]);
         expect(back[0].message).to.include(
@@ -706,7 +764,7 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
             if (c.karpenter.enabled) {
                 c.karpenter.nodePools = {};
             }
-            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
             expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
             group(c, "batch").capacityType = "SPOT";
             expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal([
@@ -1019,6 +1077,33 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
                 /^change the values the program derives for vpc-cni \(its add-on's settings in the stack file\), or pin a build whose schema has them$/,
             );
         });
+
+        it("decides against EKS's draft-06 schemas as against draft-07 ones: values that fit pass, a misspelt key fails by name", async () => {
+            const misspelt = PLAN.map((r) =>
+                r.props.addonName === "vpc-cni"
+                    ? { ...r, props: { ...r.props, configurationValues: '{"enableNetworkPolicy":"true","env":{"WARM_IP_TARGT":"2"}}' } }
+                    : r,
+            );
+            for (const draft of ["http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#"]) {
+                eks.on(DescribeAddonConfigurationCommand).resolves({
+                    configurationSchema: JSON.stringify({ ...DRAFT_06_SCHEMA, $schema: draft }),
+                });
+                expect(await checked("addon-configuration"), draft).to.deep.equal([
+                    {
+                        check: "addon-configuration",
+                        verdict: "pass",
+                        key: "cluster.addons.vpcCni",
+                        message: "vpc-cni's configuration values fit the schema of v1.20.4-eksbuild.1",
+                    },
+                ]);
+                const [f] = await checked("addon-configuration", base(), misspelt);
+                expect([f.verdict, f.key, f.message], draft).to.deep.equal([
+                    "fail",
+                    "cluster.addons.vpcCni",
+                    "vpc-cni's configuration values do not fit the schema of v1.20.4-eksbuild.1: /env must NOT have additional properties (WARM_IP_TARGT): CreateAddon fails",
+                ]);
+            }
+        });
     });
 
     describe("ami-releases", () => {
@@ -1293,7 +1378,7 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
         });
 
         it("needs Spot's role only for a pool of an enabled Karpenter that allows Spot by its capacity-type key", () => {
-            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
             const spotOf = (c: StackConfig) =>
                 neededServiceLinkedRoles({ config: c, plan: cluster, deploy }).includes("spot.amazonaws.com");
             expect(spotOf(base())).to.equal(true);
@@ -1347,8 +1432,14 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
                     "the route back to 10.20.0.0/16 exists only once the first `up` attaches the VPC: run preflight again after it",
                 ],
             ]);
+            // The routes that hold the network: its own block's and its supernets' (subnet-of-match would
+            // be the routes inside it, each carrying only part of it).
             expect(ec2.commandCalls(SearchTransitGatewayRoutesCommand).map((x) => x.args[0].input)).to.deep.equal([
-                { TransitGatewayRouteTableId: "tgw-rtb-1", Filters: [{ Name: "route-search.subnet-of-match", Values: ["10.99.0.0/16"] }] },
+                { TransitGatewayRouteTableId: "tgw-rtb-1", Filters: [{ Name: "route-search.exact-match", Values: ["10.99.0.0/16"] }] },
+                {
+                    TransitGatewayRouteTableId: "tgw-rtb-1",
+                    Filters: [{ Name: "route-search.supernet-of-match", Values: ["10.99.0.0/16"] }],
+                },
             ]);
         });
 
@@ -1384,7 +1475,13 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
                 fix: undefined,
             });
             expect(f[1]).to.deep.include({ verdict: "fail", key: "cluster.endpoint.privateAccessCidrs" });
-            expect(f[1].fix).to.equal("add a route (or propagation) for 10.99.0.0/16 to tgw-rtb-1 in the gateway's account");
+            expect(f[1].fix).to.equal(
+                "replace the blackhole 10.99.0.0/16 in tgw-rtb-1 with a route (or propagation) to the attachment of 10.99.0.0/16, or add one for 10.99.0.0/16 more specific than it, in the gateway's account",
+            );
+            ec2.on(SearchTransitGatewayRoutesCommand).resolves({ Routes: [{ DestinationCidrBlock: "10.99.0.0/16", State: "pending" }] });
+            expect((await checked("transit-gateway"))[1].fix).to.equal(
+                "add a route (or propagation) for 10.99.0.0/16 to tgw-rtb-1 in the gateway's account",
+            );
             // Not available: the VPC's route back is neither searched nor left undecided.
             expect(f).to.have.length(2);
         });
@@ -1399,6 +1496,114 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
                 ["pass", "network.vpcCidr"],
             ]);
             expect(f[1].message).to.equal("route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.20.0.0/16");
+        });
+
+        describe("which route carries a network (a fake route table that answers each route-search filter as EC2 does)", () => {
+            const attached = () =>
+                ec2.on(DescribeTransitGatewayVpcAttachmentsCommand).resolves({
+                    TransitGatewayVpcAttachments: [{ TransitGatewayAttachmentId: "tgw-attach-1", State: "available" }],
+                });
+            const routes = async () =>
+                (await checked("transit-gateway")).map((x) => [x.verdict, x.key, x.message] as [string, string | undefined, string]);
+            const DEPLOYER = "cluster.endpoint.privateAccessCidrs";
+
+            it("passes the deployer's network and the VPC under a summary route that holds both (10.0.0.0/8), naming it", async () => {
+                attached();
+                routeTable([{ DestinationCidrBlock: "10.0.0.0/8", State: "active", Type: "static" }]);
+                expect(await routes()).to.deep.equal([
+                    ["pass", DEPLOYER, "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.99.0.0/16 by its route 10.0.0.0/8"],
+                    [
+                        "pass",
+                        "network.vpcCidr",
+                        "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.20.0.0/16 by its route 10.0.0.0/8",
+                    ],
+                ]);
+            });
+
+            it("fails a network routes inside it carry only part of (10.99.0.0/17 and 10.99.128.0/18 of 10.99.0.0/16)", async () => {
+                routeTable([
+                    { DestinationCidrBlock: "10.99.0.0/17", State: "active", Type: "propagated" },
+                    { DestinationCidrBlock: "10.99.128.0/18", State: "active", Type: "static" },
+                ]);
+                const [, f] = await checked("transit-gateway");
+                expect(f).to.deep.equal({
+                    check: "transit-gateway",
+                    verdict: "fail",
+                    key: DEPLOYER,
+                    message:
+                        "route table tgw-rtb-1 of tgw-0123456789abcdef0 has no active route to 10.99.0.0/16: the deployer's requests never reach the cluster's endpoint",
+                    fix: "add a route (or propagation) for 10.99.0.0/16 to tgw-rtb-1 in the gateway's account",
+                });
+            });
+
+            it("passes a route of the network's own block whether or not supernet-of-match returns the block itself", async () => {
+                routeTable([{ DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" }], { supernetHoldsItself: false });
+                expect((await routes())[1]).to.deep.equal([
+                    "pass",
+                    DEPLOYER,
+                    "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.99.0.0/16",
+                ]);
+            });
+
+            it("lets the most specific route that holds the network decide: a blackhole under a summary drops it, an active route under a blackhole summary carries it", async () => {
+                attached();
+                routeTable([
+                    { DestinationCidrBlock: "10.0.0.0/8", State: "active", Type: "static" },
+                    { DestinationCidrBlock: "10.99.0.0/16", State: "blackhole", Type: "static" },
+                    { DestinationCidrBlock: "10.20.0.0/15", State: "blackhole", Type: "static" },
+                    { DestinationCidrBlock: "10.20.0.0/16", State: "active", Type: "propagated" },
+                ]);
+                expect(await routes()).to.deep.equal([
+                    [
+                        "fail",
+                        DEPLOYER,
+                        "route table tgw-rtb-1 of tgw-0123456789abcdef0 drops 10.99.0.0/16: the most specific route that holds it, 10.99.0.0/16, is a blackhole: the deployer's requests never reach the cluster's endpoint",
+                    ],
+                    ["pass", "network.vpcCidr", "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.20.0.0/16"],
+                ]);
+            });
+
+            it("prefers a static route to a propagated one of the same block, and counts no route that is not active or a blackhole yet or any more", async () => {
+                routeTable([
+                    { DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "propagated" },
+                    { DestinationCidrBlock: "10.99.0.0/16", State: "blackhole", Type: "static" },
+                ]);
+                expect((await routes())[1].slice(0, 2)).to.deep.equal(["fail", DEPLOYER]);
+                routeTable([
+                    { DestinationCidrBlock: "10.99.0.0/16", State: "blackhole", Type: "propagated" },
+                    { DestinationCidrBlock: "10.99.0.0/16", State: "active", Type: "static" },
+                ]);
+                expect((await routes())[1].slice(0, 2)).to.deep.equal(["pass", DEPLOYER]);
+                for (const State of ["pending", "deleting", "deleted"] as const) {
+                    routeTable([
+                        { DestinationCidrBlock: "10.0.0.0/8", State: "active", Type: "static" },
+                        { DestinationCidrBlock: "10.99.0.0/16", State, Type: "static" },
+                    ]);
+                    expect((await routes())[1], State).to.deep.equal([
+                        "pass",
+                        DEPLOYER,
+                        "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.99.0.0/16 by its route 10.0.0.0/8",
+                    ]);
+                }
+            });
+
+            it("counts only an IPv4 route that holds the whole network, whatever the search answers (one inside it, a neighbour, IPv6, none)", async () => {
+                ec2.on(SearchTransitGatewayRoutesCommand).resolves({
+                    Routes: [
+                        { DestinationCidrBlock: "10.99.0.0/17", State: "active", Type: "static" },
+                        { DestinationCidrBlock: "10.98.0.0/16", State: "active", Type: "static" },
+                        { DestinationCidrBlock: "::/0", State: "active", Type: "static" },
+                        { State: "active", PrefixListId: "pl-1", Type: "static" },
+                    ],
+                });
+                expect((await routes())[1].slice(0, 2)).to.deep.equal(["fail", DEPLOYER]);
+                ec2.on(SearchTransitGatewayRoutesCommand).resolves({ Routes: [{ DestinationCidrBlock: "0.0.0.0/0", State: "active" }] });
+                expect((await routes())[1]).to.deep.equal([
+                    "pass",
+                    DEPLOYER,
+                    "route table tgw-rtb-1 of tgw-0123456789abcdef0 routes 10.99.0.0/16 by its route 0.0.0.0/0",
+                ]);
+            });
         });
     });
 
@@ -1516,7 +1721,7 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
     it("needs no Spot role for pools that allow only on-demand", () => {
         const c = base();
         delete karpenterOf(c).nodePools["batch-spot"];
-        const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: {} }];
+        const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
         expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
     });
 
