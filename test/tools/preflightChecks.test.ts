@@ -73,7 +73,11 @@ const ADDONS: PlannedResource[] = [
     },
 ];
 const PLAN: PlannedResource[] = [
-    { type: "eks:index:Cluster", name: "cluster-eks", props: { name: "platform-prod", clusterTags: { "platform/cluster": "platform-prod" } } },
+    {
+        type: "eks:index:Cluster",
+        name: "cluster-eks",
+        props: { name: "platform-prod", clusterTags: { "platform/cluster": "platform-prod" } },
+    },
     ...ADDONS,
     { type: "aws:eks/nodeGroup:NodeGroup", name: "ng", props: { clusterName: "platform-prod" } },
     { type: "aws:autoscaling/group:Group", name: "asg", props: { namePrefix: "platform-prod-batch-" } },
@@ -764,7 +768,9 @@ describe("preflight rules on edited stacks (hand-built configs from the frozen p
             if (c.karpenter.enabled) {
                 c.karpenter.nodePools = {};
             }
-            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
+            const cluster: PlannedResource[] = [
+                { type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } },
+            ];
             expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
             group(c, "batch").capacityType = "SPOT";
             expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal([
@@ -1378,7 +1384,9 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
         });
 
         it("needs Spot's role only for a pool of an enabled Karpenter that allows Spot by its capacity-type key", () => {
-            const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
+            const cluster: PlannedResource[] = [
+                { type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } },
+            ];
             const spotOf = (c: StackConfig) =>
                 neededServiceLinkedRoles({ config: c, plan: cluster, deploy }).includes("spot.amazonaws.com");
             expect(spotOf(base())).to.equal(true);
@@ -1721,7 +1729,9 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
     it("needs no Spot role for pools that allow only on-demand", () => {
         const c = base();
         delete karpenterOf(c).nodePools["batch-spot"];
-        const cluster: PlannedResource[] = [{ type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } }];
+        const cluster: PlannedResource[] = [
+            { type: "eks:index:Cluster", name: "cluster-eks", props: { clusterTags: { "platform/cluster": "platform-prod" } } },
+        ];
         expect(neededServiceLinkedRoles({ config: c, plan: cluster, deploy })).to.deep.equal(["eks.amazonaws.com"]);
     });
 
