@@ -23,7 +23,9 @@ import { deployerContext, DeployerPolicyError, type PlannedResource, plannedReso
 import { deniedEventsCommand } from "./deniedEvents";
 import { InputError } from "./errors";
 
-const USAGE = "usage: npm run deployer-policy -- <stack> [--boundary | --drift | --preview] [--state-bucket <name>]";
+const USAGE =
+    "usage: npm run deployer-policy -- <stack> [--boundary | --drift | --preview] [--state-bucket <name>]\n" +
+    "       npm run deployer-policy -- <stack> --denied <cloudtrail.json> [--state-bucket <name>]";
 
 export interface DeployerPolicyCommandEnv {
     /** The repository the stack lives in (default: the working directory). */
@@ -39,17 +41,27 @@ export async function deployerPolicyCommand(
 ): Promise<{ code: number; stdout: string }> {
     const { values, positionals } = parseCommandLine(
         argv,
-        { boundary: { type: "boolean" }, drift: { type: "boolean" }, preview: { type: "boolean" }, "state-bucket": { type: "string" } },
+        {
+            boundary: { type: "boolean" },
+            drift: { type: "boolean" },
+            preview: { type: "boolean" },
+            denied: { type: "string" },
+            "state-bucket": { type: "string" },
+        },
         USAGE,
     );
     const kinds = (["boundary", "drift", "preview"] as const).filter((k) => values[k] === true);
-    if (positionals.length !== 1 || kinds.length > 1) {
+    if (positionals.length !== 1 || kinds.length + (values.denied === undefined ? 0 : 1) > 1) {
         throw new InputError(USAGE);
     }
     const kind: PolicyKind = kinds[0] ?? "deploy";
     const [stack] = positionals;
     const root = env.root ?? process.cwd();
     const ctx = deployerContext(root, stack, values["state-bucket"]);
+    if (values.denied !== undefined) {
+        // Saved CloudTrail events judged against the deploy policy and the boundary (tools/deniedEvents.ts).
+        return deniedEventsCommand(values.denied, ctx, () => (env.render ?? ((s) => plannedResources(root, s)))(stack));
+    }
     // The boundary and the preview role's policy read no plan: they need no render.
     const plan = kind === "boundary" || kind === "preview" ? [] : await (env.render ?? ((s) => plannedResources(root, s)))(stack);
     const doc = stackPolicy(kind, plan, ctx);
