@@ -14,10 +14,11 @@
 import * as path from "path";
 import { PLATFORM_CLUSTER_TAG, permissionsBoundaryName, stackNamePrefix, UNKNOWN } from "eks-platform-kernel";
 import { accountOf, KEY_ADMINISTRATION_ACTIONS, type PolicyDocument, type PolicyStatement } from "../components/iam";
+import { boundaryAllowList } from "./boundaryAllowList";
 import { parseRawConfig } from "../components/config";
 import { DEPLOYER_ACTIONS, DEPLOYER_INVOKES, type DeployScope, makesNoAwsCall } from "./deployerActions";
 import { InputError } from "./errors";
-import { readStackFiles, runProgram } from "./offline";
+import { readStackFiles, runProgram, stackNames } from "./offline";
 
 /** What scopes a stack's policies: where it runs and its names. */
 export interface DeployerContext {
@@ -30,6 +31,10 @@ export interface DeployerContext {
     stateBucket: string;
     /** `access.deployer`, `access.preview`, `access.drift` and `access.admins`: none may be under the stack's IAM prefix. */
     principals: readonly string[];
+    /** The keys of the AWS provider's default tags (`aws:defaultTags`), which it sends with every create. Defaults to none. */
+    defaultTagKeys?: readonly string[];
+    /** The statements of the stack's service-account roles (`namespaces.<ns>.serviceAccounts.<name>.statements`), in the boundary's allow-list. Defaults to none. */
+    tenantStatements?: readonly PolicyStatement[];
 }
 
 /** A resource of the plan, as tools/offline.ts records it. */
@@ -336,8 +341,17 @@ export function deployerPolicy(plan: readonly PlannedResource[], ctx: DeployerCo
         const statement: PolicyStatement = { Sid: sid, Effect: "Allow", Action: compactReads(sorted(actions)), Resource: resource };
         if (scope === "serviceLinkedRoles") {
             statement.Condition = { StringEquals: { "iam:AWSServiceName": sorted(linkedRoles) } };
-        } else if (scope === "keys" || scope === "clusters") {
+        } else if (scope === "clusters") {
             statement.Condition = { StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } };
+        } else if (scope === "keys") {
+            // The stack's tag set to its cluster; only its own and the default tags' keys (the provider
+            // sends both with CreateKey); never over another cluster's tag: no tag-based grant of one
+            // stack can be moved onto another's key.
+            statement.Condition = {
+                StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName },
+                "ForAllValues:StringEquals": { "aws:TagKeys": sorted([PLATFORM_CLUSTER_TAG, ...(ctx.defaultTagKeys ?? [])]) },
+                StringEqualsIfExists: { [`aws:ResourceTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName },
+            };
         }
         statements.push(statement);
     }
@@ -562,17 +576,24 @@ function roleStatements(
 }
 
 /**
- * The permissions boundary of every role of the stack: whatever a role's own policies grant, it
- * never changes IAM identities or policies, passes a role outside the stack, administers KMS keys,
- * reads the Pulumi state or decrypts any stack's secrets, or changes the organization. Instance
- * profiles stay open (Karpenter creates its own, under names it chooses). Pure.
+ * The permissions boundary of every role of the stack, an allow-list: what the platform's roles
+ * use (tools/boundaryAllowList.ts), the stack's service-account statements as the stack file
+ * writes them (`namespaces.<ns>.serviceAccounts.<name>.statements`: a team's role gets what its
+ * statements ask and the app-role gate judges, nothing more), and denials that hold whatever
+ * those statements say: no IAM identity or policy change, no role of another stack passed, no
+ * Pulumi state, no stack's secrets, no assumed role, no command on a node, no Lambda or
+ * CloudFormation escape, no organization or account change. Pure.
  */
 export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
     const { partition: p, account: a } = ctx;
+    const tenants = (ctx.tenantStatements ?? [])
+        .filter((st) => st.Effect === "Allow")
+        .map(({ Sid: _sid, ...st }, i) => ({ Sid: `ServiceAccount${i + 1}`, ...st }));
     return {
         Version: "2012-10-17",
         Statement: [
-            { Sid: "WithinOwnPolicies", Effect: "Allow", Action: "*", Resource: "*" },
+            ...boundaryAllowList(ctx),
+            ...tenants,
             {
                 Sid: "NoIdentityChanges",
                 Effect: "Deny",
@@ -601,27 +622,6 @@ export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
                 NotResource: `arn:${p}:iam::${a}:role/${stackNamePrefix(ctx.clusterName)}*`,
             },
             {
-                Sid: "NoKeyAdministration",
-                Effect: "Deny",
-                Action: [
-                    "kms:*Alias",
-                    "kms:*ImportedKeyMaterial",
-                    "kms:CancelKeyDeletion",
-                    "kms:CreateKey",
-                    "kms:DisableKey",
-                    "kms:DisableKeyRotation",
-                    "kms:ImportKeyMaterial",
-                    "kms:PutKeyPolicy",
-                    "kms:ReplicateKey",
-                    "kms:ScheduleKeyDeletion",
-                    "kms:TagResource",
-                    "kms:UntagResource",
-                    "kms:UpdateKeyDescription",
-                    "kms:UpdatePrimaryRegion",
-                ],
-                Resource: "*",
-            },
-            {
                 Sid: "NoState",
                 Effect: "Deny",
                 Action: "s3:*",
@@ -634,16 +634,117 @@ export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
                 Resource: "*",
                 Condition: { "ForAnyValue:StringLike": { "kms:ResourceAliases": secretsKeyAlias(ctx.project, "*") } },
             },
-            { Sid: "NoOrganizationChanges", Effect: "Deny", Action: ["account:*", "organizations:*"], Resource: "*" },
+            {
+                Sid: "NoEscapes",
+                Effect: "Deny",
+                Action: [
+                    "account:*",
+                    "cloudformation:*",
+                    "lambda:AddPermission",
+                    "lambda:CreateEventSourceMapping",
+                    "lambda:CreateFunction*",
+                    "lambda:UpdateFunction*",
+                    "organizations:*",
+                    "ssm:SendCommand",
+                    "ssm:StartSession",
+                    "sts:AssumeRole*",
+                ],
+                Resource: "*",
+            },
         ],
     };
 }
 
-/** The stack's context from its stack file: the account and partition of `access.deployer`, the region, the cluster name. */
-export function deployerContext(root: string, stack: string, stateBucket = "<state-bucket>"): DeployerContext {
+/** What `deployerContext` writes for a state bucket not given: a placeholder, as docs/ci.md shows the policies. */
+export const STATE_BUCKET_PLACEHOLDER = "<state-bucket>";
+
+/**
+ * Why `name` is no S3 bucket name (S3 User Guide, "General purpose bucket naming rules"): 3 to 63
+ * characters of lowercase letters, digits, dots and hyphens, a letter or digit at each end, no two
+ * dots side by side, not an IP address, none of S3's reserved prefixes and suffixes. A name the
+ * rules refuse would scope the state statements to nothing; a pattern (`*`, `?`) to every bucket. Pure.
+ */
+export function stateBucketProblems(name: string): string[] {
+    const problems: string[] = [];
+    if (name.length < 3 || name.length > 63) {
+        problems.push(`is ${name.length} characters long, not 3 to 63`);
+    }
+    if (!/^[a-z0-9.-]*$/.test(name)) {
+        problems.push(
+            "may hold only lowercase letters, digits, dots and hyphens (no wildcard: the state statements would reach every bucket)",
+        );
+    }
+    if (!/^[a-z0-9]/.test(name) || !/[a-z0-9]$/.test(name)) {
+        problems.push("must begin and end with a letter or a digit");
+    }
+    if (name.includes("..")) {
+        problems.push("may not hold two dots side by side");
+    }
+    if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name)) {
+        problems.push("may not be an IP address");
+    }
+    const prefix = ["xn--", "sthree-", "amzn-s3-demo-"].find((p) => name.startsWith(p));
+    if (prefix !== undefined) {
+        problems.push(`may not begin with ${prefix} (reserved by S3)`);
+    }
+    const suffix = ["-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"].find((x) => name.endsWith(x));
+    if (suffix !== undefined) {
+        problems.push(`may not end with ${suffix} (reserved by S3)`);
+    }
+    return problems;
+}
+
+/**
+ * The stacks of `root` whose cluster names shadow `clusterName`'s: a name under another stack's
+ * prefix (`platform-dev-auto` under `platform-dev-`), or the same name. Every name the deploy
+ * role, the boundary and the drift role are scoped by starts with the cluster's name and a dash
+ * (kernel/deployScope.ts), so one stack's role could then rewrite, pass or read the other's. A
+ * stack file that does not parse is left to its own commands. Pure but for reading the files.
+ */
+export function shadowingProblems(root: string, stack: string, clusterName: string): string[] {
+    const problems: string[] = [];
+    for (const other of stackNames(root).filter((s) => s !== stack)) {
+        let name: unknown;
+        try {
+            const files = readStackFiles(root, other);
+            name = files.config[`${files.project}:clusterName`];
+        } catch {
+            continue;
+        }
+        if (typeof name !== "string") {
+            continue;
+        }
+        if (name === clusterName) {
+            problems.push(`stack "${other}" names the same cluster "${name}"`);
+        } else if (name.startsWith(stackNamePrefix(clusterName)) || clusterName.startsWith(stackNamePrefix(name))) {
+            const [outer, inner] = name.startsWith(stackNamePrefix(clusterName)) ? [clusterName, name] : [name, clusterName];
+            problems.push(
+                `stack "${other}"'s cluster "${name}" and this stack's "${clusterName}" overlap: "${inner}" starts with "${stackNamePrefix(outer)}", so the roles, queues and rules scoped to "${outer}" reach "${inner}"'s too; rename one so neither starts with the other and a dash`,
+            );
+        }
+    }
+    return problems;
+}
+
+/**
+ * The stack's context from its stack file: the account and partition of `access.deployer`, the
+ * region, the cluster name. Throws `DeployerPolicyError` on a state bucket S3 would refuse and on
+ * a cluster name another stack's shadows (or that shadows another's): the policies could not keep
+ * the stacks apart.
+ */
+export function deployerContext(root: string, stack: string, stateBucket = STATE_BUCKET_PLACEHOLDER): DeployerContext {
     const files = readStackFiles(root, stack);
     const config = parseRawConfig(files.config, stack);
     const deployer = config.access.deployer;
+    const problems = [
+        ...(stateBucket === STATE_BUCKET_PLACEHOLDER
+            ? []
+            : stateBucketProblems(stateBucket).map((p) => `--state-bucket "${stateBucket}" ${p}`)),
+        ...shadowingProblems(root, stack, config.clusterName).map((p) => `clusterName: ${p}`),
+    ];
+    if (problems.length > 0) {
+        throw new DeployerPolicyError(`stack "${stack}" cannot be given policies that keep it apart:\n  ${problems.join("\n  ")}`);
+    }
     return {
         stack,
         project: files.project,
@@ -653,7 +754,24 @@ export function deployerContext(root: string, stack: string, stateBucket = "<sta
         clusterName: config.clusterName,
         stateBucket,
         principals: [deployer, ...[config.access.preview, config.access.drift].filter((r) => r !== undefined), ...config.access.admins],
+        defaultTagKeys: defaultTagKeys(files.config["aws:defaultTags"]),
+        tenantStatements: Object.values(config.namespaces).flatMap((ns) =>
+            Object.values(ns.serviceAccounts).flatMap((sa) => sa.statements as PolicyStatement[]),
+        ),
     };
+}
+
+/** The keys of `aws:defaultTags` as the stack file sets it (`{ tags: { … } }`, JSON as the CLI hands config over), sorted. */
+function defaultTagKeys(value: string | undefined): string[] {
+    if (value === undefined) {
+        return [];
+    }
+    try {
+        const tags = (JSON.parse(value) as { tags?: unknown }).tags;
+        return tags !== null && typeof tags === "object" ? sorted(Object.keys(tags)) : [];
+    } catch {
+        return [];
+    }
 }
 
 /** The stack's plan as the policy reads it (the program under the mock engine, as `npm run plan` renders it). */

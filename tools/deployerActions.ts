@@ -29,8 +29,10 @@
  *   v1.14.1 pkg/controllers/nodeclass/instanceprofile.go): deleting the node role removes it from them.
  * - `oidcProviders`: the region's EKS OIDC issuers (their ARN holds a random id, not the cluster).
  * - `serviceLinkedRoles`: `iam:CreateServiceLinkedRole` for the named services only.
- * - `keys`: key creation with the stack's tag; administration is granted by each key's own policy
- *   (components/iam.ts, `stackKeyPolicy`), never here.
+ * - `keys`: key creation with the stack's tag, and the tags of a key being created (KMS authorizes
+ *   `kms:TagResource` for tags given to CreateKey): only the stack's tag key and its default tags'
+ *   keys, the stack's tag set to its cluster, never over another cluster's tag; administration is
+ *   granted by each key's own policy (components/iam.ts, `stackKeyPolicy`), never here.
  * - `aliases`: the stack's aliases (`alias/eks/<cluster>-…`).
  * - `grants`: the customer keys the plan grants on (EC2NodeClass volume keys).
  * - `logGroups`, `queues`, `eventRules`, `autoScalingGroups`: the stack's names.
@@ -367,7 +369,7 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
         // caller may launch from the group's launch template: with `tagSpecifications` (this
         // program's templates tag instances and volumes) the caller needs ec2:RunInstances and
         // ec2:CreateTags (EKS User Guide, "Customize managed nodes with launch templates").
-        also: { ec2: ["ec2:CreateTags", "ec2:DescribeLaunchTemplateVersions", "ec2:DescribeLaunchTemplates", "ec2:RunInstances"] },
+        also: { ec2: ["ec2:CreateTags", "ec2:DescribeLaunchTemplateVersions", "ec2:RunInstances"] },
         passesRole: "eks.amazonaws.com",
         createsServiceLinkedRole: "eks-nodegroup.amazonaws.com",
         source: `${tf("eks/node_group.go")}; Amazon EKS User Guide, "Customize managed nodes with launch templates" (the caller's launch-template permissions)`,

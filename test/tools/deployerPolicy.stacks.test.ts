@@ -152,7 +152,10 @@ describe("npm run deployer-policy: every stack of the repository", () => {
                     ).to.deep.equal([]);
                 }
                 const create = bySid(doc, "CreateTaggedKeys");
-                expect(create.Condition).to.deep.equal({ StringEquals: { [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName } });
+                expect(create.Condition?.StringEquals).to.deep.equal({ [`aws:RequestTag/${PLATFORM_CLUSTER_TAG}`]: ctx.clusterName });
+                // The provider sends the stack's default tags with every create: their keys must be allowed.
+                const sent = new Set([PLATFORM_CLUSTER_TAG, ...(ctx.defaultTagKeys ?? [])]);
+                expect(create.Condition?.["ForAllValues:StringEquals"]?.["aws:TagKeys"]).to.have.members([...sent]);
                 const keys = plan.filter((r) => r.type === "aws:kms/key:Key");
                 expect(keys.length).to.be.greaterThan(0);
                 for (const key of keys) {
