@@ -155,7 +155,12 @@ export function controlPlaneArgs(
         upgradePolicy: { supportType: args.supportType },
         vpcId: args.vpcId,
         privateSubnetIds: args.privateSubnetIds,
-        publicSubnetIds: args.publicSubnetIds,
+        // EKS Auto Mode's built-in pools launch into the cluster's own subnets (its default NodeClass),
+        // and pulumi-eks 4.3.0 gives the cluster public and private ones alike
+        // (nodejs/eks/cluster/cluster.ts): an Auto Mode cluster gets the private ones only. Its load
+        // balancers find public subnets by their kubernetes.io/role/elb tag, not the cluster's list.
+        // An in-place update on a live cluster (EKS UpdateClusterConfig, terraform-provider-aws 5.25).
+        publicSubnetIds: deps.compute?.autoMode?.enabled === true ? undefined : args.publicSubnetIds,
         nodeAssociatePublicIpAddress: false,
         endpointPrivateAccess: true,
         endpointPublicAccess: args.endpoint.publicAccess,
@@ -266,8 +271,6 @@ export class Cluster extends pulumi.ComponentResource {
             { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonEKSClusterPolicy },
             parent,
         );
-        // The compute mode's parts: policies on this same role (it cannot be swapped on a live cluster), its node role.
-        const compute = args.compute?.withCluster({ name, clusterName: args.clusterName, role, parent: this });
 
         const controlPlaneSg = new aws.ec2.SecurityGroup(
             `${name}-control-plane`,
@@ -287,6 +290,14 @@ export class Cluster extends pulumi.ComponentResource {
             { vpcId: args.vpcId, description: `EKS ${args.clusterName} nodes`, tags: nodeSecurityGroupTags(args.clusterName) },
             parent,
         );
+        // The compute mode's parts: policies on this same role (it cannot be swapped on a live cluster), its node role.
+        const compute = args.compute?.withCluster({
+            name,
+            clusterName: args.clusterName,
+            role,
+            nodeSecurityGroupArn: nodeSg.arn,
+            parent: this,
+        });
         for (const [rule, ruleArgs] of nodeIngressRules({ controlPlane: controlPlaneSg.id, nodes: nodeSg.id })) {
             new aws.vpc.SecurityGroupIngressRule(`${name}-${rule}`, ruleArgs, parent);
         }

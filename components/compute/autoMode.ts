@@ -61,7 +61,7 @@ import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS, volumeKeyStatements } 
 import { volumeStorageClassSchema } from "../config/addons";
 import { awsTags } from "../config/common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
-import { accountContext, roleArn, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "../iam";
+import { accountContext, type PolicyStatement, roleArn, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "../iam";
 import { renderNodePool } from "../karpenter/nodePools";
 import type { NodePoolObject } from "../karpenter/types";
 import { CRITICAL_ADDONS_ONLY } from "../nodegroups/scheduling";
@@ -584,6 +584,62 @@ function autoVolumeKeyStatements(
         : pulumi.output(volumeKeyStatements({ kind: "arn", arn: kmsKey }));
 }
 
+/**
+ * The cluster role's statements that let Auto Mode launch what a NodeClass with `tags` describes.
+ * Auto Mode's managed policies allow only its own tag keys on what it creates
+ * (AmazonEKSComputePolicy limits `aws:TagKeys`), so a NodeClass's user tags make every launch fail
+ * unless the cluster role holds AWS's documented statements (EKS User Guide, "Learn about
+ * identity and access in EKS Auto Mode", "Custom AWS tags for EKS Auto resources": Compute,
+ * Storage, Networking). Each is scoped to what carries the cluster's own `eks:eks-cluster-name`
+ * tag, written as the cluster's name rather than the documented `${aws:PrincipalTag/…}` (the same
+ * value, a session tag EKS sets). Load balancers and Shield are left out: this platform sets no
+ * tags on Auto Mode's load balancers. Pure.
+ */
+export function autoModeTagStatements(
+    clusterName: string,
+    ctx: { partition: string; accountId: string; region: string },
+): PolicyStatement[] {
+    const own = { "aws:RequestTag/eks:eks-cluster-name": clusterName };
+    // A snapshot's ARN names no account (Service Authorization Reference, Amazon EC2 resource types).
+    const ec2 = (type: string, account = ctx.accountId) => `arn:${ctx.partition}:ec2:${ctx.region}:${account}:${type}/*`;
+    return [
+        {
+            Sid: "Compute",
+            Effect: "Allow",
+            Action: ["ec2:CreateFleet", "ec2:CreateLaunchTemplate", "ec2:RunInstances"],
+            Resource: "*",
+            Condition: {
+                StringEquals: own,
+                StringLike: { "aws:RequestTag/eks:kubernetes-node-class-name": "*", "aws:RequestTag/eks:kubernetes-node-pool-name": "*" },
+            },
+        },
+        {
+            Sid: "Storage",
+            Effect: "Allow",
+            Action: ["ec2:CreateSnapshot", "ec2:CreateVolume"],
+            Resource: [ec2("volume"), ec2("snapshot", "")],
+            Condition: { StringEquals: own },
+        },
+        {
+            Sid: "Networking",
+            Effect: "Allow",
+            Action: ["ec2:CreateNetworkInterface"],
+            Resource: "*",
+            Condition: { StringEquals: own, StringLike: { "aws:RequestTag/eks:kubernetes-cni-node-name": "*" } },
+        },
+    ];
+}
+
+/** The cluster role's statement that lets Auto Mode's load balancers admit their traffic to the nodes' security group `arn`. Pure. */
+export function autoModeNodeIngressStatement(arn: string): PolicyStatement {
+    return {
+        Sid: "LoadBalancersToNodes",
+        Effect: "Allow",
+        Action: ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"],
+        Resource: arn,
+    };
+}
+
 function autoModeChoice(config: EnabledAutoModeConfig, stack: ComputeChoiceStack): ComputeChoice {
     const { region } = stack;
     const nodeGroups = Object.values(stack.nodeGroups).some((g) => g.enabled);
@@ -592,7 +648,7 @@ function autoModeChoice(config: EnabledAutoModeConfig, stack: ComputeChoiceStack
         nodeGroups,
         runs: autoModeRuns(nodeGroups),
         placement: (hasSystemNodes) => autoModePlacement(config.builtInPools, hasSystemNodes),
-        withCluster: ({ name, clusterName, role, parent }) => {
+        withCluster: ({ name, clusterName, role, nodeSecurityGroupArn, parent }) => {
             // Auto Mode's policies on the cluster's own role (it cannot be swapped on a live cluster).
             const policies = AUTO_MODE_CLUSTER_POLICIES.map(
                 (policy) =>
@@ -617,8 +673,37 @@ function autoModeChoice(config: EnabledAutoModeConfig, stack: ComputeChoiceStack
                     { parent },
                 );
             }
+            // A NodeClass with user tags needs the documented tagging statements, or no node launches.
+            const tagging = Object.values(config.nodeClasses).some((c) => Object.keys(c.tags).length > 0)
+                ? new aws.iam.RolePolicy(
+                      `${name}-control-plane-auto-tags`,
+                      {
+                          role: role.name,
+                          policy: accountContext({ parent }).apply((c) =>
+                              JSON.stringify({ Version: "2012-10-17", Statement: autoModeTagStatements(clusterName, { ...c, region }) }),
+                          ),
+                      },
+                      { parent },
+                  )
+                : undefined;
+            // Auto Mode's load balancers open the nodes' group to their own traffic. EKS's managed policy
+            // lets it change only `eks-cluster-sg-*` groups; the platform's NodeClasses select the node
+            // group of components/cluster.ts, so the cluster role needs this (EKS User Guide,
+            // auto-networking.adoc, "Considerations for load balancing": custom node security groups).
+            const nodeIngress = nodeSecurityGroupArn
+                ? new aws.iam.RolePolicy(
+                      `${name}-control-plane-auto-node-ingress`,
+                      {
+                          role: role.name,
+                          policy: pulumi
+                              .output(nodeSecurityGroupArn)
+                              .apply((arn) => JSON.stringify({ Version: "2012-10-17", Statement: [autoModeNodeIngressStatement(arn)] })),
+                      },
+                      { parent },
+                  )
+                : undefined;
             return {
-                dependsOn: [...policies, node.role, ...node.attachments],
+                dependsOn: [...policies, node.role, ...node.attachments, ...[tagging, nodeIngress].filter((p) => p !== undefined)],
                 // pulumi-eks sets computeConfig, storageConfig.blockStorage and
                 // kubernetesNetworkConfig.elasticLoadBalancing together (AWS refuses them apart) and
                 // bootstrapSelfManagedAddons false; no node role of its own: the program's.

@@ -65,7 +65,14 @@ export interface ComputeChoice {
     /** Where the platform's controllers run when it decides (else the system node group's placement). */
     placement(hasSystemNodes: boolean): Placement | undefined;
     /** Its parts of the control plane, created under `parent` (the `Cluster`) with the cluster's `role`. */
-    withCluster(a: { name: string; clusterName: string; role: aws.iam.Role; parent: pulumi.Resource }): ComputeClusterParts;
+    withCluster(a: {
+        name: string;
+        clusterName: string;
+        role: aws.iam.Role;
+        /** The nodes' security group (components/cluster.ts), whose ingress a mode's load balancers may need to open. */
+        nodeSecurityGroupArn?: pulumi.Input<string>;
+        parent: pulumi.Resource;
+    }): ComputeClusterParts;
     /**
      * Its parts of the add-ons (storage and ingress classes, a volume key), under `parent` (the
      * `ComputeAddons`); `keyAdministrator` and `protect` as for the EBS CSI driver's key.

@@ -224,6 +224,23 @@ describe("Cluster builders (pure)", () => {
         const closed = controlPlaneArgs({ ...args, endpoint: { ...endpoint, publicAccess: false }, protect: true }, deps);
         expect(closed).to.include({ endpointPublicAccess: false, deletionProtection: true });
         expect(closed.publicAccessCidrs).to.equal(undefined);
+        // The cluster carries the stack's tag: the deploy role may create a cluster only with it.
+        expect(open.clusterTags).to.deep.equal({ "platform/cluster": "demo" });
+    });
+
+    it("controlPlaneArgs: an Auto Mode cluster gets the private subnets only (its built-in pools launch into the cluster's subnets)", () => {
+        const deps = {
+            controlPlaneSecurityGroup: {} as aws.ec2.SecurityGroup,
+            serviceRole: {} as aws.iam.Role,
+            kmsKeyArn: "arn:aws:kms:us-east-1:111122223333:key/k",
+        };
+        expect(controlPlaneArgs(args, deps).publicSubnetIds).to.deep.equal(args.publicSubnetIds);
+        const auto = controlPlaneArgs(args, { ...deps, compute: { autoMode: { enabled: true } } });
+        expect(auto.publicSubnetIds).to.equal(undefined);
+        expect(auto.privateSubnetIds).to.deep.equal(args.privateSubnetIds);
+        expect(controlPlaneArgs(args, { ...deps, compute: { autoMode: { enabled: false } } }).publicSubnetIds).to.deep.equal(
+            args.publicSubnetIds,
+        );
     });
 
     it("preComputeAddons: the CNI (with its configuration), kube-proxy and the Pod Identity agent, at their pinned versions", () => {

@@ -18,7 +18,9 @@ import {
     autoModeIngressClass,
     AutoModeNodePools,
     autoModeSchema,
+    autoModeNodeIngressStatement,
     autoModeStorageClass,
+    autoModeTagStatements,
     autoVolumeKeyAlias,
     autoNodeRoleName,
     createAutoNodeRole,
@@ -27,6 +29,8 @@ import {
     renderAutoNodeClass,
     renderAutoNodePool,
 } from "../../../components/compute/autoMode";
+import type { PolicyDocument } from "../../../components/iam";
+import { authorizationProblems } from "../../../tools/authorizationData";
 import { RecordingMocks, runInStack } from "../../../tools/offline";
 import { ADDONS } from "../addons/fixtures";
 import { named, ofType, promiseOf, settled, useMocks } from "../../mocks";
@@ -566,6 +570,73 @@ describe("EKS Auto Mode: the volume key", () => {
         ]);
         expect(json(inline("given")?.props.policy).Statement.map((st) => st.Resource)).to.deep.equal([GIVEN, GIVEN]);
         expect(inline("account"), "the account's EBS key needs no grant").to.equal(undefined);
+    });
+});
+
+describe("EKS Auto Mode: a NodeClass's user tags (EKS User Guide, Custom AWS tags for EKS Auto resources)", () => {
+    const json = (text: unknown) => JSON.parse(String(text)) as PolicyDocument;
+    const NODE_SG = "arn:aws:ec2:us-east-1:123456789012:security-group/sg-0nodes";
+    let mocks: RecordingMocks;
+    // beforeEach, not before (see "pools and add-ons").
+    beforeEach(async () => {
+        mocks = await useMocks("preview");
+        for (const [name, tags] of [
+            ["tagged", { team: "a" }],
+            ["plain", {}],
+        ] as const) {
+            const parent = new pulumi.ComponentResource("test:index:Parent", name);
+            const role = new aws.iam.Role(`${name}-cp`, { name: `${name}-control-plane`, assumeRolePolicy: "{}" }, { parent });
+            const autoMode = autoModeSchema.parse({ enabled: true, nodeClasses: { platform: { tags } } }) as EnabledAutoModeConfig;
+            computeChoice({ clusterName: "demo", region: "us-east-1", nodeGroups: {}, autoMode })?.withCluster({
+                name,
+                clusterName: "demo",
+                role,
+                ...(name === "tagged" ? { nodeSecurityGroupArn: NODE_SG } : {}),
+                parent,
+            });
+        }
+        await settled();
+    });
+
+    it("gives the cluster role the documented tagging statements only where a NodeClass sets tags, scoped to the cluster's own tag", () => {
+        const inline = (name: string) =>
+            ofType(mocks.resources, "aws:iam/rolePolicy:RolePolicy").find((p) => p.name === `${name}-control-plane-auto-tags`);
+        expect(inline("plain"), "no user tags, no statement").to.equal(undefined);
+        expect(inline("tagged")?.props.role).to.equal("tagged-control-plane");
+        const doc = json(inline("tagged")?.props.policy);
+        expect(doc.Statement.map((st) => st.Sid)).to.deep.equal(["Compute", "Storage", "Networking"]);
+        for (const st of doc.Statement) {
+            expect(st.Condition?.StringEquals, st.Sid).to.deep.equal({ "aws:RequestTag/eks:eks-cluster-name": "demo" });
+        }
+        expect(doc.Statement[0].Action).to.include.members(["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"]);
+        expect(doc.Statement[1].Resource).to.deep.equal([
+            "arn:aws:ec2:us-east-1:123456789012:volume/*",
+            "arn:aws:ec2:us-east-1::snapshot/*",
+        ]);
+    });
+
+    it("lets the cluster role open the nodes' own security group to Auto Mode's load balancers, that group alone", () => {
+        const inline = (name: string) =>
+            ofType(mocks.resources, "aws:iam/rolePolicy:RolePolicy").find((p) => p.name === `${name}-control-plane-auto-node-ingress`);
+        expect(inline("plain"), "no node group given, no statement").to.equal(undefined);
+        expect(json(inline("tagged")?.props.policy).Statement).to.deep.equal([autoModeNodeIngressStatement(NODE_SG)]);
+        expect(autoModeNodeIngressStatement(NODE_SG)).to.deep.equal({
+            Sid: "LoadBalancersToNodes",
+            Effect: "Allow",
+            Action: ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"],
+            Resource: NODE_SG,
+        });
+    });
+
+    it("writes statements AWS's authorization data accepts: actions, keys and resources", async () => {
+        const doc: PolicyDocument = {
+            Version: "2012-10-17",
+            Statement: [
+                ...autoModeTagStatements("demo", { partition: "aws", accountId: "123456789012", region: "us-east-1" }),
+                autoModeNodeIngressStatement(NODE_SG),
+            ],
+        };
+        expect(await authorizationProblems(doc)).to.deep.equal([]);
     });
 });
 
