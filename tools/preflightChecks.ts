@@ -22,7 +22,9 @@ import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { GetServiceQuotaCommand, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import Ajv from "ajv";
+import Ajv, { type ValidateFunction } from "ajv";
+import Ajv2019 from "ajv/dist/2019";
+import Ajv2020 from "ajv/dist/2020";
 import draft06MetaSchema from "ajv/lib/refs/json-schema-draft-06.json";
 import { blockSize, type Cidr, instanceTypeInfo, parseCidr, parseReleaseVersion } from "eks-platform-kernel";
 import { callerIsRole } from "../components/access";
@@ -208,15 +210,7 @@ export async function checkAddonConfiguration(input: PreflightInput, aws: AwsCli
             });
             continue;
         }
-        // EKS's schemas name their draft in `$schema`, and vpc-cni's and coredns's name draft-06
-        // (the DescribeAddonConfiguration answers quoted in aws/amazon-vpc-cni-k8s#3059 and
-        // spack/spack-infrastructure#1351). Ajv's default class loads only draft-07's meta-schema
-        // (node_modules/ajv/lib/ajv.ts, _addDefaultMetaSchema) and refuses to compile any other
-        // draft ("no schema with key or ref"), so draft-06's, which Ajv ships, is added; draft-07's
-        // stays the default. Unknown formats and keywords are EKS's own, not errors.
-        const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-        ajv.addMetaSchema(draft06MetaSchema);
-        const validate = ajv.compile(JSON.parse(schemaText) as object);
+        const validate = addonSchemaValidator(JSON.parse(schemaText) as Record<string, unknown>);
         if (validate(JSON.parse(addon.values as string))) {
             findings.push({
                 check: "addon-configuration",
@@ -239,6 +233,30 @@ export async function checkAddonConfiguration(input: PreflightInput, aws: AwsCli
         }
     }
     return findings;
+}
+
+/**
+ * A validator of an add-on's configuration schema, by the draft its `$schema` names. EKS's
+ * schemas name theirs: vpc-cni's and coredns's draft-06 (the DescribeAddonConfiguration answers
+ * quoted in aws/amazon-vpc-cni-k8s#3059 and spack/spack-infrastructure#1351), the EBS and EFS CSI
+ * drivers' 2019-09 (aws/containers-roadmap#2415). Ajv's default class loads only draft-07's
+ * meta-schema (node_modules/ajv/lib/ajv.ts, _addDefaultMetaSchema) and refuses any other draft
+ * ("no schema with key or ref"): draft-06's, which Ajv ships, is added to it, and 2019-09 and
+ * 2020-12 have classes of their own (`ajv/dist/2019`, `ajv/dist/2020`). Unknown formats and
+ * keywords are EKS's own, not errors. Throws on a draft none of them knows.
+ */
+export function addonSchemaValidator(schema: Record<string, unknown>): ValidateFunction {
+    const options = { allErrors: true, strict: false, validateFormats: false };
+    const draft = typeof schema.$schema === "string" ? schema.$schema : "";
+    if (draft.includes("/draft/2019-09/")) {
+        return new Ajv2019(options).compile(schema);
+    }
+    if (draft.includes("/draft/2020-12/")) {
+        return new Ajv2020(options).compile(schema);
+    }
+    const ajv = new Ajv(options);
+    ajv.addMetaSchema(draft06MetaSchema);
+    return ajv.compile(schema);
 }
 
 /**

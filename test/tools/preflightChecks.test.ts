@@ -1084,13 +1084,19 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             );
         });
 
-        it("decides against EKS's draft-06 schemas as against draft-07 ones: values that fit pass, a misspelt key fails by name", async () => {
+        it("decides against EKS's draft-06, 2019-09 and 2020-12 schemas as against draft-07 ones: values that fit pass, a misspelt key fails by name", async () => {
             const misspelt = PLAN.map((r) =>
                 r.props.addonName === "vpc-cni"
                     ? { ...r, props: { ...r.props, configurationValues: '{"enableNetworkPolicy":"true","env":{"WARM_IP_TARGT":"2"}}' } }
                     : r,
             );
-            for (const draft of ["http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#"]) {
+            // The EBS and EFS CSI drivers' schemas name 2019-09 (aws/containers-roadmap#2415); 2020-12 is the draft after it.
+            for (const draft of [
+                "http://json-schema.org/draft-06/schema#",
+                "http://json-schema.org/draft-07/schema#",
+                "https://json-schema.org/draft/2019-09/schema",
+                "https://json-schema.org/draft/2020-12/schema",
+            ]) {
                 eks.on(DescribeAddonConfigurationCommand).resolves({
                     configurationSchema: JSON.stringify({ ...DRAFT_06_SCHEMA, $schema: draft }),
                 });
