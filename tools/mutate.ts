@@ -141,9 +141,20 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         ],
     },
     deployer: {
-        about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issue #25)",
-        mutate: ["tools/deployRole.ts", "tools/deployerActions.ts", "tools/deployerPolicy.ts", "kernel/deployScope.ts"],
-        tests: ["test/tools/deployerPolicy.test.ts", "test/tools/deployerActions.test.ts"],
+        about: "the deploy role's policy and the stacks' permissions boundary, derived from each stack's plan (issues #25, #46)",
+        mutate: [
+            "tools/deployRole.ts",
+            "tools/deployerActions.ts",
+            "tools/deployerPolicy.ts",
+            "kernel/deployScope.ts",
+            "tools/boundaryAllowList.ts",
+        ],
+        tests: ["test/tools/deployerPolicy.test.ts", "test/tools/deployerActions.test.ts", "test/tools/deployerPolicy.simulation.test.ts"],
+    },
+    authorization: {
+        about: "policies checked against AWS's authorization data, and a first up's AccessDenied events judged (issue #46)",
+        mutate: ["tools/authorizationData.ts", "tools/deniedEvents.ts"],
+        tests: ["test/tools/authorizationData.test.ts", "test/tools/deniedEvents.test.ts"],
     },
 };
 
