@@ -258,6 +258,82 @@ describe("the deploy path, decided by an IAM evaluator: every stack of the repos
                 expect(allowed).to.deep.equal([]);
             });
 
+            it("denies the deploy role itself every way out of its stack: roles without the boundary, foreign roles and clusters, itself, the boundary", async () => {
+                const { partition: p, account: a, region: r, clusterName: c } = ctx;
+                const deploy = deployerPolicy(plan, ctx);
+                const others = [
+                    ...stacks()
+                        .filter((s) => s !== stack)
+                        .map((s) => deployerContext(ROOT, s).clusterName),
+                    "platform-other",
+                ];
+                const role = (name: string) => `arn:${p}:iam::${a}:role/${name}`;
+                const bounded = { "iam:PermissionsBoundary": boundaryArn(ctx) };
+                const escapes: IamRequest[] = [
+                    { action: "iam:CreateRole", resource: role(`${c}-escape`) },
+                    {
+                        action: "iam:CreateRole",
+                        resource: role(`${c}-escape`),
+                        context: { "iam:PermissionsBoundary": `arn:${p}:iam::${a}:policy/x1-boundary` },
+                    },
+                    { action: "iam:CreateRole", resource: role("escape"), context: bounded },
+                    {
+                        action: "iam:AttachRolePolicy",
+                        resource: role(`${c}-node`),
+                        context: { ...bounded, "iam:PolicyARN": `arn:${p}:iam::aws:policy/AdministratorAccess` },
+                    },
+                    { action: "iam:DeleteRolePermissionsBoundary", resource: role(`${c}-node`), context: bounded },
+                    { action: "iam:PutRolePolicy", resource: ctx.principals[0] },
+                    {
+                        action: "iam:AttachRolePolicy",
+                        resource: ctx.principals[0],
+                        context: { "iam:PolicyARN": `arn:${p}:iam::aws:policy/AdministratorAccess` },
+                    },
+                    { action: "iam:UpdateAssumeRolePolicy", resource: ctx.principals[0] },
+                    { action: "iam:CreatePolicyVersion", resource: boundaryArn(ctx) },
+                    { action: "iam:SetDefaultPolicyVersion", resource: boundaryArn(ctx) },
+                    { action: "iam:PassRole", resource: role("admin"), context: { "iam:PassedToService": "ec2.amazonaws.com" } },
+                    {
+                        action: "iam:PassRole",
+                        resource: role(`${c}-control-plane`),
+                        context: { "iam:PassedToService": "lambda.amazonaws.com" },
+                    },
+                    {
+                        action: "kms:Decrypt",
+                        resource: `arn:${p}:kms:${r}:${a}:key/k1`,
+                        context: { "kms:ResourceAliases": [`alias/${ctx.project}-other-secrets`] },
+                    },
+                    {
+                        action: "kms:TagResource",
+                        resource: `arn:${p}:kms:${r}:${a}:key/k1`,
+                        context: {
+                            "aws:RequestTag/platform/cluster": c,
+                            "aws:TagKeys": ["platform/cluster"],
+                            "aws:ResourceTag/platform/cluster": "x1",
+                        },
+                    },
+                    { action: "sts:AssumeRole", resource: role("admin") },
+                    { action: "ssm:SendCommand", resource: `arn:${p}:ec2:${r}:${a}:instance/i-1` },
+                    { action: "lambda:CreateFunction", resource: `arn:${p}:lambda:${r}:${a}:function:escape` },
+                    { action: "cloudformation:CreateStack", resource: `arn:${p}:cloudformation:${r}:${a}:stack/escape/x1` },
+                    { action: "organizations:LeaveOrganization", resource: "*" },
+                    ...others.flatMap((o) => [
+                        { action: "eks:CreateAccessEntry", resource: `arn:${p}:eks:${r}:${a}:cluster/${o}` },
+                        { action: "eks:AssociateAccessPolicy", resource: `arn:${p}:eks:${r}:${a}:access-entry/${o}/role/${a}/x1/x1` },
+                        { action: "eks:DeleteCluster", resource: `arn:${p}:eks:${r}:${a}:cluster/${o}` },
+                        { action: "iam:PutRolePolicy", resource: role(`${o}-node`), context: bounded },
+                        { action: "sqs:DeleteQueue", resource: `arn:${p}:sqs:${r}:${a}:${o}-karpenter` },
+                    ]),
+                ];
+                const allowed: string[] = [];
+                for (const request of escapes) {
+                    if ((await decide(request, deploy, ctx.principals[0])) === "Allowed") {
+                        allowed.push(`${request.action} on ${request.resource} ${JSON.stringify(request.context ?? {})}`);
+                    }
+                }
+                expect(allowed).to.deep.equal([]);
+            });
+
             it("lets the deploy role make each call the provider makes for each resource of the plan, on its own ARN and context", async () => {
                 const deploy = deployerPolicy(plan, ctx);
                 const refused: string[] = [];
