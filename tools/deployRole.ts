@@ -1,13 +1,17 @@
 /**
- * The deploy role's policy, the drift check's read-only policy and the stack's permissions boundary (`npm run deployer-policy`,
- * tools/deployerPolicy.ts), derived from what the stack's plan creates: the actions of each
+ * The deploy role's policy, the drift and preview roles' read-only policies and the stack's
+ * permissions boundary (`npm run deployer-policy`, tools/deployerPolicy.ts), derived from what the
+ * stack's plan creates: the actions of each
  * resource type it registers (tools/deployerActions.ts), on the stack's own names (the cluster's
  * EKS ARNs, IAM names under the stack's prefix, its log groups, queues, rules, Auto Scaling groups
  * and aliases); roles created, changed and given policies only with the stack's permissions
  * boundary, managed policies attached only from the plan's list, roles passed only to the
  * services the plan passes them to; KMS keys created only with the stack's tag and administered
  * through their own policies; the state of this stack only. The boundary is the ceiling of every
- * role of the stack (kernel/deployScope.ts).
+ * role of the stack (kernel/deployScope.ts), an allow-list (tools/boundaryAllowList.ts). Each is
+ * checked against AWS's authorization data (tools/authorizationData.ts) and decided by an IAM
+ * evaluator in test/tools/deployerPolicy.simulation.test.ts. A stack whose cluster name shadows
+ * another's, or a state bucket S3 would refuse, gets no policy at all (`deployerContext`).
  *
  * Offline: the account and partition come from `access.deployer`, the region from `aws:region`.
  */
