@@ -32,7 +32,8 @@ export interface TrailRecord {
     errorMessage?: string;
     /** `sessionContext.sessionIssuer.arn`: the role an assumed-role session was assumed from. */
     userIdentity?: { arn?: string; sessionContext?: { sessionIssuer?: { arn?: string } } };
-    requestParameters?: Record<string, unknown>;
+    /** `null` for a call without parameters (CloudTrail record contents). */
+    requestParameters?: Record<string, unknown> | null;
 }
 
 /** A distinct denied call: whose (`deploy`, or the ARN of a role of the stack), what, on what, how often. */
@@ -46,12 +47,12 @@ export interface DeniedCall {
     encoded: boolean;
     count: number;
     firstTime: string;
-    requestParameters?: Record<string, unknown>;
+    requestParameters?: Record<string, unknown> | null;
 }
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
     typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const list = (v: string | string[] | undefined): string[] => [v ?? []].flat();
 
 /** The records of a lookup-events output (`Events`) or a log file (`Records`). Throws `InputError` naming the file and the record. Pure. */
 export function parseTrail(file: string, text: string): TrailRecord[] {
@@ -62,27 +63,25 @@ export function parseTrail(file: string, text: string): TrailRecord[] {
     } catch (err) {
         throw fail(`not JSON (${(err as Error).message}): give the output of \`aws cloudtrail lookup-events\` or a CloudTrail log file`);
     }
-    const [wrapper, entries] = Array.isArray(doc?.Events)
-        ? ["Events", doc.Events]
-        : Array.isArray(doc?.Records)
-          ? ["Records", doc.Records]
-          : [];
-    if (entries === undefined) {
+    const wrapper = Array.isArray(doc?.Events) ? "Events" : Array.isArray(doc?.Records) ? "Records" : undefined;
+    if (wrapper === undefined) {
         throw fail(
             `neither "Events" (the output of \`aws cloudtrail lookup-events\`) nor "Records" (a CloudTrail log file): give one of them`,
         );
     }
-    return (entries as unknown[]).map((entry, i) => {
+    return (doc as Record<string, unknown[]>)[wrapper].map((entry, i) => {
         const where = `${wrapper}[${i}]`;
-        let r: Record<string, unknown> | undefined = obj(entry);
+        let parsed = entry;
         if (wrapper === "Events") {
             try {
-                r = obj(JSON.parse(String(r?.CloudTrailEvent)));
+                // An entry that is no object throws here too.
+                parsed = JSON.parse(String((entry as { CloudTrailEvent?: unknown }).CloudTrailEvent));
             } catch {
                 throw fail(`${where}: its CloudTrailEvent is not a record in JSON, as lookup-events prints it`);
             }
         }
-        const absent = r === undefined ? "record" : ["eventSource", "eventName"].find((f) => typeof r?.[f] !== "string");
+        const r = obj(parsed);
+        const absent = r === undefined ? "record" : ["eventSource", "eventName"].find((f) => typeof r[f] !== "string");
         if (absent !== undefined) {
             throw fail(`${where}: no ${absent}: every CloudTrail record has one (CloudTrail record contents); is this a CloudTrail file?`);
         }
@@ -114,7 +113,7 @@ export function readMessage(message = ""): { action?: string; resource?: string;
 /** Which of the stack's principals a record is of: the deploy role (`deploy`), a role of the stack (its ARN), or none. */
 function whoseRecord(r: TrailRecord, ctx: DeployerContext): string | undefined {
     const issuer = r.userIdentity?.sessionContext?.sessionIssuer?.arn ?? r.userIdentity?.arn ?? "";
-    const name = issuer.split("/").pop() ?? "";
+    const name = issuer.split("/").pop() as string;
     const stackRole =
         issuer.startsWith(`arn:${ctx.partition}:iam::${ctx.account}:role/`) && name.startsWith(stackNamePrefix(ctx.clusterName));
     return issuer === ctx.principals[0] ? "deploy" : stackRole ? issuer : undefined;
@@ -134,7 +133,7 @@ export function deniedCalls(records: readonly TrailRecord[], ctx: DeployerContex
         }
         const m = readMessage(r.errorMessage);
         const action = m.action ?? actionOf(r.eventSource, r.eventName);
-        const key = `${whose} ${action} ${m.resource ?? ""}`;
+        const key = JSON.stringify([whose, action, m.resource]);
         const call = calls.get(key) ?? {
             ...m,
             whose,
@@ -157,7 +156,7 @@ export function deniedCalls(records: readonly TrailRecord[], ctx: DeployerContex
  */
 function resourceCovers(pattern: string, arn: string): boolean {
     const body = pattern.replace(/[.+^${}()|[\]\\*?]/g, (c) => (c === "*" ? ".*" : c === "?" ? "." : `\\${c}`));
-    return new RegExp(`^${body}$`, "s").test(arn);
+    return new RegExp(`^${body}$`).test(arn);
 }
 
 const coversAction = (s: PolicyStatement, action: string) =>
@@ -180,9 +179,9 @@ function conditionText(s: PolicyStatement): string {
 const KEY_PARAMETERS: Readonly<Record<string, string>> = { "iam:PermissionsBoundary": "permissionsBoundary", "iam:PolicyARN": "policyArn" };
 
 /** What the request said of the statement's condition keys, where CloudTrail records it. */
-function requestSaid(s: PolicyStatement, params: Record<string, unknown> = {}): string {
+function requestSaid(s: PolicyStatement, params: Record<string, unknown> | null = {}): string {
     const keys = Object.values(s.Condition ?? {}).flatMap((k) => Object.keys(k).map((key) => KEY_PARAMETERS[key]));
-    const said = keys.filter((k) => k !== undefined).map((k) => `${k}: ${params[k] === undefined ? "none" : JSON.stringify(params[k])}`);
+    const said = keys.filter((k) => k !== undefined).map((k) => `${k}: ${params?.[k] === undefined ? "none" : JSON.stringify(params[k])}`);
     return said.length > 0 ? ` (the request's ${said.join(", ")})` : "";
 }
 
@@ -198,9 +197,12 @@ const refusal = (text: string): Verdict => ({ refused: true, text });
 function entriesFor(action: string, plan: readonly PlannedResource[]): string[] {
     const [service, name] = action.split(":");
     const noun = name.replace(/^[A-Z][a-z]+/, "");
-    const calls = (t: string) => [...(DEPLOYER_ACTIONS[t]?.actions ?? []), ...Object.values(DEPLOYER_ACTIONS[t]?.also ?? {}).flat()];
-    const types = [...new Set(plan.map((r) => r.type))].filter((t) => calls(t).some((a) => a.startsWith(`${service}:`)));
-    const byNoun = types.filter((t) => noun !== "" && calls(t).some((a) => a.startsWith(`${service}:`) && a.endsWith(noun)));
+    const calls = (t: string) => [...DEPLOYER_ACTIONS[t].actions, ...Object.values(DEPLOYER_ACTIONS[t].also ?? {}).flat()];
+    const types = [...new Set(plan.map((r) => r.type))].filter(
+        (t) => DEPLOYER_ACTIONS[t] !== undefined && calls(t).some((a) => a.startsWith(`${service}:`)),
+    );
+    // A name that is all verb (`kms:Decrypt`) leaves no noun: every type of the service ends with it.
+    const byNoun = types.filter((t) => calls(t).some((a) => a.startsWith(`${service}:`) && a.endsWith(noun)));
     const found = (byNoun.length > 0 ? byNoun : types).sort();
     return found.length > 3 ? [...found.slice(0, 3), `${found.length - 3} more of the plan's ${service} types`] : found;
 }
@@ -242,22 +244,22 @@ function missing(action: string, plan: readonly PlannedResource[]): Verdict {
     return refusal(`missing: no statement of the deploy policy allows ${action}; add it to ${where} in tools/deployerActions.ts`);
 }
 
-/** Cases 2 and 3: statements allow the action, but none on the resource, or only under a condition; `undefined` when one allows it outright. */
-function scoped(call: DeniedCall, allows: readonly PolicyStatement[], ctx: DeployerContext): Verdict | undefined {
+/** Case 2: statements allow the action, but none on the resource (which the message names: an unnamed one is covered by every statement). */
+function outside(call: DeniedCall, allows: readonly PolicyStatement[], ctx: DeployerContext): Verdict {
+    const placeholder = ctx.stateBucket.startsWith("<") && call.action.startsWith("s3:");
+    const hint = placeholder ? "; give --state-bucket: without it the policy names a placeholder bucket" : "";
+    const on = (s: PolicyStatement) =>
+        s.NotResource !== undefined ? `all but ${list(s.NotResource).join(", ")}` : list(s.Resource).join(", ");
+    const sids = allows.map((s) => `${s.Sid} (on ${on(s)})`).join(", ");
+    const [noun, verb] = allows.length > 1 ? ["statements", "allow"] : ["statement", "allows"];
+    return refusal(
+        `${noun} ${sids} ${verb} ${call.action} but not on ${call.resource}: it is outside the stack's names: name the resource within them, or scope the call in tools/deployRole.ts${hint}`,
+    );
+}
+
+/** Case 3: the statements that allow the action on the resource do so only under a condition. */
+function conditioned(call: DeniedCall, onResource: readonly PolicyStatement[]): Verdict {
     const on = call.resource ?? "(the message names no resource)";
-    const onResource = allows.filter((s) => coversResource(s, call.resource));
-    if (onResource.length === 0) {
-        const placeholder = ctx.stateBucket.startsWith("<") && call.action.startsWith("s3:");
-        const hint = placeholder ? "; give --state-bucket: without it the policy names a placeholder bucket" : "";
-        const sids = allows.map((s) => `${s.Sid} (on ${list(s.Resource).join(", ")})`).join(", ");
-        const [noun, verb] = allows.length > 1 ? ["statements", "allow"] : ["statement", "allows"];
-        return refusal(
-            `${noun} ${sids} ${verb} ${call.action} but not on ${on}: it is outside the stack's names: name the resource within them, or scope the call in tools/deployRole.ts${hint}`,
-        );
-    }
-    if (onResource.some((s) => s.Condition === undefined)) {
-        return undefined;
-    }
     const each = onResource.map(
         (s) =>
             `statement ${s.Sid} allows ${call.action} on ${on} only under its condition ${conditionText(s)}${requestSaid(s, call.requestParameters)}`,
@@ -286,13 +288,16 @@ export function judge(call: DeniedCall, doc: PolicyDocument, plan: readonly Plan
             ? refusal(`the boundary refuses it: none of its statements allows ${call.action} (tools/deployRole.ts, permissionsBoundary)`)
             : missing(call.action, plan);
     }
-    const verdict = scoped(call, allows, ctx);
-    if (verdict !== undefined) {
-        return verdict;
+    const onResource = allows.filter((s) => coversResource(s, call.resource));
+    if (onResource.length === 0) {
+        return outside(call, allows, ctx);
     }
-    const sid = allows.find((s) => s.Condition === undefined && coversResource(s, call.resource))?.Sid;
+    const outright = onResource.find((s) => s.Condition === undefined);
+    if (outright === undefined) {
+        return conditioned(call, onResource);
+    }
     const unnamed = call.resource === undefined ? ", on whatever resource it was" : "";
-    const text = `allowed by the generated ${boundary ? "boundary" : "policy"} (statement ${sid}${unnamed}): the refusal came from elsewhere: ${elsewhere(call)}`;
+    const text = `allowed by the generated ${boundary ? "boundary" : "policy"} (statement ${outright.Sid}${unnamed}): the refusal came from elsewhere: ${elsewhere(call)}`;
     return { refused: false, text };
 }
 
@@ -301,7 +306,7 @@ export function deniedReport(
     file: string,
     read: number,
     found: ReturnType<typeof deniedCalls>,
-    docs: { deploy?: PolicyDocument; plan: readonly PlannedResource[] },
+    docs: { deploy: PolicyDocument; plan: readonly PlannedResource[] },
     ctx: DeployerContext,
 ): { code: number; stdout: string } {
     if (found.denied === 0) {
@@ -314,7 +319,7 @@ export function deniedReport(
     let refused = 0;
     const boundary = permissionsBoundary(ctx);
     for (const call of found.calls) {
-        const v = judge(call, call.whose === "deploy" ? (docs.deploy as PolicyDocument) : boundary, docs.plan, ctx);
+        const v = judge(call, call.whose === "deploy" ? docs.deploy : boundary, docs.plan, ctx);
         refused += v.refused ? 1 : 0;
         const role = call.whose === "deploy" ? "" : ` by ${call.whose.split("/").pop()}`;
         lines.push(
@@ -345,7 +350,7 @@ export async function deniedEventsCommand(file: string, ctx: DeployerContext, pl
     }
     const records = parseTrail(file, text);
     const found = deniedCalls(records, ctx);
-    const resources = found.calls.some((c) => c.whose === "deploy") ? await plan() : undefined;
-    const deploy = resources === undefined ? undefined : deployerPolicy(resources, ctx);
-    return deniedReport(file, records.length, found, { deploy, plan: resources ?? [] }, ctx);
+    // Without a call of the deploy role its policy is never consulted: an empty plan stands in.
+    const resources = found.calls.some((c) => c.whose === "deploy") ? await plan() : [];
+    return deniedReport(file, records.length, found, { deploy: deployerPolicy(resources, ctx), plan: resources }, ctx);
 }
