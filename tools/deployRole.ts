@@ -222,7 +222,8 @@ function inputProblems(r: PlannedResource, scope: DeployScope, ctx: DeployerCont
             `awsServiceName ${JSON.stringify(service ?? null)} is not a service known at preview: the policy cannot name the service whose role it creates`,
         ];
     }
-    if (scope === "eks" && r.type !== "eks:index:Cluster" && r.props.clusterName !== ctx.clusterName) {
+    // The cluster component names the cluster itself (its tag is checked above).
+    if (scope === "eks" && r.props.clusterName !== ctx.clusterName) {
         return [`clusterName ${JSON.stringify(r.props.clusterName ?? null)} is not the stack's cluster "${ctx.clusterName}"`];
     }
     return [];
@@ -428,13 +429,8 @@ export function previewPolicy(ctx: DeployerContext): PolicyDocument {
     };
     for (const [scope, sid] of Object.entries(sids) as [DeployScope, string][]) {
         const actions = sorted(DEPLOYER_INVOKES.filter((i) => i.scope === scope).flatMap((i) => i.actions));
-        const resources = scopeResources(scope, ctx, []);
-        statements.push({
-            Sid: sid,
-            Effect: "Allow",
-            Action: compactReads(actions),
-            Resource: resources.length === 1 ? resources[0] : resources,
-        });
+        // Each of these scopes is one ARN pattern, whatever the plan.
+        statements.push({ Sid: sid, Effect: "Allow", Action: compactReads(actions), Resource: scopeResources(scope, ctx, [])[0] });
     }
     return { Version: "2012-10-17", Statement: statements };
 }

@@ -311,6 +311,17 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
         ).to.have.length(1);
     });
 
+    it("removes the node roles from Karpenter's own instance profiles, under its cluster's path, only where the plan has an EC2NodeClass", () => {
+        const nodeClass = res("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "nc");
+        const profiles = (plan: PlannedResource[]) => resourcesOf(bySid(policy(plan), "StackInstanceProfiles"));
+        expect(profiles([role("acme-r"), nodeClass])).to.deep.equal([
+            "arn:aws:iam::111122223333:instance-profile/acme-*",
+            "arn:aws:iam::111122223333:instance-profile/karpenter/eu-west-1/acme/*",
+        ]);
+        expect(profiles([role("acme-r")])).to.deep.equal(["arn:aws:iam::111122223333:instance-profile/acme-*"]);
+        expect(bySid(policy([role("acme-r")]), "StackInstanceProfiles").Action).to.deep.equal(["iam:RemoveRoleFromInstanceProfile"]);
+    });
+
     it("lets a managed node group's caller launch and tag from its launch template (EKS checks the caller's ec2:RunInstances and ec2:CreateTags)", () => {
         const ec2 = bySid(policy([res("aws:eks/nodeGroup:NodeGroup", "ng", { clusterName: "acme" })]), "Ec2");
         expect(ec2.Resource).to.equal("*");
@@ -329,6 +340,14 @@ describe("deployerPolicy: each statement exactly, and the inputs each rule reads
         expect(keys).to.deep.include({ Effect: "Allow", Resource: "*" });
         expect(keys.Condition?.StringEquals).to.deep.equal({ "aws:RequestTag/platform/cluster": "acme" });
         expect(keys.Action).to.include("kms:CreateKey");
+    });
+
+    it("allows the stack's tag key alone on a key when the stack sets no default tags", () => {
+        const keys = bySid(
+            deployerPolicy([res("aws:kms/key:Key", "k", { tags: { [PLATFORM_CLUSTER_TAG]: "acme" } })], CTX),
+            "CreateTaggedKeys",
+        );
+        expect(keys.Condition?.["ForAllValues:StringEquals"]).to.deep.equal({ "aws:TagKeys": ["platform/cluster"] });
     });
 
     it("creates and tags a key only with the stack's tag set to its cluster, the stack's and default tags' keys alone, never over another cluster's tag", () => {
@@ -590,6 +609,24 @@ describe("deployerContext: what keeps the stacks apart is checked before any pol
         expect(deployerContext(alike, "dev").clusterName).to.equal("platform-dev");
     });
 
+    it("says which stack cannot be kept apart, and leaves out a sibling that names no cluster", () => {
+        const under = editedFixture("prod", (text) => text.replace("clusterName: platform-prod", "clusterName: platform-dev-prod"));
+        expect(() => deployerContext(under, "dev")).to.throw(
+            DeployerPolicyError,
+            /^stack "dev" cannot be given policies that keep it apart:\n  clusterName: stack "prod"/,
+        );
+        const unnamed = editedFixture("prod", (text) => text.replace(/^ *eks-platform:clusterName: .*\n/m, ""));
+        expect(deployerContext(unnamed, "dev").clusterName).to.equal("platform-dev");
+    });
+
+    it("takes the AWS provider's default tag keys from the stack file (the provider sends them with every create), sorted, none without", () => {
+        expect(deployerContext(ROOT, "dev").defaultTagKeys).to.deep.equal(["environment", "managed-by", "project"]);
+        const none = editedFixture("dev", (text) => text.replace(/^ *aws:defaultTags:\n(?: {4,}.*\n)+/m, ""));
+        expect(deployerContext(none, "dev").defaultTagKeys).to.deep.equal([]);
+        const odd = editedFixture("dev", (text) => text.replace(/^( *aws:defaultTags:\n)(?: {4,}.*\n)+/m, "$1    tags: 5\n"));
+        expect(deployerContext(odd, "dev").defaultTagKeys).to.deep.equal([]);
+    });
+
     it("leaves a sibling stack file that does not parse to its own commands", () => {
         const broken = editedFixture("prod", (text) => `${text}\n  : [unclosed\n`);
         expect(deployerContext(broken, "dev").clusterName).to.equal("platform-dev");
@@ -606,6 +643,10 @@ describe("deployerContext: what keeps the stacks apart is checked before any pol
         expect(stateBucketProblems("org-")).to.deep.equal(["must begin and end with a letter or a digit"]);
         expect(stateBucketProblems("org..state")).to.deep.equal(["may not hold two dots side by side"]);
         expect(stateBucketProblems("192.168.5.4")).to.deep.equal(["may not be an IP address"]);
+        expect(stateBucketProblems("1.2.3.4a")).to.deep.equal([]);
+        expect(stateBucketProblems("a1.2.3.4")).to.deep.equal([]);
+        expect(stateBucketProblems("abc")).to.deep.equal([]);
+        expect(stateBucketProblems("x".repeat(63))).to.deep.equal([]);
         expect(stateBucketProblems("xn--org")).to.deep.equal(["may not begin with xn-- (reserved by S3)"]);
         expect(stateBucketProblems("sthree-org")).to.deep.equal(["may not begin with sthree- (reserved by S3)"]);
         expect(stateBucketProblems("amzn-s3-demo-org")).to.deep.equal(["may not begin with amzn-s3-demo- (reserved by S3)"]);
@@ -735,6 +776,8 @@ describe("driftPolicy: the drift check's role reads what the deploy role may rea
 
     it("reads the stack's checkpoint and the backend's metadata only, and decrypts with the stack's secrets key only", () => {
         const drift = driftPolicy(plan, CTX);
+        // The deploy policy's state statements are not copied: each Sid once.
+        expect(new Set(sids(drift)).size, sids(drift).join(", ")).to.equal(sids(drift).length);
         expect(sids(drift).slice(0, 4)).to.deep.equal(["StateBucket", "StateList", "StateRead", "StackSecrets"]);
         expect(bySid(drift, "StateRead")).to.deep.equal({
             Sid: "StateRead",
