@@ -613,7 +613,7 @@ describe("deployerContext: what keeps the stacks apart is checked before any pol
         const under = editedFixture("prod", (text) => text.replace("clusterName: platform-prod", "clusterName: platform-dev-prod"));
         expect(() => deployerContext(under, "dev")).to.throw(
             DeployerPolicyError,
-            /^stack "dev" cannot be given policies that keep it apart:\n  clusterName: stack "prod"/,
+            /^stack "dev" cannot be given policies that keep it apart:\n {2}clusterName: stack "prod"/,
         );
         const unnamed = editedFixture("prod", (text) => text.replace(/^ *eks-platform:clusterName: .*\n/m, ""));
         expect(deployerContext(unnamed, "dev").clusterName).to.equal("platform-dev");
