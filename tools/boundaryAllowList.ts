@@ -16,7 +16,7 @@
  * logs' (components/network.ts). test/tools/boundary.simulation.test.ts simulates every action of
  * every one of them under each stack's boundary. Pure.
  */
-import { stackNamePrefix } from "eks-platform-kernel";
+import { PLATFORM_CLUSTER_TAG, stackNamePrefix } from "eks-platform-kernel";
 import type { PolicyStatement } from "../components/iam";
 
 /** Where a stack's roles live: the ARNs the allow-list names. */
@@ -25,7 +25,21 @@ export interface BoundaryScope {
     account: string;
     region: string;
     clusterName: string;
+    /** The KMS keys the stack file names by ARN for volumes (a StorageClass's, a NodeClass's). Defaults to none. */
+    volumeKeyArns?: readonly string[];
 }
+
+/** What encrypted volumes need of their key: grants for EC2 and the data-key operations. */
+const VOLUME_KEY_ACTIONS = [
+    "kms:CreateGrant",
+    "kms:Decrypt",
+    "kms:DescribeKey",
+    "kms:Encrypt",
+    "kms:GenerateDataKey*",
+    "kms:ListGrants",
+    "kms:ReEncrypt*",
+    "kms:RevokeGrant",
+];
 
 const allow = (Sid: string, Action: string[], Resource: string | string[], Condition?: PolicyStatement["Condition"]): PolicyStatement => ({
     Sid,
@@ -88,21 +102,15 @@ export function boundaryAllowList(scope: BoundaryScope): PolicyStatement[] {
             `arn:${p}:logs:${r}:${a}:log-group:/aws/*/${c}/*`,
         ),
         // Encrypted volumes (the EBS CSI driver, Auto Mode's storage, Karpenter's node volumes): grants
-        // and data keys. The stacks' secrets keys are denied by alias (the boundary's NoStackSecrets).
-        allow(
-            "VolumeKeys",
-            [
-                "kms:CreateGrant",
-                "kms:Decrypt",
-                "kms:DescribeKey",
-                "kms:Encrypt",
-                "kms:GenerateDataKey*",
-                "kms:ListGrants",
-                "kms:ReEncrypt*",
-                "kms:RevokeGrant",
-            ],
-            `arn:${p}:kms:${r}:${a}:key/*`,
-        ),
+        // and data keys of the stack's own keys (tagged with its cluster: components/iam.ts) and of the
+        // keys its stack file names by ARN; never another stack's. The stacks' secrets keys are denied
+        // by alias besides (the boundary's NoStackSecrets).
+        allow("OwnVolumeKeys", VOLUME_KEY_ACTIONS, `arn:${p}:kms:${r}:${a}:key/*`, {
+            StringEquals: { [`aws:ResourceTag/${PLATFORM_CLUSTER_TAG}`]: c },
+        }),
+        ...(scope.volumeKeyArns !== undefined && scope.volumeKeyArns.length > 0
+            ? [allow("GivenVolumeKeys", VOLUME_KEY_ACTIONS, [...scope.volumeKeyArns].sort())]
+            : []),
         // Karpenter's own instance profiles, under its cluster's path (Karpenter v1.14.1
         // pkg/controllers/nodeclass/instanceprofile.go), and Auto Mode's (AmazonEKSComputePolicy: `eks*`).
         allow(

@@ -37,6 +37,8 @@ export interface DeployerContext {
     principals: readonly string[];
     /** The keys of the AWS provider's default tags (`aws:defaultTags`), which it sends with every create. Defaults to none. */
     defaultTagKeys?: readonly string[];
+    /** The KMS keys the stack file names by ARN for volumes, in the boundary's allow-list. Defaults to none. */
+    volumeKeyArns?: readonly string[];
     /** The statements of the stack's service-account roles (`namespaces.<ns>.serviceAccounts.<name>.statements`), in the boundary's allow-list. Defaults to none. */
     tenantStatements?: readonly PolicyStatement[];
 }
@@ -755,10 +757,25 @@ export function deployerContext(root: string, stack: string, stateBucket = STATE
         stateBucket,
         principals: [deployer, ...[config.access.preview, config.access.drift].filter((r) => r !== undefined), ...config.access.admins],
         defaultTagKeys: defaultTagKeys(files.config["aws:defaultTags"]),
+        volumeKeyArns: kmsKeyArnsIn([config.addons, config.autoMode, config.karpenter]),
         tenantStatements: Object.values(config.namespaces).flatMap((ns) =>
             Object.values(ns.serviceAccounts).flatMap((sa) => sa.statements as PolicyStatement[]),
         ),
     };
+}
+
+/** The KMS key ARNs anywhere in `value` (a StorageClass's `kmsKey`, a NodeClass's `kmsKeyId`), once each, sorted. Pure. */
+export function kmsKeyArnsIn(value: unknown): string[] {
+    const found = new Set<string>();
+    const walk = (v: unknown): void => {
+        if (typeof v === "string" && /^arn:[a-z-]+:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(v)) {
+            found.add(v);
+        } else if (v !== null && typeof v === "object") {
+            Object.values(v).forEach(walk);
+        }
+    };
+    walk(value);
+    return [...found].sort();
 }
 
 /** The keys of `aws:defaultTags` as the stack file sets it (`{ tags: { … } }`, JSON as the CLI hands config over), sorted. */

@@ -75,8 +75,11 @@ function concrete(pattern: string, ctx: DeployerContext): string {
     return parts.join(":").replace(/\*/g, "x1");
 }
 
-/** The context a request of `action` carries when a stack role makes it. */
-function roleContext(action: string, resource: string): Record<string, string> {
+/** The context a request of `action` carries when a stack role makes it: a KMS key of the stack carries its tag (components/iam.ts). */
+function roleContext(action: string, resource: string, ctx: DeployerContext): Record<string, string> {
+    if (/^arn:[^:]+:kms:[^:]*:[^:]*:key\//.test(resource)) {
+        return { "aws:ResourceTag/platform/cluster": ctx.clusterName };
+    }
     if (action === "iam:PassRole") {
         return { "iam:PassedToService": "ec2.amazonaws.com" };
     }
@@ -101,7 +104,7 @@ async function grantedRequests(statements: readonly PolicyStatement[], ctx: Depl
                               : await stackResource(action, stackNames(ctx));
                     // A statement lists the resources of all its actions; each action is asked about its own.
                     if (r === "*" || (await accepts(action, resource))) {
-                        out.push({ action, resource, context: roleContext(action, resource) });
+                        out.push({ action, resource, context: roleContext(action, resource, ctx) });
                     }
                 }
             }
@@ -229,6 +232,12 @@ describe("the deploy path, decided by an IAM evaluator: every stack of the repos
                         context: { "kms:ResourceAliases": [`alias/${ctx.project}-${stack}-secrets`] },
                     },
                     { action: "kms:PutKeyPolicy", resource: `arn:${p}:kms:${r}:${a}:key/k1` },
+                    ...others.map((o) => ({
+                        action: "kms:Decrypt",
+                        resource: `arn:${p}:kms:${r}:${a}:key/k2`,
+                        context: { "aws:ResourceTag/platform/cluster": o },
+                    })),
+                    { action: "kms:CreateGrant", resource: `arn:${p}:kms:${r}:${a}:key/untagged` },
                     { action: "kms:ScheduleKeyDeletion", resource: `arn:${p}:kms:${r}:${a}:key/k1` },
                     { action: "eks:CreateAccessEntry", resource: `arn:${p}:eks:${r}:${a}:cluster/${c}` },
                     { action: "eks:AssociateAccessPolicy", resource: `arn:${p}:eks:${r}:${a}:access-entry/${c}/role/${a}/escape/x1` },

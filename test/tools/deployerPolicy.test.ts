@@ -13,6 +13,7 @@ import {
     DeployerPolicyError,
     driftPolicy,
     embeddedStacks,
+    kmsKeyArnsIn,
     embedPolicies,
     isReadAction,
     permissionsBoundary,
@@ -697,6 +698,18 @@ describe("permissionsBoundary: an allow-list, the ceiling of every role of the s
             { Sid: "ServiceAccount2", Effect: "Allow", Action: ["s3:GetObject"], Resource: "arn:aws:s3:::team-reports/*" },
         ]);
         expect(sids(doc).filter((s) => s?.startsWith("ServiceAccount"))).to.deep.equal([]);
+    });
+
+    it("lets volumes use the stack's own keys (by their tag) and the keys its stack file names by ARN, never another's", () => {
+        expect(bySid(doc, "OwnVolumeKeys").Condition).to.deep.equal({ StringEquals: { "aws:ResourceTag/platform/cluster": "acme" } });
+        expect(sids(doc)).to.not.include("GivenVolumeKeys");
+        const given = "arn:aws:kms:eu-west-1:111122223333:key/1234abcd";
+        const withGiven = permissionsBoundary({ ...CTX, volumeKeyArns: [given] });
+        expect(bySid(withGiven, "GivenVolumeKeys")).to.deep.include({ Resource: [given] });
+        expect(bySid(withGiven, "GivenVolumeKeys")).to.not.have.property("Condition");
+        expect(
+            kmsKeyArnsIn({ a: { kmsKey: given }, b: [{ kmsKeyId: given }, "platform"], c: "arn:aws:kms:eu-west-1:1:alias/x" }),
+        ).to.deep.equal([given]);
     });
 
     it("denies using any stack's secrets key, whatever the key's ARN: by its alias", () => {
