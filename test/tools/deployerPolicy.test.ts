@@ -115,6 +115,25 @@ describe("deployerPolicy: scoping rules (hand-built plans)", () => {
         ]);
     });
 
+    it("refuses a role whose boundary is another's (another stack's, or a broad one), not only one without", () => {
+        for (const foreign of ["arn:aws:iam::111122223333:policy/other-boundary", "arn:aws:iam::aws:policy/AdministratorAccess"]) {
+            expect(scopeProblems([role("acme-x", { permissionsBoundary: foreign })], CTX), foreign).to.deep.equal([
+                `aws:iam/role:Role "r-acme-x": permissionsBoundary is "${foreign}", not arn:aws:iam::111122223333:policy/acme-boundary: the deploy role creates roles only with the stack's boundary (components/iam.ts, stackPermissionsBoundary)`,
+            ]);
+        }
+    });
+
+    it("checks the drift role against the stack's prefix like the deploy and preview roles: a stack file's access.drift under it is refused", () => {
+        const root = editedFixture("dev", (text) =>
+            text.replace(/^( *)preview: (.*)$/m, "$1preview: $2\n$1drift: arn:aws:iam::123456789012:role/platform-dev-drift"),
+        );
+        const ctx = deployerContext(root, "dev");
+        expect(ctx.principals).to.include("arn:aws:iam::123456789012:role/platform-dev-drift");
+        expect(scopeProblems([], ctx)).to.deep.equal([
+            "access: arn:aws:iam::123456789012:role/platform-dev-drift is under the stack's IAM prefix \"platform-dev-\": the deploy role could rewrite it (name the CI and people's roles outside it, e.g. platform-deployer-dev)",
+        ]);
+    });
+
     it("grants statements only for the scopes the plan uses, and the lookups every program makes", () => {
         const doc = deployerPolicy([role("acme-r")], CTX);
         expect(sids(doc)).to.deep.equal([
