@@ -217,6 +217,11 @@ describe("the deploy path, decided by an IAM evaluator: every stack of the repos
                     },
                     { action: "sts:AssumeRole", resource: role("admin") },
                     { action: "sts:AssumeRole", resource: ctx.principals[0] },
+                    {
+                        action: "iam:CreateServiceLinkedRole",
+                        resource: role("aws-service-role/ssm.amazonaws.com/AWSServiceRoleForAmazonSSM"),
+                        context: { "iam:AWSServiceName": "ssm.amazonaws.com" },
+                    },
                     { action: "ssm:SendCommand", resource: `arn:${p}:ec2:${r}:${a}:instance/i-1` },
                     { action: "ssm:StartSession", resource: `arn:${p}:ec2:${r}:${a}:instance/i-1` },
                     { action: "lambda:CreateFunction", resource: `arn:${p}:lambda:${r}:${a}:function:escape` },

@@ -690,6 +690,9 @@ describe("permissionsBoundary: an allow-list, the ceiling of every role of the s
             expect(st).to.not.have.property("NotAction");
         }
         expect(sids(doc).slice(-5)).to.deep.equal(["NoIdentityChanges", "PassOnlyStackRoles", "NoState", "NoStackSecrets", "NoEscapes"]);
+        // Each statement says what it is for: a Sid of its own (IAM refuses duplicates in one policy).
+        const named = sids(doc).filter((sid): sid is string => typeof sid === "string" && /^[A-Za-z0-9]+$/.test(sid));
+        expect(new Set(named).size, sids(doc).join(", ")).to.equal(doc.Statement.length);
     });
 
     it("scopes EKS, Auto Scaling, queues, log groups and Karpenter's instance profiles to the stack's own names", () => {
