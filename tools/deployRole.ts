@@ -39,6 +39,12 @@ export interface DeployerContext {
     defaultTagKeys?: readonly string[];
     /** The KMS keys the stack file names by ARN for volumes, in the boundary's allow-list. Defaults to none. */
     volumeKeyArns?: readonly string[];
+    /**
+     * The managed policies the stack file attaches to service-account roles, each with its key
+     * (`namespaces.<ns>.serviceAccounts.<name>.policyArns`): the boundary cannot read what they
+     * grant, so it cannot allow it. Defaults to none.
+     */
+    tenantPolicyArns?: readonly { key: string; arn: string }[];
     /** The statements of the stack's service-account roles (`namespaces.<ns>.serviceAccounts.<name>.statements`), in the boundary's allow-list. Defaults to none. */
     tenantStatements?: readonly PolicyStatement[];
 }
@@ -758,10 +764,27 @@ export function deployerContext(root: string, stack: string, stateBucket = STATE
         principals: [deployer, ...[config.access.preview, config.access.drift].filter((r) => r !== undefined), ...config.access.admins],
         defaultTagKeys: defaultTagKeys(files.config["aws:defaultTags"]),
         volumeKeyArns: kmsKeyArnsIn([config.addons, config.autoMode, config.karpenter]),
+        tenantPolicyArns: Object.entries(config.namespaces).flatMap(([ns, n]) =>
+            Object.entries(n.serviceAccounts).flatMap(([sa, a]) =>
+                a.policyArns.map((arn) => ({ key: `namespaces.${ns}.serviceAccounts.${sa}.policyArns`, arn })),
+            ),
+        ),
         tenantStatements: Object.values(config.namespaces).flatMap((ns) =>
             Object.values(ns.serviceAccounts).flatMap((sa) => sa.statements as PolicyStatement[]),
         ),
     };
+}
+
+/**
+ * What the boundary of `ctx` cannot judge, one line each naming the stack file's key: a managed
+ * policy attached to a service account's role grants what the boundary never reads, so those
+ * grants work only where the boundary already allows them. Pure.
+ */
+export function boundaryNotes(ctx: DeployerContext): string[] {
+    return (ctx.tenantPolicyArns ?? []).map(
+        ({ key, arn }) =>
+            `not modelled: ${key}: ${arn} is a managed policy the boundary cannot read; its grants work only where the boundary already allows them: write them as statements (${key.replace(/policyArns$/, "statements")}) to have the boundary allow them`,
+    );
 }
 
 /** The KMS key ARNs anywhere in `value` (a StorageClass's `kmsKey`, a NodeClass's `kmsKeyId`), once each, sorted. Pure. */

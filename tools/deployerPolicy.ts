@@ -19,7 +19,15 @@ import { MANAGED_POLICY_LIMIT, policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-
 import { ConfigError } from "../components/config";
 import { parseCommandLine, runMain } from "./cli";
 import { authorizationProblems } from "./authorizationData";
-import { deployerContext, DeployerPolicyError, type PlannedResource, plannedResources, type PolicyKind, stackPolicy } from "./deployRole";
+import {
+    boundaryNotes,
+    deployerContext,
+    DeployerPolicyError,
+    type PlannedResource,
+    plannedResources,
+    type PolicyKind,
+    stackPolicy,
+} from "./deployRole";
 import { deniedEventsCommand } from "./deniedEvents";
 import { InputError } from "./errors";
 
@@ -38,7 +46,7 @@ export interface DeployerPolicyCommandEnv {
 export async function deployerPolicyCommand(
     argv: readonly string[],
     env: DeployerPolicyCommandEnv = {},
-): Promise<{ code: number; stdout: string }> {
+): Promise<{ code: number; stdout: string; stderr?: string }> {
     const { values, positionals } = parseCommandLine(
         argv,
         {
@@ -58,12 +66,13 @@ export async function deployerPolicyCommand(
     const [stack] = positionals;
     const root = env.root ?? process.cwd();
     const ctx = deployerContext(root, stack, values["state-bucket"]);
+    const render = () => (env.render ?? ((s) => plannedResources(root, s)))(stack);
     if (values.denied !== undefined) {
         // Saved CloudTrail events judged against the deploy policy and the boundary (tools/deniedEvents.ts).
-        return deniedEventsCommand(values.denied, ctx, () => (env.render ?? ((s) => plannedResources(root, s)))(stack));
+        return deniedEventsCommand(values.denied, ctx, render);
     }
     // The boundary and the preview role's policy read no plan: they need no render.
-    const plan = kind === "boundary" || kind === "preview" ? [] : await (env.render ?? ((s) => plannedResources(root, s)))(stack);
+    const plan = kind === "boundary" || kind === "preview" ? [] : await render();
     const doc = stackPolicy(kind, plan, ctx);
     const what = {
         deploy: "deploy role's policy",
@@ -82,13 +91,16 @@ export async function deployerPolicyCommand(
             `the ${what} of stack "${stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
         );
     }
-    return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n` };
+    // What the boundary cannot judge is said, on stderr, so the printed policy stays valid JSON.
+    const notes = kind === "boundary" ? boundaryNotes(ctx) : [];
+    return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n`, ...(notes.length > 0 ? { stderr: `${notes.join("\n")}\n` } : {}) };
 }
 
 if (require.main === module) {
     runMain(async () => {
-        const { code, stdout } = await deployerPolicyCommand(process.argv.slice(2));
+        const { code, stdout, stderr } = await deployerPolicyCommand(process.argv.slice(2));
         process.stdout.write(stdout);
+        process.stderr.write(stderr ?? "");
         return code;
     }, [ConfigError]);
 }

@@ -957,6 +957,23 @@ describe("deployerPolicyCommand", () => {
         }
     });
 
+    it("says on stderr, naming the stack file's key, which managed policies of a service account the boundary cannot read; none where there are none", async () => {
+        const root = editedFixture("prod", (text) =>
+            text.replace(
+                /^( {4}checkout:\n)/m,
+                "$1      serviceAccounts:\n        reports:\n          policyArns: [arn:aws:iam::123456789012:policy/reports-read]\n",
+            ),
+        );
+        const out = await deployerPolicyCommand(["prod", "--boundary"], { root, render });
+        expect(JSON.parse(out.stdout)).to.have.property("Statement");
+        expect(out.stderr).to.equal(
+            "not modelled: namespaces.checkout.serviceAccounts.reports.policyArns: arn:aws:iam::123456789012:policy/reports-read is a managed policy the boundary cannot read; its grants work only where the boundary already allows them: write them as statements (namespaces.checkout.serviceAccounts.reports.statements) to have the boundary allow them\n",
+        );
+        // Only the boundary is judged by what it cannot read: the deploy role's policy names the attachment itself.
+        expect((await deployerPolicyCommand(["prod", "--preview"], { root, render })).stderr).to.equal(undefined);
+        expect((await deployerPolicyCommand([stacks()[0], "--boundary"], { root: ctxRoot, render })).stderr).to.equal(undefined);
+    });
+
     it("refuses to print a policy AWS's authorization data contradicts, naming each statement and what is wrong", async () => {
         const stack = stacks()[0];
         const entry = { actions: ["sqs:CreateQueues"], scope: "queues" as const, namedBy: "name", source: "test" };
