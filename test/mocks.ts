@@ -6,12 +6,12 @@ import { execFile } from "child_process";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../tools/plan";
-import { MockMode, RecordedResource, RecordingMocks, runInStack, settle } from "../tools/offline";
+import { MockMode, RecordedResource, RecordingMocks, runInStack, SAMPLE_ACCOUNT, settle } from "../tools/offline";
 
 export const ROOT = path.resolve(__dirname, "..");
 
 /** The account the mock engine answers with (`aws.getCallerIdentity`, ARNs it makes up). */
-export const ACCOUNT = "123456789012";
+export const ACCOUNT = SAMPLE_ACCOUNT;
 
 /** A property the mocks recorded as a JSON string (a policy document, add-on values), parsed. */
 export const json = (value: unknown) => JSON.parse(String(value)) as Record<string, any>;

@@ -82,6 +82,40 @@ export interface StackFiles {
     config: Record<string, string>;
 }
 
+/**
+ * The account the mocks answer with when a stack file names none: AWS's documentation example
+ * (it owns no resources), so nothing made up can be mistaken for a real account.
+ */
+export const SAMPLE_ACCOUNT = "123456789012";
+
+/** Who `pulumi up` of a stack runs as, as the mocks answer `aws.getCallerIdentity` and make up ARNs. */
+export interface StackIdentity {
+    partition: string;
+    account: string;
+    /** The role `pulumi up` assumes (`access.deployer`), or a sample one in the account. */
+    deployer: string;
+}
+
+/**
+ * The identity `pulumi up` of the stack runs with. The real program reads it from the AWS
+ * credentials (`aws.getCallerIdentity`, components/iam.ts accountContext): in CI those are the
+ * stack's deploy role, `access.deployer`, so its ARN is the one home of the stack's account and
+ * partition, offline as online (tools/deployRole.ts scopes the deploy role by the same ARN). A stack
+ * file without a usable one gets the sample account. Pure.
+ */
+export function stackIdentity(files: StackFiles): StackIdentity {
+    let deployer: unknown;
+    try {
+        deployer = (JSON.parse(files.config[`${files.project}:access`] ?? "null") as Record<string, unknown> | null)?.deployer;
+    } catch {
+        deployer = undefined; // the config's own validation names a malformed `access`
+    }
+    const arn = typeof deployer === "string" ? /^arn:(aws[a-z-]*):iam::(\d{12}):role\/.+$/.exec(deployer) : null;
+    return arn
+        ? { partition: arn[1], account: arn[2], deployer: arn[0] }
+        : { partition: "aws", account: SAMPLE_ACCOUNT, deployer: `arn:aws:iam::${SAMPLE_ACCOUNT}:role/platform-deployer` };
+}
+
 /** The stack names of `root`: one per `Pulumi.<stack>.yaml`, sorted. */
 export function stackNames(root: string): string[] {
     return fs
@@ -133,7 +167,12 @@ function encode(value: unknown): string {
 }
 
 /** Example outputs for the remote `eks.Cluster` component, whose children mocks never see. */
-function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region: string): Record<string, unknown> {
+function eksClusterOutputs(
+    name: string,
+    inputs: Record<string, unknown>,
+    region: string,
+    { partition, account }: StackIdentity,
+): Record<string, unknown> {
     const clusterName = typeof inputs.name === "string" ? inputs.name : name;
     const endpoint = `https://EXAMPLE0123456789.gr7.${region}.eks.amazonaws.com`;
     const ca = Buffer.from("-----BEGIN CERTIFICATE-----\nMOCK\n-----END CERTIFICATE-----\n").toString("base64");
@@ -142,7 +181,7 @@ function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region
         ...inputs,
         eksCluster: {
             name: clusterName,
-            arn: `arn:aws:eks:${region}:123456789012:cluster/${clusterName}`,
+            arn: `arn:${partition}:eks:${region}:${account}:cluster/${clusterName}`,
             endpoint,
             version: inputs.version,
             certificateAuthority: { data: ca },
@@ -168,7 +207,7 @@ function eksClusterOutputs(name: string, inputs: Record<string, unknown>, region
                 },
             ],
         }),
-        oidcProviderArn: `arn:aws:iam::123456789012:oidc-provider/oidc.eks.${region}.amazonaws.com/id/EXAMPLE0123456789`,
+        oidcProviderArn: `arn:${partition}:iam::${account}:oidc-provider/oidc.eks.${region}.amazonaws.com/id/EXAMPLE0123456789`,
         oidcProviderUrl: issuer.replace("https://", ""),
         oidcIssuer: issuer.replace("https://", ""),
         clusterSecurityGroupId: "sg-0eks0cluster0000000",
@@ -203,6 +242,7 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
     constructor(
         readonly mode: MockMode,
         readonly region: string = "us-east-1",
+        readonly identity: StackIdentity = stackIdentity({ project: "", config: {} }),
     ) {}
 
     newResource(args: pulumi.runtime.MockResourceArgs): { id: string | undefined; state: Record<string, unknown> } {
@@ -215,18 +255,18 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
             this.transforms.set(key, args.transforms);
         }
         if (args.type === "eks:index:Cluster") {
-            return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region) };
+            return { id: `${args.name}-id`, state: eksClusterOutputs(args.name, inputs, this.region, this.identity) };
         }
         if (this.mode === "preview") {
             return { id: undefined, state: inputs };
         }
         if (this.mode === "diff") {
-            return diffModeOutputs(args.type, args.name, inputs, this.region);
+            return diffModeOutputs(args.type, args.name, inputs, this.region, this.identity.account);
         }
         const id = `${args.name}-id`;
         const state: Record<string, unknown> = {
             ...inputs,
-            arn: `arn:aws:mock:${this.region}:123456789012:${args.type.split(":").pop()?.toLowerCase()}/${args.name}`,
+            arn: `arn:aws:mock:${this.region}:${this.identity.account}:${args.type.split(":").pop()?.toLowerCase()}/${args.name}`,
         };
         if (state.name === undefined && args.type.startsWith("aws:")) {
             state.name = `${args.name}-name`;
@@ -239,15 +279,15 @@ export class RecordingMocks implements pulumi.runtime.Mocks {
         switch (args.token) {
             case "aws:index/getCallerIdentity:getCallerIdentity":
                 return {
-                    accountId: "123456789012",
-                    arn: "arn:aws:sts::123456789012:assumed-role/platform-deployer/ci",
+                    accountId: this.identity.account,
+                    arn: `arn:${this.identity.partition}:sts::${this.identity.account}:assumed-role/${roleName(this.identity.deployer)}/ci`,
                     userId: "AROAEXAMPLE:ci",
-                    id: "123456789012",
+                    id: this.identity.account,
                 };
             case "aws:iam/getSessionContext:getSessionContext":
-                return { arn: inputs.arn, issuerArn: "arn:aws:iam::123456789012:role/platform-deployer", issuerName: "platform-deployer" };
+                return { arn: inputs.arn, issuerArn: this.identity.deployer, issuerName: roleName(this.identity.deployer) };
             case "aws:index/getPartition:getPartition":
-                return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
+                return { partition: this.identity.partition, dnsSuffix: dnsSuffix(this.identity.partition), id: this.identity.partition };
             case "aws:index/getRegion:getRegion":
                 return { region: this.region, name: this.region, id: this.region };
             case "aws:ssm/getParameter:getParameter":
@@ -370,13 +410,14 @@ function diffModeOutputs(
     name: string,
     inputs: Record<string, unknown>,
     region: string,
+    account: string,
 ): { id: string; state: Record<string, unknown> } {
     const rule = replacementRule(type);
     const generation = digest(rule ? rule.replaceOn.map((p) => valueAt(inputs, p)) : []);
     const id = `${name}${DIFF_ID_MARK}${generation}`;
     const state: Record<string, unknown> = {
         ...inputs,
-        arn: `arn:aws:mock:${region}:123456789012:${type.split(":").pop()?.toLowerCase()}/${id}`,
+        arn: `arn:aws:mock:${region}:${account}:${type.split(":").pop()?.toLowerCase()}/${id}`,
     };
     if (state.name === undefined && type.startsWith("aws:")) {
         // A generated name (namePrefix) is new whenever the resource is.
@@ -417,6 +458,16 @@ function describeRegistrations(
     return [show(a), show(b)];
 }
 
+/** `arn:…:role/path/name` → `name`. */
+function roleName(roleArn: string): string {
+    return roleArn.split("/").pop() ?? roleArn;
+}
+
+/** The DNS suffix of a partition's endpoints (the AWS provider's partition data). */
+function dnsSuffix(partition: string): string {
+    return { "aws-cn": "amazonaws.com.cn", "aws-iso": "c2s.ic.gov", "aws-iso-b": "sc2s.sgov.gov" }[partition] ?? "amazonaws.com";
+}
+
 /** Replaces the mock monitor's unknown markers with the engine's sentinel string. */
 function markUnknowns(value: unknown): unknown {
     if (Array.isArray(value)) {
@@ -433,7 +484,7 @@ function markUnknowns(value: unknown): unknown {
 
 /** Installs config and mocks; the program must be required only after this. */
 export function installMocks(files: StackFiles, stack: string, mode: MockMode): RecordingMocks {
-    const mocks = new RecordingMocks(mode, files.config["aws:region"] ?? "us-east-1");
+    const mocks = new RecordingMocks(mode, files.config["aws:region"] ?? "us-east-1", stackIdentity(files));
     pulumi.runtime.setAllConfig(files.config);
     void pulumi.runtime.setMocks(mocks, files.project, stack, mode !== "up");
     return mocks;
