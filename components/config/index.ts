@@ -8,7 +8,8 @@ import { problemList } from "eks-platform-kernel";
 import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { addonsSchema } from "./addons";
-import { computeCrossSectionProblems, computeModeSchemas } from "../compute";
+import { computeCrossSectionProblems, computeModeSchemas, modeWorkloadPools } from "../compute";
+import { nodeTaints } from "../nodegroups/scheduling";
 import { clusterSchema } from "./cluster";
 import { describeIssue } from "./issues";
 import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
@@ -45,6 +46,48 @@ const stackConfigObject = z.strictObject({
     ...computeModeSchemas(),
     addons: addonsSchema,
 });
+
+/** A taint a pod that tolerates nothing cannot pass (PreferNoSchedule only discourages). */
+const repels = (t: { effect: string }) => t.effect === "NoSchedule" || t.effect === "NoExecute";
+
+/**
+ * A stack where a pod that tolerates no taint cannot run anywhere: every enabled node group and
+ * every pool (Karpenter's, the compute mode's) is tainted, or there are none. The config is valid
+ * piece by piece, and `pulumi up` succeeds, but every application pod stays Pending; the usual way
+ * here is switching a stack to a compute mode and keeping only its tainted system pool. Pure.
+ */
+function workloadCapacityProblems(c: z.output<typeof stackConfigObject>): { path: (string | number)[]; message: string }[] {
+    const mode = modeWorkloadPools(c);
+    const homes = [
+        ...Object.entries(c.nodeGroups)
+            .filter(([, g]) => g.enabled && !nodeTaints(g).some(repels))
+            .map(([name]) => `nodeGroups.${name}`),
+        ...(c.karpenter.enabled
+            ? Object.entries(c.karpenter.nodePools)
+                  .filter(([, p]) => !p.taints.some(repels))
+                  .map(([name]) => `karpenter.nodePools.${name}`)
+            : []),
+        ...(mode?.pools ?? []),
+    ];
+    if (homes.length > 0) {
+        return [];
+    }
+    const tainted = Object.entries(c.nodeGroups)
+        .filter(([, g]) => g.enabled)
+        .map(([name]) => `nodeGroups.${name}`);
+    const have = tainted.length > 0 ? ` (${tainted.join(", ")} ${tainted.length === 1 ? "is" : "are"} tainted)` : "";
+    return [
+        mode
+            ? {
+                  path: [mode.key, "nodePools"],
+                  message: `leaves no pool a workload can run on${have}: with ${mode.label} every pod that tolerates no taint stays Pending; ${mode.fix}`,
+              }
+            : {
+                  path: ["nodeGroups"],
+                  message: `leaves no node a workload can run on${have}: every enabled group and Karpenter pool is tainted NoSchedule or NoExecute, so every pod that tolerates no taint stays Pending; add an untainted group or pool`,
+              },
+    ];
+}
 
 /** Every key of the project namespace; Pulumi.yaml must declare exactly these. */
 export const STACK_CONFIG_KEYS = Object.keys(stackConfigObject.shape);
@@ -107,7 +150,7 @@ export const stackConfigSchema = stackConfigObject
         for (const [path, message] of nodeGroupClusterProblems(c.nodeGroups, { name: c.clusterName, version: c.cluster.version })) {
             ctx.addIssue({ code: "custom", path: ["nodeGroups", ...path], message });
         }
-        for (const issue of [...karpenterCrossSectionProblems(c), ...computeCrossSectionProblems(c)]) {
+        for (const issue of [...karpenterCrossSectionProblems(c), ...computeCrossSectionProblems(c), ...workloadCapacityProblems(c)]) {
             ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
         }
     })

@@ -309,6 +309,67 @@ describe("autoMode config", () => {
         ]);
     });
 
+    describe("a switch that leaves no pool a workload can run on is refused, naming the pool to add", () => {
+        const noWorkloadPool =
+            /^eks-platform:autoMode\.nodePools: leaves no pool a workload can run on.*add general-purpose to autoMode\.builtInPools, or a pool without a NoSchedule or NoExecute taint under autoMode\.nodePools/;
+        /** The fixture dev stack on Auto Mode with only the tainted `system` pool and its node groups as `groups` leaves them. */
+        const systemOnly = (groups: (g: Record<string, any>) => void, auto: Record<string, unknown> = {}) =>
+            autoProblems((a, v) => {
+                a.nodePools = {};
+                Object.assign(a, auto);
+                groups(v[`${PROJECT}:nodeGroups`]);
+            });
+        const dropGroups = (g: Record<string, any>) => Object.keys(g).forEach((k) => delete g[k]);
+
+        it("`enabled: true` alone, no node group: only the built-in system pool (tainted CriticalAddonsOnly)", () => {
+            const problems = systemOnly(dropGroups);
+            expect(
+                problems.filter((p) => noWorkloadPool.test(p)),
+                problems.join("\n"),
+            ).to.have.length(1);
+        });
+        it("the only node groups left are tainted NoSchedule or NoExecute (a GPU group is, by its NVIDIA taint)", () => {
+            for (const effect of ["NoSchedule", "NoExecute"]) {
+                const problems = systemOnly((g) => (g.general.taints = [{ key: "dedicated", value: "x", effect }]));
+                expect(
+                    problems.filter((p) => noWorkloadPool.test(p)),
+                    `${effect}: ${problems.join("\n")}`,
+                ).to.have.length(1);
+                expect(problems.join("\n")).to.contain("nodeGroups.general, nodeGroups.gpu are tainted");
+            }
+        });
+        it("a custom pool tainted NoSchedule is no home either", () => {
+            const tainted = pool({ taints: [{ key: "dedicated", value: "x", effect: "NoSchedule" }] });
+            expect(systemOnly(dropGroups, { nodePools: { general: tainted } }).filter((p) => noWorkloadPool.test(p))).to.have.length(1);
+        });
+        it("any one home is enough: general-purpose, an untainted pool, a PreferNoSchedule pool, or an untainted node group", () => {
+            expect(systemOnly(dropGroups, { builtInPools: ["system", "general-purpose"] })).to.deep.equal([]);
+            expect(systemOnly(dropGroups, { nodePools: { general: pool() } })).to.deep.equal([]);
+            const preferred = pool({ taints: [{ key: "dedicated", value: "x", effect: "PreferNoSchedule" }] });
+            expect(systemOnly(dropGroups, { nodePools: { general: preferred } })).to.deep.equal([]);
+            expect(systemOnly(() => undefined)).to.deep.equal([]);
+        });
+        it("a standard stack whose groups and Karpenter pools are all tainted is refused on nodeGroups", () => {
+            const taintGeneral = (v: Record<string, any>) =>
+                (v[`${PROJECT}:nodeGroups`].general.taints = [{ key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" }]);
+            expect(problemsAfter(taintGeneral), "an untainted Karpenter pool is a home").to.deep.equal([]);
+            const taintPools = (v: Record<string, any>) => {
+                taintGeneral(v);
+                for (const p of Object.values<Record<string, any>>(v[`${PROJECT}:karpenter`].nodePools)) {
+                    p.taints = [{ key: "dedicated", value: "x", effect: "NoExecute" }];
+                }
+            };
+            expect(problemsAfter(taintPools).some((p) => p.startsWith(`${PROJECT}:nodeGroups: leaves no node`))).to.equal(true);
+            const problems = problemsAfter((v) => {
+                v[`${PROJECT}:karpenter`] = { enabled: false };
+                v[`${PROJECT}:nodeGroups`].general.taints = [{ key: "CriticalAddonsOnly", value: "true", effect: "NoSchedule" }];
+            });
+            expect(problems).to.deep.equal([
+                `${PROJECT}:nodeGroups: leaves no node a workload can run on (nodeGroups.general, nodeGroups.gpu are tainted): every enabled group and Karpenter pool is tainted NoSchedule or NoExecute, so every pod that tolerates no taint stays Pending; add an untainted group or pool`,
+            ]);
+        });
+    });
+
     describe("every stack file", () => {
         for (const stack of stacks()) {
             it(`${stack}: on Auto Mode, runs no self-installed equivalent and keeps its pools within Auto Mode's lifetime`, () => {
