@@ -19,8 +19,23 @@ import { checkoutRef, resolveRef } from "./refTree";
 /** A side that cannot be rendered; the message names the side and the reason. */
 export class RenderError extends InputError {}
 
-/** Renders `stack` of the program tree at `root` in a child process (tools/renderStack.ts). */
-export function renderInChild(root: string, stack: string, label: string): Promise<RecordedResource[]> {
+/**
+ * The stack's role policies on one side, by kind (`deploy`, `boundary`, `drift`, `preview`), as
+ * that side's own generator writes them; or why that side cannot generate them.
+ */
+export type StackRoles = Readonly<Record<string, unknown>> | { readonly error: string };
+
+/** One rendered side: its resources, and its role policies when the renderer generates them. */
+export interface RenderedSide {
+    resources: RecordedResource[];
+    roles?: StackRoles;
+}
+
+/**
+ * Renders `stack` of the program tree at `root` in a child process (tools/renderStack.ts), with
+ * the role policies that tree's generator writes for it.
+ */
+export function renderSideInChild(root: string, stack: string, label: string): Promise<RenderedSide> {
     return new Promise((resolve, reject) => {
         execFile(
             process.execPath,
@@ -36,10 +51,66 @@ export function renderInChild(root: string, stack: string, label: string): Promi
                     reject(new RenderError(`stack "${stack}" at ${label} does not render:\n${stderr.trim() || err.message}`));
                     return;
                 }
-                resolve(JSON.parse(stdout) as RecordedResource[]);
+                resolve(JSON.parse(stdout) as RenderedSide);
             },
         );
     });
+}
+
+/** Renders `stack` of the program tree at `root` in a child process: its resources. */
+export async function renderInChild(root: string, stack: string, label: string): Promise<RecordedResource[]> {
+    return (await renderSideInChild(root, stack, label)).resources;
+}
+
+/** The role policies of each kind, as `npm run deployer-policy` names them. */
+const ROLE_KINDS = [
+    { kind: "deploy", what: "the deploy role's policy", option: "" },
+    { kind: "boundary", what: "the permissions boundary", option: " --boundary" },
+    { kind: "drift", what: "the drift role's policy", option: " --drift" },
+    { kind: "preview", what: "the preview role's policy", option: " --preview" },
+] as const;
+
+/**
+ * What the change does to the stack's roles, which live outside it (created once, by hand or by
+ * the bootstrap: docs/roles.md) and are scoped by the stack's names: `changed` lists the policies
+ * that must be regenerated and applied before `pulumi up` (every one, for a stack the change
+ * adds), `unknown` says why the two sides cannot be compared.
+ */
+export type RolesChange = { changed: string[] } | { unknown: string };
+
+/** The policies of `before` and `after` that differ; `undefined` when a renderer generated none. Pure. */
+export function rolesChange(before: StackRoles | undefined, after: StackRoles | undefined, absent: boolean): RolesChange | undefined {
+    if (after === undefined || (before === undefined && !absent)) {
+        return undefined;
+    }
+    if ("error" in after && typeof after.error === "string") {
+        return { unknown: `the working tree cannot generate them: ${after.error}` };
+    }
+    if (before !== undefined && "error" in before && typeof before.error === "string") {
+        return { unknown: `the base cannot generate them: ${before.error}` };
+    }
+    const differs = (kind: string) => absent || JSON.stringify(before?.[kind as never]) !== JSON.stringify(after[kind as never]);
+    return { changed: ROLE_KINDS.filter(({ kind }) => differs(kind)).map(({ kind }) => kind) };
+}
+
+/** The line the diff prints about the roles; `undefined` when nothing is to be done. Pure. */
+export function rolesLine(stack: string, change: RolesChange | undefined, absent: boolean): string | undefined {
+    if (change === undefined) {
+        return undefined;
+    }
+    if ("unknown" in change) {
+        return `Roles: whether this changes the stack's role policies is unknown (${change.unknown}); compare npm run deployer-policy -- ${stack} (and --boundary, --drift, --preview) with what is applied before \`pulumi up\`.`;
+    }
+    const changed = ROLE_KINDS.filter(({ kind }) => change.changed.includes(kind));
+    if (changed.length === 0) {
+        return undefined;
+    }
+    const what = changed.map((k) => k.what);
+    const list = what.length === 1 ? what[0] : `${what.slice(0, -1).join(", ")} and ${what[what.length - 1]}`;
+    const commands = changed.map((k) => `npm run deployer-policy -- ${stack}${k.option}`).join("; ");
+    return absent
+        ? `Before the first \`pulumi up\`: the stack is new, so its roles do not exist yet: create them with ${list} (${commands}; docs/roles.md).`
+        : `Before \`pulumi up\`: ${list} change${changed.length === 1 ? "s" : ""}: regenerate and apply ${changed.length === 1 ? "it" : "them"} first (${commands}; docs/roles.md), or the deploy role is refused what the new plan needs.`;
 }
 
 export interface DiffReport {
@@ -50,24 +121,31 @@ export interface DiffReport {
     counts: StackDiff["counts"];
     disruptions: StackDiff["disruptions"];
     changes: StackDiff["changes"];
+    /** What the change does to the stack's role policies; absent when the renderer generates none. */
+    roles?: RolesChange;
 }
 
-/** Renders `stack` of the program tree at `root`; `label` names that side in an error. */
-export type Render = (root: string, stack: string, label: string) => Promise<RecordedResource[]>;
+/** Renders `stack` of the program tree at `root` (its resources, or a side with its roles); `label` names that side in an error. */
+export type Render = (root: string, stack: string, label: string) => Promise<RecordedResource[] | RenderedSide>;
+
+/** A rendered side, whichever shape its renderer returns. */
+function sideOf(rendered: RecordedResource[] | RenderedSide): RenderedSide {
+    return Array.isArray(rendered) ? { resources: rendered } : rendered;
+}
 
 /** Diffs `stack` between `ref` and the working tree at `root`, each side rendered by `render`. */
-export async function diffStack(root: string, stack: string, ref: string, render: Render = renderInChild): Promise<DiffReport> {
+export async function diffStack(root: string, stack: string, ref: string, render: Render = renderSideInChild): Promise<DiffReport> {
     resolveRef(root, ref);
     const tree = checkoutRef(root, ref);
     try {
         const label = `${ref} (${tree.commit.slice(0, 12)})`;
         // A stack the change adds has nothing live yet: the base side is empty, not an error.
         const absent = !fs.existsSync(path.join(tree.dir, `Pulumi.${stack}.yaml`));
-        const [before, after] = await Promise.all([
-            absent ? Promise.resolve([]) : render(tree.dir, stack, label),
-            render(root, stack, "the working tree"),
-        ]);
-        const diff = diffRenders(before, after);
+        const [before, after] = (
+            await Promise.all([absent ? Promise.resolve([]) : render(tree.dir, stack, label), render(root, stack, "the working tree")])
+        ).map(sideOf);
+        const diff = diffRenders(before.resources, after.resources);
+        const roles = rolesChange(before.roles, after.roles, absent);
         return {
             stack,
             base: { ref, commit: tree.commit, ...(absent ? { absent: true as const } : {}) },
@@ -75,6 +153,7 @@ export async function diffStack(root: string, stack: string, ref: string, render
             counts: diff.counts,
             disruptions: diff.disruptions,
             changes: diff.changes,
+            ...(roles ? { roles } : {}),
         };
     } finally {
         tree.remove();
@@ -90,13 +169,18 @@ function header(report: DiffReport): string {
 }
 
 export function formatDiffReport(report: DiffReport): string {
-    return formatDiffText({ changes: report.changes, disruptions: report.disruptions, counts: report.counts }, header(report));
+    const roles = rolesLine(report.stack, report.roles, report.base.absent === true);
+    return formatDiffText(
+        { changes: report.changes, disruptions: report.disruptions, counts: report.counts },
+        roles === undefined ? header(report) : `${header(report)}\n${roles}`,
+    );
 }
 
 /** The report as Markdown for a job summary: a table of the counts and disruptions first, then the text report in a block. */
 export function formatDiffMarkdown(report: DiffReport): string {
     const c = report.counts;
     const disruptive = report.disruptions.length === 0 ? "nothing disruptive" : report.summary.replace(/^DISRUPTIVE: (.*) — .*$/, "$1");
+    const roles = rolesLine(report.stack, report.roles, report.base.absent === true);
     return [
         `### Stack \`${report.stack}\``,
         "",
@@ -104,6 +188,7 @@ export function formatDiffMarkdown(report: DiffReport): string {
         "|---:|---:|---:|---:|---|",
         `| ${c.create} | ${c.update} | ${c.replace} | ${c.delete} | ${report.disruptions.length === 0 ? disruptive : `**${disruptive}**`} |`,
         "",
+        ...(roles === undefined ? [] : [`**${roles.replace(/[<>|]/g, (ch) => `\\${ch}`)}**`, ""]),
         ...report.disruptions.map((d) => `- **${d.kind}** ${d.message.replace(/[<>|]/g, (ch) => `\\${ch}`)}`),
         ...(report.disruptions.length > 0 ? [""] : []),
         "<details><summary>every change</summary>",
@@ -131,7 +216,7 @@ export const PLAN_OPTIONS = {
 export interface DiffCommandEnv {
     /** The repository whose working tree is the new side. Defaults to the working directory. */
     readonly root?: string;
-    /** Renders each side. Defaults to a child process per side (`renderInChild`). */
+    /** Renders each side. Defaults to a child process per side (`renderSideInChild`). */
     readonly render?: Render;
 }
 
@@ -154,7 +239,7 @@ export async function diffCommand(argv: readonly string[], env: DiffCommandEnv =
     if (values.analyzer) {
         throw new InputError(`--analyzer chooses how the policy gate runs, and --diff runs no gate\n${PLAN_USAGE}`);
     }
-    const report = await diffStack(env.root ?? process.cwd(), stack, values.diff, env.render ?? renderInChild);
+    const report = await diffStack(env.root ?? process.cwd(), stack, values.diff, env.render ?? renderSideInChild);
     return {
         code: report.disruptions.some((d) => d.kind === "refused") ? 2 : 0,
         stdout:

@@ -1,7 +1,10 @@
 /**
- * Renders one stack of one program tree in `diff` mode and prints its resources as JSON: the child
- * process the diff runs once per side, so each side loads its own program (an old commit's code
- * and stack file, or the working tree's) into a fresh runtime.
+ * Renders one stack of one program tree in `diff` mode and prints its resources as JSON, with the
+ * stack's role policies as that tree's own generator writes them (`roles`, tools/deployRole.ts;
+ * the reason instead when that tree cannot generate them): the child process the diff runs once
+ * per side, so each side loads its own program (an old commit's code and stack file, or the
+ * working tree's) into a fresh runtime, and a change to the generator counts as much as one to
+ * the stack.
  *
  *   node -r ts-node/register/transpile-only tools/renderStack.ts <root> <stack>
  *
@@ -11,6 +14,26 @@ import * as path from "path";
 import { runMain } from "./cli";
 import { runProgram } from "./offline";
 
+/** The policies of each kind the tree at `root` generates for `stack`, or why it cannot. */
+function stackRoles(root: string, stack: string, resources: readonly unknown[]): Record<string, unknown> | { error: string } {
+    const kinds = ["deploy", "boundary", "drift", "preview"];
+    try {
+        // The tree's own generator (an old commit's too): what was applied came from it.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const generator = require(path.join(root, "tools", "deployRole")) as Record<string, unknown>;
+        const { deployerContext, stackPolicy } = generator;
+        if (typeof deployerContext !== "function" || typeof stackPolicy !== "function") {
+            return { error: "its tools/deployRole.ts has no deployerContext and stackPolicy" };
+        }
+        const context = deployerContext as (root: string, stack: string) => unknown;
+        const policy = stackPolicy as (kind: string, plan: readonly unknown[], ctx: unknown) => unknown;
+        const ctx = context(root, stack);
+        return Object.fromEntries(kinds.map((kind) => [kind, policy(kind, resources, ctx)]));
+    } catch (err) {
+        return { error: err instanceof Error ? err.message : String(err) };
+    }
+}
+
 async function main(): Promise<number> {
     const [root, stack] = process.argv.slice(2);
     if (!root || !stack) {
@@ -19,7 +42,7 @@ async function main(): Promise<number> {
     }
     try {
         const run = await runProgram(root, stack, path.join(root, "index.ts"), "diff");
-        process.stdout.write(`${JSON.stringify(run.resources)}\n`);
+        process.stdout.write(`${JSON.stringify({ resources: run.resources, roles: stackRoles(root, stack, run.resources) })}\n`);
         return 0;
     } catch (err) {
         // The program's own error classes come from its tree (an old commit's included): report
