@@ -95,7 +95,10 @@ describe("renovate.json", () => {
                     const dep = found.find((d) => d.datasource === "aws-eks-addon" && d.depName === addon);
                     expect(dep, `${file} ${key}: a # renovate: comment above it`).to.not.equal(undefined);
                     expect(dep?.currentValue, key).to.equal(version);
-                    expect(JSON.parse(dep?.packageName ?? "{}"), key).to.deep.equal({
+                    expect(
+                        JSON.parse(dep?.packageName ?? "{}"),
+                        `${file} ${key}: its # renovate: marker must name the stack's minor: set "kubernetesVersion":"${config.cluster.version}" (npm run upgrade -- ${stack} names each marker to move, by line)`,
+                    ).to.deep.equal({
                         addonName: addon,
                         kubernetesVersion: config.cluster.version,
                     });

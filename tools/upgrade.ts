@@ -11,6 +11,8 @@
  * Exit codes: 0 a plan without blockers, 1 a blocker stands, 2 bad input (unknown stack, bad
  * config, a target that is not the next minor, unreadable manifests).
  */
+import * as fs from "fs";
+import * as path from "path";
 import { asRecord, asString, kubernetesMinor } from "eks-platform-kernel";
 import { REMOVED_APIS_READ_THROUGH } from "eks-platform-kernel/policy";
 import { DrainResource, GroupReport, rehearse } from "eks-platform-rehearsal";
@@ -24,6 +26,39 @@ import { clusterOf, KUBELET_SKEW, Rendered, ROLLBACK_DAYS, UpgradeImpact, upgrad
 const USAGE = "usage: npm run upgrade -- <stack> [--to <minor>] [--format text|json] [manifest paths…]";
 
 const KARPENTER_CHART = /(^|\/)karpenter$/;
+
+/** One `# renovate:` marker of a stack file that pins an EKS add-on's builds to a Kubernetes minor. */
+export interface MinorMarker {
+    /** 1-based line in the stack file. */
+    line: number;
+    /** The add-on it pins (`depName`). */
+    addon: string;
+    /** The minor it names. */
+    minor: string;
+}
+
+/**
+ * The `# renovate:` markers of a stack file's text that name a Kubernetes minor
+ * (`packageName={"addonName":…,"kubernetesVersion":"1.34"}`, renovate.json's aws-eks-addon
+ * manager): Renovate offers each add-on only the builds of the minor its marker names, so they
+ * move with `cluster.version`. Pure.
+ */
+export function minorMarkers(text: string): MinorMarker[] {
+    return text.split("\n").flatMap((l, i) => {
+        const m = /^\s*#\s*renovate:.*\bdepName=(\S+).*"kubernetesVersion"\s*:\s*"([^"]+)"/.exec(l);
+        return m ? [{ line: i + 1, addon: m[1], minor: m[2] }] : [];
+    });
+}
+
+/** What the upgrade to `to` changes in the stack file's markers: one line each, naming the file and line. Pure. */
+export function markerEdits(file: string, markers: readonly MinorMarker[], to: string): string[] {
+    return markers
+        .filter((m) => m.minor !== to)
+        .map(
+            (m) =>
+                `${file}:${m.line}: the # renovate: marker of ${m.addon}: "kubernetesVersion":"${m.minor}" → "${to}" (Renovate then offers ${to} builds)`,
+        );
+}
 
 export interface UpgradeStep {
     title: string;
@@ -99,6 +134,7 @@ export function planUpgrade(
     impact: UpgradeImpact,
     groups: readonly GroupReport[],
     today: string = new Date().toISOString().slice(0, 10),
+    markers: readonly MinorMarker[] = [],
 ): UpgradePlan {
     const { from, to } = impact;
     const toMinor = kubernetesMinor(to);
@@ -183,6 +219,7 @@ export function planUpgrade(
         title: `Control plane ${from} → ${to} (one pull request: npm run plan -- ${stack} --diff origin/main shows it as a Kubernetes upgrade)`,
         details: [
             `cluster.version: "${to}"`,
+            ...markerEdits(`Pulumi.${stack}.yaml`, markers, to),
             ...behind.map(
                 (a) =>
                     `${a.addon}: ${a.version} is a ${a.minor} build; pin the ${to} build in the same change (EKS offers each kube-proxy build for one minor)`,
@@ -258,6 +295,8 @@ export interface UpgradeCommandEnv {
     readonly render?: (stack: string) => Promise<DrainResource[]>;
     /** The support calendar's today (`YYYY-MM-DD`). Defaults to today. */
     readonly today?: string;
+    /** The stack file's text, for its `# renovate:` markers. Defaults to the working directory's `Pulumi.<stack>.yaml`. */
+    readonly stackFile?: (stack: string) => string;
 }
 
 /**
@@ -289,7 +328,13 @@ export async function upgradeCommand(argv: readonly string[], env: UpgradeComman
         );
     }
     const impact = upgradeImpact(resources, to) as UpgradeImpact;
-    const plan = planUpgrade(stack, resources, impact, rehearse(resources).groups, env.today);
+    const stackFile =
+        env.stackFile ??
+        ((name: string) => {
+            const file = path.join(process.cwd(), `Pulumi.${name}.yaml`);
+            return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+        });
+    const plan = planUpgrade(stack, resources, impact, rehearse(resources).groups, env.today, minorMarkers(stackFile(stack)));
     return {
         code: plan.blockers.length > 0 ? 1 : 0,
         stdout: format === "json" ? `${JSON.stringify(plan)}\n` : `${formatUpgradePlan(plan)}\n`,

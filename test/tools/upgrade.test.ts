@@ -4,10 +4,10 @@ import * as os from "os";
 import * as path from "path";
 import type { GroupReport } from "eks-platform-rehearsal";
 import { InputError } from "../../tools/errors";
-import { formatUpgradePlan, planUpgrade, upgradeCommand, UpgradePlan } from "../../tools/upgrade";
+import { formatUpgradePlan, markerEdits, minorMarkers, planUpgrade, upgradeCommand, UpgradePlan } from "../../tools/upgrade";
 import { CLUSTER_HOURLY_USD, EKS_RELEASE_CALENDAR, KARPENTER_MINIMUM } from "../../tools/upgradeData";
 import { Rendered, upgradeImpact } from "../../tools/upgradeImpact";
-import { runTool } from "../mocks";
+import { ROOT, runTool } from "../mocks";
 import { fixtureProject } from "../stackFiles";
 
 const r = (type: string, name: string, props: Record<string, unknown>): Rendered => ({
@@ -284,6 +284,62 @@ describe("npm run upgrade -- <stack>", function () {
         const res = await runTool("upgrade.ts", ["prod", "--to", "1.36"], fixtureProject());
         expect(res.code).to.equal(2);
         expect(res.stderr).to.include("--to 1.36: EKS upgrades a control plane one minor at a time; the next step from 1.34 is 1.35");
+    });
+});
+
+describe("tools/upgrade.ts: the Renovate markers a minor bump moves", () => {
+    const text = [
+        "config:",
+        "  eks-platform:cluster:",
+        '    version: "1.34"',
+        "    addons:",
+        '      # renovate: datasource=aws-eks-addon depName=vpc-cni packageName={"addonName":"vpc-cni","kubernetesVersion":"1.34"}',
+        "      vpcCni: v1.20.4-eksbuild.1",
+        '      #renovate: datasource=aws-eks-addon depName=kube-proxy packageName={"addonName":"kube-proxy", "kubernetesVersion": "1.35"}',
+        "      kubeProxy: v1.35.0-eksbuild.1",
+        "  # renovate: datasource=helm depName=aws-load-balancer-controller registryUrl=https://aws.github.io/eks-charts",
+        '  # a comment that mentions "kubernetesVersion":"1.34" but is no marker',
+    ].join("\n");
+
+    it("finds each marker naming a minor, with its line and add-on, whatever its spacing; other comments are none", () => {
+        expect(minorMarkers(text)).to.deep.equal([
+            { line: 5, addon: "vpc-cni", minor: "1.34" },
+            { line: 7, addon: "kube-proxy", minor: "1.35" },
+        ]);
+    });
+
+    it("names the markers still on another minor, by file and line, and none already on the target", () => {
+        expect(markerEdits("Pulumi.dev.yaml", minorMarkers(text), "1.35")).to.deep.equal([
+            'Pulumi.dev.yaml:5: the # renovate: marker of vpc-cni: "kubernetesVersion":"1.34" → "1.35" (Renovate then offers 1.35 builds)',
+        ]);
+        expect(markerEdits("Pulumi.dev.yaml", minorMarkers(text), "1.34")).to.have.length(1);
+    });
+
+    it("reads the stack file of the working directory by default: every marker of the repository's prod not on the target, by line", async () => {
+        const { stdout } = await upgradeCommand(["prod"], { render: () => Promise.resolve([cluster("1.34")]), today: "2026-11-01" });
+        const expected = fs
+            .readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")
+            .split("\n")
+            .flatMap((l, i) =>
+                /# renovate:.*"kubernetesVersion":"(?!1\.35")/.test(l) ? [`     - Pulumi.prod.yaml:${i + 1}: the # renovate: marker`] : [],
+            );
+        expect(expected.length, "the repository's prod pins its add-ons with markers").to.be.greaterThan(3);
+        const named = stdout.split("\n").filter((l) => l.includes(": the # renovate: marker"));
+        expect(named.map((l) => l.replace(/ of .*$/, ""))).to.deep.equal(expected);
+    });
+
+    it("puts them in the control plane's step of the command's plan", async () => {
+        const { stdout } = await upgradeCommand(["dev"], {
+            render: () => Promise.resolve([cluster("1.34")]),
+            today: "2026-11-01",
+            stackFile: () => text,
+        });
+        const step = stdout.split("\n").findIndex((l) => /^\d+\. Control plane 1\.34 → 1\.35/.test(l));
+        expect(step).to.be.greaterThan(-1);
+        expect(stdout.split("\n").slice(step + 1, step + 3)).to.deep.equal([
+            '     - cluster.version: "1.35"',
+            '     - Pulumi.dev.yaml:5: the # renovate: marker of vpc-cni: "kubernetesVersion":"1.34" → "1.35" (Renovate then offers 1.35 builds)',
+        ]);
     });
 });
 
