@@ -6,7 +6,7 @@
  * administration only within them. Pure.
  *
  * The prefix is the cluster name and a dash: the deploy and preview roles themselves must not
- * match it (docs/ci.md names them `platform-deployer-<stack>` and `platform-preview-<stack>`), or
+ * match it (docs/roles.md names them `platform-deployer-<stack>` and `platform-preview-<stack>`), or
  * the deploy role could rewrite its own policy.
  */
 
@@ -20,7 +20,7 @@ export function stackNamePrefix(clusterName: string): string {
 
 /**
  * The name of the managed policy every role of the stack carries as its permissions boundary.
- * `npm run deployer-policy -- <stack> --boundary` prints it; docs/ci.md creates it before the first
+ * `npm run deployer-policy -- <stack> --boundary` prints it; docs/roles.md creates it before the first
  * `up`. IAM refuses a role whose boundary does not exist.
  */
 export function permissionsBoundaryName(clusterName: string): string {

@@ -506,8 +506,9 @@ describe("GitHub workflows", () => {
         expect(deployRunnerReach({ ...fromPrCode, doc: { ...fromPrCode.doc, on: { push: { branches: ["main"] } } } })).to.deep.equal([]);
     });
 
-    it("deploy every stack only from main, each in its own environment (whose OIDC subject docs/ci.md trusts, behind a main-only branch rule)", () => {
-        const docs = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+    it("deploy every stack only from main, each in its own environment (whose OIDC subject docs/roles.md trusts, behind a main-only branch rule in docs/bootstrap.md)", () => {
+        const roles = fs.readFileSync(path.join(ROOT, "docs", "roles.md"), "utf8");
+        const bootstrap = fs.readFileSync(path.join(ROOT, "docs", "bootstrap.md"), "utf8");
         let ups = 0;
         for (const w of all) {
             for (const [name, job] of Object.entries(w.doc.jobs)) {
@@ -522,8 +523,8 @@ describe("GitHub workflows", () => {
                 if (env !== undefined && stacks().includes(env)) {
                     // Rule: a deploy environment is reachable from workflows on main only.
                     expect(onlyMain(w.doc), `${w.file} ${name}: environment ${env} outside a main-only workflow`).to.equal(true);
-                    expect(docs, `docs/ci.md: the trust of ${env}'s deployer`).to.include(`repo:<org>/<repo>:environment:${env}`);
-                    expect(docs, `docs/ci.md: ${env}'s deployment-branch rule`).to.match(
+                    expect(roles, `docs/roles.md: the trust of ${env}'s deployer`).to.include(`repo:<org>/<repo>:environment:${env}`);
+                    expect(bootstrap, `docs/bootstrap.md: ${env}'s deployment-branch rule`).to.match(
                         new RegExp(`environment \`${env}\`[^\n]*deployment branch \`main\``),
                     );
                 }
@@ -804,7 +805,7 @@ describe("GitHub workflows", () => {
             expect(usesCloud(jobs[producer!]), "the matrix job holds no cloud role").to.equal(false);
         });
 
-        it("previews with refresh as the stack's drift role (environment drift-<stack>, main only per docs/ci.md), one check per stack at a time", () => {
+        it("previews with refresh as the stack's drift role (environment drift-<stack>, main only per docs/bootstrap.md), one check per stack at a time", () => {
             expect(environmentOf(driftJob!)).to.equal("drift-${{ matrix.stack }}");
             expect((driftJob as { concurrency?: unknown }).concurrency).to.deep.equal({
                 group: "drift-${{ matrix.stack }}",
@@ -824,16 +825,18 @@ describe("GitHub workflows", () => {
             expect(steps[preflight].if).to.equal("${{ !cancelled() }}");
             const upload = steps.find((st) => st.uses?.startsWith("actions/upload-artifact@"));
             expect(upload?.with).to.include({ name: "drift-${{ matrix.stack }}", path: "drift-${{ matrix.stack }}" });
-            const docs = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
-            expect(docs).to.include("repo:<org>/<repo>:environment:drift-<stack>");
+            const roles = fs.readFileSync(path.join(ROOT, "docs", "roles.md"), "utf8");
+            const bootstrap = fs.readFileSync(path.join(ROOT, "docs", "bootstrap.md"), "utf8");
+            const ci = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+            expect(roles).to.include("repo:<org>/<repo>:environment:drift-<stack>");
             // Every stack the check covers (those with a drift role).
             expect(driftedStacks(ROOT), "stacks with access.drift").to.not.deep.equal([]);
             for (const stack of driftedStacks(ROOT)) {
-                expect(docs, `docs/ci.md: drift-${stack}'s deployment-branch rule`).to.match(
+                expect(bootstrap, `docs/bootstrap.md: drift-${stack}'s deployment-branch rule`).to.match(
                     new RegExp(`environment [^\n]*\`drift-${stack}\`[^\n]*deployment branch \`main\``),
                 );
             }
-            expect(docs).to.include("deploy.yml@refs/heads/main` and `<org>/<repo>/.github/workflows/drift.yml@refs/heads/main");
+            expect(ci).to.include("deploy.yml@refs/heads/main` and `<org>/<repo>/.github/workflows/drift.yml@refs/heads/main");
         });
 
         it("writes issues from a job that runs no repository code and holds no cloud role", () => {

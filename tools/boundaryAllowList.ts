@@ -7,7 +7,7 @@
  * statement names is out of every stack role's reach. EKS, Auto Scaling groups, queues, log groups
  * and Karpenter's instance profiles are the stack's own (names under its cluster); EC2 and load
  * balancers carry ids, not names, and stay on `*`: isolating them is the account's job (one
- * account per environment, docs/ci.md).
+ * account per environment, docs/bootstrap.md, step 1).
  *
  * Read for: the AWS-managed policies the program attaches (tools/data/managedPolicies.ts), the
  * Karpenter controller's (components/karpenter/aws.ts, Karpenter v1.14.1), the AWS Load Balancer

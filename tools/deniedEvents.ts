@@ -5,7 +5,7 @@
  * AttributeKey=Username,AttributeValue=<session>`, or a log file of the trail, gzipped or not).
  * The deploy role's calls are judged against the deploy policy; the stack's own roles' (named
  * under its prefix) against the permissions boundary they carry. The deploy role carries no
- * boundary (docs/ci.md creates it without one; the boundary denies the `iam:CreateRole` it must
+ * boundary (docs/roles.md creates it without one; the boundary denies the `iam:CreateRole` it must
  * make), so its calls never are. Other principals' records are counted and skipped.
  *
  * Sources: CloudTrail User Guide, "CloudTrail record contents for management, data, and network
@@ -217,7 +217,7 @@ const ELSEWHERE: readonly (readonly [RegExp, string, string])[] = [
     [/resource-based|vpc endpoint|session policy/i, "not a policy this repository generates: allow the call there", ""],
     [
         /permissions boundary/i,
-        "the deploy role carries none in docs/ci.md: remove it",
+        "the deploy role carries none in docs/roles.md: remove it",
         "the boundary in the account differs from the generated one: re-apply the one --boundary prints",
     ],
     [

@@ -77,7 +77,7 @@ export function boundaryArn(ctx: DeployerContext): string {
     return `arn:${ctx.partition}:iam::${ctx.account}:policy/${permissionsBoundaryName(ctx.clusterName)}`;
 }
 
-/** The alias of the stack's secrets key (docs/ci.md, step 2). */
+/** The alias of the stack's secrets key (docs/bootstrap.md, step 2). */
 export function secretsKeyAlias(project: string, stack: string): string {
     return `alias/${project}-${stack}-secrets`;
 }
@@ -663,7 +663,7 @@ export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
     };
 }
 
-/** What `deployerContext` writes for a state bucket not given: a placeholder, as docs/ci.md shows the policies. */
+/** What `deployerContext` writes for a state bucket not given: a placeholder, as docs/roles.md shows the policies. */
 export const STATE_BUCKET_PLACEHOLDER = "<state-bucket>";
 
 /**
@@ -823,7 +823,7 @@ export async function plannedResources(root: string, stack: string): Promise<Pla
 /** Which of a stack's policies: the deploy role's, the permissions boundary, the drift check's role's, the preview role's. */
 export type PolicyKind = "deploy" | "boundary" | "drift" | "preview";
 
-/** The stack's policy of `kind`: the one place each kind is generated (the command, docs/ci.md, the tests). */
+/** The stack's policy of `kind`: the one place each kind is generated (the command, docs/roles.md, the tests). */
 export function stackPolicy(kind: PolicyKind, plan: readonly PlannedResource[], ctx: DeployerContext): PolicyDocument {
     switch (kind) {
         case "boundary":
@@ -838,7 +838,7 @@ export function stackPolicy(kind: PolicyKind, plan: readonly PlannedResource[], 
 }
 
 /**
- * docs/ci.md embeds a stack's policies as `npm run docs` writes them: a JSON block after each
+ * docs/roles.md embeds a stack's policies as `npm run docs` writes them: a JSON block after each
  * marker `<!-- deployer-policy: <stack> -->` (or with ` --boundary`, ` --drift` or ` --preview` after the stack,
  * the options that print it). A test compares them with the generator's. The block ends at its own
  * closing fence, whatever it holds (an empty block included): nothing past it is ever replaced.

@@ -18,7 +18,7 @@
  * Where a type's actions are allowed:
  * - `ec2`: `*`. EC2 ARNs carry ids, never the stack's names; its tag conditions would need every
  *   call to carry or find the stack's tag, which default security groups and rule resources do not.
- *   Isolation between stacks for EC2 is the account's (docs/ci.md).
+ *   Isolation between stacks for EC2 is the account's (docs/roles.md).
  * - `eks`: the cluster's ARN and its node groups', add-ons', access entries' and Pod Identity
  *   associations' (all name the cluster).
  * - `clusters`: `eks:CreateCluster`, which takes no resource ARN (Service Authorization Reference,
@@ -619,7 +619,7 @@ export const DEPLOYER_ACTIONS: Readonly<Record<string, DeployerActions>> = {
 /**
  * The read-only calls of `npm run preflight` (tools/preflightChecks.ts) that IAM cannot scope to a
  * resource, besides `ssm:GetParameter` (AWS's public parameters) and `iam:GetRole` (the account's
- * service-linked roles). The preview role (docs/ci.md) and the deploy role (tools/deployRole.ts) get them.
+ * service-linked roles). The preview role (docs/roles.md) and the deploy role (tools/deployRole.ts) get them.
  */
 export const PREFLIGHT_READS: readonly string[] = [
     "ec2:DescribeInstanceTypeOfferings",

@@ -2,7 +2,7 @@
  * Writes the policy tables of README.md and docs/policies.md from the policies' declarations and
  * the environment files (tools/policyTables.ts), the platform profile's JSON Schema
  * (schemas/platform-profile.schema.json, from tools/platformProfile.ts), and the deploy role's
- * policy and permissions boundary docs/ci.md embeds (tools/deployRole.ts). Run it after adding
+ * policy and permissions boundary docs/roles.md embeds (tools/deployRole.ts). Run it after adding
  * or changing a policy, the profile's shape, or what a stack creates:
  *
  *   npm run docs
@@ -29,12 +29,12 @@ export function profileSchemaText(): string {
 
 const USAGE = "usage: npm run docs";
 
-/** The CI guide, with the policies of each stack it embeds. */
-export const CI_GUIDE = "docs/ci.md";
+/** The roles guide (step 3 of docs/bootstrap.md), with the policies of each stack it embeds. */
+export const ROLES_GUIDE = "docs/roles.md";
 
-/** docs/ci.md with the policies it embeds as the generator writes them (each stack rendered in a process of its own). */
-export async function ciGuideText(root: string): Promise<{ current: string; generated: string }> {
-    const current = fs.readFileSync(path.join(root, CI_GUIDE), "utf8");
+/** docs/roles.md with the policies it embeds as the generator writes them (each stack rendered in a process of its own). */
+export async function rolesGuideText(root: string): Promise<{ current: string; generated: string }> {
+    const current = fs.readFileSync(path.join(root, ROLES_GUIDE), "utf8");
     const plans = new Map<string, Awaited<ReturnType<typeof renderInChild>>>();
     for (const stack of embeddedStacks(current)) {
         plans.set(stack, await renderInChild(root, stack, "the working tree"));
@@ -67,11 +67,11 @@ async function run(): Promise<number> {
         fs.writeFileSync(schemaFile, schema);
     }
     process.stdout.write(`${PROFILE_SCHEMA_FILE}: ${current === schema ? "up to date" : "written"}\n`);
-    const guide = await ciGuideText(root);
+    const guide = await rolesGuideText(root);
     if (guide.generated !== guide.current) {
-        fs.writeFileSync(path.join(root, CI_GUIDE), guide.generated);
+        fs.writeFileSync(path.join(root, ROLES_GUIDE), guide.generated);
     }
-    process.stdout.write(`${CI_GUIDE}: ${guide.generated === guide.current ? "up to date" : "policies written"}\n`);
+    process.stdout.write(`${ROLES_GUIDE}: ${guide.generated === guide.current ? "up to date" : "policies written"}\n`);
     return 0;
 }
 

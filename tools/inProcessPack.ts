@@ -199,7 +199,7 @@ function frozen(value: unknown): void {
  * SDK (server.js) deserializes a resource's properties again for every resource policy in Analyze
  * and every stack policy in AnalyzeStack, each time a fresh copy (deserialize.js), up to 17 per
  * object with this pack: at 10,000 workloads those copies and their garbage took 4 s of the 13 s
- * the pack's calls took (docs/ci.md).
+ * the pack's calls took (docs/benchmarks.md).
  * Here the first call makes the SDK's copy, made read-only, and every later call for the same
  * properties (Analyze and AnalyzeStack share them) returns that copy. A value `isPlainAndKnown` (in the
  * kernel: every manifest object) is its own copy, frozen whole, which refuses any write, delete included; any

@@ -1,7 +1,7 @@
 /**
  * Manifest files read on threads of their own: the YAML parse is most of what the manifest gate
  * does with a large input (10,000 workloads: 4.6 s of the parse against 2.6 s of Analyze and 3 s of
- * AnalyzeStack, docs/ci.md), and nothing in it depends on another file. Each thread reads, decodes
+ * AnalyzeStack, docs/benchmarks.md), and nothing in it depends on another file. Each thread reads, decodes
  * and parses whole files (`readObjects`, manifests.ts) and sends back plain objects with their
  * lines; this thread takes them in the order of the files, as the one-thread path reads them, so
  * what follows (names of unnamed objects, the first bad file's error, the verdicts) is the same.
@@ -22,7 +22,7 @@ const ROLE = "eks-platform-manifest-reader";
 /**
  * Below this many bytes of files the input is read on this thread, and past it one more thread
  * reads per `BYTES_PER_THREAD`, up to the cores and `MAX_THREADS`. Measured on 2 cores with the
- * generated corpus (docs/ci.md, medians of 3): 100 workloads (160 kB) gate in the same time either
+ * generated corpus (docs/benchmarks.md, medians of 3): 100 workloads (160 kB) gate in the same time either
  * way, 300 (480 kB) 50 ms faster on one reading thread, 1,000 (1.6 MB) 0.16 s faster on one and
  * no faster on two (this thread, which runs the pack, then has no core of its own), 10,000 (16 MB)
  * 2.1 s faster on one and 2.3 s on two.

@@ -544,7 +544,7 @@ let sdkStacksUnmapped = false;
  * capture no frame at all (`debuggablePromise` runs with `Error.stackTraceLimit` 0, so the stack
  * reads `Error`; leak tracking itself is the SDK's, unchanged), with it they are formatted
  * unmapped like the second. Capturing and formatting them was 90 ms of a 0.9 s prod plan on 2
- * cores (docs/ci.md). Any other error keeps its mapped stack.
+ * cores (docs/benchmarks.md). Any other error keeps its mapped stack.
  */
 export function leaveSdkStacksUnmapped(): void {
     const mapped = Error.prepareStackTrace?.bind(Error) as ((error: Error, frames: NodeJS.CallSite[]) => unknown) | undefined;

@@ -2,7 +2,7 @@
 // code comes from swc's output cached in node_modules/.cache/eks-platform/swc (tools/swcCache.js),
 // compiled again only for files whose source changed; stacks still name .ts lines. ts-node loads
 // the TypeScript compiler just to read tsconfig.json: about 0.15 s of each tool's start measured
-// on 2 cores (docs/ci.md).
+// on 2 cores (docs/benchmarks.md).
 //
 // The entry runs as the main module (`require.main === module`), with the same process.argv as
 // `node -r ts-node/register/transpile-only <entry> <args>`. The Pulumi CLI runs index.ts with its

@@ -28,7 +28,7 @@ export const accessSchema = z
          * The read-only role of the scheduled drift check (`.github/workflows/drift.yml`,
          * environment `drift-<stack>`, `main` only): `pulumi preview --refresh` reads every live
          * object, so its entry holds AmazonEKSAdminViewPolicy cluster-wide (get, list and watch on
-         * every kind, Secrets included) and nothing that writes (docs/ci.md, "Drift"). Defaults to none.
+         * every kind, Secrets included) and nothing that writes (docs/operations.md, "Drift"). Defaults to none.
          */
         drift: roleArn.optional(),
     })

@@ -50,7 +50,7 @@ export const networkSchema = z
          * A Transit Gateway (shared with this account) to attach the VPC to. The private subnets
          * are attached and every route table sends `cluster.endpoint.privateAccessCidrs` through
          * it, so the deployer's network reaches the private API endpoint during the first `up`
-         * already (docs/ci.md, "A private cluster's first up"). Defaults to none.
+         * already (docs/bootstrap.md, step 4). Defaults to none.
          */
         transitGatewayId: z
             .string()

@@ -22,7 +22,7 @@
  *    anywhere, no read can throw and every read gives the same value, so the policy is given the
  *    value itself. Properties with a sentinel, or holding anything but plain data (an asset, a
  *    secret), keep the proxy. At 10,000 workloads the proxies and their garbage were about a
- *    third of AnalyzeStack (docs/ci.md).
+ *    third of AnalyzeStack (docs/benchmarks.md).
  */
 import * as path from "path";
 import { types } from "util";

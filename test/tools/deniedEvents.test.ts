@@ -621,7 +621,7 @@ describe("deniedEvents: where the refusal came from when the generated document 
         ],
         [
             "explicit deny in a permissions boundary",
-            "the deploy role carries none in docs/ci.md: remove it",
+            "the deploy role carries none in docs/roles.md: remove it",
             "the boundary in the account differs from the generated one: re-apply the one --boundary prints",
         ],
         [

@@ -1,7 +1,7 @@
 /**
  * `npm run deployer-policy` over every stack of the repository: the invariants the issue asks for
  * (no IAM writes on `*`, role passing scoped, no key administration in IAM, the stack's own state,
- * IAM's size limits), and docs/ci.md's copy of them. Each stack's plan renders in a process of its
+ * IAM's size limits), and docs/roles.md's copy of them. Each stack's plan renders in a process of its
  * own, so the mutation module (tools/mutate.ts) leaves this file to CI and judges the rules by
  * deployerPolicy.test.ts.
  */
@@ -31,7 +31,7 @@ import {
     stateReads,
 } from "../../tools/deployRole";
 import { authorizationProblems } from "../../tools/authorizationData";
-import { ciGuideText } from "../../tools/docs";
+import { rolesGuideText } from "../../tools/docs";
 import { PREFLIGHT_ACTIONS } from "../../tools/preflightChecks";
 import { planOf, ROOT } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
@@ -199,9 +199,9 @@ describe("npm run deployer-policy: every stack of the repository", () => {
     }
 });
 
-describe("docs/ci.md: the policies it embeds", () => {
+describe("docs/roles.md: the policies it embeds", () => {
     it("embeds the deploy role's policy and the boundary of a stack of the repository, as `npm run docs` writes them (run it after changing what a stack creates)", async () => {
-        const { current, generated } = await ciGuideText(ROOT);
+        const { current, generated } = await rolesGuideText(ROOT);
         const shown = embeddedStacks(current);
         expect(shown).to.have.length.greaterThan(0);
         for (const stack of shown) {
@@ -211,6 +211,6 @@ describe("docs/ci.md: the policies it embeds", () => {
         expect(current.match(/<!-- deployer-policy: [^ ]+ --boundary -->/g)).to.have.length(1);
         expect(current.match(/<!-- deployer-policy: [^ ]+ --drift -->/g)).to.have.length(1);
         expect(current.match(/<!-- deployer-policy: [^ ]+ --preview -->/g)).to.have.length(1);
-        expect(current === generated, "docs/ci.md differs from the generator: run `npm run docs`").to.equal(true);
+        expect(current === generated, "docs/roles.md differs from the generator: run `npm run docs`").to.equal(true);
     });
 });

@@ -1033,7 +1033,7 @@ describe("deployerPolicyCommand", () => {
     });
 });
 
-describe("embedPolicies: docs/ci.md's marked blocks", () => {
+describe("embedPolicies: docs/roles.md's marked blocks", () => {
     it("replaces only the marked blocks, keeping the marker and the text around them", () => {
         const text =
             "before\n<!-- deployer-policy: qa -->\n```json\n{}\n```\nbetween\n<!-- deployer-policy: qa --boundary -->\n```json\nold\n```\nafter";

@@ -608,9 +608,9 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
     });
 });
 
-describe("docs/ci.md: the preview role may run the preflight", () => {
+describe("docs/roles.md: the preview role may run the preflight", () => {
     it("grants each read of the preflight in the preview policy (preview.json), and nothing that writes", () => {
-        const text = fs.readFileSync(path.join(ROOT, "docs", "ci.md"), "utf8");
+        const text = fs.readFileSync(path.join(ROOT, "docs", "roles.md"), "utf8");
         const block = [...text.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => m[1]).find((b) => b.includes('"Sid": "Preflight"'));
         expect(block, "the preview policy's block").to.not.equal(undefined);
         const doc = JSON.parse(block as string) as PolicyDocument;

@@ -19,7 +19,7 @@ import { FIXTURE_STACKS, projectCopy } from "../stackFiles";
 /** The fixture project, made once. */
 let project: string | undefined;
 const root = () => (project ??= projectCopy(FIXTURE_STACKS));
-/** The deploy runners as docs/ci.md sets them up: in their own runner group. */
+/** The deploy runners as docs/bootstrap.md sets them up (step 7): in their own runner group. */
 const DEPLOY = {
     RUNNER_DEV: '{"group":"eks-deployers","labels":["eks-deployer"]}',
     RUNNER_PROD: '{"group":"eks-deployers","labels":["eks-deployer"]}',

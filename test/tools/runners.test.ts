@@ -19,7 +19,7 @@ const allVars = {
     ...deployVars,
     ...Object.fromEntries(stacks().map((s) => [previewRunnerVariable(s), JSON.stringify(previewLabels(s))])),
 };
-/** Every stack's deploy runner in the deploy runners' group, as docs/ci.md sets them up. */
+/** Every stack's deploy runner in the deploy runners' group, as docs/bootstrap.md sets them up (step 7). */
 const groupDeployVars = Object.fromEntries(
     stacks().map((s) => [runnerVariable(s), JSON.stringify({ group: "eks-deployers", labels: deployLabels(s) })]),
 );
