@@ -666,6 +666,23 @@ export function permissionsBoundary(ctx: DeployerContext): PolicyDocument {
 /** What `deployerContext` writes for a state bucket not given: a placeholder, as docs/roles.md shows the policies. */
 export const STATE_BUCKET_PLACEHOLDER = "<state-bucket>";
 
+/** What docs/roles.md shows in place of the stack's own account id (the one of `access.deployer`). */
+export const ACCOUNT_PLACEHOLDER = "<account>";
+
+/**
+ * `doc` with every occurrence of `account` (the stack's own, as a whole 12-digit id: in ARNs and
+ * condition values alike) written as `<account>`: how docs/roles.md shows the policies, so a fork
+ * that puts in its own account ids changes no documentation (`npm run deployer-policy` prints the
+ * real ids). Another account a stack file names stays as written. Pure.
+ */
+export function withAccountPlaceholder(doc: PolicyDocument, account: string): PolicyDocument {
+    if (!/^\d{12}$/.test(account)) {
+        return doc;
+    }
+    const own = new RegExp(`(?<!\\d)${account}(?!\\d)`, "g");
+    return JSON.parse(JSON.stringify(doc).replace(own, ACCOUNT_PLACEHOLDER)) as PolicyDocument;
+}
+
 /**
  * Why `name` is no S3 bucket name (S3 User Guide, "General purpose bucket naming rules"): 3 to 63
  * characters of lowercase letters, digits, dots and hyphens, a letter or digit at each end, no two

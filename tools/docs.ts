@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { policies } from "eks-platform-policies";
 import { parseCommandLine, runMain } from "./cli";
-import { deployerContext, embeddedStacks, embedPolicies, stackPolicy } from "./deployRole";
+import { deployerContext, embeddedStacks, embedPolicies, stackPolicy, withAccountPlaceholder } from "./deployRole";
 import { renderInChild } from "./diffStack";
 import { InputError } from "./errors";
 import { profileJsonSchema } from "./platformProfile";
@@ -32,7 +32,10 @@ const USAGE = "usage: npm run docs";
 /** The roles guide (step 3 of docs/bootstrap.md), with the policies of each stack it embeds. */
 export const ROLES_GUIDE = "docs/roles.md";
 
-/** docs/roles.md with the policies it embeds as the generator writes them (each stack rendered in a process of its own). */
+/**
+ * docs/roles.md with the policies it embeds as the generator writes them (each stack rendered in a
+ * process of its own), the stack's own account id shown as `<account>`.
+ */
 export async function rolesGuideText(root: string): Promise<{ current: string; generated: string }> {
     const current = fs.readFileSync(path.join(root, ROLES_GUIDE), "utf8");
     const plans = new Map<string, Awaited<ReturnType<typeof renderInChild>>>();
@@ -42,7 +45,7 @@ export async function rolesGuideText(root: string): Promise<{ current: string; g
     const generated = embedPolicies(current, (stack, kind) => {
         const ctx = deployerContext(root, stack);
         const plan = plans.get(stack) ?? [];
-        return stackPolicy(kind, plan, ctx);
+        return withAccountPlaceholder(stackPolicy(kind, plan, ctx), ctx.account);
     });
     return { current, generated };
 }

@@ -15,6 +15,7 @@ import {
     embeddedStacks,
     kmsKeyArnsIn,
     embedPolicies,
+    withAccountPlaceholder,
     isReadAction,
     permissionsBoundary,
     type PlannedResource,
@@ -1060,5 +1061,30 @@ describe("embedPolicies: docs/roles.md's marked blocks", () => {
         expect(embedPolicies(empty, () => ({ Version: "2012-10-17", Statement: [] }))).to.equal(
             '<!-- deployer-policy: qa -->\n```json\n{\n  "Version": "2012-10-17",\n  "Statement": []\n}\n```\nkept\n```bash\necho kept\n```\n',
         );
+    });
+});
+
+describe("withAccountPlaceholder: docs/roles.md shows the stack's own account as <account>", () => {
+    const doc: PolicyDocument = {
+        Version: "2012-10-17",
+        Statement: [
+            {
+                Sid: "S",
+                Effect: "Allow",
+                Action: "kms:Decrypt",
+                Resource: ["arn:aws:kms:us-east-1:111122223333:key/*", "arn:aws:kms:us-east-1:444455556666:key/shared"],
+                Condition: { StringEquals: { "kms:CallerAccount": "111122223333", "aws:ResourceTag/id": "91111222233334" } },
+            },
+        ],
+    };
+    it("replaces the account in ARNs and condition values, and nothing else: another account, a longer number holding it", () => {
+        expect(withAccountPlaceholder(doc, "111122223333").Statement[0]).to.deep.include({
+            Resource: ["arn:aws:kms:us-east-1:<account>:key/*", "arn:aws:kms:us-east-1:444455556666:key/shared"],
+            Condition: { StringEquals: { "kms:CallerAccount": "<account>", "aws:ResourceTag/id": "91111222233334" } },
+        });
+    });
+    it("leaves the document as it is for an account that is no 12-digit id", () => {
+        expect(withAccountPlaceholder(doc, "")).to.deep.equal(doc);
+        expect(withAccountPlaceholder(doc, "1111")).to.deep.equal(doc);
     });
 });
