@@ -17,10 +17,12 @@
  */
 import { MANAGED_POLICY_LIMIT, policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-platform-kernel";
 import { ConfigError } from "../components/config";
+import type { PolicyDocument } from "../components/iam";
 import { parseCommandLine, runMain } from "./cli";
 import { authorizationProblems } from "./authorizationData";
 import {
     boundaryNotes,
+    type DeployerContext,
     deployerContext,
     DeployerPolicyError,
     type PlannedResource,
@@ -40,6 +42,39 @@ export interface DeployerPolicyCommandEnv {
     root?: string;
     /** The plan of a stack (default: rendered by the program). */
     render?: (stack: string) => Promise<PlannedResource[]>;
+}
+
+/** What each kind of policy is called in messages. */
+const WHAT: Record<PolicyKind, string> = {
+    deploy: "deploy role's policy",
+    boundary: "permissions boundary",
+    drift: "drift role's policy",
+    preview: "preview role's policy",
+};
+
+/**
+ * The stack's policy of `kind`, refused (`DeployerPolicyError`) when it is over IAM's size limit
+ * for where it goes (a role's inline policies, or a managed policy for the boundary) or when AWS's
+ * authorization data contradicts it: what every command that hands a policy to IAM prints.
+ */
+export async function checkedStackPolicy(
+    kind: PolicyKind,
+    plan: readonly PlannedResource[],
+    ctx: DeployerContext,
+): Promise<PolicyDocument> {
+    const doc = stackPolicy(kind, plan, ctx);
+    const limit = kind === "boundary" ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
+    const size = policySize(doc);
+    if (size > limit) {
+        throw new DeployerPolicyError(`the ${WHAT[kind]} of stack "${ctx.stack}" is ${size} characters, over IAM's ${limit}`);
+    }
+    const contradicted = await authorizationProblems(doc);
+    if (contradicted.length > 0) {
+        throw new DeployerPolicyError(
+            `the ${WHAT[kind]} of stack "${ctx.stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
+        );
+    }
+    return doc;
 }
 
 /** The command, in process: its exit code and what it prints. */
@@ -73,24 +108,7 @@ export async function deployerPolicyCommand(
     }
     // The boundary and the preview role's policy read no plan: they need no render.
     const plan = kind === "boundary" || kind === "preview" ? [] : await render();
-    const doc = stackPolicy(kind, plan, ctx);
-    const what = {
-        deploy: "deploy role's policy",
-        boundary: "permissions boundary",
-        drift: "drift role's policy",
-        preview: "preview role's policy",
-    }[kind];
-    const limit = kind === "boundary" ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
-    const size = policySize(doc);
-    if (size > limit) {
-        throw new DeployerPolicyError(`the ${what} of stack "${stack}" is ${size} characters, over IAM's ${limit}`);
-    }
-    const contradicted = await authorizationProblems(doc);
-    if (contradicted.length > 0) {
-        throw new DeployerPolicyError(
-            `the ${what} of stack "${stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
-        );
-    }
+    const doc = await checkedStackPolicy(kind, plan, ctx);
     // What the boundary cannot judge is said, on stderr, so the printed policy stays valid JSON.
     const notes = kind === "boundary" ? boundaryNotes(ctx) : [];
     return { code: 0, stdout: `${JSON.stringify(doc, null, 2)}\n`, ...(notes.length > 0 ? { stderr: `${notes.join("\n")}\n` } : {}) };
