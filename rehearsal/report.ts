@@ -800,7 +800,7 @@ function describeWaveShort(s: WaveSpan): string {
 
 /**
  * The rehearsal as Markdown (a pull request's job summary): the same report as the text, with each
- * group's timeline as a Mermaid gantt chart.
+ * group's timeline as a Mermaid gantt chart; the timelines and the request paths folded.
  */
 export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
     const lines: string[] = [
@@ -864,8 +864,10 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
             "</details>",
         );
     }
+    // The timelines and request paths are the evidence behind the verdicts above: folded, so a
+    // stack's rehearsal in a pull request's summary is its verdict, problems and tables.
     if (r.groups.length > 0) {
-        lines.push("", "### Timelines");
+        lines.push("", `<details><summary>Timelines (${plural(r.groups.length, "group")})</summary>`);
         for (const g of r.groups) {
             lines.push(
                 "",
@@ -896,14 +898,16 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
                 lines.push("", ...details.map((d) => `- ${md(d)}`));
             }
         }
+        lines.push("", "</details>");
     }
     if (r.requestPaths.length > 0) {
-        lines.push("", `### ${REQUEST_PATH_TITLE}`);
+        lines.push("", `<details><summary>${REQUEST_PATH_TITLE} (${r.requestPaths.length})</summary>`);
         for (const p of r.requestPaths) {
             lines.push("", `#### ${md(p.workload)}, container \`${p.container}\`: ${md(p.path)}`, "", "| at | what |", "|---|---|");
             lines.push(...p.phases.map((x) => `| ${formatSeconds(x.at)} | ${md(x.what)} |`));
             lines.push("", `**${md(exitVerdict(p)).replace(/^([A-Z ]+):/, "$1:**")}`);
         }
+        lines.push("", "</details>");
     }
     lines.push("", `**${verdictLine(r).replace(/^(\w+):/, "$1:**")}`);
     return `${lines.join("\n")}\n`;

@@ -242,7 +242,18 @@ describe("drain rehearsal report: blocks apart", () => {
                         (l.startsWith("|") && !all[i - 1].startsWith("|")) ||
                         (item.test(l) && !item.test(all[i - 1]))),
             );
-        expect(starts.filter(([l]) => l.startsWith("#"))).to.have.length(12);
+        expect(starts.filter(([l]) => l.startsWith("#"))).to.have.length(10);
+        // Not modelled, the timelines and the request paths are folded, each block closed after an empty line.
+        expect(starts.filter(([l]) => l.startsWith("<details>")).map(([l]) => l.replace(/ \(.*$/, ""))).to.deep.equal([
+            "<details><summary>Not modelled",
+            "<details><summary>Timelines",
+            "<details><summary>Request paths",
+        ]);
+        const closes = all.map((l, i) => [l, i] as const).filter(([l]) => l === "</details>");
+        expect(closes).to.have.length(3);
+        for (const [, i] of closes) {
+            expect(all[i - 1], `line ${i}`).to.equal("");
+        }
         expect(starts.filter(([l]) => l.startsWith("|"))).to.have.length(3);
         expect(starts.filter(([l]) => l === "```mermaid")).to.have.length(1);
         for (const [l, i] of starts) {
@@ -688,8 +699,8 @@ describe("drain rehearsal Markdown: the report", () => {
     it("each group's timeline: heading, mechanism, chart or a sentence, then stalls, windows, waits and notes as a list", () => {
         const md = formatRehearsalMarkdown(r());
         const all = lines(md);
-        const at = all.indexOf("### Timelines");
-        expect(at).to.be.greaterThan(all.indexOf("<details><summary>Not modelled (2)</summary>"));
+        const at = all.findIndex((l) => /^<details><summary>Timelines \(\d+ groups?\)<\/summary>$/.test(l));
+        expect(at).to.be.greaterThan(all.indexOf("</details>", all.indexOf("<details><summary>Not modelled (2)</summary>")));
         expect(all.slice(at + 1, at + 5)).to.deep.equal([
             "",
             "#### managed node group `first`: 2 nodes (m6i.large), OK, 1m",
@@ -724,10 +735,12 @@ describe("drain rehearsal Markdown: the report", () => {
         ]);
         expect(inWave.filter((l) => l.includes("apps-1 never drains"))).to.have.length(1);
         const und = all.indexOf("#### managed node group `und`: 0 nodes (m6i.large), UNDECIDED, 0s");
-        // Nothing to list under it: the verdict follows after one empty line.
-        expect(all.slice(und + 3, und + 7)).to.deep.equal([
+        // Nothing to list under it: the folded timelines close, then the verdict, each after one empty line.
+        expect(all.slice(und + 3, und + 9)).to.deep.equal([
             "",
             "No waves: the group has no nodes to replace.",
+            "",
+            "</details>",
             "",
             "**BLOCKED:** 3 problems in NodePool second, listed first above.",
         ]);
@@ -752,7 +765,10 @@ describe("drain rehearsal Markdown: the report", () => {
             }),
         );
         const all = lines(md);
-        const at = all.indexOf("### Request paths (one pod's exit, seconds after its deletion; workload-request-path judges them)");
+        const at = all.indexOf(
+            "<details><summary>Request paths (one pod's exit, seconds after its deletion; workload-request-path judges them) (2)</summary>",
+        );
+        expect(at).to.be.greaterThan(-1);
         expect(all.slice(at + 1, at + 9)).to.deep.equal([
             "",
             "#### Deployment prod/&lt;w&gt;, container `app`: NLB \\| ip",

@@ -367,7 +367,7 @@ describe("drain rehearsal report: Markdown", () => {
         };
         expect(r.problems).to.have.length(1);
         expect(at(`\n### Problems (1)\n`)).to.be.lessThan(at("\n### Passing groups\n"));
-        expect(at("\n### Passing groups\n")).to.be.lessThan(at("\n### Timelines\n"));
+        expect(at("\n### Passing groups\n")).to.be.lessThan(at("\n<details><summary>Timelines ("));
         expect(markdown).to.include("1. The rollout of managed node group apps stalls 17m after it starts");
         expect(markdown).to.include("   - **Fix:** shorten the grace period of Deployment prod/slow");
         expect(markdown).to.include("| `spare` | managed node group | 2 | ");

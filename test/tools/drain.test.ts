@@ -97,7 +97,7 @@ describe("npm run drain", function () {
                 expect(text).to.match(
                     /Deployment web\/web, container "nginx" — ALB of Ingress web \(Service web\), ip targets:\n.*\n.*the ALB sends it no more new requests/,
                 );
-                expect(examplesMarkdown.stdout).to.include("### Request paths");
+                expect(examplesMarkdown.stdout).to.include("<details><summary>Request paths");
             });
 
             it("prints each passing group on one line, then each group's timeline: its waves on the rollout's clock", () => {
