@@ -202,8 +202,7 @@ export function formatDiffMarkdown(report: DiffReport): string {
 }
 
 /** The plan command's usage (tools/plan.ts): `--diff` is one of its modes. */
-export const PLAN_USAGE =
-    "usage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]";
+export const PLAN_USAGE = "usage: npm run plan -- <stack> [--format text|json|markdown] [--analyzer] [--diff <git-ref>]";
 
 /** The plan command's options, read the same way with and without `--diff`. */
 export const PLAN_OPTIONS = {

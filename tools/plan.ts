@@ -2,7 +2,7 @@
  * The offline plan's command: what `pulumi up` would create for a stack, rendered with no cloud,
  * no credentials and no Pulumi CLI, then judged by the policy pack.
  *
- *   npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]
+ *   npm run plan -- <stack> [--format text|json|markdown] [--analyzer] [--diff <git-ref>]
  *
  * The pack's policies run in this process, after the program has rendered (tools/inProcessPack.ts:
  * the SDK's own handlers, no child process, no gRPC; the same verdicts, proved on both sample
@@ -24,7 +24,8 @@ import { diffCommand, PLAN_OPTIONS, PLAN_USAGE } from "./diffStack";
 import { InputError } from "./errors";
 import { InProcessPack } from "./inProcessPack";
 import { readStackFiles } from "./offline";
-import { formatPlanText } from "./planText";
+import { formatPlanMarkdown, formatPlanText } from "./planText";
+import { summaryLine } from "./report";
 import { gatePlan, Plan, renderPlan } from "./stackPlan";
 
 // What other modules and tests read as "the plan" (its JSON shape), named where the command is.
@@ -41,7 +42,7 @@ async function main(): Promise<number> {
         process.stdout.write(stdout);
         return code;
     }
-    const format = oneOf("--format", values.format, ["text", "json"] as const);
+    const format = oneOf("--format", values.format, ["text", "json", "markdown"] as const);
     if (positionals.length !== 1) {
         throw new InputError(positionals.length === 0 ? USAGE : `one stack at a time, not ${positionals.join(", ")}\n${USAGE}`);
     }
@@ -73,6 +74,9 @@ async function main(): Promise<number> {
         // report when the gate fails, so whoever reads only stderr still learns why.
         process.stderr.write(blocked ? `${gate.text}\n` : gate.report.warnings.map((w) => `warning: ${w}\n`).join(""));
         process.stdout.write(`${JSON.stringify(plan)}\n`);
+    } else if (format === "markdown") {
+        // A job summary: the verdict and findings shown, the report and the resources folded.
+        process.stdout.write(formatPlanMarkdown(plan, { summary: summaryLine(gate.report), text: gate.text }));
     } else {
         process.stdout.write(`${formatPlanText(plan)}\n\n${gate.text}\n`);
     }

@@ -4,6 +4,7 @@
  */
 import { asRecord, UNKNOWN } from "eks-platform-kernel";
 import { withKindFacts } from "../components/nodegroups/kinds";
+import { messageParts } from "./report";
 import type { Plan } from "./stackPlan";
 
 function show(value: unknown): string {
@@ -127,4 +128,45 @@ export function formatPlanText(plan: Plan): string {
     };
     visit(undefined, 0);
     return lines.join("\n");
+}
+
+/** Markdown text in a table cell or list item: no HTML, no cell breaks. Pure. */
+function mdText(text: string): string {
+    return text.replace(/[<>|]/g, (ch) => `\\${ch}`).replace(/\n/g, " ");
+}
+
+/**
+ * The plan as Markdown for a job summary: the verdict and counts first, each blocking or advisory
+ * finding on a line of its own, then the policy report and every resource folded. Pure.
+ */
+export function formatPlanMarkdown(plan: Plan, gate: { summary: string; text: string }): string {
+    const mandatory = plan.violations.filter((v) => v.level === "mandatory" && v.waived === undefined);
+    const verdict =
+        mandatory.length > 0 ? `**${mandatory.length} mandatory violation${mandatory.length === 1 ? "" : "s"}**` : "no mandatory violation";
+    const findings = plan.violations
+        .filter((v) => v.waived === undefined)
+        .map((v) => {
+            const what = messageParts(v.message.split("\n").pop() ?? v.message).what;
+            return `- ${v.level === "mandatory" ? "**mandatory**" : v.undecided !== undefined ? "undecided" : "advisory"} \`${v.policy}\` on ${mdText(v.resource.name)}: ${mdText(what)}`;
+        });
+    const fence = (text: string) => ["```text", text, "```"];
+    return [
+        `### Offline plan of \`${plan.stack}\`: ${verdict}`,
+        "",
+        `${plan.resources.length} resources to create; policies: ${mdText(gate.summary)}.`,
+        ...(findings.length > 0 ? ["", ...findings] : []),
+        "",
+        "<details><summary>Policy report</summary>",
+        "",
+        ...fence(gate.text),
+        "",
+        "</details>",
+        "",
+        `<details><summary>Every resource (${plan.resources.length})</summary>`,
+        "",
+        ...fence(formatPlanText(plan)),
+        "",
+        "</details>",
+        "",
+    ].join("\n");
 }

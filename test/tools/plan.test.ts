@@ -80,13 +80,15 @@ describe("offline plan CLI: exit codes", function () {
         }
         const unknown = await runTool("plan.ts", ["dev", "--formt", "json"]);
         expect(unknown.stderr).to.equal(
-            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]\n",
+            "Unknown option '--formt'\nusage: npm run plan -- <stack> [--format text|json|markdown] [--analyzer] [--diff <git-ref>]\n",
         );
-        expect((await runTool("plan.ts", ["dev", "--format", "xml"])).stderr).to.include('--format must be text or json, not "xml"');
+        expect((await runTool("plan.ts", ["dev", "--format", "xml"])).stderr).to.include(
+            '--format must be text, json or markdown, not "xml"',
+        );
         const help = await runTool("plan.ts", ["--help"]);
         expect([help.code, help.stdout]).to.deep.equal([
             0,
-            "usage: npm run plan -- <stack> [--format text|json] [--analyzer] [--diff <git-ref> [--format text|json|markdown]]\n",
+            "usage: npm run plan -- <stack> [--format text|json|markdown] [--analyzer] [--diff <git-ref>]\n",
         ]);
     });
 
@@ -116,6 +118,15 @@ describe("offline plan CLI: exit codes", function () {
         const summary = /^(\d+) mandatory, \d+ advisory, \d+ policies evaluated/m.exec(text.stdout);
         expect(Number(summary?.[1]), text.stdout.split("\nPolicies")[1]).to.be.greaterThan(0);
         expect(text.stdout).to.match(/^subnet-eks-tags \[mandatory\]: \d+ violations? on \d+ resources?$/m);
+
+        // Markdown for a job summary: the verdict and each blocking finding shown, the report and the resources folded.
+        const markdown = await runTool("plan.ts", [stack, "--format", "markdown"], dir);
+        expect(markdown.code, markdown.stderr).to.equal(1);
+        const shown = markdown.stdout.split("\n<details>")[0];
+        expect(shown).to.match(new RegExp(`^### Offline plan of \`${stack}\`: \\*\\*\\d+ mandatory violations?\\*\\*\n`));
+        expect(shown).to.match(/^- \*\*mandatory\*\* `subnet-eks-tags` on \S+: /m);
+        expect(markdown.stdout).to.include("<details><summary>Policy report</summary>");
+        expect(markdown.stdout).to.match(/<details><summary>Every resource \(\d+\)<\/summary>\n\n```text\nPlan for stack /);
 
         const json = await runTool("plan.ts", [stack, "--format", "json"], dir);
         expect(json.code).to.equal(1);
