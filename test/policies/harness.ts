@@ -142,17 +142,37 @@ export async function runResource(policy: ResourceValidationPolicy, resource: Te
     return outcome;
 }
 
-/** Runs a stack policy on a set of resources. */
+/** Counts the property reads of a resource's properties, at any depth (a measure of the work a policy does, not of time). */
+export interface ReadCounter {
+    count: number;
+}
+
+/** `value` with every property read, at any depth, counted in `counter`. */
+function counting<T>(value: T, counter: ReadCounter): T {
+    if (value === null || typeof value !== "object") {
+        return value;
+    }
+    return new Proxy(value, {
+        get(target, key, receiver) {
+            counter.count++;
+            return counting(Reflect.get(target, key, receiver) as unknown, counter);
+        },
+    });
+}
+
+/** Runs a stack policy on a set of resources; with `reads`, every read of their properties is counted there. */
 export async function runStack(
     policy: StackValidationPolicy,
     resources: readonly TestResource[],
     config: object = {},
     stackTags: ReadonlyMap<string, string> = emptyTags,
+    reads?: ReadCounter,
 ): Promise<Outcome> {
     const outcome: Outcome = { violations: [], undecided: [] };
     try {
         const policyResources: PolicyResource[] = resources.map((r) => {
-            const props = unknownCheckingProxy(fresh(r.props));
+            const copy = fresh(r.props);
+            const props = unknownCheckingProxy(reads ? counting(copy, reads) : copy);
             return {
                 type: r.type,
                 props,
