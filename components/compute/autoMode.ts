@@ -757,7 +757,7 @@ export const autoModeCompute = {
             issues.push({
                 path: ["karpenter", "enabled"],
                 message:
-                    "is true beside autoMode: EKS Auto Mode runs Karpenter itself; move the pools to autoMode.nodePools and set karpenter.enabled: false",
+                    "is true beside autoMode: EKS Auto Mode runs Karpenter itself; set karpenter.enabled: false and move the pools to autoMode.nodePools, each on a class of autoMode.nodeClasses (Auto Mode's NodeClass, not an EC2NodeClass) with its karpenter.k8s.aws/* requirements as eks.amazonaws.com/*; with volumes or load balancers to keep, move blue/green instead (docs/automode.md#moving-a-stack-to-auto-mode)",
             });
         }
         return issues;

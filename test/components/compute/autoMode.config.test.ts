@@ -275,7 +275,7 @@ describe("autoMode config", () => {
             v[`${PROJECT}:addons`] = fixtureValues("dev")[`${PROJECT}:addons`];
         });
         expect(problems).to.have.members([
-            `${PROJECT}:karpenter.enabled: is true beside autoMode: EKS Auto Mode runs Karpenter itself; move the pools to autoMode.nodePools and set karpenter.enabled: false`,
+            `${PROJECT}:karpenter.enabled: is true beside autoMode: EKS Auto Mode runs Karpenter itself; set karpenter.enabled: false and move the pools to autoMode.nodePools, each on a class of autoMode.nodeClasses (Auto Mode's NodeClass, not an EC2NodeClass) with its karpenter.k8s.aws/* requirements as eks.amazonaws.com/*; with volumes or load balancers to keep, move blue/green instead (docs/automode.md#moving-a-stack-to-auto-mode)`,
             `${PROJECT}:addons.ebsCsiDriver: is set beside autoMode: EKS Auto Mode runs its own EBS CSI driver (ebs.csi.eks.amazonaws.com); remove it`,
             `${PROJECT}:addons.loadBalancerController: is set beside autoMode: EKS Auto Mode runs its own load balancing (eks.amazonaws.com/alb, eks.amazonaws.com/nlb); remove it`,
         ]);
