@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ROOT } from "./mocks";
-import { driftedStacks, GITHUB_HOSTED_RUNNER, previewRunnerVariable, runnerMatrix, runnerVariable } from "../tools/runners";
+import { previewRunnerVariable, runnerVariable } from "../tools/ciNames";
+import { driftedStacks, GITHUB_HOSTED_RUNNER, runnerMatrix } from "../tools/runners";
 import { stackConfig, stacks } from "./stackFiles";
 
 const DIR = path.join(ROOT, ".github", "workflows");

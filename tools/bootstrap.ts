@@ -23,18 +23,19 @@ import { permissionsBoundaryName } from "eks-platform-kernel";
 import { permissionsBoundaryArn, type PolicyDocument } from "../components/iam";
 import { allowsSpot } from "../components/karpenter/aws";
 import { parseCommandLine, runMain } from "./cli";
-import { checkedStackPolicy } from "./deployerPolicy";
-import { deployerContext, type PolicyKind, plannedResources, secretsKeyAlias, STATE_BUCKET_PLACEHOLDER } from "./deployRole";
+import {
+    checkedStackPolicy,
+    deployerContext,
+    type PolicyKind,
+    plannedResources,
+    secretsKeyAlias,
+    STATE_BUCKET_PLACEHOLDER,
+} from "./deployRole";
 import { InputError } from "./errors";
 import { readStackFiles } from "./offline";
-import { previewRunnerVariable, runnerVariable } from "./runners";
+import { environmentsOf, previewRunnerVariable, runnerVariable } from "./ciNames";
 
 const USAGE = "usage: npm run bootstrap -- <stack> --state-bucket <name> --repo <org>/<repo>";
-
-/** The GitHub environment each CI role of `stack` is assumed from (.github/workflows: deploy.yml, pull-request.yml, drift.yml). Pure. */
-export function environmentsOf(stack: string): { deploy: string; preview: string; drift: string } {
-    return { deploy: stack, preview: `preview-${stack}`, drift: `drift-${stack}` };
-}
 
 /** GitHub's OIDC issuer, as its tokens name it. */
 const GITHUB_OIDC = "token.actions.githubusercontent.com";

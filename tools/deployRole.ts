@@ -16,7 +16,16 @@
  * Offline: the account and partition come from `access.deployer`, the region from `aws:region`.
  */
 import * as path from "path";
-import { PLATFORM_CLUSTER_TAG, permissionsBoundaryName, stackNamePrefix, UNKNOWN } from "eks-platform-kernel";
+import {
+    MANAGED_POLICY_LIMIT,
+    PLATFORM_CLUSTER_TAG,
+    permissionsBoundaryName,
+    policySize,
+    ROLE_INLINE_POLICY_LIMIT,
+    stackNamePrefix,
+    UNKNOWN,
+} from "eks-platform-kernel";
+import { authorizationProblems } from "./authorizationData";
 import { accountOf, KEY_ADMINISTRATION_ACTIONS, type PolicyDocument, type PolicyStatement } from "../components/iam";
 import { boundaryAllowList } from "./boundaryAllowList";
 import { parseRawConfig } from "../components/config";
@@ -852,6 +861,39 @@ export function stackPolicy(kind: PolicyKind, plan: readonly PlannedResource[], 
         case "deploy":
             return deployerPolicy(plan, ctx);
     }
+}
+
+/** What each kind of policy is called in messages. */
+const WHAT: Record<PolicyKind, string> = {
+    deploy: "deploy role's policy",
+    boundary: "permissions boundary",
+    drift: "drift role's policy",
+    preview: "preview role's policy",
+};
+
+/**
+ * The stack's policy of `kind`, refused (`DeployerPolicyError`) when it is over IAM's size limit
+ * for where it goes (a role's inline policies, or a managed policy for the boundary) or when AWS's
+ * authorization data contradicts it: what every command that hands a policy to IAM prints.
+ */
+export async function checkedStackPolicy(
+    kind: PolicyKind,
+    plan: readonly PlannedResource[],
+    ctx: DeployerContext,
+): Promise<PolicyDocument> {
+    const doc = stackPolicy(kind, plan, ctx);
+    const limit = kind === "boundary" ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
+    const size = policySize(doc);
+    if (size > limit) {
+        throw new DeployerPolicyError(`the ${WHAT[kind]} of stack "${ctx.stack}" is ${size} characters, over IAM's ${limit}`);
+    }
+    const contradicted = await authorizationProblems(doc);
+    if (contradicted.length > 0) {
+        throw new DeployerPolicyError(
+            `the ${WHAT[kind]} of stack "${ctx.stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
+        );
+    }
+    return doc;
 }
 
 /**

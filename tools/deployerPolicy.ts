@@ -15,21 +15,9 @@
  * a policy over IAM's size limit, or one AWS's authorization data contradicts (an action that does
  * not exist, a condition key it does not support, a resource of no type it accepts).
  */
-import { MANAGED_POLICY_LIMIT, policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-platform-kernel";
 import { ConfigError } from "../components/config";
-import type { PolicyDocument } from "../components/iam";
 import { parseCommandLine, runMain } from "./cli";
-import { authorizationProblems } from "./authorizationData";
-import {
-    boundaryNotes,
-    type DeployerContext,
-    deployerContext,
-    DeployerPolicyError,
-    type PlannedResource,
-    plannedResources,
-    type PolicyKind,
-    stackPolicy,
-} from "./deployRole";
+import { boundaryNotes, checkedStackPolicy, deployerContext, type PlannedResource, plannedResources, type PolicyKind } from "./deployRole";
 import { deniedEventsCommand } from "./deniedEvents";
 import { InputError } from "./errors";
 
@@ -42,39 +30,6 @@ export interface DeployerPolicyCommandEnv {
     root?: string;
     /** The plan of a stack (default: rendered by the program). */
     render?: (stack: string) => Promise<PlannedResource[]>;
-}
-
-/** What each kind of policy is called in messages. */
-const WHAT: Record<PolicyKind, string> = {
-    deploy: "deploy role's policy",
-    boundary: "permissions boundary",
-    drift: "drift role's policy",
-    preview: "preview role's policy",
-};
-
-/**
- * The stack's policy of `kind`, refused (`DeployerPolicyError`) when it is over IAM's size limit
- * for where it goes (a role's inline policies, or a managed policy for the boundary) or when AWS's
- * authorization data contradicts it: what every command that hands a policy to IAM prints.
- */
-export async function checkedStackPolicy(
-    kind: PolicyKind,
-    plan: readonly PlannedResource[],
-    ctx: DeployerContext,
-): Promise<PolicyDocument> {
-    const doc = stackPolicy(kind, plan, ctx);
-    const limit = kind === "boundary" ? MANAGED_POLICY_LIMIT : ROLE_INLINE_POLICY_LIMIT;
-    const size = policySize(doc);
-    if (size > limit) {
-        throw new DeployerPolicyError(`the ${WHAT[kind]} of stack "${ctx.stack}" is ${size} characters, over IAM's ${limit}`);
-    }
-    const contradicted = await authorizationProblems(doc);
-    if (contradicted.length > 0) {
-        throw new DeployerPolicyError(
-            `the ${WHAT[kind]} of stack "${ctx.stack}" contradicts AWS's authorization data (fix tools/deployerActions.ts or tools/deployRole.ts):\n  ${contradicted.join("\n  ")}`,
-        );
-    }
-    return doc;
 }
 
 /** The command, in process: its exit code and what it prints. */

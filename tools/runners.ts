@@ -30,6 +30,7 @@
  */
 import { ConfigError, parseRawConfig, StackConfig } from "../components/config";
 import { parseCommandLine, runMain } from "./cli";
+import { previewRunnerVariable, runnerVariable } from "./ciNames";
 import { InputError } from "./errors";
 import { readStackFiles, stackNames } from "./offline";
 
@@ -41,20 +42,6 @@ const GITHUB_HOSTED_LABEL = /^(ubuntu|windows|macos)-(latest|\d[\w.-]*)$/i;
 
 /** What `runs-on` accepts: one label, labels, or a runner group with optional labels. */
 export type RunnerSpec = string | string[] | { group: string; labels?: string | string[] };
-
-/** The repository variable holding a stack's deploy runner: `RUNNER_DEV` for `dev`. */
-export function runnerVariable(stack: string): string {
-    return `RUNNER_${variableSuffix(stack)}`;
-}
-
-/** The repository variable holding the runner of a stack's pull-request preview: `RUNNER_PREVIEW_DEV`. */
-export function previewRunnerVariable(stack: string): string {
-    return `RUNNER_PREVIEW_${variableSuffix(stack)}`;
-}
-
-function variableSuffix(stack: string): string {
-    return stack.toUpperCase().replace(/[^A-Z0-9]/g, "_");
-}
 
 export interface MatrixEntry {
     stack: string;

@@ -207,8 +207,7 @@ describe("npm run plan -- <stack> --diff <ref>, in process (diffCommand)", () =>
     });
 
     it("reads its command line as the plan does: one stack, a non-empty ref, a known format (exit 2 with the usage)", async () => {
-        const usage =
-            /(^|\n)usage: npm run plan -- <stack> \[--format text\|json\] \[--analyzer\] \[--diff <git-ref> \[--format text\|json\|markdown\]\]$/;
+        const usage = /(^|\n)usage: npm run plan -- <stack> \[--format text\|json\|markdown\] \[--analyzer\] \[--diff <git-ref>\]$/;
         const cases: [string[], RegExp][] = [
             [["--diff", "HEAD"], /^usage: npm run plan -- /],
             [["dev", "prod", "--diff", "HEAD"], /^one stack at a time, not dev, prod\n/],

@@ -5,15 +5,8 @@
  */
 import { expect } from "chai";
 import { InputError } from "../../tools/errors";
-import {
-    couldShareRunner,
-    isGithubHosted,
-    parseRunner,
-    runnerMatrix,
-    runnersCommand,
-    runnerVariable,
-    previewRunnerVariable,
-} from "../../tools/runners";
+import { couldShareRunner, isGithubHosted, parseRunner, runnerMatrix, runnersCommand } from "../../tools/runners";
+import { previewRunnerVariable, runnerVariable } from "../../tools/ciNames";
 import { FIXTURE_STACKS, projectCopy } from "../stackFiles";
 
 /** The fixture project, made once. */

@@ -7,7 +7,8 @@ import { expect } from "chai";
 import { execFile } from "child_process";
 import * as path from "path";
 import { ROOT } from "../mocks";
-import { deployRunners, GITHUB_HOSTED_RUNNER, previewRunnerVariable, runnerMatrix, runnerVariable } from "../../tools/runners";
+import { previewRunnerVariable, runnerVariable } from "../../tools/ciNames";
+import { deployRunners, GITHUB_HOSTED_RUNNER, runnerMatrix } from "../../tools/runners";
 import { stackConfig, stacks } from "../stackFiles";
 
 const deployLabels = (stack: string) => ["self-hosted", `deployer-${stack}`];
