@@ -25,6 +25,7 @@ import { allowsSpot } from "../components/karpenter/aws";
 import { parseCommandLine, runMain } from "./cli";
 import {
     checkedStackPolicy,
+    type DeployerContext,
     deployerContext,
     type PolicyKind,
     plannedResources,
@@ -83,14 +84,10 @@ function heredoc(file: string, doc: PolicyDocument): string[] {
 }
 
 /** What the script needs of the stack, and the policies it applies. */
-export interface BootstrapInput {
-    stack: string;
-    project: string;
-    partition: string;
-    account: string;
-    region: string;
-    clusterName: string;
-    stateBucket: string;
+export interface BootstrapInput extends Pick<
+    DeployerContext,
+    "stack" | "project" | "partition" | "account" | "region" | "clusterName" | "stateBucket"
+> {
     repo: string;
     access: Pick<AccessConfig, "deployer" | "preview" | "drift" | "admins">;
     /**
@@ -239,13 +236,7 @@ export async function bootstrapCommand(
     return {
         code: 0,
         stdout: bootstrapScript({
-            stack,
-            project: ctx.project,
-            partition: ctx.partition,
-            account: ctx.account,
-            region: ctx.region,
-            clusterName: ctx.clusterName,
-            stateBucket: bucket,
+            ...ctx,
             repo: values.repo ?? "",
             access: config.access,
             usesSpot,
