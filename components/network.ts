@@ -17,7 +17,7 @@ export interface NetworkArgs {
     publicSubnetPrefixLength: number;
     /** The private-sized block holding the public subnets (see `planSubnets`). Defaults to the highest AZ slot + 1. */
     publicSubnetsBlock?: number;
-    /** VPC flow logs to CloudWatch Logs. Defaults to `{ enabled: false }`. */
+    /** VPC flow logs to CloudWatch Logs; none when absent (stack config defaults them on, 90 days: components/config/network.ts). */
     flowLogs?: { enabled: boolean; retentionDays: number };
     /**
      * Attach the private subnets to this Transit Gateway and route `destinations` (the deployer's

@@ -84,7 +84,9 @@ describe("Network component", () => {
             const privateRoutes = ofType(mocks.resources, "aws:ec2/routeTable:RouteTable").filter((r) => r.name.startsWith("net-private-"));
             const natIds = privateRoutes.map((r) => (r.props.routes as { natGatewayId: string }[])[0].natGatewayId);
             expect(new Set(natIds).size).to.equal(3);
-            expect(ofType(mocks.resources, "aws:ec2/eip:Eip").every((e) => e.props.domain === "vpc")).to.equal(true);
+            const eips = ofType(mocks.resources, "aws:ec2/eip:Eip");
+            expect(eips, "one address per NAT gateway").to.have.length(3);
+            expect(eips.map((e) => e.props.domain)).to.deep.equal(["vpc", "vpc", "vpc"]);
         });
 
         it("locks down the default security group and ships flow logs", () => {
