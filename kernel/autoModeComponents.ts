@@ -2,7 +2,7 @@
  * What EKS Auto Mode's own storage and load balancing answer to, and which load-balancer
  * annotations AWS documents them honouring or refusing: names only, one home for the program
  * (components/compute/autoMode.ts creates the StorageClass and IngressClass with them) and the tools
- * (tools/platformFit.ts judges manifests against an Auto Mode stack with them).
+ * (tools/manifests/platformFit.ts judges manifests against an Auto Mode stack with them).
  *
  * Sources are EKS User Guide pages, https://docs.aws.amazon.com/eks/latest/userguide/<page>.html,
  * read in awsdocs/amazon-eks-user-guide `latest/ug/automode/<page>.adoc` at the revisions named:

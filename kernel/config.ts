@@ -52,7 +52,7 @@ const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
 
 /**
  * Where compiled validators are kept between runs: beside Ajv's own package, in the
- * `node_modules/.cache` the launcher's swc cache uses (tools/swcCache.js). A compile costs about
+ * `node_modules/.cache` the launcher's swc cache uses (tools/cli/swcCache.js). A compile costs about
  * 1 ms, the first one 15 (Ajv compiles the draft-07 meta-schema to check the schema), and the gate
  * compiles every policy's: 40 ms of a 0.9 s plan on 2 cores, 3 ms read back (docs/benchmarks.md).
  */

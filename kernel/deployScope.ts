@@ -2,7 +2,7 @@
  * What scopes a stack's deploy role to its own stack: the prefix of every IAM name the program
  * creates, the permissions boundary every role it creates carries, and the tag its KMS keys carry.
  * The program names its resources with them (components/), and `npm run deployer-policy`
- * (tools/deployRole.ts) grants the deploy role IAM writes, role passing and key
+ * (tools/roles/deployRole.ts) grants the deploy role IAM writes, role passing and key
  * administration only within them. Pure.
  *
  * The prefix is the cluster name and a dash: the deploy and preview roles themselves must not

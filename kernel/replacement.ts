@@ -1,7 +1,7 @@
 /**
  * What an input change does to a live resource: which inputs force a replacement (delete and
  * re-create: new id, new addresses, drained nodes) and which roll the nodes behind it without
- * replacing it. The shape of the offline diff's knowledge (tools/replacements.ts): the program's
+ * replacing it. The shape of the offline diff's knowledge (tools/render/replacements.ts): the program's
  * node-group kinds declare it for the resource types they own, the tools hold the rest.
  */
 

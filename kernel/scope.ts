@@ -8,7 +8,7 @@
 /**
  * The stack tag the manifest gate sets: `manifests` for manifests alone (the platform's nodes and
  * namespaces live elsewhere), `manifests-on-platform` for manifests beside a platform profile's
- * context (tools/platformProfile.ts: the platform's nodes, namespaces and add-ons are in the input).
+ * context (tools/manifests/platformProfile.ts: the platform's nodes, namespaces and add-ons are in the input).
  */
 export const INPUT_TAG = "platform/input";
 export const MANIFEST_INPUT = "manifests";
@@ -26,7 +26,7 @@ export function inputScope(stackTags: ReadonlyMap<string, string> | undefined): 
 
 /**
  * Kinds (`group/Kind`) no policy reads beyond apiVersion, kind, name, namespace and labels, so
- * the manifest gate sends only those (`packProps` in tools/manifests.ts). A policy that starts
+ * the manifest gate sends only those (`packProps` in tools/manifests/manifests.ts). A policy that starts
  * reading more of one of them must take it out of this list; the pack test runs every policy on
  * whole and trimmed objects of these kinds and requires the same verdicts.
  */

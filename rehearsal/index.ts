@@ -1,7 +1,7 @@
 /**
  * The drain rehearsal: before `pulumi up`, what each node rollout of the stack would do to its
  * workloads. Pure: resources in (as a stack policy sees them), a report out. Shared by
- * `npm run drain` (tools/drain.ts) and the `drain-rehearsal` policy. Method and sources: docs/drain.md.
+ * `npm run drain` (tools/manifests/drain.ts) and the `drain-rehearsal` policy. Method and sources: docs/drain.md.
  */
 import { Verdicts } from "eks-platform-kernel/policy";
 import type { DrainResource } from "./model";

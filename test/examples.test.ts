@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { preStopSleep } from "eks-platform-kernel/policy";
 import * as fs from "fs";
 import * as path from "path";
-import { parseManifests, typeToken } from "../tools/manifests";
-import { validateKubernetesObject } from "../tools/schema";
+import { parseManifests, typeToken } from "../tools/manifests/manifests";
+import { validateKubernetesObject } from "../tools/gate/schema";
 import { ROOT, runTool } from "./mocks";
 
 const check = (...args: string[]) => runTool("policyCheck.ts", args);

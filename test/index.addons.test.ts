@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { AUTO_MODE_COMPONENTS } from "eks-platform-kernel";
 import { EBS_CSI, LOAD_BALANCER_CONTROLLER } from "../components/addons";
 import { parseRawConfig, StackConfig } from "../components/config";
-import { readStackFiles } from "../tools/offline";
-import type { Plan } from "../tools/plan";
+import { readStackFiles } from "../tools/render/offline";
+import type { Plan } from "../tools/render/plan";
 import { planOf, ROOT } from "./mocks";
 import { stackConfig, stacks } from "./stackFiles";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { parseDuration, UNKNOWN } from "eks-platform-kernel";
 import type { EnabledKarpenterConfig } from "../components/config/karpenter";
-import type { Plan } from "../tools/plan";
-import { validateKubernetesObject } from "../tools/schema";
+import type { Plan } from "../tools/render/plan";
+import { validateKubernetesObject } from "../tools/gate/schema";
 import { planOf, runTool } from "./mocks";
 import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { gpuInstanceTypesAllowed, UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
-import type { Plan } from "../tools/plan";
+import type { Plan } from "../tools/render/plan";
 import { planOf, runTool } from "./mocks";
 import { editedFixture, fixtureProject, stackConfig, stacks } from "./stackFiles";
 

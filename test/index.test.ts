@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { UNKNOWN } from "eks-platform-kernel";
 import type { StackConfig } from "../components/config";
-import type { Plan } from "../tools/plan";
-import { NOT_API_OBJECTS, parseTypeToken, UNPUBLISHED_SCHEMAS, validateKubernetesObject } from "../tools/schema";
+import type { Plan } from "../tools/render/plan";
+import { NOT_API_OBJECTS, parseTypeToken, UNPUBLISHED_SCHEMAS, validateKubernetesObject } from "../tools/gate/schema";
 import { planOf } from "./mocks";
 import { fixtureProject, stackConfig, stacks } from "./stackFiles";
 

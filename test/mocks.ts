@@ -1,12 +1,13 @@
 /**
- * Shared test harness: the recording mock engine of tools/offline.ts installed in-process for
+ * Shared test harness: the recording mock engine of tools/render/offline.ts installed in-process for
  * component tests, and whole-stack rendering through the real offline plan CLI.
  */
 import { execFile } from "child_process";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import type { Plan } from "../tools/plan";
-import { MockMode, RecordedResource, RecordingMocks, runInStack, SAMPLE_ACCOUNT, settle } from "../tools/offline";
+import { toolFile } from "../tools/cli/cli";
+import type { Plan } from "../tools/render/plan";
+import { MockMode, RecordedResource, RecordingMocks, runInStack, SAMPLE_ACCOUNT, settle } from "../tools/render/offline";
 
 export const ROOT = path.resolve(__dirname, "..");
 
@@ -71,7 +72,7 @@ export function runTool(script: string, args: string[], cwd: string = ROOT): Pro
     return new Promise((resolve) => {
         execFile(
             process.execPath,
-            ["-r", "ts-node/register/transpile-only", path.join(ROOT, "tools", script), ...args],
+            ["-r", "ts-node/register/transpile-only", toolFile(script), ...args],
             { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") } },
             (err, stdout, stderr) => {
                 const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;

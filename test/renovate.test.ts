@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
-import { ADDON_CONFIG_KEYS } from "../tools/preflightChecks";
+import { ADDON_CONFIG_KEYS } from "../tools/preflight/preflightChecks";
 import { ROOT } from "./mocks";
 import { stackConfig, stacks } from "./stackFiles";
 

@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ConfigError, parseRawConfig, PROJECT, StackConfig } from "../components/config";
-import { readStackFiles, stackNames } from "../tools/offline";
+import { readStackFiles, stackNames } from "../tools/render/offline";
 import { ROOT } from "./mocks";
 
 /** The frozen stack files (and their policy config in `policies/`) that exact tests render. */

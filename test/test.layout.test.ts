@@ -83,7 +83,7 @@ describe("test/: every test file's path names what it tests (test/<path>[.<aspec
     it("admits each form: a module, a .js, an .mjs, a folder, an index, one aspect", () => {
         for (const file of [
             "test/components/karpenter/aws.test.ts",
-            "test/tools/run.test.ts",
+            "test/tools/cli/run.test.ts",
             "test/kernel/quantity.test.ts",
             "test/eslint.boundaries.test.ts",
             "test/tools.test.ts",

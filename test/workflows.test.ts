@@ -8,8 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ROOT } from "./mocks";
-import { previewRunnerVariable, runnerVariable } from "../tools/ciNames";
-import { driftedStacks, GITHUB_HOSTED_RUNNER, runnerMatrix } from "../tools/runners";
+import { previewRunnerVariable, runnerVariable } from "../tools/ci/ciNames";
+import { driftedStacks, GITHUB_HOSTED_RUNNER, runnerMatrix } from "../tools/ci/runners";
 import { stackConfig, stacks } from "./stackFiles";
 
 const DIR = path.join(ROOT, ".github", "workflows");

@@ -58,9 +58,9 @@ export interface BuiltNodeGroup {
 
 /** What the offline tools know of a resource type only this kind registers. */
 export interface KindResourceType {
-    /** What forces a replacement and what rolls nodes (tools/replacements.ts). */
+    /** What forces a replacement and what rolls nodes (tools/render/replacements.ts). */
     replacement: ReplacementRule;
-    /** The settings an operator checks in the plan text (tools/planText.ts). Defaults to none. */
+    /** The settings an operator checks in the plan text (tools/render/planText.ts). Defaults to none. */
     planFields?: readonly string[];
 }
 

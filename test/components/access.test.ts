@@ -4,7 +4,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { Access, accessGrants, accessPolicyArn, callerIsRole, principalKey, roleOfCaller } from "../../components/access";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { named, ofType, promiseOf, ROOT, runTool, settled, useMocks } from "../mocks";
 
 const admin = "arn:aws:iam::123456789012:role/platform-admin";

@@ -10,7 +10,7 @@ import {
     preComputeAddons,
     withoutCreatorAdminEntry,
 } from "../../components/cluster";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { named, ofType, promiseOf, settled, useMocks } from "../mocks";
 
 describe("Cluster component", () => {

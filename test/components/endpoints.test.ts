@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { InterfaceEndpoints } from "../../components/endpoints";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { ofType, settled, useMocks } from "../mocks";
 
 describe("InterfaceEndpoints component", () => {

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { expect } from "chai";
 import type { NamespaceConfig } from "../../components/config";
 import { containerLimitRange, Namespaces, networkPolicies, podSecurityLabels, quotaHard } from "../../components/namespaces";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { named, ofType, settled, useMocks } from "../mocks";
 
 const team: NamespaceConfig = {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { natLayout, Network, subnetTags, transitGatewayRoutes } from "../../components/network";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { ofType, settled, useMocks } from "../mocks";
 
 async function build(

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { ServiceAccountRoles } from "../../components/serviceAccountRoles";
-import { RecordingMocks } from "../../tools/offline";
+import { RecordingMocks } from "../../tools/render/offline";
 import { ACCOUNT, json, named, ofType, settled, useMocks } from "../mocks";
 
 describe("ServiceAccountRoles component", () => {

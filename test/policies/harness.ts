@@ -14,7 +14,7 @@ import type {
 } from "@pulumi/policy";
 import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import { isUndecided, isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
-import { readOnly } from "../../tools/inProcessPack";
+import { readOnly } from "../../tools/gate/inProcessPack";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */
 export const UNKNOWN = UNKNOWN_SENTINELS;
@@ -87,7 +87,7 @@ function reporter(outcome: Outcome, defaultUrn?: string) {
 
 /**
  * Copies props (the engine deserializes a fresh object per call), read-only as `policy:check` gives
- * them (tools/inProcessPack.ts), so a policy that writes to its input fails here first.
+ * them (tools/gate/inProcessPack.ts), so a policy that writes to its input fails here first.
  */
 function fresh(props: Record<string, unknown>): Record<string, unknown> {
     const copy = JSON.parse(JSON.stringify(props)) as Record<string, unknown>;

@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as pack from "eks-platform-policies";
 import { declarationOf, declareStackPolicy, PolicyDeclaration, policies } from "eks-platform-policies";
-import { declarationsOf, policyTables, readEnvironments, readmeTable, withTable } from "../../tools/policyTables";
+import { declarationsOf, policyTables, readEnvironments, readmeTable, withTable } from "../../tools/docs/policyTables";
 import { ROOT } from "../mocks";
 import { Catalogue, catalogueProblems, exportedModules } from "./catalogue";
 import { suites } from "./suites";

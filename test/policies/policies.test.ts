@@ -8,9 +8,9 @@ import {
     parsePolicyPackConfig,
     reconcilePolicyConfig,
     stackDerivedConfig,
-} from "../../tools/policyConfig";
-import { policyAnchor } from "../../tools/policyTables";
-import type { Plan } from "../../tools/stackPlan";
+} from "../../tools/gate/policyConfig";
+import { policyAnchor } from "../../tools/docs/policyTables";
+import type { Plan } from "../../tools/render/stackPlan";
 import { planOf, ROOT } from "../mocks";
 import { stackConfig, stacks } from "../stackFiles";
 import { Outcome, runResource, runStack, TestResource } from "./harness";

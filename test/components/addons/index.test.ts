@@ -5,8 +5,8 @@ import { ComputeAddons } from "../../../components/addons";
 import { clusterScopedPolicy } from "../../../components/addons/loadBalancerController";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../../../components/addons/loadBalancerControllerReleases";
 import type { PolicyDocument } from "../../../components/iam";
-import { RecordedResource, RecordingMocks } from "../../../tools/offline";
-import { NOT_API_OBJECTS, validateKubernetesObject } from "../../../tools/schema";
+import { RecordedResource, RecordingMocks } from "../../../tools/render/offline";
+import { NOT_API_OBJECTS, validateKubernetesObject } from "../../../tools/gate/schema";
 import { ACCOUNT, json, named, ofType, settled, useMocks } from "../../mocks";
 import { ADDONS } from "./fixtures";
 

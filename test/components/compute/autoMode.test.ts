@@ -30,8 +30,8 @@ import {
     renderAutoNodePool,
 } from "../../../components/compute/autoMode";
 import type { PolicyDocument } from "../../../components/iam";
-import { authorizationProblems } from "../../../tools/authorizationData";
-import { RecordingMocks, runInStack } from "../../../tools/offline";
+import { authorizationProblems } from "../../../tools/roles/authorizationData";
+import { RecordingMocks, runInStack } from "../../../tools/render/offline";
 import { ADDONS } from "../addons/fixtures";
 import { named, ofType, promiseOf, settled, useMocks } from "../../mocks";
 

@@ -129,7 +129,7 @@ describe("components/config/cluster.ts: the public endpoint's CIDRs", () => {
 });
 
 describe("components/config/cluster.ts: GitHub-hosted runners", () => {
-    it("defaults githubHostedRunners to false, with or without an endpoint section (tools/runners.ts then needs RUNNER_<STACK> for deploys and RUNNER_PREVIEW_<STACK> for previews)", () => {
+    it("defaults githubHostedRunners to false, with or without an endpoint section (tools/ci/runners.ts then needs RUNNER_<STACK> for deploys and RUNNER_PREVIEW_<STACK> for previews)", () => {
         expect(parsed(section()).endpoint.githubHostedRunners).to.equal(false);
         expect(parsed(section({ privateAccessSecurityGroupIds: ["sg-01234567"] })).endpoint.githubHostedRunners).to.equal(false);
         expect(clusterSchema.shape.endpoint.parse(undefined).githubHostedRunners).to.equal(false);

@@ -1,7 +1,7 @@
 /** Stack config values as the config tests edit them: a stack file's, or dev's with a team namespace of our own. */
 import { expect } from "chai";
 import { ConfigError, parseStackConfig, PROJECT, StackConfig } from "../../../components/config";
-import { readStackFiles } from "../../../tools/offline";
+import { readStackFiles } from "../../../tools/render/offline";
 import { ROOT } from "../../mocks";
 
 /** A stack's config values (keys without the project prefix), decoded. */

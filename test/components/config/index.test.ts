@@ -5,7 +5,7 @@ import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError, parseRawConfig, parseStackConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../../../components/config";
 import { endpointRouteProblem } from "../../../components/config/cluster";
-import { readStackFiles, StackFileError } from "../../../tools/offline";
+import { readStackFiles, StackFileError } from "../../../tools/render/offline";
 import { ROOT, runTool } from "../../mocks";
 import { editedFixture, fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { parseRawConfig, PROJECT } from "../../../components/config";
 import { nodeGroupClusterProblems, NodeGroupsConfig, nodeGroupsSchema } from "../../../components/config/nodeGroups";
-import { readStackFiles } from "../../../tools/offline";
+import { readStackFiles } from "../../../tools/render/offline";
 import { fixtureProject, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 
 const KEY = `${PROJECT}:nodeGroups`;

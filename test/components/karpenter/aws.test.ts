@@ -15,7 +15,7 @@ import {
 } from "../../../components/karpenter/aws";
 import { karpenterNames } from "../../../components/karpenter/names";
 import { KARPENTER_REFERENCE_POLICY } from "../../../components/karpenter/referencePolicy";
-import { RecordingMocks } from "../../../tools/offline";
+import { RecordingMocks } from "../../../tools/render/offline";
 import { named, ofType, settled, useMocks } from "../../mocks";
 import { stackConfig, stacks } from "../../stackFiles";
 

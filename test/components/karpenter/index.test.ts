@@ -2,8 +2,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { Karpenter } from "../../../components/karpenter";
-import type { RecordedResource, RecordingMocks } from "../../../tools/offline";
-import { validateKubernetesObject } from "../../../tools/schema";
+import type { RecordedResource, RecordingMocks } from "../../../tools/render/offline";
+import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { named, ofType, settled, useMocks } from "../../mocks";
 import { karpenterOf, NODECLASS, NODEPOOL } from "./fixtures";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { NodePoolConfig } from "../../../components/config/karpenter";
 import { renderEC2NodeClass, renderNodePool } from "../../../components/karpenter/nodePools";
-import { validateKubernetesObject } from "../../../tools/schema";
+import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { karpenterOf, NODECLASS, NODEPOOL } from "./fixtures";
 
 describe("karpenter: rendered objects (pure)", () => {

@@ -5,8 +5,8 @@ import { NodeGroups } from "../../../components/nodegroups";
 import { CRITICAL_ADDONS_ONLY, tolerates } from "../../../components/nodegroups/scheduling";
 import { ManagedNodeGroup } from "../../../components/nodegroups/managed";
 import { amiSsmParameter, SelfManagedNodeGroup } from "../../../components/nodegroups/selfManaged";
-import { RecordedResource, RecordingMocks, runInStack } from "../../../tools/offline";
-import { validateKubernetesObject } from "../../../tools/schema";
+import { RecordedResource, RecordingMocks, runInStack } from "../../../tools/render/offline";
+import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { named, ofType, settled } from "../../mocks";
 import { around, demoCluster } from "./demoCluster";
 

@@ -20,9 +20,9 @@ import {
 import { kindOf, kindResourceTypes, NODE_GROUP_KINDS, type NodeGroupKind, withKindFacts } from "../../../components/nodegroups/kinds";
 import { managedKind } from "../../../components/nodegroups/managed";
 import { selfManagedKind } from "../../../components/nodegroups/selfManaged";
-import { nodeCapacity } from "../../../tools/diff";
-import { planKeyFields } from "../../../tools/planText";
-import { replacementRule } from "../../../tools/replacements";
+import { nodeCapacity } from "../../../tools/changes/diff";
+import { planKeyFields } from "../../../tools/render/planText";
+import { replacementRule } from "../../../tools/render/replacements";
 import { ROOT, settled, useMocks } from "../../mocks";
 import { around, demoCluster } from "./demoCluster";
 
@@ -91,19 +91,19 @@ function missingParts(kind: NodeGroupKind, rendered: ReadonlySet<string>, lookup
     }
     const rule = lookups.replacementRule(type);
     if (!rule || rule.replaceOn.length === 0 || (rule.rollsNodesOn ?? []).length === 0) {
-        missing.push(`${type} has no replacement rule with replaceOn and rollsNodesOn (tools/replacements.ts)`);
+        missing.push(`${type} has no replacement rule with replaceOn and rollsNodesOn (tools/render/replacements.ts)`);
     }
     for (const [owned, facts] of Object.entries(kind.resourceTypes)) {
         if (JSON.stringify(lookups.replacementRule(owned)) !== JSON.stringify(facts.replacement)) {
-            missing.push(`tools/replacements.ts does not answer its own rule for ${owned}`);
+            missing.push(`tools/render/replacements.ts does not answer its own rule for ${owned}`);
         }
     }
     if ((lookups.planKeyFields(type) ?? []).length === 0) {
-        missing.push(`the plan text shows no key fields of ${type} (tools/planText.ts)`);
+        missing.push(`the plan text shows no key fields of ${type} (tools/render/planText.ts)`);
     }
     const capacity = lookups.nodeCapacity(type);
     if (!capacity || capacity.drained({}) === "") {
-        missing.push(`plan --diff has no drain text for ${type} (tools/diff.ts)`);
+        missing.push(`plan --diff has no drain text for ${type} (tools/changes/diff.ts)`);
     }
     const [file, anchor] = kind.nodes.safeSequence.split("#");
     const headings = (lookups.read(file) ?? "").split("\n").filter((l) => /^#+ /.test(l));
