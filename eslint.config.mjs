@@ -15,6 +15,7 @@ export default tseslint.config(
             "tools/cli/registerSwc.js",
             "tools/cli/run.js",
             "tools/cli/swcCache.js",
+            "dev/testUnit.js",
             "eslint.config.mjs",
             "eslint.boundaries.mjs",
         ],
