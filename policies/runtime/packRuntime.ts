@@ -37,6 +37,42 @@ import type {
 } from "@pulumi/policy";
 import { isPlainAndKnown, withoutStackTrace } from "eks-platform-kernel";
 
+/**
+ * The `@pulumi/policy` release whose internals (server.js, deserialize.js, proxy.js) the changes
+ * above were read in and are tested against. On any other release the pack runs the SDK's stock
+ * path (`runtimePolicies`): Renovate bumping the SDK never runs these reaches unverified.
+ */
+export const VERIFIED_POLICY_SDK = "1.21.0";
+
+/** The installed `@pulumi/policy` release, as its package.json gives it (without a leading `v`). */
+export function installedPolicySdk(): string {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { version } = require("@pulumi/policy/package.json") as { version: string };
+    return version.replace(/^v/, "");
+}
+
+/** Set to `1`, the pack runs the SDK's stock path whatever its release: how the tests compare the two paths. */
+export const STOCK_SDK_VARIABLE = "EKS_PLATFORM_STOCK_POLICY_SDK";
+
+/** Whether the changes that reach into the SDK's internals may run on this release of it. */
+export function sdkInternalsVerified(version: string = installedPolicySdk(), env: NodeJS.ProcessEnv = process.env): boolean {
+    return version === VERIFIED_POLICY_SDK && env[STOCK_SDK_VARIABLE] !== "1";
+}
+
+/**
+ * The policies as the pack serves them: "not applicable" without a stack trace always (public
+ * API only), and, on the verified SDK release only, one conversion per resource and properties
+ * without the proxy where it could never throw. Returns whether the SDK's internals are used.
+ */
+export function runtimePolicies(policies: Policies, version: string = installedPolicySdk()): { policies: Policies; internals: boolean } {
+    const stackless = withStacklessNotApplicable(policies);
+    if (!sdkInternalsVerified(version)) {
+        return { policies: stackless, internals: false };
+    }
+    memoizeStructConversion();
+    return { policies: withKnownProperties(stackless), internals: true };
+}
+
 interface StructLike {
     toJavaScript(): Record<string, unknown>;
 }

@@ -16,8 +16,13 @@ import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
 import {
     DeserializeModule,
+    installedPolicySdk,
     knownProperties,
     memoizeStructConversion,
+    runtimePolicies,
+    sdkInternalsVerified,
+    STOCK_SDK_VARIABLE,
+    VERIFIED_POLICY_SDK,
     withKnownProperties,
     withStacklessNotApplicable,
 } from "eks-platform-policies/runtime";
@@ -282,5 +287,39 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
             const odd = { name: "x", description: "d" };
             expect(withKnownProperties([odd])[0]).to.equal(odd);
         });
+    });
+});
+
+describe("pack runtime: the SDK's internals only on the release they were verified on", () => {
+    it("reads the installed release from the SDK's package.json, without its leading v", () => {
+        expect(installedPolicySdk()).to.match(/^\d+\.\d+\.\d+/);
+    });
+
+    it("uses the internals on the verified release only, and never when the stock path is asked for", () => {
+        expect(sdkInternalsVerified(VERIFIED_POLICY_SDK, {})).to.equal(true);
+        expect(sdkInternalsVerified("1.21.1", {})).to.equal(false);
+        expect(sdkInternalsVerified("1.22.0", {})).to.equal(false);
+        expect(sdkInternalsVerified(VERIFIED_POLICY_SDK, { [STOCK_SDK_VARIABLE]: "1" })).to.equal(false);
+    });
+
+    it("on another release: the policies keep their validators' proxy (the stock path), only notApplicable is stackless", () => {
+        const seen: unknown[] = [];
+        const policy: ResourceValidationPolicy = {
+            name: "p",
+            description: "d",
+            enforcementLevel: "mandatory",
+            validateResource: (args) => {
+                seen.push(args.props);
+            },
+        };
+        const stock = runtimePolicies([policy], "9.9.9");
+        expect(stock.internals).to.equal(false);
+        const proxied = unknownCheckingProxy({ a: 1 });
+        const validate = (stock.policies[0] as ResourceValidationPolicy).validateResource as (
+            a: ResourceValidationArgs,
+            r: () => void,
+        ) => void;
+        validate({ props: proxied } as unknown as ResourceValidationArgs, () => undefined);
+        expect(types.isProxy(seen[0]), "the SDK's proxy is handed on as is").to.equal(true);
     });
 });

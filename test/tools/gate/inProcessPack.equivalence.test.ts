@@ -11,6 +11,7 @@ import { readStackFiles, stackNames } from "../../../tools/render/offline";
 import { environmentConfig } from "../../../tools/gate/policyConfig";
 import { API_SERVER_VALIDATION } from "../../../tools/gate/schema";
 import { gatePlan, planToGateResources } from "../../../tools/render/stackPlan";
+import { STOCK_SDK_VARIABLE } from "eks-platform-policies/runtime";
 import { planOf } from "../../mocks";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
@@ -82,6 +83,29 @@ describe("in-process pack (tools/gate/inProcessPack.ts): the analyzer's verdicts
             }
         });
     }
+
+    it("the pack's process on the SDK's stock path (no reach into its internals) gives the same report as with them, on every manifest fixture and examples/", async () => {
+        const stock = async (dir: string) => {
+            process.env[STOCK_SDK_VARIABLE] = "1";
+            try {
+                return await outcome([dir], "prod", true);
+            } finally {
+                delete process.env[STOCK_SDK_VARIABLE];
+            }
+        };
+        for (const dir of manifestDirs()) {
+            assert.deepStrictEqual(await stock(dir), await outcome([dir], "prod", true), path.relative(ROOT, dir));
+        }
+        // The corpus with a planted workload: verdicts to compare, not only passes.
+        const corpus = corpusWithPlanted(200);
+        try {
+            const planted = (await stock(corpus)) as { violations: unknown[] };
+            assert.ok(planted.violations.length > 0, "the planted workload is reported on the stock path");
+            assert.deepStrictEqual(planted, await outcome([corpus], "prod", true));
+        } finally {
+            fs.rmSync(corpus, { recursive: true, force: true });
+        }
+    });
 
     for (const workloads of [1000, 10_000]) {
         it(`gives the same report on a generated ${workloads.toLocaleString("en")}-workload corpus, violations included`, async () => {
