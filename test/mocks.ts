@@ -3,6 +3,7 @@
  * component tests, and whole-stack rendering through the real offline plan CLI.
  */
 import { execFile } from "child_process";
+import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { toolFile } from "../tools/cli/cli";
@@ -68,11 +69,17 @@ export interface CliResult {
 }
 
 /** Runs a tools/ CLI the way `npm run` does, from the repository root. */
+/** A command's file by its name: dev/<name> for the development tools, else the product's (tools/cli/cli.ts toolFile). */
+function devOrTool(script: string): string {
+    const dev = path.join(ROOT, "dev", script);
+    return fs.existsSync(dev) ? dev : toolFile(script);
+}
+
 export function runTool(script: string, args: string[], cwd: string = ROOT): Promise<CliResult> {
     return new Promise((resolve) => {
         execFile(
             process.execPath,
-            ["-r", "ts-node/register/transpile-only", toolFile(script), ...args],
+            ["-r", "ts-node/register/transpile-only", devOrTool(script), ...args],
             { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") } },
             (err, stdout, stderr) => {
                 const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;

@@ -439,7 +439,7 @@ function siteOf(site: Error): string {
     const frames = (site.stack ?? "").split("\n").slice(1);
     const caller = frames
         .map((f) => /\(?([^()\s]+):(\d+):\d+\)?$/.exec(f.trim()))
-        .find((m) => m && !/node_modules|[\\/]tools[\\/]offline/.test(m[1]));
+        .find((m) => m && !/node_modules|[\\/]tools[\\/]render[\\/]offline\./.test(m[1]));
     return caller ? `at ${path.relative(process.cwd(), caller[1])}:${caller[2]}` : "at an unknown place";
 }
 

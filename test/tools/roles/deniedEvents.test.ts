@@ -472,7 +472,7 @@ describe("deniedEvents: the verdict's rules", () => {
     it("a Deny under a condition is blamed when the message names no policy type, or the permissions boundary", () => {
         const none = verdictOf(callOf("iam:CreateRole", role), all, conditional);
         expect(none.text, "no reason: the conditional Deny is blamed, with its condition").to.match(
-            /^the deploy policy denies it: statement Fenced when StringNotEquals iam:PermissionsBoundary = arn:b \(tools\/deployRole\.ts says why\)/,
+            /^the deploy policy denies it: statement Fenced when StringNotEquals iam:PermissionsBoundary = arn:b \(tools\/roles\/deployRole\.ts says why\)/,
         );
         const boundary = verdictOf(
             callOf("iam:CreateRole", role, { whose: KARPENTER, reason: "explicit deny in a permissions boundary" }),
@@ -525,7 +525,7 @@ describe("deniedEvents: the verdict's rules", () => {
             /^statements A \(on arn:aws:iam::1:role\/a-\*\), B \(on arn:aws:iam::1:role\/b-\*\) allow iam:TagRole but not on /,
         );
         const s3 = verdictOf(callOf("s3:GetObject", "arn:aws:s3:::other/k"), allow("State", "s3:GetObject", "arn:aws:s3:::org-state/*"));
-        expect(s3.text, "a real state bucket: no --state-bucket hint").to.match(/scope the call in tools\/deployRole\.ts$/);
+        expect(s3.text, "a real state bucket: no --state-bucket hint").to.match(/scope the call in tools\/roles\/deployRole\.ts$/);
     });
 
     it("a NotResource statement the call is outside of is named by what it leaves out", () => {
@@ -665,7 +665,7 @@ describe("deniedEvents: where a missing action goes in tools/roles/deployerActio
             types.map((type, i) => ({ type, name: `r${i}`, props: {} })),
             CTX,
         ).text;
-    const where = (text: string) => /add it to (.*) in tools\/deployerActions\.ts$/.exec(text)?.[1];
+    const where = (text: string) => /add it to (.*) in tools\/roles\/deployerActions\.ts$/.exec(text)?.[1];
 
     it("the plan's types that call the action's noun in its service, not the service's other types; types it does not know are passed over", () => {
         const text = missingIn("ec2:DeleteLaunchTemplateVersions", [
