@@ -230,3 +230,50 @@ export function nodeRoleManagedPolicies(ssm: boolean, partition = "aws"): Record
         ...(ssm ? { ssm: managedPolicyArn("AmazonSSMManagedInstanceCore", partition) } : {}),
     };
 }
+
+/** A node role: the role, its ARN from its static name (known at preview; users depend on `role`), its policy attachments. */
+export interface NodeRole {
+    role: aws.iam.Role;
+    /**
+     * The role's ARN built from its static name, the account and the partition: known at preview
+     * (unlike `role.arn`), so policies can link node groups and access entries to the role by name.
+     * Whoever uses it must also depend on `role`.
+     */
+    arn: pulumi.Output<string>;
+    /** The policy attachments; nodes need them before they can join. */
+    attachments: aws.iam.RolePolicyAttachment[];
+}
+
+/**
+ * The one way a role of EC2 nodes is made (node groups, Karpenter's nodes, EKS Auto Mode's): a
+ * static name, EC2's trust, the stack's permissions boundary, and one attachment per managed
+ * policy, each named `<logical>-<key>`, under `parent`.
+ */
+export function createEc2NodeRole(
+    logical: string,
+    args: {
+        roleName: string;
+        clusterName: string;
+        description: string;
+        policies: Readonly<Record<string, pulumi.Input<string>>>;
+        tags?: Record<string, string>;
+    },
+    parent: pulumi.Resource,
+): NodeRole {
+    const role = new aws.iam.Role(
+        logical,
+        {
+            name: args.roleName,
+            description: args.description,
+            assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
+            permissionsBoundary: stackPermissionsBoundary(args.clusterName, { parent }),
+            ...(args.tags !== undefined ? { tags: args.tags } : {}),
+        },
+        { parent },
+    );
+    const attachments = Object.entries(args.policies).map(
+        ([key, policyArn]) => new aws.iam.RolePolicyAttachment(`${logical}-${key}`, { role: role.name, policyArn }, { parent }),
+    );
+    const arn = accountContext({ parent }).apply((c) => roleArn(c, args.roleName));
+    return { role, arn, attachments };
+}

@@ -61,7 +61,7 @@ import { DEFAULT_CLASS_ANNOTATION, DEFAULT_STORAGE_CLASS, volumeKeyStatements } 
 import { volumeStorageClassSchema } from "../config/addons";
 import { awsTags } from "../config/common";
 import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
-import { accountContext, type PolicyStatement, roleArn, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "../iam";
+import { accountContext, createEc2NodeRole, type NodeRole, type PolicyStatement, roleArn, stackKeyPolicy } from "../iam";
 import { renderNodePool } from "../karpenter/nodePools";
 import type { NodePoolObject } from "../karpenter/types";
 import { CRITICAL_ADDONS_ONLY } from "../nodegroups/scheduling";
@@ -367,34 +367,21 @@ export class AutoModeNodePools extends pulumi.ComponentResource {
 }
 
 /** The Auto Mode node role, created with the cluster (its ARN is the cluster's `computeConfig.nodeRoleArn`). */
-export function createAutoNodeRole(
-    name: string,
-    clusterName: string,
-    parent: pulumi.Resource,
-): { role: aws.iam.Role; arn: pulumi.Output<string>; attachments: aws.iam.RolePolicyAttachment[] } {
-    const role = new aws.iam.Role(
-        `${name}-auto-node`,
-        {
-            name: autoNodeRoleName(clusterName),
-            description: `EKS Auto Mode nodes of ${clusterName}`,
-            assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
-            permissionsBoundary: stackPermissionsBoundary(clusterName, { parent }),
-        },
-        { parent },
-    );
+export function createAutoNodeRole(name: string, clusterName: string, parent: pulumi.Resource): NodeRole {
     // In the account's partition: aws-us-gov and aws-cn have managed policy ARNs of their own.
     const partition = accountContext({ parent }).apply((c) => c.partition);
-    const attachments = AUTO_MODE_NODE_POLICIES.map(
-        (policy) =>
-            new aws.iam.RolePolicyAttachment(
-                `${name}-auto-node-${policy}`,
-                { role: role.name, policyArn: partition.apply((p) => managedPolicyArn(policy, p)) },
-                { parent },
+    return createEc2NodeRole(
+        `${name}-auto-node`,
+        {
+            roleName: autoNodeRoleName(clusterName),
+            clusterName,
+            description: `EKS Auto Mode nodes of ${clusterName}`,
+            policies: Object.fromEntries(
+                AUTO_MODE_NODE_POLICIES.map((policy) => [policy, partition.apply((p) => managedPolicyArn(policy, p))]),
             ),
+        },
+        parent,
     );
-    // From the static name, known at preview (role.name is not until the role exists); users depend on `role`.
-    const arn = accountContext({ parent }).apply((c) => roleArn(c, autoNodeRoleName(clusterName)));
-    return { role, arn, attachments };
 }
 
 // ---------------------------------------------------------------------------------------------

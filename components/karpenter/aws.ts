@@ -11,6 +11,7 @@ import {
     awsContext,
     type AwsContext,
     clusterArn,
+    createEc2NodeRole,
     eventQueuePolicy,
     eventRuleArn,
     nodeRoleManagedPolicies,
@@ -18,10 +19,9 @@ import {
     type PolicyDocument,
     queueArn,
     roleArn,
-    trustPolicy,
     permissionsBoundaryArn,
-    stackPermissionsBoundary,
 } from "../iam";
+import { createEventQueue } from "../eventQueue";
 import { karpenterNames, type KarpenterNames } from "./names";
 import { renderReferenceStatements } from "./referencePolicy";
 
@@ -276,19 +276,15 @@ export class KarpenterAws extends pulumi.ComponentResource {
 
     /** The role Karpenter's nodes run as, its managed policies, and its access entry. */
     private nodeAccess(name: string, args: KarpenterAwsArgs, names: KarpenterNames): { role: aws.iam.Role; ready: pulumi.Resource[] } {
-        const parent = { parent: this };
-        const role = new aws.iam.Role(
+        const { role, attachments } = createEc2NodeRole(
             `${name}-node`,
             {
-                name: names.nodeRole,
+                roleName: names.nodeRole,
+                clusterName: args.clusterName,
                 description: `Nodes Karpenter launches for EKS cluster ${args.clusterName}`,
-                assumeRolePolicy: JSON.stringify(trustPolicy("ec2.amazonaws.com")),
-                permissionsBoundary: stackPermissionsBoundary(args.clusterName, parent),
+                policies: nodeRoleManagedPolicies(true),
             },
-            parent,
-        );
-        const attachments = Object.entries(nodeRoleManagedPolicies(true)).map(
-            ([key, policyArn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: role.name, policyArn }, parent),
+            this,
         );
         // Without an access entry the instances boot but never register as nodes.
         const accessEntry = new aws.eks.AccessEntry(
@@ -301,49 +297,24 @@ export class KarpenterAws extends pulumi.ComponentResource {
 
     /** The interruption queue and the EventBridge rules feeding it. */
     private interruptionQueue(name: string, args: KarpenterAwsArgs, names: KarpenterNames, ctx: pulumi.Output<AwsContext>): aws.sqs.Queue {
-        const parent = { parent: this };
-        const queue = new aws.sqs.Queue(
-            `${name}-interruption`,
+        const { queue } = createEventQueue(
             {
-                name: names.interruptionQueue,
                 // An interruption older than the two-minute Spot notice is no longer actionable.
-                messageRetentionSeconds: 300,
-                sqsManagedSseEnabled: true,
+                queue: { logical: `${name}-interruption`, name: names.interruptionQueue, retentionSeconds: 300 },
+                policyLogical: `${name}-interruption`,
+                policy: (c) => interruptionQueuePolicy(c, args.clusterName, names.interruptionQueue),
+                rules: INTERRUPTION_EVENTS.map((event) => ({
+                    logical: `${name}-${event.key}`,
+                    name: interruptionRuleName(args.clusterName, event.key),
+                    description: `Karpenter ${args.clusterName}: ${event.description}`,
+                    pattern: event.pattern,
+                    ...(event.formerKey ? { formerLogical: `${name}-${event.formerKey}` } : {}),
+                })),
+                targetId: INTERRUPTION_TARGET_ID,
+                ctx,
             },
-            parent,
+            this,
         );
-        const formerNames = (event: InterruptionEvent) => (event.formerKey ? [{ name: `${name}-${event.formerKey}` }] : []);
-        const rules = INTERRUPTION_EVENTS.map(
-            (event) =>
-                [
-                    event,
-                    new aws.cloudwatch.EventRule(
-                        `${name}-${event.key}`,
-                        {
-                            name: interruptionRuleName(args.clusterName, event.key),
-                            description: `Karpenter ${args.clusterName}: ${event.description}`,
-                            eventPattern: JSON.stringify(event.pattern),
-                        },
-                        { parent: this, aliases: formerNames(event) },
-                    ),
-                ] as const,
-        );
-        const queuePolicy = new aws.sqs.QueuePolicy(
-            `${name}-interruption`,
-            {
-                queueUrl: queue.url,
-                policy: ctx.apply((c) => JSON.stringify(interruptionQueuePolicy(c, args.clusterName, names.interruptionQueue))),
-            },
-            parent,
-        );
-        for (const [event, rule] of rules) {
-            new aws.cloudwatch.EventTarget(
-                `${name}-${event.key}`,
-                { rule: rule.name, targetId: INTERRUPTION_TARGET_ID, arn: queue.arn },
-                // Until the policy lets EventBridge send, its deliveries are refused.
-                { parent: this, dependsOn: [queuePolicy], aliases: formerNames(event) },
-            );
-        }
         return queue;
     }
 

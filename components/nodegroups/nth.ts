@@ -1,6 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { createEventQueue } from "../eventQueue";
 import { awsContext, clusterArn, eventQueuePolicy, eventRuleArn, permissionsBoundaryArn, podIdentityTrustPolicy, queueArn } from "../iam";
 import { vpcResolverAddress } from "../subnets";
 import type { Toleration } from "./scheduling";
@@ -211,56 +212,29 @@ export class NodeTerminationHandler extends pulumi.ComponentResource {
         const queueName = `${args.clusterName}-nth`;
         const ctx = awsContext(args.region, parent);
 
-        this.queue = new aws.sqs.Queue(
-            `${name}-queue`,
+        const { queue, targets } = createEventQueue(
             {
-                name: queueName,
                 // An event older than the lifecycle heartbeat (or the 2-minute Spot notice) can no longer be acted on.
-                messageRetentionSeconds: LIFECYCLE_HEARTBEAT_SECONDS,
-                sqsManagedSseEnabled: true,
-            },
-            parent,
-        );
-        const formerNames = (rule: string) => (NTH_FORMER_RULE_KEYS[rule] ? [{ name: `${name}-${NTH_FORMER_RULE_KEYS[rule]}` }] : []);
-        const rules = Object.entries(nthEventPatterns()).map(
-            ([rule, pattern]) =>
-                [
-                    rule,
-                    new aws.cloudwatch.EventRule(
-                        `${name}-${rule}`,
-                        {
-                            name: nthRuleName(args.clusterName, rule),
-                            description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`,
-                            eventPattern: JSON.stringify(pattern),
-                        },
-                        { parent: this, aliases: formerNames(rule) },
+                queue: { logical: `${name}-queue`, name: queueName, retentionSeconds: LIFECYCLE_HEARTBEAT_SECONDS },
+                policyLogical: `${name}-queue-policy`,
+                policy: (c) =>
+                    eventQueuePolicy(
+                        queueArn(c, queueName),
+                        Object.keys(nthEventPatterns()).map((rule) => eventRuleArn(c, nthRuleName(args.clusterName, rule))),
                     ),
-                ] as const,
-        );
-        // Senders named by ARN from the static rule names: the policy is known at preview.
-        const queuePolicy = new aws.sqs.QueuePolicy(
-            `${name}-queue-policy`,
-            {
-                queueUrl: this.queue.url,
-                policy: ctx.apply((c) =>
-                    JSON.stringify(
-                        eventQueuePolicy(
-                            queueArn(c, queueName),
-                            rules.map(([rule]) => eventRuleArn(c, nthRuleName(args.clusterName, rule))),
-                        ),
-                    ),
-                ),
+                rules: Object.entries(nthEventPatterns()).map(([rule, pattern]) => ({
+                    logical: `${name}-${rule}`,
+                    name: nthRuleName(args.clusterName, rule),
+                    description: `${args.clusterName}: ${rule} events to the Node Termination Handler queue`,
+                    pattern,
+                    ...(NTH_FORMER_RULE_KEYS[rule] ? { formerLogical: `${name}-${NTH_FORMER_RULE_KEYS[rule]}` } : {}),
+                })),
+                ctx,
             },
-            parent,
+            this,
         );
-        for (const [rule, eventRule] of rules) {
-            const target = new aws.cloudwatch.EventTarget(
-                `${name}-${rule}`,
-                { rule: eventRule.name, arn: this.queue.arn },
-                { parent: this, dependsOn: [queuePolicy], aliases: formerNames(rule) },
-            );
-            this.drainPath.push(target);
-        }
+        this.queue = queue;
+        this.drainPath.push(...targets);
 
         this.role = new aws.iam.Role(
             `${name}-role`,
