@@ -52,6 +52,7 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
             "test/tools/changes/diff.rules.test.ts",
             "test/tools/changes/diffStack.report.test.ts",
             "test/tools/changes/diffStack.command.test.ts",
+            "test/tools/changes/diffStack.roles.test.ts",
         ],
     },
     platformFit: {
@@ -113,7 +114,8 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     },
     autoMode: {
         about: "EKS Auto Mode: what AWS refuses in its config, and its objects (issue #27)",
-        mutate: ["components/compute/autoMode.ts", "components/compute/index.ts"],
+        // config/index.ts: the check that some pool runs a pod that tolerates no taint (issue 53).
+        mutate: ["components/compute/autoMode.ts", "components/compute/index.ts", "components/config/index.ts"],
         tests: [
             "test/components/compute/autoMode.config.test.ts",
             "test/components/compute/autoMode.test.ts",
