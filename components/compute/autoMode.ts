@@ -752,13 +752,10 @@ export const autoModeCompute = {
     workloadPools: (section) => {
         const a = section as EnabledAutoModeConfig;
         return {
-            pools: [
-                // EKS's general-purpose pool carries no taint; system carries CriticalAddonsOnly (auto-mode-node-pools.adoc).
-                ...(a.builtInPools.includes("general-purpose") ? ["autoMode.builtInPools: general-purpose"] : []),
-                ...Object.entries(a.nodePools)
-                    .filter(([, p]) => !p.taints.some((t) => t.effect === "NoSchedule" || t.effect === "NoExecute"))
-                    .map(([name]) => `autoMode.nodePools.${name}`),
-            ],
+            // EKS's general-purpose pool carries no taint; system carries CriticalAddonsOnly (auto-mode-node-pools.adoc).
+            runsWorkloads:
+                a.builtInPools.includes("general-purpose") ||
+                Object.values(a.nodePools).some((p) => !p.taints.some((t) => t.effect === "NoSchedule" || t.effect === "NoExecute")),
             fix: `add general-purpose to autoMode.builtInPools, or a pool without a NoSchedule or NoExecute taint under autoMode.nodePools (the built-in system pool is tainted ${CRITICAL_ADDONS_ONLY.key}); Pulumi.dev-auto.yaml has one`,
         };
     },

@@ -109,10 +109,10 @@ export interface ComputeMode<K extends string = string, S extends z.ZodType = z.
     /** Its own checks against the rest of the stack, while it is active. */
     problems(section: z.output<S>, stack: ComputeStack): CrossSectionIssue[];
     /**
-     * Its pools a pod that tolerates no taint can run on, each as the stack file names it, and the
-     * edit that adds one (the config check names it when no pool of the stack can run such a pod).
+     * Whether one of its pools runs a pod that tolerates no taint, and the edit that adds one (the
+     * config check names it when no pool of the stack can run such a pod).
      */
-    workloadPools(section: z.output<S>): { pools: string[]; fix: string };
+    workloadPools(section: z.output<S>): { runsWorkloads: boolean; fix: string };
     /** The choice the components use, while it is active. */
     choice(section: z.output<S>, stack: ComputeChoiceStack): ComputeChoice;
 }
@@ -173,13 +173,13 @@ export function computeCrossSectionProblems(
 }
 
 /**
- * The active mode's pools a pod that tolerates no taint can run on, and the edit that adds one;
- * `undefined` for a standard cluster (its node groups and Karpenter pools are all it has). Pure.
+ * Whether the active mode's own pools run a pod that tolerates no taint, and the edit that adds
+ * one; `undefined` for a standard cluster (its node groups and Karpenter pools are all it has). Pure.
  */
 export function modeWorkloadPools(
     stack: ComputeSections,
     modes: readonly ComputeMode[] = COMPUTE_MODES,
-): { key: string; label: string; pools: string[]; fix: string } | undefined {
+): { key: string; label: string; runsWorkloads: boolean; fix: string } | undefined {
     const [on] = activeModes(stack, modes);
     return on ? { key: on.mode.key, label: on.mode.label, ...on.mode.workloadPools(on.section) } : undefined;
 }

@@ -58,18 +58,11 @@ const repels = (t: { effect: string }) => t.effect === "NoSchedule" || t.effect 
  */
 function workloadCapacityProblems(c: z.output<typeof stackConfigObject>): { path: (string | number)[]; message: string }[] {
     const mode = modeWorkloadPools(c);
-    const homes = [
-        ...Object.entries(c.nodeGroups)
-            .filter(([, g]) => g.enabled && !nodeTaints(g).some(repels))
-            .map(([name]) => `nodeGroups.${name}`),
-        ...(c.karpenter.enabled
-            ? Object.entries(c.karpenter.nodePools)
-                  .filter(([, p]) => !p.taints.some(repels))
-                  .map(([name]) => `karpenter.nodePools.${name}`)
-            : []),
-        ...(mode?.pools ?? []),
-    ];
-    if (homes.length > 0) {
+    const runsWorkloads =
+        Object.values(c.nodeGroups).some((g) => g.enabled && !nodeTaints(g).some(repels)) ||
+        (c.karpenter.enabled && Object.values(c.karpenter.nodePools).some((p) => !p.taints.some(repels))) ||
+        mode?.runsWorkloads === true;
+    if (runsWorkloads) {
         return [];
     }
     const tainted = Object.entries(c.nodeGroups)

@@ -338,6 +338,23 @@ describe("autoMode config", () => {
                 expect(problems.join("\n")).to.contain("nodeGroups.general, nodeGroups.gpu are tainted");
             }
         });
+        it("names the tainted groups left, in the singular or plural, and none when there are none; a disabled group is neither home nor named", () => {
+            const only = (problems: string[]) => problems.find((p) => noWorkloadPool.test(p)) ?? problems.join("\n");
+            const general = (g: Record<string, any>) => {
+                g.general.taints = [{ key: "dedicated", value: "x", effect: "NoSchedule" }];
+                delete g.gpu;
+            };
+            expect(only(systemOnly(general))).to.include(
+                "leaves no pool a workload can run on (nodeGroups.general is tainted): with EKS Auto Mode",
+            );
+            expect(only(systemOnly(dropGroups))).to.include("leaves no pool a workload can run on: with EKS Auto Mode");
+            const disabled = (g: Record<string, any>) => {
+                general(g);
+                g.spare = { ...g.general, taints: [], enabled: false };
+            };
+            expect(only(systemOnly(disabled))).to.include("(nodeGroups.general is tainted)");
+        });
+
         it("a custom pool tainted NoSchedule is no home either", () => {
             const tainted = pool({ taints: [{ key: "dedicated", value: "x", effect: "NoSchedule" }] });
             expect(systemOnly(dropGroups, { nodePools: { general: tainted } }).filter((p) => noWorkloadPool.test(p))).to.have.length(1);
