@@ -64,7 +64,7 @@ import { type CrossSectionIssue, nodePoolSchemaFor } from "../config/karpenter";
 import { accountContext, createEc2NodeRole, type NodeRole, type PolicyStatement, roleArn, stackKeyPolicy } from "../iam";
 import { renderNodePool } from "../karpenter/nodePools";
 import type { NodePoolObject } from "../karpenter/types";
-import { CRITICAL_ADDONS_ONLY } from "../nodegroups/scheduling";
+import { CRITICAL_ADDONS_ONLY, keepsOffEveryPod } from "../nodegroups/scheduling";
 import type { ComputeChoice, ComputeChoiceStack, ComputeMode, PlatformPart } from "./index";
 
 // ---------------------------------------------------------------------------------------------
@@ -754,8 +754,7 @@ export const autoModeCompute = {
         return {
             // EKS's general-purpose pool carries no taint; system carries CriticalAddonsOnly (auto-mode-node-pools.adoc).
             runsWorkloads:
-                a.builtInPools.includes("general-purpose") ||
-                Object.values(a.nodePools).some((p) => !p.taints.some((t) => t.effect === "NoSchedule" || t.effect === "NoExecute")),
+                a.builtInPools.includes("general-purpose") || Object.values(a.nodePools).some((p) => !keepsOffEveryPod(p.taints)),
             fix: `add general-purpose to autoMode.builtInPools, or a pool without a NoSchedule or NoExecute taint under autoMode.nodePools (the built-in system pool is tainted ${CRITICAL_ADDONS_ONLY.key}); Pulumi.dev-auto.yaml has one`,
         };
     },

@@ -9,7 +9,7 @@ import { overlaps, parseCidr } from "../subnets";
 import { accessSchema, podSecuritySchema } from "./access";
 import { addonsSchema } from "./addons";
 import { computeCrossSectionProblems, computeModeSchemas, modeWorkloadPools } from "../compute";
-import { nodeTaints } from "../nodegroups/scheduling";
+import { keepsOffEveryPod, nodeTaints } from "../nodegroups/scheduling";
 import { clusterSchema } from "./cluster";
 import { describeIssue } from "./issues";
 import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
@@ -47,9 +47,6 @@ const stackConfigObject = z.strictObject({
     addons: addonsSchema,
 });
 
-/** A taint a pod that tolerates nothing cannot pass (PreferNoSchedule only discourages). */
-const repels = (t: { effect: string }) => t.effect === "NoSchedule" || t.effect === "NoExecute";
-
 /**
  * A stack where a pod that tolerates no taint cannot run anywhere: every enabled node group and
  * every pool (Karpenter's, the compute mode's) is tainted, or there are none. The config is valid
@@ -59,8 +56,8 @@ const repels = (t: { effect: string }) => t.effect === "NoSchedule" || t.effect 
 function workloadCapacityProblems(c: z.output<typeof stackConfigObject>): { path: (string | number)[]; message: string }[] {
     const mode = modeWorkloadPools(c);
     const runsWorkloads =
-        Object.values(c.nodeGroups).some((g) => g.enabled && !nodeTaints(g).some(repels)) ||
-        (c.karpenter.enabled && Object.values(c.karpenter.nodePools).some((p) => !p.taints.some(repels))) ||
+        Object.values(c.nodeGroups).some((g) => g.enabled && !keepsOffEveryPod(nodeTaints(g))) ||
+        (c.karpenter.enabled && Object.values(c.karpenter.nodePools).some((p) => !keepsOffEveryPod(p.taints))) ||
         mode?.runsWorkloads === true;
     if (runsWorkloads) {
         return [];

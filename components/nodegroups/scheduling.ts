@@ -4,7 +4,7 @@
  * labels and taints with it, the stack config checks placements against it, and the program
  * makes a release wait for exactly the groups its pods need.
  */
-import { tolerates, type Taint, type Toleration } from "eks-platform-kernel";
+import { tolerates, type Taint, type Toleration, untoleratedTaint } from "eks-platform-kernel";
 import { GPU_AMI_TYPES } from "./ami";
 
 // Kubernetes' matching rules live with the policy library's other scheduling rules.
@@ -59,6 +59,20 @@ export function isGpuGroup(config: Pick<SchedulingConfig, "kind" | "amiType">): 
 /** The group's node labels: config labels, plus `accelerator: nvidia` on GPU groups. Pure. */
 export function nodeLabels(config: Pick<SchedulingConfig, "kind" | "amiType" | "labels">): Record<string, string> {
     return isGpuGroup(config) ? { ...config.labels, ...GPU_LABELS } : { ...config.labels };
+}
+
+/**
+ * Whether `taints` keep off a pod that tolerates nothing (a `NoSchedule` or `NoExecute` taint;
+ * `PreferNoSchedule` only discourages): node groups' taints and NodePools' (whose value may be
+ * absent) alike. Pure.
+ */
+export function keepsOffEveryPod(taints: readonly { key: string; value?: string; effect: Taint["effect"] }[]): boolean {
+    return (
+        untoleratedTaint(
+            [],
+            taints.map((t) => ({ ...t, value: t.value ?? "" })),
+        ) !== undefined
+    );
 }
 
 /** The group's taints: config taints, plus `nvidia.com/gpu=true:NoSchedule` on GPU groups. Pure. */

@@ -355,9 +355,14 @@ describe("autoMode config", () => {
             expect(only(systemOnly(disabled))).to.include("(nodeGroups.general is tainted)");
         });
 
-        it("a custom pool tainted NoSchedule is no home either", () => {
-            const tainted = pool({ taints: [{ key: "dedicated", value: "x", effect: "NoSchedule" }] });
-            expect(systemOnly(dropGroups, { nodePools: { general: tainted } }).filter((p) => noWorkloadPool.test(p))).to.have.length(1);
+        it("a custom pool tainted NoSchedule or NoExecute is no home either", () => {
+            for (const effect of ["NoSchedule", "NoExecute"]) {
+                const tainted = pool({ taints: [{ key: "dedicated", value: "x", effect }] });
+                expect(
+                    systemOnly(dropGroups, { nodePools: { general: tainted } }).filter((p) => noWorkloadPool.test(p)),
+                    effect,
+                ).to.have.length(1);
+            }
         });
         it("any one home is enough: general-purpose, an untainted pool, a PreferNoSchedule pool, or an untainted node group", () => {
             expect(systemOnly(dropGroups, { builtInPools: ["system", "general-purpose"] })).to.deep.equal([]);
