@@ -80,17 +80,25 @@ export type RolesChange = { changed: string[] } | { unknown: string };
 
 /** The policies of `before` and `after` that differ; `undefined` when a renderer generated none. Pure. */
 export function rolesChange(before: StackRoles | undefined, after: StackRoles | undefined, absent: boolean): RolesChange | undefined {
-    if (after === undefined || (before === undefined && !absent)) {
+    if (after === undefined) {
         return undefined;
     }
-    if ("error" in after && typeof after.error === "string") {
-        return { unknown: `the working tree cannot generate them: ${after.error}` };
+    // No policy kind is called `error`: a side with one could not generate its policies.
+    if ("error" in after) {
+        return { unknown: `the working tree cannot generate them: ${String(after.error)}` };
     }
-    if (before !== undefined && "error" in before && typeof before.error === "string") {
-        return { unknown: `the base cannot generate them: ${before.error}` };
+    if (absent) {
+        return { changed: ROLE_KINDS.map(({ kind }) => kind) };
     }
-    const differs = (kind: string) => absent || JSON.stringify(before?.[kind as never]) !== JSON.stringify(after[kind as never]);
-    return { changed: ROLE_KINDS.filter(({ kind }) => differs(kind)).map(({ kind }) => kind) };
+    if (before === undefined) {
+        return undefined;
+    }
+    if ("error" in before) {
+        return { unknown: `the base cannot generate them: ${String(before.error)}` };
+    }
+    return {
+        changed: ROLE_KINDS.filter(({ kind }) => JSON.stringify(before[kind]) !== JSON.stringify(after[kind])).map(({ kind }) => kind),
+    };
 }
 
 /** The line the diff prints about the roles; `undefined` when nothing is to be done. Pure. */
