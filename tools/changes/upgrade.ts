@@ -37,17 +37,43 @@ export interface MinorMarker {
     minor: string;
 }
 
+/** renovate.json's patterns of the `# renovate:` markers in stack files (its custom managers of `Pulumi.*.yaml`), or none without one. */
+export function renovateMarkerPatterns(file: string = path.resolve(__dirname, "..", "..", "renovate.json")): string[] {
+    if (!fs.existsSync(file)) {
+        return [];
+    }
+    const config = JSON.parse(fs.readFileSync(file, "utf8")) as {
+        customManagers?: { managerFilePatterns?: string[]; matchStrings?: string[] }[];
+    };
+    return (config.customManagers ?? [])
+        .filter((m) => (m.managerFilePatterns ?? []).some((p) => p.includes("Pulumi")))
+        .flatMap((m) => m.matchStrings ?? [])
+        .filter((p) => p.includes("(?<packageName>"));
+}
+
 /**
- * The `# renovate:` markers of a stack file's text that name a Kubernetes minor
- * (`packageName={"addonName":…,"kubernetesVersion":"1.34"}`, renovate.json's aws-eks-addon
- * manager): Renovate offers each add-on only the builds of the minor its marker names, so they
- * move with `cluster.version`. Pure.
+ * The `# renovate:` markers of a stack file's text that pin an EKS add-on's builds to a
+ * Kubernetes minor, read with renovate.json's own patterns (so exactly the markers Renovate reads):
+ * an `aws-eks-addon` dependency whose `packageName` names a `kubernetesVersion`. Renovate offers each
+ * add-on only the builds of the minor its marker names, so they move with `cluster.version`. Pure.
  */
-export function minorMarkers(text: string): MinorMarker[] {
-    return text.split("\n").flatMap((l, i) => {
-        const m = /^\s*#\s*renovate:.*\bdepName=(\S+).*"kubernetesVersion"\s*:\s*"([^"]+)"/.exec(l);
-        return m ? [{ line: i + 1, addon: m[1], minor: m[2] }] : [];
-    });
+export function minorMarkers(text: string, patterns: readonly string[] = renovateMarkerPatterns()): MinorMarker[] {
+    const found: MinorMarker[] = [];
+    for (const pattern of patterns) {
+        for (const m of text.matchAll(new RegExp(pattern, "g"))) {
+            const { datasource, depName, packageName } = m.groups ?? {};
+            let minor: unknown;
+            try {
+                minor = (JSON.parse(packageName ?? "null") as { kubernetesVersion?: unknown } | null)?.kubernetesVersion;
+            } catch {
+                minor = undefined; // not JSON: Renovate would take it as a plain name, with no minor
+            }
+            if (datasource === "aws-eks-addon" && depName !== undefined && typeof minor === "string") {
+                found.push({ line: text.slice(0, m.index).split("\n").length, addon: depName, minor });
+            }
+        }
+    }
+    return found.sort((a, b) => a.line - b.line);
 }
 
 /** What the upgrade to `to` changes in the stack file's markers: one line each, naming the file and line. Pure. */

@@ -4,7 +4,15 @@ import * as os from "os";
 import * as path from "path";
 import type { GroupReport } from "eks-platform-rehearsal";
 import { InputError } from "../../../tools/cli/errors";
-import { formatUpgradePlan, markerEdits, minorMarkers, planUpgrade, upgradeCommand, UpgradePlan } from "../../../tools/changes/upgrade";
+import {
+    formatUpgradePlan,
+    markerEdits,
+    minorMarkers,
+    planUpgrade,
+    renovateMarkerPatterns,
+    upgradeCommand,
+    UpgradePlan,
+} from "../../../tools/changes/upgrade";
 import { CLUSTER_HOURLY_USD, EKS_RELEASE_CALENDAR, KARPENTER_MINIMUM } from "../../../tools/changes/upgradeData";
 import { Rendered, upgradeImpact } from "../../../tools/changes/upgradeImpact";
 import { ROOT, runTool } from "../../mocks";
@@ -295,17 +303,23 @@ describe("tools/changes/upgrade.ts: the Renovate markers a minor bump moves", ()
         "    addons:",
         '      # renovate: datasource=aws-eks-addon depName=vpc-cni packageName={"addonName":"vpc-cni","kubernetesVersion":"1.34"}',
         "      vpcCni: v1.20.4-eksbuild.1",
-        '      #renovate: datasource=aws-eks-addon depName=kube-proxy packageName={"addonName":"kube-proxy", "kubernetesVersion": "1.35"}',
+        '      #renovate: datasource=aws-eks-addon depName=kube-proxy packageName={"addonName":"kube-proxy","kubernetesVersion":"1.35"}',
         "      kubeProxy: v1.35.0-eksbuild.1",
-        "  # renovate: datasource=helm depName=aws-load-balancer-controller registryUrl=https://aws.github.io/eks-charts",
+        "      # renovate: datasource=helm depName=aws-load-balancer-controller registryUrl=https://aws.github.io/eks-charts",
+        "      chartVersion: 1.13.3",
+        '      # renovate: datasource=aws-eks-addon depName=coredns packageName={"addonName":"coredns", "kubernetesVersion": "1.34"}',
+        "      coreDns: v1.12.3-eksbuild.1",
         '  # a comment that mentions "kubernetesVersion":"1.34" but is no marker',
     ].join("\n");
 
-    it("finds each marker naming a minor, with its line and add-on, whatever its spacing; other comments are none", () => {
+    it("finds each marker Renovate reads (renovate.json's own pattern) that names a minor, with its line and add-on", () => {
+        expect(renovateMarkerPatterns().length, "renovate.json's stack-file pattern").to.be.greaterThan(0);
+        // Not the Helm chart (no minor), not coredns's (a space ends Renovate's packageName there), not the prose.
         expect(minorMarkers(text)).to.deep.equal([
             { line: 5, addon: "vpc-cni", minor: "1.34" },
             { line: 7, addon: "kube-proxy", minor: "1.35" },
         ]);
+        expect(minorMarkers(text, []), "no renovate.json, no markers").to.deep.equal([]);
     });
 
     it("names the markers still on another minor, by file and line, and none already on the target", () => {
