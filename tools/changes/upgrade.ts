@@ -37,18 +37,13 @@ export interface MinorMarker {
     minor: string;
 }
 
-/** renovate.json's patterns of the `# renovate:` markers in stack files (its custom managers of `Pulumi.*.yaml`), or none without one. */
+/** renovate.json's patterns that read a `packageName` (the `# renovate:` markers of stack files), or none without the file. */
 export function renovateMarkerPatterns(file: string = path.resolve(__dirname, "..", "..", "renovate.json")): string[] {
     if (!fs.existsSync(file)) {
         return [];
     }
-    const config = JSON.parse(fs.readFileSync(file, "utf8")) as {
-        customManagers?: { managerFilePatterns?: string[]; matchStrings?: string[] }[];
-    };
-    return (config.customManagers ?? [])
-        .filter((m) => (m.managerFilePatterns ?? []).some((p) => p.includes("Pulumi")))
-        .flatMap((m) => m.matchStrings ?? [])
-        .filter((p) => p.includes("(?<packageName>"));
+    const config = JSON.parse(fs.readFileSync(file, "utf8")) as { customManagers?: { matchStrings?: string[] }[] };
+    return (config.customManagers ?? []).flatMap((m) => m.matchStrings ?? []).filter((p) => p.includes("(?<packageName>"));
 }
 
 /**

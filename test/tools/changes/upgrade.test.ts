@@ -322,6 +322,37 @@ describe("tools/changes/upgrade.ts: the Renovate markers a minor bump moves", ()
         expect(minorMarkers(text, []), "no renovate.json, no markers").to.deep.equal([]);
     });
 
+    it("takes from renovate.json only the patterns that read a packageName; none without the file", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "renovate-"));
+        try {
+            const file = path.join(dir, "renovate.json");
+            fs.writeFileSync(
+                file,
+                JSON.stringify({ customManagers: [{ matchStrings: ["a(?<packageName>x)", "amiAlias: (?<currentValue>y)"] }, {}] }),
+            );
+            expect(renovateMarkerPatterns(file)).to.deep.equal(["a(?<packageName>x)"]);
+            fs.writeFileSync(file, "{}");
+            expect(renovateMarkerPatterns(file)).to.deep.equal([]);
+            expect(renovateMarkerPatterns(path.join(dir, "none.json"))).to.deep.equal([]);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    it("a marker is an aws-eks-addon whose packageName is JSON naming a minor as a string; anything else is none, and nothing throws", () => {
+        const marker = (datasource: string, packageName: string) =>
+            `# renovate: datasource=${datasource} depName=vpc-cni packageName=${packageName}\nvpcCni: v1.20.4-eksbuild.1`;
+        expect(minorMarkers(marker("aws-eks-addon", '{"kubernetesVersion":"1.34"}'))).to.have.length(1);
+        for (const [datasource, packageName] of [
+            ["helm", '{"kubernetesVersion":"1.34"}'],
+            ["aws-eks-addon", "vpc-cni"],
+            ["aws-eks-addon", "null"],
+            ["aws-eks-addon", '{"kubernetesVersion":134}'],
+        ]) {
+            expect(minorMarkers(marker(datasource, packageName)), `${datasource} ${packageName}`).to.deep.equal([]);
+        }
+    });
+
     it("names the markers still on another minor, by file and line, and none already on the target", () => {
         expect(markerEdits("Pulumi.dev.yaml", minorMarkers(text), "1.35")).to.deep.equal([
             'Pulumi.dev.yaml:5: the # renovate: marker of vpc-cni: "kubernetesVersion":"1.34" → "1.35" (Renovate then offers 1.35 builds)',
