@@ -65,34 +65,57 @@ export function bootTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
     return seconds * 1000;
 }
 
+/** What `readableTimeout` needs of time: the wall clock, a repeating timer, and "after pending I/O". */
+export interface TimeoutClock {
+    now(): number;
+    /** Calls `fn` every `ms` ms until the returned function is called; must not keep the process alive. */
+    every(ms: number, fn: () => void): () => void;
+    /** Calls `fn` once pending I/O callbacks have run. */
+    afterIo(fn: () => void): void;
+}
+
+const SYSTEM_CLOCK: TimeoutClock = {
+    now: Date.now,
+    every: (ms, fn) => {
+        const timer = setInterval(fn, ms);
+        timer.unref?.();
+        return () => clearInterval(timer);
+    },
+    afterIo: (fn) => setImmediate(fn),
+};
+
 /**
  * A timeout that counts only the time this process could have read the pack's answer: ticks every
  * `tick` ms and adds at most two ticks per tick, so time the event loop spent blocked (a large
  * input parsed synchronously while the pack boots) is not charged to the pack. On expiry it first
- * lets pending I/O run (`setImmediate`), so an answer that arrived meanwhile wins. `stop()` ends it.
+ * lets pending I/O run, so an answer that arrived meanwhile wins. `stop()` ends it.
  */
-export function readableTimeout(budgetMs: number, onExpire: () => void, tick = 250, now: () => number = Date.now): { stop: () => void } {
+export function readableTimeout(
+    budgetMs: number,
+    onExpire: () => void,
+    tick = 250,
+    clock: TimeoutClock = SYSTEM_CLOCK,
+): { stop: () => void } {
     let left = budgetMs;
-    let last = now();
+    let last = clock.now();
     let stopped = false;
-    const timer = setInterval(() => {
-        const t = now();
+    const cancel = clock.every(tick, () => {
+        const t = clock.now();
         left -= Math.min(t - last, 2 * tick);
         last = t;
         if (left <= 0) {
-            clearInterval(timer);
-            setImmediate(() => {
+            cancel();
+            clock.afterIo(() => {
                 if (!stopped) {
                     onExpire();
                 }
             });
         }
-    }, tick);
-    timer.unref?.();
+    });
     return {
         stop: () => {
             stopped = true;
-            clearInterval(timer);
+            cancel();
         },
     };
 }

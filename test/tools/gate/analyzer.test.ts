@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as path from "path";
-import { BOOT_TIMEOUT_VARIABLE, bootTimeoutMs, PolicyPackProcess, readableTimeout } from "../../../tools/gate/analyzer";
+import { BOOT_TIMEOUT_VARIABLE, bootTimeoutMs, PolicyPackProcess, readableTimeout, TimeoutClock } from "../../../tools/gate/analyzer";
 import { GateInputError } from "../../../tools/cli/errors";
 import { ROOT } from "../../mocks";
 
@@ -19,39 +19,102 @@ describe("gate: a pack that cannot start", function () {
     });
 });
 
-describe("the pack's boot timeout: only time this process could read the pack's answer counts", () => {
-    const busy = (ms: number) => {
-        const end = Date.now() + ms;
-        while (Date.now() < end) {
-            // The parent parsing a large input synchronously.
-        }
+/**
+ * A clock the test moves by hand: `pass(ms)` is time that passes with the event loop free (the
+ * timer fires every tick), `block(ms)` is time the loop spends busy (no tick fires meanwhile; the
+ * timer catches up with one tick afterwards, as Node's setInterval does).
+ */
+function handClock() {
+    let time = 0;
+    let tickMs = 0;
+    let onTick: (() => void) | undefined;
+    let pendingIo: (() => void)[] = [];
+    const clock: TimeoutClock = {
+        now: () => time,
+        every: (ms, fn) => {
+            tickMs = ms;
+            onTick = fn;
+            return () => (onTick = undefined);
+        },
+        afterIo: (fn) => pendingIo.push(fn),
     };
+    const runIo = () => {
+        const io = pendingIo;
+        pendingIo = [];
+        io.forEach((fn) => fn());
+    };
+    return {
+        clock,
+        pass(ms: number) {
+            for (let t = 0; t + tickMs <= ms && onTick; t += tickMs) {
+                time += tickMs;
+                onTick();
+                runIo();
+            }
+        },
+        block(ms: number) {
+            time += ms;
+            onTick?.();
+        },
+        runIo,
+        get ticking() {
+            return onTick !== undefined;
+        },
+    };
+}
 
-    it("expires after its budget of readable time", async () => {
-        const started = Date.now();
-        const expired = await new Promise<number>((resolve) => readableTimeout(120, () => resolve(Date.now() - started), 10));
-        expect(expired).to.be.at.least(110).and.below(1000);
+describe("the pack's boot timeout: only time this process could read the pack's answer counts", () => {
+    it("expires once its budget of readable time has passed, not a tick before", () => {
+        const c = handClock();
+        let fired = 0;
+        readableTimeout(120, () => fired++, 10, c.clock);
+        c.pass(110);
+        expect(fired, "110 of 120 ms passed").to.equal(0);
+        c.pass(10);
+        expect(fired, "120 of 120 ms passed").to.equal(1);
+        expect(c.ticking, "the timer stops once expired").to.equal(false);
+        c.pass(100);
+        expect(fired, "it fires once").to.equal(1);
     });
 
-    it("does not charge a blocked event loop to the pack: after 400 ms blocked, a 200 ms budget still has most of itself left", async () => {
-        const started = Date.now();
-        let expiredAt = 0;
-        const t = readableTimeout(200, () => (expiredAt = Date.now() - started), 20);
-        busy(400);
-        // A plain timer would have expired during the block; this one charged at most two ticks.
-        await new Promise((r) => setTimeout(r, 60));
-        expect(expiredAt, "not expired right after the block").to.equal(0);
-        await new Promise((r) => setTimeout(r, 400));
-        expect(expiredAt).to.be.greaterThan(400 + 100);
-        t.stop();
+    it("does not charge a blocked event loop to the pack: a 400 ms block costs at most two ticks of a 200 ms budget", () => {
+        const c = handClock();
+        let fired = 0;
+        readableTimeout(200, () => fired++, 20, c.clock);
+        c.block(400);
+        expect(fired, "a plain timer would have expired during the block").to.equal(0);
+        c.pass(140);
+        expect(fired, "40 (the block, two ticks) + 140 of 200 ms").to.equal(0);
+        c.pass(20);
+        expect(fired, "40 + 160 of 200 ms").to.equal(1);
     });
 
-    it("lets an answer that arrived meanwhile win, and never fires once stopped", async () => {
+    it("lets an answer that arrived meanwhile win: expiry waits for pending I/O, and a stop then cancels it", () => {
+        const c = handClock();
         let fired = false;
-        const t = readableTimeout(30, () => (fired = true), 10);
+        const t = readableTimeout(30, () => (fired = true), 10, c.clock);
+        c.block(10);
+        c.block(10);
+        c.block(10);
+        expect(fired, "expiry is deferred until pending I/O has run").to.equal(false);
         t.stop();
-        await new Promise((r) => setTimeout(r, 100));
+        c.runIo();
         expect(fired).to.equal(false);
+    });
+
+    it("never fires once stopped", () => {
+        const c = handClock();
+        let fired = false;
+        const t = readableTimeout(30, () => (fired = true), 10, c.clock);
+        t.stop();
+        expect(c.ticking, "stop cancels the timer").to.equal(false);
+        c.pass(100);
+        expect(fired).to.equal(false);
+    });
+
+    it("runs on the real timers by default, and they keep no process alive", async () => {
+        const fired = await new Promise<boolean>((resolve) => readableTimeout(20, () => resolve(true), 5));
+        expect(fired).to.equal(true);
     });
 
     it(`reads its budget from ${BOOT_TIMEOUT_VARIABLE} (seconds, default 60) and refuses an unusable value by name`, () => {
