@@ -2,11 +2,10 @@
  * Kubernetes resources as policies see them: the kind behind a Pulumi type token (and, for custom
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
+import { asArray, asNumber, asRecord, asString, field, has, isBuiltInGroup, path, Rec, stringMap } from "eks-platform-kernel";
 import type { ReplicaRange } from "./autoscaling";
-import { isBuiltInGroup } from "./groups";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
-import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -16,7 +15,7 @@ export interface KubernetesKind {
 }
 
 // Groups served by the API server itself (groups.ts): their Pulumi type token is authoritative.
-export { isBuiltInGroup } from "./groups";
+export { isBuiltInGroup } from "eks-platform-kernel";
 
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and

@@ -4,8 +4,8 @@
  * written for a StatefulSet. Each kind says how to read the pods' count and labels; the operators'
  * own defaults are kept here as data with the source they were read from.
  */
+import { asArray, asNumber, asRecord, path, stringMap } from "eks-platform-kernel";
 import { kubernetesKind, namespaceOf, objectName } from "./kubernetes";
-import { asArray, asNumber, asRecord, path, stringMap } from "./values";
 
 /** How to read one workload-like custom kind. */
 export interface CustomWorkloadKind {

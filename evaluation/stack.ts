@@ -3,8 +3,21 @@
  * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
  */
 import type { PolicyResource } from "@pulumi/policy";
+import {
+    asArray,
+    asNumber,
+    asString,
+    field,
+    IntOrPercent,
+    LabelSelector,
+    mapSelector,
+    path,
+    readIntOrPercent,
+    readSelector,
+    SelectorIndex,
+    stringMap,
+} from "eks-platform-kernel";
 import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "./autoscaling";
-import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
 import {
@@ -19,9 +32,7 @@ import {
     readWorkload,
     Workload,
 } from "./kubernetes";
-import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
-import { asArray, asNumber, asString, field, path, stringMap } from "./values";
 import { count, Verdicts } from "./verdicts";
 
 /** What the stack readers use of a resource: a `PolicyResource` has it, and so can a tool's own records. */

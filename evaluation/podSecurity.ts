@@ -6,14 +6,13 @@
  * reads through `values` (the SDK's proxy may throw on unknown values).
  */
 import { containersOf } from "./kubernetes";
-import { podSecurityMinor } from "./kubernetesVersion";
-import { asArray, asRecord, asString, field, keysOf, path, Rec } from "./values";
+import { asArray, asRecord, asString, field, keysOf, path, podSecurityMinor, Rec } from "eks-platform-kernel";
 
-import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "./podSecurityLevels";
+import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "eks-platform-kernel";
 
 // The levels and their labels are podSecurityLevels.ts's (free of the SDK: the stack config reads them too).
-export { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "./podSecurityLevels";
-export type { PodSecurityLevel } from "./podSecurityLevels";
+export { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "eks-platform-kernel";
+export type { PodSecurityLevel } from "eks-platform-kernel";
 
 /**
  * The newest policy version whose checks are written here. Like Pod Security Admission, a newer
