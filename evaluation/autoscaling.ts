@@ -62,7 +62,7 @@ export function readAutoscaler(group: string, kind: string, props: unknown, reso
 }
 
 /** `HorizontalPodAutoscaler prod/api`. */
-export function describeAutoscaler(a: Pick<Autoscaler, "kind" | "namespace" | "name">): string {
+function describeAutoscaler(a: Pick<Autoscaler, "kind" | "namespace" | "name">): string {
     return `${a.kind} ${a.namespace}/${a.name}`;
 }
 

@@ -35,7 +35,7 @@ const PROMETHEUS_OPERATOR = "prometheus-operator/prometheus-operator";
  * adds per shard or node set (`operator.prometheus.io/shard`, ECK's `statefulset-name`) are left
  * out: a budget selecting them does not match here, and stays undecided rather than judged.
  */
-export const OPERATOR_WORKLOADS: readonly (CustomWorkloadKind & { source: string })[] = [
+const OPERATOR_WORKLOADS: readonly (CustomWorkloadKind & { source: string })[] = [
     {
         group: "monitoring.coreos.com",
         kind: "Alertmanager",

@@ -24,7 +24,7 @@ import type { StackResource } from "./stack";
 import type { Verdicts } from "./verdicts";
 
 /** One drain window: its length, where it comes from, what ends it, and the nodes it applies to. */
-export interface DrainWindow {
+interface DrainWindow {
     seconds: number;
     /** What sets it, for messages: `NodePool spot (Spot)`, `lifecycle hook workers-drain`. */
     source: string;

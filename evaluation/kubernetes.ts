@@ -14,9 +14,6 @@ export interface KubernetesKind {
     kind: string;
 }
 
-// Groups served by the API server itself (groups.ts): their Pulumi type token is authoritative.
-export { isBuiltInGroup } from "eks-platform-kernel";
-
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and
  * for custom resources from the object's own `apiVersion`/`kind` when they are readable, since a
@@ -158,7 +155,7 @@ export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unk
 }
 
 /** Where a workload kind keeps its pod template (a Pod is its own): what its pod spec's field paths start with. */
-export function podTemplatePath(kind: WorkloadKind): string[] {
+function podTemplatePath(kind: WorkloadKind): string[] {
     return kind === "Pod" ? [] : kind === "CronJob" ? ["spec", "jobTemplate", "spec", "template"] : ["spec", "template"];
 }
 

@@ -5,13 +5,24 @@
  * ones, and a namespace's enforce labels resolved as `api.PolicyToEvaluate` resolves them. Pure;
  * reads through `values` (the SDK's proxy may throw on unknown values).
  */
+import {
+    asArray,
+    asRecord,
+    asString,
+    ENFORCE_LABEL,
+    ENFORCE_VERSION_LABEL,
+    field,
+    keysOf,
+    path,
+    PodSecurityLevel,
+    podSecurityLevel,
+    podSecurityMinor,
+    Rec,
+} from "eks-platform-kernel";
 import { containersOf } from "./kubernetes";
-import { asArray, asRecord, asString, field, keysOf, path, podSecurityMinor, Rec } from "eks-platform-kernel";
 
-import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "eks-platform-kernel";
-
-// The levels and their labels are podSecurityLevels.ts's (free of the SDK: the stack config reads them too).
-export { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "eks-platform-kernel";
+// The levels and their labels are the kernel's (kernel/podSecurityLevels.ts, free of the SDK: the stack config reads them too).
+export { ENFORCE_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "eks-platform-kernel";
 export type { PodSecurityLevel } from "eks-platform-kernel";
 
 /**
@@ -61,7 +72,7 @@ export interface PodView {
 }
 
 /** A check that failed: PSA's reason and detail, and how to comply. */
-export interface PodSecurityFinding {
+interface PodSecurityFinding {
     id: string;
     reason: string;
     detail: string;

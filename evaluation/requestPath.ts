@@ -41,7 +41,7 @@ import type { Service, ServicePort, StackResource } from "./stack";
 import type { Verdicts } from "./verdicts";
 
 /** A value of the path read off an object: the value and what set it (for messages). */
-export interface Sourced<T> {
+interface Sourced<T> {
     value: T;
     /** `annotation alb.ingress.kubernetes.io/target-type on Service web`, `the ELB default`, … */
     from: string;
@@ -339,7 +339,7 @@ export function readLoadBalancerFronts(
 }
 
 /** The stop-routing times a judge uses: the defaults above, or a fork's measured ones. */
-export interface StopRoutingTimes {
+interface StopRoutingTimes {
     albIpStopRoutingSeconds: number;
     nlbIpStopRoutingSeconds: number;
 }

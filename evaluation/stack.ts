@@ -9,6 +9,7 @@ import {
     asString,
     field,
     IntOrPercent,
+    isBuiltInGroup,
     LabelSelector,
     mapSelector,
     path,
@@ -23,7 +24,6 @@ import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./custom
 import {
     ContainerRef,
     containersOf,
-    isBuiltInGroup,
     isKind,
     kubernetesKind,
     LONG_RUNNING,
@@ -106,14 +106,14 @@ export interface Service {
  * net/http/pprof), `debug` (debuggers, admin consoles). A health-check port is not among them: a
  * load balancer's health check decides whether requests reach the pod.
  */
-export const SCRAPE_PORT_WORDS: readonly string[] = ["metrics", "telemetry", "profiling", "pprof", "debug"];
+const SCRAPE_PORT_WORDS: readonly string[] = ["metrics", "telemetry", "profiling", "pprof", "debug"];
 
 /**
  * True for a port named for scraping or debugging: its name, or its target port's name, holds one
  * of `SCRAPE_PORT_WORDS` between `-`, `_` or `.`. Numbers decide nothing: 9090 is Prometheus's own
  * query API, 8080 anybody's.
  */
-export function isScrapePort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
+function isScrapePort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
     const named = (s: unknown) =>
         typeof s === "string" &&
         s
@@ -525,7 +525,7 @@ function reachesPod(podSpec: unknown, svc: Service): boolean {
 }
 
 /** The values policy/v1 accepts for `spec.unhealthyPodEvictionPolicy` (ValidatePodDisruptionBudgetSpec). */
-export const UNHEALTHY_POD_EVICTION_POLICIES: readonly string[] = ["IfHealthyBudget", "AlwaysAllow"];
+const UNHEALTHY_POD_EVICTION_POLICIES: readonly string[] = ["IfHealthyBudget", "AlwaysAllow"];
 
 /**
  * Why the API server would refuse the budget (policy/v1 ValidatePodDisruptionBudgetSpec), each as

@@ -87,8 +87,8 @@ export class Verdicts {
     }
 }
 
-// The house style of messages lives in messages.ts (free of the SDK: the tools read it too).
-export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } from "eks-platform-kernel";
+// The house style of messages lives in the kernel (kernel/messages.ts, free of the SDK: the tools read it too).
+export { count, isUndecided, listOf, undecided, violation } from "eks-platform-kernel";
 
 /**
  * Reports an undecided verdict: at advisory level whatever the policy's level, so it never blocks
