@@ -1,20 +1,22 @@
 // The layering of the repository, enforced (test/eslint.boundaries.test.ts proves each rule fires):
 //
-//   kernel/      the rules everyone shares            imports nothing of ours
-//   rehearsal/   the drain simulator                  the kernel, by package name
-//   policies/    the pack and its runtime             the kernel and the rehearsal, by package name
+//   kernel/      the facts everyone shares            imports nothing of ours
+//   evaluation/  the pack's evaluation library        the kernel, by package name
+//   rehearsal/   the drain simulator                  the kernel and the evaluation library, by package name
+//   policies/    the pack and its runtime             the kernel, the evaluation library and the rehearsal, by package name
 //   components/  the program (and index.ts)          the kernel, by package name
 //   tools/, test/                                     anything, packages by name
 //
-// Packages are reached only through their exports maps: `eks-platform-kernel` (and `/policy`,
-// `/data/*.json`), `eks-platform-rehearsal`, `eks-platform-policies` (and `/runtime`). tsc refuses
-// any other subpath too; this says why, and also catches a relative path into another package.
+// Packages are reached only through their exports maps: `eks-platform-kernel` (and
+// `/data/*.json`), `eks-platform-evaluation`, `eks-platform-rehearsal`, `eks-platform-policies` (and
+// `/runtime`). tsc refuses any other subpath too; this says why, and also catches a relative path
+// into another package.
 
 /** A deep import of a package: any subpath its exports map does not list. */
 const DEEP = {
-    regex: "^eks-platform-(kernel/(?!policy$|data/[\\w.-]+\\.json$)|rehearsal/|policies/(?!runtime$))",
+    regex: "^eks-platform-(kernel/(?!data/[\\w.-]+\\.json$)|evaluation/|rehearsal/|policies/(?!runtime$))",
     message:
-        "reach a package through its exports map: eks-platform-kernel, eks-platform-kernel/policy, eks-platform-rehearsal, eks-platform-policies, eks-platform-policies/runtime",
+        "reach a package through its exports map: eks-platform-kernel, eks-platform-evaluation, eks-platform-rehearsal, eks-platform-policies, eks-platform-policies/runtime",
 };
 
 /** A relative path out of the file's own package into one of `dirs`. */
@@ -25,20 +27,20 @@ function relativeInto(dirs, why) {
 const rule = (...patterns) => ({ "no-restricted-imports": ["error", { patterns: [DEEP, ...patterns] }] });
 
 const BY_NAME =
-    "import another package by package name (eks-platform-kernel, eks-platform-rehearsal, eks-platform-policies), never by relative path";
+    "import another package by package name (eks-platform-kernel, eks-platform-evaluation, eks-platform-rehearsal, eks-platform-policies), never by relative path";
 
 /**
  * test/ mirrors the source tree, so it has folders named like the packages (test/kernel/,
- * test/policies/, test/rehearsal/): from a test file, a relative path reaches a package only by
+ * test/evaluation/, test/policies/, test/rehearsal/): from a test file, a relative path reaches a package only by
  * climbing to the repository root, one `../` per folder the file is in.
  */
 const TEST_DEPTHS = [0, 1, 2, 3, 4].map((depth) => ({
     files: [["test", ...Array(depth).fill("*"), "*.ts"].join("/")],
-    rules: rule({ regex: `^(\\.\\./){${depth + 1}}(kernel|rehearsal|policies)(/|$)`, message: BY_NAME }),
+    rules: rule({ regex: `^(\\.\\./){${depth + 1}}(kernel|evaluation|rehearsal|policies)(/|$)`, message: BY_NAME }),
 }));
 
 export const boundaries = [
-    { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "rehearsal", "policies"], BY_NAME)) },
+    { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "evaluation", "rehearsal", "policies"], BY_NAME)) },
     ...TEST_DEPTHS,
     {
         files: ["kernel/**/*.ts"],
@@ -48,18 +50,32 @@ export const boundaries = [
         ),
     },
     {
+        files: ["evaluation/**/*.ts"],
+        rules: rule(
+            {
+                regex: "^eks-platform-(evaluation|rehearsal|policies)",
+                message: "the evaluation library depends only on the kernel (eks-platform-kernel)",
+            },
+            { regex: "^\\.\\./", message: "the evaluation library depends only on the kernel, by package name" },
+        ),
+    },
+    {
         files: ["rehearsal/**/*.ts"],
         rules: rule(
-            { regex: "^eks-platform-(policies|rehearsal)", message: "the rehearsal depends only on the kernel (eks-platform-kernel)" },
-            { regex: "^\\.\\./", message: "the rehearsal depends only on the kernel, by package name" },
+            {
+                regex: "^eks-platform-(policies|rehearsal)",
+                message:
+                    "the rehearsal depends only on the kernel and the evaluation library (eks-platform-kernel, eks-platform-evaluation)",
+            },
+            { regex: "^\\.\\./", message: "the rehearsal depends only on the kernel and the evaluation library, by package name" },
         ),
     },
     {
         files: ["policies/**/*.ts"],
         rules: rule(
             relativeInto(
-                ["components", "tools", "test", "kernel", "rehearsal"],
-                "the pack judges any program: it never imports components/ or tools/, and reaches the kernel and the rehearsal by package name",
+                ["components", "tools", "test", "kernel", "evaluation", "rehearsal"],
+                "the pack judges any program: it never imports components/ or tools/, and reaches the kernel, the evaluation library and the rehearsal by package name",
             ),
         ),
     },
@@ -67,11 +83,11 @@ export const boundaries = [
         files: ["components/**/*.ts", "index.ts"],
         rules: rule(
             {
-                regex: "^eks-platform-(policies|rehearsal)",
+                regex: "^eks-platform-(policies|evaluation|rehearsal)",
                 message: "the program reaches shared rules only through the kernel (eks-platform-kernel)",
             },
             relativeInto(
-                ["policies", "kernel", "rehearsal", "tools", "test"],
+                ["policies", "kernel", "evaluation", "rehearsal", "tools", "test"],
                 "the program reaches shared rules only through the kernel, by package name",
             ),
         ),

@@ -32,7 +32,7 @@ import { stackNames } from "../tools/render/offline";
 import { buildStackRequest, GateResource } from "../tools/gate/requests";
 import { manifestResources, stackResources } from "../tools/manifests/drainInput";
 import { rehearse } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { unknownCheckingProxy } from "eks-platform-evaluation";
 
 const ROOT = path.resolve(__dirname, "..");
 /** How `npm run` starts a tool (package.json): the launcher with its compile cache, no ts-node. */

@@ -9,9 +9,10 @@
  *
  * Not part of CI (a module takes minutes to an hour on two cores); the scores are in
  * docs/mutation.md. Mutation runs in place (`inPlace`): the workspace packages are symlinked into
- * node_modules, so a sandbox copy would still load the unmutated `kernel/` and `rehearsal/`. Stryker
- * restores every file it changed when the run ends or is interrupted with Ctrl-C, from a copy taken
- * at the start: an edit made meanwhile to a mutated file is lost. Run it in a worktree of its own.
+ * node_modules, so a sandbox copy would still load the unmutated `kernel/`, `evaluation/` and
+ * `rehearsal/`. Stryker restores every file it changed when the run ends or is interrupted with
+ * Ctrl-C, from a copy taken at the start: an edit made meanwhile to a mutated file is lost. Run it
+ * in a worktree of its own.
  */
 
 import * as fs from "fs";
@@ -93,14 +94,18 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     },
     requestPath: {
         about: "the request path: what load balancer routes to each pod, and whether its exit fits (preStop, grace, deregistration delay, windows, readiness gates)",
-        mutate: ["kernel/requestPath.ts", "policies/workloadRequestPath.ts", "rehearsal/requestPaths.ts"],
+        mutate: ["evaluation/requestPath.ts", "policies/workloadRequestPath.ts", "rehearsal/requestPaths.ts"],
         // Not workloadRequestPath.gate.test.ts: it runs the gate in a child process.
-        tests: ["test/kernel/requestPath.test.ts", "test/policies/workloadRequestPath.test.ts", "test/rehearsal/requestPaths.test.ts"],
+        tests: ["test/evaluation/requestPath.test.ts", "test/policies/workloadRequestPath.test.ts", "test/rehearsal/requestPaths.test.ts"],
     },
     podSecurity: {
         about: "Pod Security Standards (baseline and restricted) as the admission plugin checks them",
-        mutate: ["kernel/podSecurity.ts", "kernel/podSecurityLevels.ts"],
-        tests: ["test/kernel/podSecurity.test.ts", "test/kernel/podSecurityLevels.test.ts", "test/policies/podSecurityStandard.test.ts"],
+        mutate: ["evaluation/podSecurity.ts", "kernel/podSecurityLevels.ts"],
+        tests: [
+            "test/evaluation/podSecurity.test.ts",
+            "test/kernel/podSecurityLevels.test.ts",
+            "test/policies/podSecurityStandard.test.ts",
+        ],
     },
     preflight: {
         about: "the preflight: what only the account can answer before up, judged on the SDK's answers (issue #26)",

@@ -47,7 +47,7 @@ export const AUTO_MODE_MAX_NODE_LIFETIME_SECONDS = 21 * 24 * 3600;
 export const AUTO_MODE_AMI_RELEASE_INTERVAL_SECONDS = 7 * 24 * 3600;
 
 /** `expireAfter` of an Auto Mode NodePool that sets none: "terminates instances after 336 hours" (create-node-pool.adoc, Disruption). */
-export const AUTO_MODE_DEFAULT_EXPIRE_AFTER = "336h";
+const AUTO_MODE_DEFAULT_EXPIRE_AFTER = "336h";
 
 /**
  * `terminationGracePeriod` of an Auto Mode NodeClaim whose NodePool sets none: a 24-hour default
@@ -59,11 +59,11 @@ export const AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD = "24h";
  * `expireAfter` of a self-managed Karpenter v1 NodePool that sets none: the CRD's default
  * (karpenter v1 `pkg/apis/v1/nodepool.go`, `+kubebuilder:default:="720h"`).
  */
-export const KARPENTER_DEFAULT_EXPIRE_AFTER = "720h";
+const KARPENTER_DEFAULT_EXPIRE_AFTER = "720h";
 
 /** The pools EKS Auto Mode runs itself, by the names `computeConfig.nodePools` takes. */
 export const BUILT_IN_POOL_NAMES = ["general-purpose", "system"] as const;
-export type BuiltInPoolName = (typeof BUILT_IN_POOL_NAMES)[number];
+type BuiltInPoolName = (typeof BUILT_IN_POOL_NAMES)[number];
 
 /** What the UG and the public copies agree the built-in pools hold (see the module comment: not published as YAML by AWS). */
 function builtInPool(name: BuiltInPoolName, arch: string[], taints: { key: string; effect: string }[]): Readonly<Record<string, unknown>> {
@@ -171,7 +171,7 @@ interface ResourceLike {
 }
 
 /** One built-in pool a cluster of the stack enables. */
-export interface EnabledBuiltInPool {
+interface EnabledBuiltInPool {
     name: BuiltInPoolName;
     /** The cluster resource that enables it (`eks:index:Cluster` or `aws:eks/cluster:Cluster`). */
     cluster: ResourceLike;

@@ -31,7 +31,7 @@ export const AUTO_MODE_COMPONENTS = {
 } as const;
 
 /** One annotation AWS documents for Auto Mode: honoured, or refused (with what to use instead). */
-export interface AutoModeAnnotation {
+interface AutoModeAnnotation {
     annotation: string;
     /** Only this value is meant (`auth-type: oidc`); every value when unset. */
     value?: string;

@@ -13,7 +13,7 @@ import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { problemList } from "./messages";
 
 /** The part of a policy's `configSchema` (`@pulumi/policy` PolicyConfigSchema) the reader needs. */
-export interface ConfigSchemaLike {
+interface ConfigSchemaLike {
     properties?: Readonly<Record<string, unknown>>;
     required?: readonly string[];
 }

@@ -4,7 +4,7 @@
  * `metrics.k8s.io`), even one under `k8s.io` (`gateway.networking.k8s.io`,
  * `snapshot.storage.k8s.io` are CRDs). Pure; read by the pack and by the manifest gate's validation.
  */
-export const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
+const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
     "",
     "admissionregistration.k8s.io",
     "apiextensions.k8s.io",

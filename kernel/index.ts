@@ -3,10 +3,14 @@
  * quantities, extended resource names, durations, CIDRs, Kubernetes versions, label syntax and selectors, scheduling, Karpenter's restricted
  * tags, node-role policies, EC2 instance data and node labels, the unknown marker, the policy-config reader.
  * Everything outside `kernel/` imports them by package name, `import { parseQuantity } from
- * "eks-platform-kernel"`; the exports map admits only this entry point, `eks-platform-kernel/policy`
- * (the rules that need the policy SDK) and the data files.
+ * "eks-platform-kernel"`; the exports map admits only this entry point and the data files.
  *
- * Only modules free of the policy SDK belong here: the program loads this index too.
+ * Only shared facts belong here, free of the policy SDK: the program loads this index too. How the
+ * pack judges resources is the evaluation library's (`evaluation/`, `eks-platform-evaluation`).
+ *
+ * A module is re-exported whole when everything it exports is the package's; one that also exports
+ * to its sibling modules only is re-exported by name. test/kernel/index.exports.test.ts fails on
+ * an exported name no other package imports.
  */
 export * from "./autoMode";
 export * from "./autoModeComponents";
@@ -33,7 +37,17 @@ export * from "./replacement";
 export * from "./resourceNames";
 export * from "./scheduling";
 export * from "./scope";
-export * from "./selector";
+export {
+    formatLabels,
+    formatSelector,
+    labelKeyProblem,
+    type LabelSelector,
+    labelValueProblem,
+    mapSelector,
+    readSelector,
+    SelectorIndex,
+    selectorMatches,
+} from "./selector";
 export * from "./stackTrace";
 export * from "./unknown";
 export * from "./values";

@@ -31,7 +31,7 @@ export const GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name";
  * and `/arch`, the cloud provider the beta zone, region and instance type (kubernetes/cloud-provider
  * v0.34 `getNodeModifiersFromCloudProvider`), so a selector on either matches.
  */
-export const NORMALIZED_LABELS: Readonly<Record<string, string>> = {
+const NORMALIZED_LABELS: Readonly<Record<string, string>> = {
     "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
     "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
     "beta.kubernetes.io/arch": "kubernetes.io/arch",

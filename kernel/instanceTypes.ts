@@ -19,7 +19,7 @@ import { InstanceType } from "@pulumi/aws/types/enums/ec2";
 import eniMaxPods from "./data/eniMaxPods.json";
 import instanceSpecs from "./data/instanceSpecs.json";
 
-export type Architecture = "x86_64" | "arm64";
+type Architecture = "x86_64" | "arm64";
 
 export interface InstanceTypeInfo {
     /** The API name, e.g. `m7i.large`. */
@@ -208,7 +208,7 @@ export function kubeReservedMemoryMiB(maxPods: number): number {
 }
 
 /** The kubelet hard eviction threshold nodeadm sets: `memory.available: 100Mi` (config.go `evictionHard`). */
-export const EVICTION_HARD_MEMORY_MIB = 100;
+const EVICTION_HARD_MEMORY_MIB = 100;
 
 /**
  * The share of an instance's listed memory the kernel and hypervisor keep, so the node reports
@@ -217,7 +217,7 @@ export const EVICTION_HARD_MEMORY_MIB = 100;
  * (Karpenter's published arm64 figures sit a further 59Mi lower; its reference does not say why,
  * so this module does not model it.)
  */
-export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 7.5;
+const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 7.5;
 
 /**
  * Allocatable resources of a node of this type as the EKS AL2023 AMI (nodeadm) sets them:

@@ -6,7 +6,7 @@
  */
 
 /** A version as written: an optional `v`, `major.minor`, an optional `.patch`, and whatever follows. */
-export interface KubernetesVersion {
+interface KubernetesVersion {
     /** Written with a leading `v`. */
     prefixed: boolean;
     major: number;
@@ -84,7 +84,7 @@ export function addonKubernetesMinor(version: string): string | undefined {
 }
 
 /** An EKS AMI release version: the Kubernetes minor and patch of its kubelet and the AMI's build date. */
-export interface AmiReleaseVersion {
+interface AmiReleaseVersion {
     /** `1.34` */
     minor: string;
     /** `1.34.7` */

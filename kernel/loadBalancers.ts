@@ -1,8 +1,8 @@
 /**
  * The AWS Load Balancer Controller as the platform installs it (v2.13.3) and the timing of the
  * load balancers it builds: names and numbers only, so the program (its namespaces' labels, the
- * controller's IngressClass) and the pack's request-path rules (kernel/requestPath.ts) read the
- * same ones. Sources are named next to each value; kernel/requestPath.ts names the controller
+ * controller's IngressClass) and the pack's request-path rules (evaluation/requestPath.ts) read the
+ * same ones. Sources are named next to each value; evaluation/requestPath.ts names the controller
  * source its rules were read at.
  */
 

@@ -4,7 +4,7 @@
  * the `node-role-policies` policy requires them of any program's node roles.
  */
 
-export interface NodeRolePolicy {
+interface NodeRolePolicy {
     /** Short, stable name: the suffix of the attachment's resource name. */
     key: "worker" | "cni" | "ecr";
     /** The policy the program attaches. */

@@ -134,7 +134,7 @@ export function readTolerations(podSpec: unknown): Toleration[] {
     return out;
 }
 
-export type NodeOperator = "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt";
+type NodeOperator = "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt";
 
 /** A `NodeSelectorRequirement` (node affinity, Karpenter requirements). */
 export interface NodeRequirement {
@@ -174,7 +174,7 @@ export function nodeRequirementMatches(r: NodeRequirement, labels: Readonly<Reco
     return requirementMatches({ key: r.key, operator: r.operator, values: r.values }, labels);
 }
 
-export type CapacityType = "spot" | "on-demand";
+type CapacityType = "spot" | "on-demand";
 
 /** Karpenter's capacity-type node label. */
 export const CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type";
@@ -226,7 +226,7 @@ export function placementMismatch(placement: NodePlacement, labels: Readonly<Rec
 }
 
 /** The values one node label may take on the nodes of a pool. */
-export interface LabelRange {
+interface LabelRange {
     /** Only these values (In, a fixed template label). */
     in?: ReadonlySet<string>;
     /** Never these (NotIn). */

@@ -5,9 +5,9 @@
 import { DNS_SUBDOMAIN } from "./names";
 import { asArray, asRecord, describeShape } from "./values";
 
-export type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist";
+type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 
-export interface Requirement {
+interface Requirement {
     key: string;
     operator: Operator;
     values: string[];

@@ -1,5 +1,5 @@
 import { asArray, asRecord, asString, field, inputScope, isUnknownSentinel, path, peek } from "eks-platform-kernel";
-import { Verdicts, violation } from "eks-platform-kernel/policy";
+import { Verdicts, violation } from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `access-least-privilege`. */

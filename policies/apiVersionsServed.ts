@@ -11,7 +11,7 @@ import {
     undecided,
     Verdicts,
     violation,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { field, inputScope, path } from "eks-platform-kernel";
 import { declareStackPolicy, Knobs } from "./declare";
 
@@ -47,7 +47,7 @@ export const apiVersionsServed = declareStackPolicy<ApiVersionsServedConfig>({
     docs: {
         requires:
             "no Kubernetes object on an API version the cluster's Kubernetes release no longer serves (`policy/v1beta1`, `extensions/v1beta1`, …)",
-        checks: "no Kubernetes object uses an API version its cluster's Kubernetes release no longer serves (`policy/v1beta1` PodDisruptionBudget, `extensions/v1beta1` and `apps/v1beta*` workloads, `batch/v1beta1` CronJob, …; the table in `kernel/apiVersions.ts`, from the Kubernetes deprecated API migration guide): the API server refuses them. The release is the EKS cluster's `version` in the same stack (a cluster without one gets the newest), else `kubernetesVersion`; with neither, undecided",
+        checks: "no Kubernetes object uses an API version its cluster's Kubernetes release no longer serves (`policy/v1beta1` PodDisruptionBudget, `extensions/v1beta1` and `apps/v1beta*` workloads, `batch/v1beta1` CronJob, …; the table in `evaluation/apiVersions.ts`, from the Kubernetes deprecated API migration guide): the API server refuses them. The release is the EKS cluster's `version` in the same stack (a cluster without one gets the newest), else `kubernetesVersion`; with neither, undecided",
         knobs: {
             kubernetesVersion:
                 "left empty in the environment files: `npm run policy:check -- --env <stack>` takes the stack's `cluster.version` from `Pulumi.<stack>.yaml` (its one home); set it only for a pack used outside this repository",

@@ -10,7 +10,7 @@ import {
     path,
     POLICY_WRITING_ACTIONS,
 } from "eks-platform-kernel";
-import { isUnknownValueError, Verdicts, violation } from "eks-platform-kernel/policy";
+import { isUnknownValueError, Verdicts, violation } from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `app-role-least-privilege`. */

@@ -12,7 +12,7 @@ import {
     parseCidr,
     peek,
 } from "eks-platform-kernel";
-import { Verdicts, violation } from "eks-platform-kernel/policy";
+import { Verdicts, violation } from "eks-platform-evaluation";
 import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `cluster-hardening`. */

@@ -1,6 +1,6 @@
 import { hasNodeCapacity, rehearse } from "eks-platform-rehearsal";
 import { INPUT_TAG, MANIFEST_INPUT } from "eks-platform-kernel";
-import { reportAdvisory, reportUndecided, undecided, Verdicts } from "eks-platform-kernel/policy";
+import { reportAdvisory, reportUndecided, undecided, Verdicts } from "eks-platform-evaluation";
 import { declareStackPolicy } from "./declare";
 
 const NO_CAPACITY =

@@ -7,7 +7,7 @@ import {
     tightestWindow,
     Verdicts,
     violation,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 import { SPOT_NOTICE_KNOB } from "./knobs";
 

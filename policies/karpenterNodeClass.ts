@@ -10,7 +10,7 @@ import {
     unencryptedBlockDevices,
     Verdicts,
     violation,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `karpenter-nodeclass`. */

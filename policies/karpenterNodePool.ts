@@ -11,7 +11,7 @@ import {
     parseQuantity,
     path,
 } from "eks-platform-kernel";
-import { karpenterVersion, karpenterVersionViolation, objectName, Verdicts, violation } from "eks-platform-kernel/policy";
+import { karpenterVersion, karpenterVersionViolation, objectName, Verdicts, violation } from "eks-platform-evaluation";
 import { declareResourcePolicy } from "./declare";
 
 /**

@@ -26,7 +26,7 @@ import {
     Verdicts,
     violation,
     Workload,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `namespace-isolation`. */

@@ -8,7 +8,7 @@ import {
     UndecidedNamespaces,
     Verdicts,
     violation,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `namespace-quota-required`. */

@@ -1,13 +1,5 @@
 import { asArray, asNumeric, asString, field, path } from "eks-platform-kernel";
-import {
-    EBS_WHY,
-    hopLimitViolation,
-    IMDS_WHY,
-    MAX_HOP_LIMIT,
-    unencryptedBlockDevices,
-    Verdicts,
-    violation,
-} from "eks-platform-kernel/policy";
+import { EBS_WHY, hopLimitViolation, IMDS_WHY, MAX_HOP_LIMIT, unencryptedBlockDevices, Verdicts, violation } from "eks-platform-evaluation";
 import { declareResourcePolicy, Knobs } from "./declare";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";

@@ -11,7 +11,7 @@ import {
     path,
     peek,
 } from "eks-platform-kernel";
-import { isKind, objectName, reportUndecided, undecided, Verdicts, violation } from "eks-platform-kernel/policy";
+import { isKind, objectName, reportUndecided, undecided, Verdicts, violation } from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `node-role-policies`. */

@@ -1,5 +1,5 @@
 import { validateResourceOfType } from "@pulumi/policy";
-import { resourceType, violation } from "eks-platform-kernel/policy";
+import { resourceType, violation } from "eks-platform-evaluation";
 import { asNumeric, asRecord, field, path } from "eks-platform-kernel";
 import { declareResourcePolicy } from "./declare";
 

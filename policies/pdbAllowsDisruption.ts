@@ -20,7 +20,7 @@ import {
     Verdicts,
     violation,
     withAutoscalers,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 const BLOCKS =

@@ -17,7 +17,7 @@ import {
     Verdicts,
     violation,
     workloadKind,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `pod-security-standard`. */
@@ -57,7 +57,7 @@ const knobs: Knobs<PodSecurityStandardConfig> = {
  * Each pod template (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) and Pod meets
  * the Pod Security Standard its namespace enforces — the namespace's enforce labels when the
  * Namespace is in the input, else `defaultLevel`/`defaultVersion` — with Pod Security Admission's
- * own checks at that version (kernel/podSecurity.ts). A template that fails is a workload
+ * own checks at that version (evaluation/podSecurity.ts). A template that fails is a workload
  * whose pods the API server refuses: it passes every other check and never runs.
  */
 export const podSecurityStandard = declareStackPolicy<PodSecurityStandardConfig>({

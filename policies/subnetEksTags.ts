@@ -1,6 +1,6 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { asString, field, isTrue, keysOf } from "eks-platform-kernel";
-import { EKS_CLUSTER_TYPES, Verdicts, violation } from "eks-platform-kernel/policy";
+import { EKS_CLUSTER_TYPES, Verdicts, violation } from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `subnet-eks-tags`. */

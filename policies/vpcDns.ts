@@ -1,5 +1,5 @@
 import { validateResourceOfType } from "@pulumi/policy";
-import { resourceType, Verdicts, violation } from "eks-platform-kernel/policy";
+import { resourceType, Verdicts, violation } from "eks-platform-evaluation";
 import { field, isFalse, isTrue } from "eks-platform-kernel";
 import { declareResourcePolicy } from "./declare";
 

@@ -12,7 +12,7 @@ import {
     Verdicts,
     violation,
     withAutoscalers,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 /** Config of `workload-pdb-required`. */

@@ -8,7 +8,7 @@ import {
     servingContainers,
     Verdicts,
     violation,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { inputScope } from "eks-platform-kernel";
 import { declareStackPolicy } from "./declare";
 

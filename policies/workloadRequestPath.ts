@@ -34,7 +34,7 @@ import {
     Verdicts,
     violation,
     Workload,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import type { ReportViolation } from "@pulumi/policy";
 import { declareStackPolicy, Knobs } from "./declare";
 import { SPOT_NOTICE_KNOB } from "./knobs";

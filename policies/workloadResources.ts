@@ -9,7 +9,7 @@ import {
     Verdicts,
     violation,
     workloadKind,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `workload-resources`. */

@@ -10,7 +10,7 @@ import {
     Verdicts,
     violation,
     withAutoscalers,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareStackPolicy, Knobs } from "./declare";
 
 // The opt-out annotation is the pack's (drain-rehearsal honours it too).

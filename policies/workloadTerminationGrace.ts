@@ -14,7 +14,7 @@ import {
     violation,
     workloadKind,
     WorkloadKind,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { declareResourcePolicy, Knobs } from "./declare";
 
 /** Config of `workload-termination-grace`. */

@@ -6,7 +6,7 @@
  * and drain window.
  */
 import type { Taint } from "eks-platform-kernel";
-import { Verdicts } from "eks-platform-kernel/policy";
+import { Verdicts } from "eks-platform-evaluation";
 import type { Capacity, DrainResource, GroupModel, ManagedGroupModel, NodeTemplate, SelfManagedGroupModel } from "./model";
 import { readCluster } from "./read";
 

@@ -3,7 +3,7 @@
  * workloads. Pure: resources in (as a stack policy sees them), a report out. Shared by
  * `npm run drain` (tools/manifests/drain.ts) and the `drain-rehearsal` policy. Method and sources: docs/drain.md.
  */
-import { Verdicts } from "eks-platform-kernel/policy";
+import { Verdicts } from "eks-platform-evaluation";
 import type { DrainResource } from "./model";
 import { place } from "./placement";
 import { readCluster } from "./read";

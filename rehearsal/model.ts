@@ -3,7 +3,7 @@
  * that run on it, read once from resource properties into plain data.
  */
 import type { IntOrPercent, LabelSelector, NodePlacement, NodeRequirement, Taint, Toleration } from "eks-platform-kernel";
-import type { StackResource, UndecidedNamespaces, WorkloadKind } from "eks-platform-kernel/policy";
+import type { StackResource, UndecidedNamespaces, WorkloadKind } from "eks-platform-evaluation";
 
 /** A resource as the rehearsal reads it: what a stack policy gets, and what the CLI builds from a plan. */
 export interface DrainResource extends StackResource {

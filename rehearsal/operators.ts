@@ -25,7 +25,7 @@
  * - Services `<name>-rw`, `-ro`, `-r` on port 5432 (pkg/specs/services.go): the instances serve.
  */
 import { asArray, asNumber, asRecord, asString, field, path, Rec, stringMap } from "eks-platform-kernel";
-import { kubernetesKind, namespaceOf, objectName } from "eks-platform-kernel/policy";
+import { kubernetesKind, namespaceOf, objectName } from "eks-platform-evaluation";
 import { madeObject } from "./addons";
 import type { DrainResource } from "./model";
 

@@ -62,7 +62,7 @@ import {
     UndecidedNamespaces,
     Verdicts,
     Workload,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import { addonWorkloads } from "./addons";
 import { operatorWorkloads } from "./operators";
 import { nodeSize, poolCandidates } from "./instances";

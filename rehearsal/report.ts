@@ -7,7 +7,7 @@
  * input holds only part of the cluster, an undecided item), so the report lists them once, there.
  */
 import { formatSeconds, listOf } from "eks-platform-kernel";
-import { violation } from "eks-platform-kernel/policy";
+import { violation } from "eks-platform-evaluation";
 import { DO_NOT_DISRUPT } from "./read";
 import type { RequestPathReport } from "./requestPaths";
 import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";

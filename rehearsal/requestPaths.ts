@@ -22,7 +22,7 @@ import {
     stopRouting,
     tightestWindow,
     Verdicts,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import type { DrainResource } from "./model";
 
 /** One workload's exit behind one load balancer. */

@@ -28,6 +28,14 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
         ["components/network.ts", 'import { parseCidr } from "eks-platform-kernel/cidr";', /exports map/],
         ["tools/manifests/drain.ts", 'import { rehearse } from "eks-platform-rehearsal/rollout";', /exports map/],
         ["test/x.test.ts", 'import { drainWindow } from "eks-platform-policies/drainWindow";', /exports map/],
+        // The evaluation library was the kernel's second entry point; it is a package of its own now.
+        ["tools/gate/gate.ts", 'import { Verdicts } from "eks-platform-kernel/policy";', /exports map/],
+        ["tools/gate/gate.ts", 'import { readPdbs } from "eks-platform-evaluation/stack";', /exports map/],
+        ["components/cluster.ts", 'import { violation } from "eks-platform-evaluation";', /only through the kernel/],
+        ["components/cluster.ts", 'import { violation } from "../evaluation/verdicts";', /by package name/],
+        ["evaluation/stack.ts", 'import { rehearse } from "eks-platform-rehearsal";', /only on the kernel/],
+        ["evaluation/stack.ts", 'import { asArray } from "../kernel/values";', /by package name/],
+        ["kernel/values.ts", 'import { Verdicts } from "eks-platform-evaluation";', /depends on nothing/],
         ["components/network.ts", 'import { policies } from "eks-platform-policies";', /only through the kernel/],
         ["components/cluster.ts", 'import { rehearse } from "eks-platform-rehearsal";', /only through the kernel/],
         ["components/cluster.ts", 'import { parseCidr } from "../kernel/cidr";', /by package name/],
@@ -38,8 +46,8 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
         ["rehearsal/read.ts", 'import type { Plan } from "../tools/render/plan";', /only on the kernel/],
         ["kernel/values.ts", 'import { rehearse } from "eks-platform-rehearsal";', /depends on nothing/],
         ["kernel/values.ts", 'import { ConfigError } from "../components/config";', /depends on nothing/],
-        ["tools/gate/gate.ts", 'import { Verdicts } from "../kernel/verdicts";', /by package name/],
-        ["test/x.test.ts", 'import { Verdicts } from "../kernel/verdicts";', /by package name/],
+        ["tools/gate/gate.ts", 'import { Verdicts } from "../evaluation/verdicts";', /by package name/],
+        ["test/x.test.ts", 'import { Verdicts } from "../evaluation/verdicts";', /by package name/],
         ["test/tools/x.test.ts", 'import { rehearse } from "../../rehearsal/rollout";', /by package name/],
         ["test/components/addons/x.test.ts", 'import { vpcDns } from "../../../policies/vpcDns";', /by package name/],
     ];
@@ -53,10 +61,10 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
 
     const allowed: [string, string][] = [
         ["components/network.ts", 'import { parseCidr } from "eks-platform-kernel";'],
-        ["rehearsal/read.ts", 'import { Verdicts } from "eks-platform-kernel/policy";\nimport { place } from "./placement";'],
+        ["rehearsal/read.ts", 'import { Verdicts } from "eks-platform-evaluation";\nimport { place } from "./placement";'],
         [
             "policies/drainRehearsal.ts",
-            'import { rehearse } from "eks-platform-rehearsal";\nimport { Verdicts } from "eks-platform-kernel/policy";',
+            'import { rehearse } from "eks-platform-rehearsal";\nimport { Verdicts } from "eks-platform-evaluation";',
         ],
         ["policies/index.ts", 'import { memoizeStructConversion } from "./runtime/packRuntime";'],
         [
@@ -67,7 +75,7 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
             "dev/bench.ts",
             'import { memoizeStructConversion } from "eks-platform-policies/runtime";\nimport { ConfigError } from "../components/config";',
         ],
-        ["kernel/stack.ts", 'import { Verdicts } from "./verdicts";'],
+        ["evaluation/stack.ts", 'import { Verdicts } from "./verdicts";\nimport { asArray } from "eks-platform-kernel";'],
         // test/'s own folders named like the packages hold test helpers, not the packages.
         ["test/tools/x.test.ts", 'import { runStack } from "../policies/harness";'],
         ["test/rehearsal/x.test.ts", 'import * as f from "../policies/fixtures";\nimport { ROOT } from "../mocks";'],

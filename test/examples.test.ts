@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { preStopSleep } from "eks-platform-kernel/policy";
+import { preStopSleep } from "eks-platform-evaluation";
 import * as fs from "fs";
 import * as path from "path";
 import { parseManifests, typeToken } from "../tools/manifests/manifests";

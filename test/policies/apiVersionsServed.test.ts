@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { apiVersionsServed, pdbAllowsDisruption, workloadPdbRequired } from "eks-platform-policies";
-import { parseRelease, removedApi, REMOVED_APIS } from "eks-platform-kernel/policy";
+import { parseRelease, removedApi, REMOVED_APIS } from "eks-platform-evaluation";
 import { expectClean, expectUndecided, expectViolations } from "./expect";
 import { deployment, eksComponent, pdb } from "./fixtures";
 import { changed, MANIFEST_TAGS, runStack, TestResource, UNKNOWN, urnOf } from "./harness";

@@ -13,7 +13,7 @@ import type {
     StackValidationPolicy,
 } from "@pulumi/policy";
 import { configDefaults, INPUT_TAG, MANIFEST_INPUT, UNKNOWN_SENTINELS } from "eks-platform-kernel";
-import { isUndecided, isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { isUndecided, isUnknownValueError, unknownCheckingProxy } from "eks-platform-evaluation";
 import { readOnly } from "../../tools/gate/inProcessPack";
 
 /** The engine's unknown sentinels (`@pulumi/policy` proxy.js). */

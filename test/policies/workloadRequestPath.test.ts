@@ -1,7 +1,7 @@
 /**
  * workload-request-path: each scenario is a pod behind one load balancer of the AWS Load Balancer
  * Controller (v2.13.3), with the numbers worked out by hand from the controller's rules and ELB's
- * timing (kernel/requestPath.ts names the sources).
+ * timing (evaluation/requestPath.ts names the sources).
  */
 import { expect } from "chai";
 import { workloadRequestPath } from "eks-platform-policies";

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { describeCapacity, rehearse } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { unknownCheckingProxy } from "eks-platform-evaluation";
 import { planOf } from "../mocks";
 import { changed, TestResource, urnOf } from "../policies/harness";
 import { app, nodePool, pdb, run } from "./scenario";

@@ -7,7 +7,7 @@
  * pod requesting 1500m leaves 430m, so two never share a node.
  */
 import { rehearse, Rehearsal } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { unknownCheckingProxy } from "eks-platform-evaluation";
 import * as f from "../policies/fixtures";
 import { changed, TestResource, UNKNOWN, urnOf } from "../policies/harness";
 

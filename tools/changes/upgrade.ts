@@ -14,7 +14,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { asRecord, asString, kubernetesMinor } from "eks-platform-kernel";
-import { REMOVED_APIS_READ_THROUGH } from "eks-platform-kernel/policy";
+import { REMOVED_APIS_READ_THROUGH } from "eks-platform-evaluation";
 import { DrainResource, GroupReport, rehearse } from "eks-platform-rehearsal";
 import { ConfigError } from "../../components/config";
 import { oneOf, parseCommandLine, runMain } from "../cli/cli";

@@ -6,7 +6,7 @@
  * (tools/changes/diff.ts) heads with it, and `npm run upgrade` (tools/changes/upgrade.ts) orders it into a plan.
  */
 import { addonKubernetesMinor, asArray, asRecord, asString, kubernetesMinor, parseReleaseVersion, path } from "eks-platform-kernel";
-import { kubernetesKind, parseRelease, removedApi, removedBy, RemovedApi } from "eks-platform-kernel/policy";
+import { kubernetesKind, parseRelease, removedApi, removedBy, RemovedApi } from "eks-platform-evaluation";
 
 /** A resource of a render, as the diff and the plan hold it. */
 export interface Rendered {

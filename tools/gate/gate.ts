@@ -19,7 +19,7 @@ import { GateResource } from "./requests";
 /**
  * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
  * the policy's level). `undecided`: the input cannot decide the verdict (an advisory diagnostic
- * built by `undecided()` in the kernel's verdicts.ts), with the reason: neither a pass nor a violation.
+ * built by `undecided()` in kernel/messages.ts), with the reason: neither a pass nor a violation.
  */
 export interface GateDiagnostic {
     policy: string;

@@ -20,7 +20,7 @@ import {
     violation,
 } from "eks-platform-kernel";
 import { path as at, asArray, asNumber, asString, field } from "eks-platform-kernel";
-import { pdbRefusals, podSpecField, readPdbs, readWorkload, Verdicts, workloadKind } from "eks-platform-kernel/policy";
+import { pdbRefusals, podSpecField, readPdbs, readWorkload, Verdicts, workloadKind } from "eks-platform-evaluation";
 import type { GateDiagnostic } from "./gate";
 
 /** Pulumi Kubernetes types that are not API objects and carry no schema of their own. */

@@ -6,7 +6,7 @@
  */
 import * as path from "path";
 import type { DrainResource } from "eks-platform-rehearsal";
-import { unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { unknownCheckingProxy } from "eks-platform-evaluation";
 import { collectFiles, ManifestResource, readManifests, subjectOf, toResources } from "./manifests";
 import { readStackFiles, runProgram } from "../render/offline";
 import { displayPath } from "../gate/report";

@@ -26,7 +26,7 @@ import {
     path as at,
     stringMap,
 } from "eks-platform-kernel";
-import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-evaluation";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { FileError, InputError } from "../cli/errors";
 import { headCommit } from "../cli/refTree";

@@ -13,7 +13,7 @@ import type {
 import { asset } from "@pulumi/pulumi";
 import { specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
-import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-evaluation";
 import {
     DeserializeModule,
     installedPolicySdk,

@@ -1,6 +1,6 @@
 /**
  * The request-path model against the AWS Load Balancer Controller v2.13.3's rules, one rule per
- * test (kernel/requestPath.ts names each source): which objects make which load balancer, with
+ * test (evaluation/requestPath.ts names each source): which objects make which load balancer, with
  * what target type, deregistration delay and health check, and a pod's exit on it.
  */
 import { expect } from "chai";
@@ -14,9 +14,9 @@ import {
     stopRouting,
     UnmodelledFront,
     Verdicts,
-} from "eks-platform-kernel/policy";
+} from "eks-platform-evaluation";
 import * as f from "../policies/fixtures";
-import { containersOf, servesFor, unknownCheckingProxy } from "eks-platform-kernel/policy";
+import { containersOf, servesFor, unknownCheckingProxy } from "eks-platform-evaluation";
 import { UNKNOWN } from "../policies/harness";
 import { changed, TestResource, urnOf } from "../policies/harness";
 

@@ -23,17 +23,25 @@
  *   threshold 2) and docs/guide/service/annotations.md (NLB: interval 10 s, unhealthy threshold 3).
  * - Readiness gates only for `ip` targets: docs/deploy/pod_readiness_gate.md.
  */
-import { runsAutoMode } from "./autoMode";
-import { AUTO_MODE_COMPONENTS } from "./autoModeComponents";
+import {
+    asArray,
+    asNumber,
+    asString,
+    AUTO_MODE_COMPONENTS,
+    field,
+    LOAD_BALANCER_CONTROLLER_API,
+    type LoadBalancerType,
+    path,
+    REQUEST_PATH_TIMING,
+    runsAutoMode,
+    stringMap,
+} from "eks-platform-kernel";
 import { ContainerRef, containersOf, kubernetesKind, namespaceOf, objectName, PreStopSleep, preStopSleep } from "./kubernetes";
-import { LOAD_BALANCER_CONTROLLER_API, REQUEST_PATH_TIMING } from "./loadBalancers";
-import type { LoadBalancerType } from "./loadBalancers";
 import type { Service, ServicePort, StackResource } from "./stack";
-import { asArray, asNumber, asString, field, path, stringMap } from "./values";
 import type { Verdicts } from "./verdicts";
 
 /** A value of the path read off an object: the value and what set it (for messages). */
-export interface Sourced<T> {
+interface Sourced<T> {
     value: T;
     /** `annotation alb.ingress.kubernetes.io/target-type on Service web`, `the ELB default`, … */
     from: string;
@@ -331,7 +339,7 @@ export function readLoadBalancerFronts(
 }
 
 /** The stop-routing times a judge uses: the defaults above, or a fork's measured ones. */
-export interface StopRoutingTimes {
+interface StopRoutingTimes {
     albIpStopRoutingSeconds: number;
     nlbIpStopRoutingSeconds: number;
 }

@@ -3,14 +3,27 @@
  * stack policies stay linear in the number of resources (a later issue benchmarks 10k workloads).
  */
 import type { PolicyResource } from "@pulumi/policy";
+import {
+    asArray,
+    asNumber,
+    asString,
+    field,
+    IntOrPercent,
+    isBuiltInGroup,
+    LabelSelector,
+    mapSelector,
+    path,
+    readIntOrPercent,
+    readSelector,
+    SelectorIndex,
+    stringMap,
+} from "eks-platform-kernel";
 import { Autoscaler, AUTOSCALER_KINDS, combinedRange, readAutoscaler } from "./autoscaling";
-import { IntOrPercent, readIntOrPercent } from "./intOrPercent";
 import { RemovedApi, removedApi } from "./apiVersions";
 import { CustomWorkload, CustomWorkloadKind, readCustomWorkload } from "./customWorkloads";
 import {
     ContainerRef,
     containersOf,
-    isBuiltInGroup,
     isKind,
     kubernetesKind,
     LONG_RUNNING,
@@ -19,9 +32,7 @@ import {
     readWorkload,
     Workload,
 } from "./kubernetes";
-import { LabelSelector, mapSelector, readSelector, SelectorIndex } from "./selector";
 import { isUnknownValueError } from "./sdk";
-import { asArray, asNumber, asString, field, path, stringMap } from "./values";
 import { count, Verdicts } from "./verdicts";
 
 /** What the stack readers use of a resource: a `PolicyResource` has it, and so can a tool's own records. */
@@ -95,14 +106,14 @@ export interface Service {
  * net/http/pprof), `debug` (debuggers, admin consoles). A health-check port is not among them: a
  * load balancer's health check decides whether requests reach the pod.
  */
-export const SCRAPE_PORT_WORDS: readonly string[] = ["metrics", "telemetry", "profiling", "pprof", "debug"];
+const SCRAPE_PORT_WORDS: readonly string[] = ["metrics", "telemetry", "profiling", "pprof", "debug"];
 
 /**
  * True for a port named for scraping or debugging: its name, or its target port's name, holds one
  * of `SCRAPE_PORT_WORDS` between `-`, `_` or `.`. Numbers decide nothing: 9090 is Prometheus's own
  * query API, 8080 anybody's.
  */
-export function isScrapePort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
+function isScrapePort(port: Pick<ServicePort, "name" | "targetPort">): boolean {
     const named = (s: unknown) =>
         typeof s === "string" &&
         s
@@ -514,7 +525,7 @@ function reachesPod(podSpec: unknown, svc: Service): boolean {
 }
 
 /** The values policy/v1 accepts for `spec.unhealthyPodEvictionPolicy` (ValidatePodDisruptionBudgetSpec). */
-export const UNHEALTHY_POD_EVICTION_POLICIES: readonly string[] = ["IfHealthyBudget", "AlwaysAllow"];
+const UNHEALTHY_POD_EVICTION_POLICIES: readonly string[] = ["IfHealthyBudget", "AlwaysAllow"];
 
 /**
  * Why the API server would refuse the budget (policy/v1 ValidatePodDisruptionBudgetSpec), each as

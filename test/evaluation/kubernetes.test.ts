@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { kubernetesKind, preStopSleep, workloadKind } from "eks-platform-kernel/policy";
+import { kubernetesKind, preStopSleep, workloadKind } from "eks-platform-evaluation";
 
 describe("policy lib: Kubernetes kinds", () => {
     it("reads built-in kinds from the type token and custom resources from apiVersion/kind", () => {

@@ -3,7 +3,7 @@
  * template, a Karpenter EC2NodeClass): the consequences are the same, so the words are too.
  */
 import type { PolicyConfigJSONSchema } from "@pulumi/policy/schema";
-import { asArray, asString, field, isTrue } from "./values";
+import { asArray, asString, field, isTrue } from "eks-platform-kernel";
 import { violation } from "./verdicts";
 
 /** Why IMDSv1 must stay off on nodes. */

@@ -3,16 +3,28 @@
  * its node's drain and the node's end. `drain-window` holds grace periods inside them, and
  * `workload-request-path` the time a load balancer needs to stop routing to a pod.
  */
-import { DEFAULT_HOOK_HEARTBEAT_SECONDS } from "./drain";
-import { AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD, enabledBuiltInPools, isAutoModeNodePool, nodePoolLifetime } from "./autoMode";
+import {
+    asNumeric,
+    asString,
+    AUTO_MODE_DEFAULT_TERMINATION_GRACE_PERIOD,
+    capacityTypesAllowed,
+    DEFAULT_HOOK_HEARTBEAT_SECONDS,
+    enabledBuiltInPools,
+    field,
+    isAutoModeNodePool,
+    nodePoolLifetime,
+    nodePoolShape,
+    NodeShape,
+    path,
+    podFits,
+    readNodeRequirements,
+} from "eks-platform-kernel";
 import { karpenterVersion, objectName } from "./kubernetes";
-import { capacityTypesAllowed, nodePoolShape, NodeShape, podFits, readNodeRequirements } from "./scheduling";
 import type { StackResource } from "./stack";
-import { asNumeric, asString, field, path } from "./values";
 import type { Verdicts } from "./verdicts";
 
 /** One drain window: its length, where it comes from, what ends it, and the nodes it applies to. */
-export interface DrainWindow {
+interface DrainWindow {
     seconds: number;
     /** What sets it, for messages: `NodePool spot (Spot)`, `lifecycle hook workers-drain`. */
     source: string;

@@ -1,9 +1,9 @@
-// Each check of kernel/podSecurity.ts against the rule and the message of Pod Security Admission
+// Each check of evaluation/podSecurity.ts against the rule and the message of Pod Security Admission
 // (k8s.io/pod-security-admission v0.34, policy/check_*.go and registry.go), case by case: the
 // reason and detail PSA gives, who it names (pod, containers, annotations), the versions a check
 // applies from, and the values it allows.
 import { expect } from "chai";
-import { enforcedPolicy, NEWEST_MINOR, podSecurityFindings, PodView, SAFE_SYSCTLS } from "eks-platform-kernel/policy";
+import { enforcedPolicy, NEWEST_MINOR, podSecurityFindings, PodView, SAFE_SYSCTLS } from "eks-platform-evaluation";
 import { UPSTREAM_SAFE_SYSCTLS } from "../fixtures/podSecurity/safeSysctls";
 
 type Level = "privileged" | "baseline" | "restricted";
@@ -31,7 +31,7 @@ function found(podSpec: Obj, level: Level = "baseline", minor = 34, annotations:
 
 const ids = (pod: PodView, level: Level, minor = 34) => podSecurityFindings(pod, { level, minor }).map((f) => f.id);
 
-describe("Pod Security Standards checks (kernel/podSecurity.ts, as k8s.io/pod-security-admission v0.34)", () => {
+describe("Pod Security Standards checks (evaluation/podSecurity.ts, as k8s.io/pod-security-admission v0.34)", () => {
     it("a pod that meets restricted fails nothing at any level or version", () => {
         for (const level of ["privileged", "baseline", "restricted"] as const) {
             for (const minor of [0, 18, 19, 22, 25, 31, 34]) {

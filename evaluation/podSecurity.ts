@@ -5,15 +5,25 @@
  * ones, and a namespace's enforce labels resolved as `api.PolicyToEvaluate` resolves them. Pure;
  * reads through `values` (the SDK's proxy may throw on unknown values).
  */
+import {
+    asArray,
+    asRecord,
+    asString,
+    ENFORCE_LABEL,
+    ENFORCE_VERSION_LABEL,
+    field,
+    keysOf,
+    path,
+    PodSecurityLevel,
+    podSecurityLevel,
+    podSecurityMinor,
+    Rec,
+} from "eks-platform-kernel";
 import { containersOf } from "./kubernetes";
-import { podSecurityMinor } from "./kubernetesVersion";
-import { asArray, asRecord, asString, field, keysOf, path, Rec } from "./values";
 
-import { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, PodSecurityLevel, podSecurityLevel } from "./podSecurityLevels";
-
-// The levels and their labels are podSecurityLevels.ts's (free of the SDK: the stack config reads them too).
-export { ENFORCE_LABEL, ENFORCE_VERSION_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "./podSecurityLevels";
-export type { PodSecurityLevel } from "./podSecurityLevels";
+// The levels and their labels are the kernel's (kernel/podSecurityLevels.ts, free of the SDK: the stack config reads them too).
+export { ENFORCE_LABEL, POD_SECURITY_LEVELS, podSecurityLevel } from "eks-platform-kernel";
+export type { PodSecurityLevel } from "eks-platform-kernel";
 
 /**
  * The newest policy version whose checks are written here. Like Pod Security Admission, a newer
@@ -62,7 +72,7 @@ export interface PodView {
 }
 
 /** A check that failed: PSA's reason and detail, and how to comply. */
-export interface PodSecurityFinding {
+interface PodSecurityFinding {
     id: string;
     reason: string;
     detail: string;

@@ -4,7 +4,7 @@
  */
 import type { Resource } from "@pulumi/pulumi";
 
-export type ResourceClass = new (name: string, args: Record<string, unknown>) => Resource;
+type ResourceClass = new (name: string, args: Record<string, unknown>) => Resource;
 
 /** A stand-in resource class for `validateResourceOfType` / `args.isType`. */
 export function resourceType(token: string): ResourceClass {

@@ -5,8 +5,8 @@
  * undecided is handed back to the analyzer at the end, so it is reported, never a silent pass.
  */
 import type { ReportViolation } from "@pulumi/policy";
+import { UNKNOWN } from "eks-platform-kernel";
 import { isUnknownValueError, ReportDiagnostic, UnknownValueError, UnknownValueErrorLike } from "./sdk";
-import { UNKNOWN } from "./unknown";
 
 export class Verdicts {
     private first: UnknownValueErrorLike | undefined;
@@ -87,8 +87,8 @@ export class Verdicts {
     }
 }
 
-// The house style of messages lives in messages.ts (free of the SDK: the tools read it too).
-export { count, isUndecided, listOf, undecided, UNDECIDED_PREFIX, violation } from "./messages";
+// The house style of messages lives in the kernel (kernel/messages.ts, free of the SDK: the tools read it too).
+export { count, isUndecided, listOf, undecided, violation } from "eks-platform-kernel";
 
 /**
  * Reports an undecided verdict: at advisory level whatever the policy's level, so it never blocks

@@ -2,11 +2,10 @@
  * Kubernetes resources as policies see them: the kind behind a Pulumi type token (and, for custom
  * resources, behind `apiVersion`/`kind`), and the pod template of every workload kind.
  */
+import { asArray, asNumber, asRecord, asString, field, has, isBuiltInGroup, path, Rec, stringMap } from "eks-platform-kernel";
 import type { ReplicaRange } from "./autoscaling";
-import { isBuiltInGroup } from "./groups";
 import { isUnknownValueError } from "./sdk";
 import { violation } from "./verdicts";
-import { asArray, asNumber, asRecord, asString, field, has, path, Rec, stringMap } from "./values";
 
 export interface KubernetesKind {
     /** API group; `""` for the core group. */
@@ -14,9 +13,6 @@ export interface KubernetesKind {
     version: string;
     kind: string;
 }
-
-// Groups served by the API server itself (groups.ts): their Pulumi type token is authoritative.
-export { isBuiltInGroup } from "./groups";
 
 /**
  * The Kubernetes kind of a resource: from the type token (`kubernetes:apps/v1:Deployment`), and
@@ -159,7 +155,7 @@ export function podTemplateOf(kind: WorkloadKind, props: unknown): { labels: unk
 }
 
 /** Where a workload kind keeps its pod template (a Pod is its own): what its pod spec's field paths start with. */
-export function podTemplatePath(kind: WorkloadKind): string[] {
+function podTemplatePath(kind: WorkloadKind): string[] {
     return kind === "Pod" ? [] : kind === "CronJob" ? ["spec", "jobTemplate", "spec", "template"] : ["spec", "template"];
 }
 

@@ -4,8 +4,8 @@
  * of them the workload runs anywhere in the autoscaler's range whatever its `spec.replicas` says
  * (Kubernetes advises leaving `replicas` unset then), so drain verdicts judge that range.
  */
+import { asNumber, asString, field, path } from "eks-platform-kernel";
 import { namespaceOf, objectName } from "./kubernetes";
-import { asNumber, asString, field, path } from "./values";
 
 /** The kinds `readAutoscaler` reads. */
 export const AUTOSCALER_KINDS: ReadonlySet<string> = new Set(["HorizontalPodAutoscaler", "ScaledObject"]);
@@ -62,7 +62,7 @@ export function readAutoscaler(group: string, kind: string, props: unknown, reso
 }
 
 /** `HorizontalPodAutoscaler prod/api`. */
-export function describeAutoscaler(a: Pick<Autoscaler, "kind" | "namespace" | "name">): string {
+function describeAutoscaler(a: Pick<Autoscaler, "kind" | "namespace" | "name">): string {
     return `${a.kind} ${a.namespace}/${a.name}`;
 }
 

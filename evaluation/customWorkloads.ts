@@ -4,8 +4,8 @@
  * written for a StatefulSet. Each kind says how to read the pods' count and labels; the operators'
  * own defaults are kept here as data with the source they were read from.
  */
+import { asArray, asNumber, asRecord, path, stringMap } from "eks-platform-kernel";
 import { kubernetesKind, namespaceOf, objectName } from "./kubernetes";
-import { asArray, asNumber, asRecord, path, stringMap } from "./values";
 
 /** How to read one workload-like custom kind. */
 export interface CustomWorkloadKind {
@@ -35,7 +35,7 @@ const PROMETHEUS_OPERATOR = "prometheus-operator/prometheus-operator";
  * adds per shard or node set (`operator.prometheus.io/shard`, ECK's `statefulset-name`) are left
  * out: a budget selecting them does not match here, and stays undecided rather than judged.
  */
-export const OPERATOR_WORKLOADS: readonly (CustomWorkloadKind & { source: string })[] = [
+const OPERATOR_WORKLOADS: readonly (CustomWorkloadKind & { source: string })[] = [
     {
         group: "monitoring.coreos.com",
         kind: "Alertmanager",

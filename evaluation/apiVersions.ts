@@ -9,10 +9,10 @@
  * group/version are listed here; a kind with no served replacement (PodSecurityPolicy) says so.
  */
 import type { KubernetesKind } from "./kubernetes";
-import { KubernetesRelease, parseRelease } from "./kubernetesVersion";
+import { KubernetesRelease, parseRelease } from "eks-platform-kernel";
 
 // Releases are read by the kernel's one version parser; the pack imports them with the removals.
-export { parseRelease, type KubernetesRelease } from "./kubernetesVersion";
+export { parseRelease, type KubernetesRelease } from "eks-platform-kernel";
 
 /** One group/version of a kind, and the release that stopped serving it. */
 export interface RemovedApi {
