@@ -49,7 +49,7 @@ interface Declared<C> {
     name: string;
     /** One sentence: the CLI prints it above every violation. */
     description: string;
-    /** The level without a config file; each environment's is in policies/config/<env>.json. */
+    /** The level without a config file; each environment's is in the table policies/config/levels.ts. */
     enforcementLevel: DefaultLevel;
     docs: PolicyDocs<C>;
 }

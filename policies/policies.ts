@@ -37,6 +37,9 @@ export * from "./appRoleLeastPrivilege";
 
 export { declarationOf, declareResourcePolicy, declareStackPolicy } from "./declare";
 export type { Knob, Knobs, PolicyDeclaration, PolicyDocs } from "./declare";
+// Each policy's level per environment (the table `npm run docs` writes config/<stack>.json from).
+export { POLICY_LEVELS, STACK_TIERS, TIERS } from "./config/levels";
+export type { Tier, TierSetting } from "./config/levels";
 
 /** Every policy of the pack, in the order the CLI reports them: the lines above. */
 export const policies: Policies = declaredPolicies();

@@ -95,6 +95,12 @@ export interface NodeGroupKind<S extends z.ZodObject = z.ZodObject, C extends Co
     ami(config: C): AmiFacts;
     /** Its own checks, run after the shared ones (`commonGroupProblems`). */
     problems(config: C): GroupProblem[];
+    /**
+     * The public SSM parameter of the EKS-optimized AMI release a group pins (`ami.ts`), which
+     * `npm run preflight` asks SSM for; `undefined` where no parameter layout is known for its AMI
+     * (the check then says it cannot decide). Asked only of groups that pin a release.
+     */
+    releaseParameter(config: C & { releaseVersion: string }): string | undefined;
     /** Its nodes are drained by the Node Termination Handler (created before the groups that need it). */
     needsTerminationHandler: boolean;
     /** Builds the group's component under `args.parent`. */

@@ -8,7 +8,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { amiTypeArchitecture, parseReleaseVersion, terraformForceNew, type Taint } from "eks-platform-kernel";
 import { z } from "zod";
-import { GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "./ami";
+import { amiTypeReleaseParameter, GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "./ami";
 import { commonFields, GroupProblem, releaseVersion } from "./common";
 import { createNodeRole, nodeRoleName } from "./iam";
 import type { NodeGroupKind } from "./kinds";
@@ -153,6 +153,7 @@ export const managedKind: NodeGroupKind<typeof managedNodeGroupSchema> = {
         ...(g.amiType.startsWith("AL2_") ? { al2Key: "amiType" } : {}),
     }),
     problems: gpuProblems,
+    releaseParameter: (g) => amiTypeReleaseParameter(g.amiType, g.releaseVersion),
     // EKS cordons and drains a managed group's nodes itself.
     needsTerminationHandler: false,
     build: ({ name, group, config, cluster, subnetIds, securityGroupIds, parent }) => {

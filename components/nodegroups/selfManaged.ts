@@ -5,8 +5,9 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeTemplateTags, parseReleaseVersion, terraformForceNew, type Taint } from "eks-platform-kernel";
+import { nodeTemplateTags, terraformForceNew, type Taint } from "eks-platform-kernel";
 import { z } from "zod";
+import { amiSsmParameter } from "./ami";
 import { commonFields, GroupProblem, releaseVersion } from "./common";
 import { createNodeRole, nodeRoleName } from "./iam";
 import type { NodeGroupKind } from "./kinds";
@@ -66,24 +67,6 @@ export interface SelfManagedNodeGroupArgs {
     joinDependencies?: pulumi.Resource[];
     /** What drains the nodes when they terminate (NTH's `drainPath`); it must outlive the group. Defaults to `[]`. */
     drainDependencies?: pulumi.Resource[];
-}
-
-/**
- * The public SSM parameter holding the EKS-optimized AMI of one pinned release (never
- * `recommended`, which moves with every AMI release and would replace all nodes at a preview). Pure.
- */
-export function amiSsmParameter(family: "AL2023" | "AL2", architecture: "x86_64" | "arm64", releaseVersion: string): string {
-    const release = parseReleaseVersion(releaseVersion);
-    if (!release) {
-        throw new Error(`${releaseVersion} is not an EKS AMI release version`);
-    }
-    const { minor, date } = release;
-    if (family === "AL2023") {
-        return `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2023/${architecture}/standard/amazon-eks-node-al2023-${architecture}-standard-${minor}-v${date}/image_id`;
-    }
-    return architecture === "x86_64"
-        ? `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2/amazon-eks-node-${minor}-v${date}/image_id`
-        : `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2-arm64/amazon-eks-arm64-node-${minor}-v${date}/image_id`;
 }
 
 /**
@@ -278,6 +261,7 @@ export const selfManagedKind: NodeGroupKind<typeof selfManagedNodeGroupSchema> =
         ...(g.amiFamily === "AL2" ? { al2Key: "amiFamily" } : {}),
     }),
     problems: selfManagedProblems,
+    releaseParameter: (g) => amiSsmParameter(g.amiFamily, g.architecture, g.releaseVersion),
     // EKS does not drain an ASG's nodes: NTH does, inside the lifecycle hook's heartbeat.
     needsTerminationHandler: true,
     build: ({ name, group, config, cluster, subnetIds, securityGroupIds, drainPath, parent }) => {

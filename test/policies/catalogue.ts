@@ -2,10 +2,12 @@
  * Everything a policy needs besides its module, checked in one place: a declaration with a
  * kebab-case name, a one-sentence description, docs text for both tables, knobs each with a type,
  * a default and a description; its const exported by name from its own line of policies.ts, in
- * the registry's order; a level in every environment file; a suite in suites.ts. Pure, so a
+ * the registry's order; a level for every environment tier in the table of levels
+ * (policies/config/levels.ts, read by `levelTableProblems`); a suite in suites.ts. Pure, so a
  * test can feed it a catalogue missing a part and see it fail.
  */
 import { declarationOf, PolicyDeclaration } from "eks-platform-policies";
+import { type LevelTable, levelTableProblems } from "../../tools/docs/policyConfigs";
 
 export interface Catalogue {
     /** The registry (`policies`). */
@@ -14,8 +16,10 @@ export interface Catalogue {
     exports: Readonly<Record<string, unknown>>;
     /** The modules of policies.ts's `export *` lines, in order. */
     modules: readonly string[];
-    /** Each environment file and the keys it sets. */
-    environments: readonly { name: string; keys: readonly string[] }[];
+    /** The table of each policy's level per environment tier, and each stack's tier. */
+    levels: LevelTable;
+    /** The stacks of the repository (`Pulumi.<stack>.yaml`): each needs a tier. */
+    stacks: readonly string[];
     /** The policy names test/policies/suites.ts has a suite for. */
     suites: readonly string[];
     /** How a policy's declaration is found; `declarationOf` unless a test stands in for it. */
@@ -104,11 +108,6 @@ export function catalogueProblems(c: Catalogue): string[] {
                 `${name}: registry entry ${i + 1} is not the const its line of policies.ts exports (${module ? `./${module} as ${module}` : "no line"})`,
             );
         }
-        for (const env of c.environments) {
-            if (!env.keys.includes(name)) {
-                problems.push(`${name}: no level in policies/config/${env.name}.json`);
-            }
-        }
         if (!c.suites.includes(name)) {
             problems.push(`${name}: no suite in test/policies/suites.ts`);
         }
@@ -123,11 +122,7 @@ export function catalogueProblems(c: Catalogue): string[] {
             );
         }
     }
-    for (const env of c.environments) {
-        for (const key of env.keys.filter((k) => k !== "all" && !names.has(k))) {
-            problems.push(`policies/config/${env.name}.json: ${key} names no policy of the pack`);
-        }
-    }
+    problems.push(...levelTableProblems(c.levels, [...names], c.stacks));
     for (const suite of c.suites.filter((s) => !names.has(s))) {
         problems.push(`test/policies/suites.ts: suite ${suite} names no policy of the pack`);
     }

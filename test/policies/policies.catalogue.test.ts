@@ -4,7 +4,9 @@ import * as path from "path";
 import * as pack from "eks-platform-policies";
 import { declarationOf, declareStackPolicy, PolicyDeclaration, policies } from "eks-platform-policies";
 import { declarationsOf, policyTables, readEnvironments, readmeTable, withTable } from "../../tools/docs/policyTables";
+import { LEVEL_TABLE } from "../../tools/docs/policyConfigs";
 import { ROOT } from "../mocks";
+import { stacks } from "../stackFiles";
 import { Catalogue, catalogueProblems, exportedModules } from "./catalogue";
 import { suites } from "./suites";
 
@@ -16,23 +18,19 @@ function realCatalogue(): Catalogue {
         policies,
         exports: pack,
         modules: exportedModules(fs.readFileSync(path.join(ROOT, "policies", "policies.ts"), "utf8")),
-        environments: fs
-            .readdirSync(CONFIG_DIR)
-            .filter((f) => f.endsWith(".json"))
-            .map((f) => ({
-                name: f.slice(0, -".json".length),
-                keys: Object.keys(JSON.parse(fs.readFileSync(path.join(CONFIG_DIR, f), "utf8")) as object),
-            })),
+        levels: LEVEL_TABLE,
+        stacks: stacks(),
         suites: suites.map((s) => s.name),
     };
 }
 
 describe("policy pack: every policy has every part (test/policies/catalogue.ts)", () => {
-    it("the pack is complete: declarations, registry order, environment files, suites", () => {
+    it("the pack is complete: declarations, registry order, a level per environment tier, suites", () => {
         const catalogue = realCatalogue();
         // A reader that found nothing would pass vacuously.
         expect(catalogue.modules).to.have.length(policies.length).and.to.include("vpcDns");
-        expect(catalogue.environments.map((e) => e.name)).to.include.members(["dev", "prod"]);
+        expect(catalogue.levels.tiers).to.include.members(["dev", "prod"]);
+        expect(Object.keys(catalogue.levels.stacks)).to.include.members(catalogue.stacks).and.to.include("prod");
         expect(catalogueProblems(catalogue)).to.deep.equal([]);
     });
 
@@ -67,8 +65,8 @@ describe("policy pack: every policy has every part (test/policies/catalogue.ts)"
                 "NoKebab.other: knob without a description",
                 "NoKebab.other: knob without a type",
                 "NoKebab: docs.knobs.nothing notes a knob the policy does not have",
-                "NoKebab: no level in policies/config/dev.json",
-                "NoKebab: no level in policies/config/prod.json",
+                "NoKebab: no level for environment dev in policies/config/levels.ts",
+                "NoKebab: no level for environment prod in policies/config/levels.ts",
                 "NoKebab: no suite in test/policies/suites.ts",
             ]);
             expect(problems.every((p) => p.includes("NoKebab"))).to.equal(true);
@@ -92,14 +90,14 @@ describe("policy pack: every policy has every part (test/policies/catalogue.ts)"
             ]);
         });
 
-        it("an environment file or a suite naming no policy", () => {
+        it("a row of the table of levels or a suite naming no policy", () => {
             const problems = catalogueProblems({
                 ...real,
-                environments: [...real.environments, { name: "qa", keys: [...policies.map((p) => p.name), "vpc-dnss"] }],
+                levels: { ...real.levels, levels: { ...real.levels.levels, "vpc-dnss": { dev: "advisory", prod: "mandatory" } } },
                 suites: [...real.suites, "gone"],
             });
             expect(problems).to.deep.equal([
-                "policies/config/qa.json: vpc-dnss names no policy of the pack",
+                "policies/config/levels.ts: vpc-dnss names no policy of the pack",
                 "test/policies/suites.ts: suite gone names no policy of the pack",
             ]);
         });

@@ -1,13 +1,16 @@
 /**
- * Writes the policy tables of README.md and docs/policies.md from the policies' declarations and
- * the environment files (tools/docs/policyTables.ts), the platform profile's JSON Schema
- * (schemas/platform-profile.schema.json, from tools/manifests/platformProfile.ts), and the deploy role's
- * policy and permissions boundary docs/roles.md embeds (tools/roles/deployRole.ts). Run it after adding
- * or changing a policy, the profile's shape, or what a stack creates:
+ * Writes each stack's policy config, policies/config/<stack>.json, from the table of levels
+ * (policies/config/levels.ts, tools/docs/policyConfigs.ts), then the policy tables of README.md and
+ * docs/policies.md from the policies' declarations and those files (tools/docs/policyTables.ts),
+ * the platform profile's JSON Schema (schemas/platform-profile.schema.json, from
+ * tools/manifests/platformProfile.ts), and the deploy role's policy and permissions boundary
+ * docs/roles.md embeds (tools/roles/deployRole.ts). Run it after adding or changing a policy or its
+ * levels, adding a stack, or changing the profile's shape or what a stack creates:
  *
  *   npm run docs
  *
- * Exit codes: 0 written (or already current), 2 a file without its table markers.
+ * Exit codes: 0 written (or already current), 2 a file without its table markers, or a table of
+ * levels with a hole (a policy without a level for a tier, a stack without a tier).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -17,6 +20,7 @@ import { deployerContext, embeddedStacks, embedPolicies, stackPolicy, withAccoun
 import { renderInChild } from "../changes/diffStack";
 import { InputError } from "../cli/errors";
 import { profileJsonSchema } from "../manifests/platformProfile";
+import { policyConfigFiles } from "./policyConfigs";
 import { declarationsOf, policyTables } from "./policyTables";
 
 /** Where the platform profile's JSON Schema is published (generated from its zod schema). */
@@ -56,6 +60,14 @@ async function run(): Promise<number> {
         throw new InputError(`unexpected argument ${positionals[0]}\n${USAGE}`);
     }
     const root = process.cwd();
+    const policyNames = policies.map((p) => p.name);
+    // The files first: the policy tables below read them.
+    for (const { file, current, generated } of policyConfigFiles(root, policyNames)) {
+        if (generated !== current) {
+            fs.writeFileSync(path.join(root, file), generated);
+        }
+        process.stdout.write(`${file}: ${generated === current ? "up to date" : "written"}\n`);
+    }
     for (const { file, current, generated } of policyTables(root, declarationsOf(policies))) {
         if (generated !== current) {
             fs.writeFileSync(path.join(root, file), generated);

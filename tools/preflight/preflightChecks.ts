@@ -26,10 +26,11 @@ import Ajv, { type ValidateFunction } from "ajv";
 import Ajv2019 from "ajv/dist/2019";
 import Ajv2020 from "ajv/dist/2020";
 import draft06MetaSchema from "ajv/lib/refs/json-schema-draft-06.json";
-import { blockSize, type Cidr, instanceTypeInfo, parseCidr, parseReleaseVersion } from "eks-platform-kernel";
+import { blockSize, type Cidr, instanceTypeInfo, parseCidr } from "eks-platform-kernel";
 import { callerIsRole } from "../../components/access";
 import type { StackConfig } from "../../components/config";
-import { amiSsmParameter } from "../../components/nodegroups/selfManaged";
+import { amiSsmParameter } from "../../components/nodegroups/ami";
+import { kindOf } from "../../components/nodegroups/kinds";
 import { PREFLIGHT_READS } from "../roles/deployerActions";
 import { type DeployerContext, deployerPolicy, type PlannedResource } from "../roles/deployRole";
 
@@ -259,27 +260,6 @@ export function addonSchemaValidator(schema: Record<string, unknown>): ValidateF
     return ajv.compile(schema);
 }
 
-/**
- * The SSM parameter of an EKS-optimized AMI release for a managed group's `amiType` (the EKS AMI
- * repository's parameter layout), `undefined` for types the layout does not cover here.
- */
-export function releaseParameter(amiType: string, releaseVersion: string): string | undefined {
-    const release = parseReleaseVersion(releaseVersion);
-    if (!release) {
-        return undefined;
-    }
-    const al2023 = /^AL2023_(x86_64|ARM_64)_(STANDARD|NVIDIA|NEURON)$/.exec(amiType);
-    if (al2023) {
-        const arch = al2023[1] === "ARM_64" ? "arm64" : "x86_64";
-        const variant = al2023[2].toLowerCase();
-        return `/aws/service/eks/optimized-ami/${release.minor}/amazon-linux-2023/${arch}/${variant}/amazon-eks-node-al2023-${arch}-${variant}-${release.minor}-v${release.date}/image_id`;
-    }
-    if (amiType === "AL2_x86_64" || amiType === "AL2_ARM_64") {
-        return amiSsmParameter("AL2", amiType === "AL2_ARM_64" ? "arm64" : "x86_64", releaseVersion);
-    }
-    return undefined;
-}
-
 /** Whether an SSM parameter exists. */
 async function parameterExists(aws: AwsClients, name: string): Promise<boolean> {
     try {
@@ -301,10 +281,7 @@ export async function checkAmiReleases(input: PreflightInput, aws: AwsClients): 
             continue;
         }
         const key = `nodeGroups.${name}.releaseVersion`;
-        const parameter =
-            g.kind === "selfManaged"
-                ? amiSsmParameter(g.amiFamily, g.architecture, g.releaseVersion)
-                : releaseParameter(g.amiType, g.releaseVersion);
+        const parameter = kindOf(g).releaseParameter({ ...g, releaseVersion: g.releaseVersion });
         wanted.push({ key, what: `node group ${name}'s release ${g.releaseVersion}`, parameter });
     }
     const karpenter = input.config.karpenter;

@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
+import { parseReleaseVersion } from "eks-platform-kernel";
 import { CAPACITY_TYPES } from "eks-platform-rehearsal";
 import { z } from "zod";
 import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
@@ -75,6 +76,16 @@ function missingParts(kind: NodeGroupKind, rendered: ReadonlySet<string>, lookup
         ];
         if (problems.length > 0) {
             missing.push(`its example fails the checks: ${problems.map(([p, m]) => `${p.join(".")}: ${m}`).join("; ")}`);
+        }
+        // Public parameters live under /aws/service/ (AWS Systems Manager User Guide, "Discovering public parameters").
+        const release = config.releaseVersion === undefined ? undefined : parseReleaseVersion(config.releaseVersion);
+        if (config.releaseVersion !== undefined && release) {
+            const parameter = kind.releaseParameter({ ...config, releaseVersion: config.releaseVersion });
+            if (!parameter?.startsWith("/aws/service/") || !parameter.includes(`/${release.minor}/`)) {
+                missing.push(
+                    `npm run preflight cannot name the public parameter of its example's release ${config.releaseVersion} (releaseParameter, ami.ts): ${String(parameter)}`,
+                );
+            }
         }
     }
     const unknownKey = kind.schema.safeParse({ ...kind.example, notAKey: true });
@@ -149,7 +160,7 @@ describe("node-group kinds: every registered kind has every part (components/nod
     });
 
     for (const kind of NODE_GROUP_KINDS) {
-        it(`${kind.kind}: schema, checks, builder, replacement rules, capacity type, plan fields, drain text, docs`, () => {
+        it(`${kind.kind}: schema, checks, builder, replacement rules, capacity type, plan fields, drain text, docs, AMI release parameter`, () => {
             expect(rendered.get(kind.kind)?.size ?? 0, "nothing rendered").to.be.greaterThan(0);
             expect(missingParts(kind, rendered.get(kind.kind) ?? new Set())).to.deep.equal([]);
         });
@@ -194,6 +205,11 @@ describe("node-group kinds: every registered kind has every part (components/nod
         });
         expect(stale.join("\n")).to.match(/no replacement rule with replaceOn and rollsNodesOn/);
         expect(stale.join("\n")).to.match(/does not answer its own rule for aws:eks\/nodeGroup:NodeGroup/);
+        // A kind that cannot name its release's AMI parameter leaves the preflight undecided about it.
+        const unnamed = missingParts({ ...managedKind, releaseParameter: () => undefined }, rendered.get("managed") ?? new Set());
+        expect(unnamed).to.deep.equal([
+            "npm run preflight cannot name the public parameter of its example's release 1.34.7-20260512 (releaseParameter, ami.ts): undefined",
+        ]);
     });
 
     it("refuses a resource type that both a tool's table and a kind answer, or two kinds answer differently", () => {

@@ -38,7 +38,6 @@ import {
     type PreflightInput,
     QUOTAS,
     quotaDemand,
-    releaseParameter,
     runPreflight,
     vcpuQuota,
 } from "../../../tools/preflight/preflightChecks";
@@ -373,25 +372,6 @@ describe("preflight checks (answers in the SDK's shape, the frozen prod stack)",
             "node group system's release 1.34.7-20260512 is not published in us-east-1 (/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/amazon-eks-node-al2023-x86_64-standard-1.34-v20260512/image_id does not exist): its nodes cannot launch",
         );
         expect(f[2].message).to.include("EC2NodeClass default's al2023@v20260512 for amd64");
-    });
-
-    it("names the public parameter of each AL2023 and AL2 managed AMI type, and none for others", () => {
-        expect(releaseParameter("AL2023_ARM_64_STANDARD", "1.34.7-20260512")).to.equal(
-            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.34-v20260512/image_id",
-        );
-        expect(releaseParameter("AL2023_x86_64_NVIDIA", "1.34.7-20260512")).to.equal(
-            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/amazon-eks-node-al2023-x86_64-nvidia-1.34-v20260512/image_id",
-        );
-        expect(releaseParameter("AL2_x86_64", "1.30.4-20240917")).to.equal(
-            "/aws/service/eks/optimized-ami/1.30/amazon-linux-2/amazon-eks-node-1.30-v20240917/image_id",
-        );
-        expect(releaseParameter("AL2_ARM_64", "1.30.4-20240917")).to.equal(
-            "/aws/service/eks/optimized-ami/1.30/amazon-linux-2-arm64/amazon-eks-arm64-node-1.30-v20240917/image_id",
-        );
-        expect(releaseParameter("XAL2023_x86_64_STANDARD", "1.34.7-20260512")).to.equal(undefined);
-        expect(releaseParameter("AL2023_x86_64_STANDARD_X", "1.34.7-20260512")).to.equal(undefined);
-        expect(releaseParameter("BOTTLEROCKET_x86_64", "1.34.7-20260512")).to.equal(undefined);
-        expect(releaseParameter("AL2023_x86_64_STANDARD", "latest")).to.equal(undefined);
     });
 
     it("fails a node group none of whose types is offered in a zone of the stack, and notes types offered only in some", async () => {
