@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
 import { NodeGroups } from "../../../components/nodegroups";
-import { CRITICAL_ADDONS_ONLY, tolerates } from "../../../components/nodegroups/scheduling";
+import { CRITICAL_ADDONS_ONLY, nodeGroupsSchema, tolerates } from "../../../components/nodegroups/schema";
 import { ManagedNodeGroup } from "../../../components/nodegroups/managed";
 import { amiSsmParameter, SelfManagedNodeGroup } from "../../../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../../../tools/render/offline";

@@ -9,15 +9,16 @@ import * as fs from "fs";
 import * as path from "path";
 import { CAPACITY_TYPES } from "eks-platform-rehearsal";
 import { z } from "zod";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
 import { NodeGroups } from "../../../components/nodegroups";
 import {
     commonClusterProblems,
     commonFields,
     commonGroupProblems,
     type CommonNodeGroupConfig,
-} from "../../../components/nodegroups/common";
-import { kindOf, kindResourceTypes, NODE_GROUP_KINDS, type NodeGroupKind, withKindFacts } from "../../../components/nodegroups/kinds";
+} from "../../../components/nodegroups/common.schema";
+import type { NodeGroupKind } from "../../../components/nodegroups/kind";
+import { kindOf, kindResourceTypes, NODE_GROUP_KINDS, withKindFacts } from "../../../components/nodegroups/kinds";
+import { kindSchemaOf, NODE_GROUP_KIND_SCHEMAS, nodeGroupsSchema } from "../../../components/nodegroups/schema";
 import { managedKind } from "../../../components/nodegroups/managed";
 import { selfManagedKind } from "../../../components/nodegroups/selfManaged";
 import { nodeCapacity } from "../../../tools/changes/diff";
@@ -145,6 +146,21 @@ describe("node-group kinds: every registered kind has every part (components/nod
         expect(names).to.include.members(["managed", "selfManaged"]);
         for (const kind of NODE_GROUP_KINDS) {
             expect(kindOf({ kind: kind.kind } as Parameters<typeof kindOf>[0])).to.equal(kind);
+        }
+    });
+
+    it("builds each kind on the config half the stack config reads (components/nodegroups/schema.ts), in its order", () => {
+        expect(NODE_GROUP_KINDS.map((k) => k.kind)).to.deep.equal(NODE_GROUP_KIND_SCHEMAS.map((k) => k.kind));
+        for (const kind of NODE_GROUP_KINDS) {
+            const half = kindSchemaOf({ kind: kind.kind } as Parameters<typeof kindSchemaOf>[0]);
+            // Each part the stack config reads is the kind's own, not a copy that could drift.
+            const own = new Map(Object.entries(kind));
+            expect(
+                Object.entries(half)
+                    .filter(([part, value]) => own.get(part) !== value)
+                    .map(([part]) => part),
+                kind.kind,
+            ).to.deep.equal([]);
         }
     });
 
