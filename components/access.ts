@@ -2,7 +2,8 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster } from "./cluster";
-import type { AccessConfig, NamespaceConfig } from "./config";
+import type { AccessConfig } from "./access.schema";
+import type { NamespaceConfig } from "./namespaces.schema";
 
 export interface AccessArgs {
     clusterName: string;

@@ -2,7 +2,7 @@ import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
 import { PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
-import type { ComputeChoice } from "./compute";
+import type { ComputeChoice } from "./compute/mode";
 import { accountContext, stackKeyPolicy, stackPermissionsBoundary, trustPolicy } from "./iam";
 
 export interface ClusterArgs {

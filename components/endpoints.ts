@@ -1,7 +1,7 @@
 /**
  * Interface VPC endpoints: the services of `network.interfaceEndpoints.services` (by default ECR,
  * STS, EC2, SQS, EKS Auth and CloudWatch Logs; what still takes NAT, and what they cost:
- * components/config/network.ts, `INTERFACE_ENDPOINT_SERVICES`) reached from the private subnets
+ * components/network.schema.ts, `INTERFACE_ENDPOINT_SERVICES`) reached from the private subnets
  * without NAT (cost per GB, and one egress path fewer to lose).
  */
 import * as aws from "@pulumi/aws";

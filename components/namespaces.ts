@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { NamespaceConfig } from "./config";
+import type { NamespaceConfig } from "./namespaces.schema";
 import { LOAD_BALANCER_CONTROLLER } from "./addons/loadBalancerController";
 
 export interface NamespacesArgs {

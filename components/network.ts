@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { stackPermissionsBoundary, trustPolicy } from "./iam";
-import { planSubnets } from "./subnets";
+import { planSubnets } from "./network.schema";
 
 export interface NetworkArgs {
     /** EKS cluster name; subnets are tagged `kubernetes.io/cluster/<name>` and `karpenter.sh/discovery`. */
@@ -17,7 +17,7 @@ export interface NetworkArgs {
     publicSubnetPrefixLength: number;
     /** The private-sized block holding the public subnets (see `planSubnets`). Defaults to the highest AZ slot + 1. */
     publicSubnetsBlock?: number;
-    /** VPC flow logs to CloudWatch Logs; none when absent (stack config defaults them on, 90 days: components/config/network.ts). */
+    /** VPC flow logs to CloudWatch Logs; none when absent (stack config defaults them on, 90 days: components/network.schema.ts). */
     flowLogs?: { enabled: boolean; retentionDays: number };
     /**
      * Attach the private subnets to this Transit Gateway and route `destinations` (the deployer's

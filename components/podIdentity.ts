@@ -5,8 +5,9 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { policyArnKey } from "eks-platform-kernel";
 import { awsContext, clusterArn, permissionsBoundaryArn, podIdentityTrustPolicy, roleArn } from "./iam";
-import { PolicyDocument, policyArnKey } from "./podIdentityPolicy";
+import { PolicyDocument } from "./podIdentityPolicy";
 
 export interface PodIdentityRoleArgs {
     /** Static cluster name; the trust and the association name it. */

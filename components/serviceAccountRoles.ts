@@ -3,7 +3,7 @@
  * Pod Identity role and association per service account, named from the two keys.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { NamespaceConfig } from "./config";
+import type { NamespaceConfig } from "./namespaces.schema";
 import { PodIdentityRole } from "./podIdentity";
 import { PolicyDocument, podIdentityRoleName } from "./podIdentityPolicy";
 

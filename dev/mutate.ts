@@ -30,6 +30,18 @@ export interface MutationModule {
     readonly tests: readonly string[];
 }
 
+/**
+ * The tests of the stack config: the assembly (components/config) and each section, beside the
+ * component that owns it (`<component>.schema.test.ts`, `<folder>/schema.test.ts`).
+ */
+const CONFIG_TESTS = [
+    "test/components/config/*.test.ts",
+    "test/components/*.schema.test.ts",
+    "test/components/addons/schema.test.ts",
+    "test/components/karpenter/schema.test.ts",
+    "test/components/nodegroups/schema.test.ts",
+];
+
 /** The modules, by the name `npm run mutate -- <name>` takes. */
 export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     rehearsal: {
@@ -68,8 +80,8 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     },
     deployPath: {
         about: "the deploy path's config checks: API endpoint access, runners, access entries",
-        mutate: ["components/config/cluster.ts", "components/config/access.ts", "tools/ci/runners.ts"],
-        tests: ["test/components/config/*.test.ts", "test/tools/ci/runners.test.ts", "test/tools/ci/runners.command.test.ts"],
+        mutate: ["components/cluster.schema.ts", "components/access.schema.ts", "tools/ci/runners.ts"],
+        tests: [...CONFIG_TESTS, "test/tools/ci/runners.test.ts", "test/tools/ci/runners.command.test.ts"],
     },
     iamEscalation: {
         about: "IAM escalation paths: what Pod Identity roles and namespace teams' access entries may grant, and the IAM limits config checks",
@@ -77,13 +89,13 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
             "kernel/iamPolicy.ts",
             "policies/appRoleLeastPrivilege.ts",
             "policies/accessLeastPrivilege.ts",
-            "components/config/namespaces.ts",
+            "components/namespaces.schema.ts",
         ],
         tests: [
             "test/kernel/iamPolicy.test.ts",
             "test/policies/appRoleLeastPrivilege.test.ts",
             "test/policies/accessLeastPrivilege.test.ts",
-            "test/components/config/*.test.ts",
+            ...CONFIG_TESTS,
         ],
     },
     upgrade: {
@@ -120,7 +132,13 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     autoMode: {
         about: "EKS Auto Mode: what AWS refuses in its config, and its objects (issue #27)",
         // config/index.ts: the check that some pool runs a pod that tolerates no taint (issue 53).
-        mutate: ["components/compute/autoMode.ts", "components/compute/index.ts", "components/config/index.ts"],
+        mutate: [
+            "components/compute/autoMode.schema.ts",
+            "components/compute/autoMode.ts",
+            "components/compute/schema.ts",
+            "components/compute/index.ts",
+            "components/config/index.ts",
+        ],
         tests: [
             "test/components/compute/autoMode.config.test.ts",
             "test/components/compute/autoMode.test.ts",

@@ -1,6 +1,7 @@
 /**
- * IPv4 CIDR arithmetic, shared by the stack config (components/subnets.ts, components/config) and
- * the pack: parsing, and what a list of blocks covers together. Pure; never throws.
+ * IPv4 CIDR arithmetic, shared by the stack config (components/network.schema.ts,
+ * components/cluster.schema.ts, components/config) and the pack: parsing, overlap, and what a list
+ * of blocks covers together. Pure; never throws.
  */
 
 export interface Cidr {
@@ -37,6 +38,11 @@ export function formatCidr(cidr: Cidr): string {
 /** Number of addresses in a block of the given prefix length. */
 export function blockSize(prefix: number): number {
     return 2 ** (32 - prefix);
+}
+
+/** True when the two blocks share at least one address. */
+export function overlaps(a: Cidr, b: Cidr): boolean {
+    return a.base < b.base + blockSize(b.prefix) && b.base < a.base + blockSize(a.prefix);
 }
 
 /** Every IPv4 address: 2^32. */

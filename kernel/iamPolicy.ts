@@ -1,8 +1,11 @@
 /**
  * Facts of the IAM policy language, shared by the stack config (service-account statements) and
  * the pack (`app-role-least-privilege`): the condition operators IAM accepts, the size it allows
- * a role's inline policies, the actions that write IAM policy or trust, and what counts as a
- * resource wide enough to reach every role or policy of an account. Pure; never throws.
+ * a role's inline policies, the actions that write IAM policy or trust, what counts as a
+ * resource wide enough to reach every role or policy of an account, managed policy ARNs and the
+ * stable key of each (the program's Pod Identity roles name their attachments by it), and a
+ * statement that is administrator access. Pure; only `policyArnKey` throws, on what is no
+ * managed policy ARN.
  */
 
 /**
@@ -181,4 +184,37 @@ export function isEveryResource(resource: string): boolean {
         return /^(arn(:[a-z-]*)?)?[*?:]*\*[*?:]*$/.test(r);
     }
     return wild(arn.partition) || wild(arn.service) || /^[*?:/]*[*][*?:/]*$/.test(arn.name);
+}
+
+const POLICY_ARN = /^arn:aws(?:-[a-z]+)*:iam::(aws|\d{12}):policy\/((?:[\w+=,.@-]+\/)*)([\w+=,.@-]+)$/;
+
+/** True for a managed policy ARN, AWS's (`iam::aws:`) or an account's, with or without a path. */
+export function isPolicyArn(arn: string): boolean {
+    return POLICY_ARN.test(arn);
+}
+
+/**
+ * A stable key for a managed policy ARN, from its account, path and name (never its position in
+ * a list): `arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy` →
+ * `aws-service-role-AmazonEBSCSIDriverPolicy`. Pure.
+ */
+export function policyArnKey(arn: string): string {
+    const match = POLICY_ARN.exec(arn);
+    if (!match) {
+        throw new Error(`${arn} is not a managed policy ARN`);
+    }
+    const [, account, path, name] = match;
+    return [account, ...path.split("/").filter(Boolean), name].join("-");
+}
+
+const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/**
+ * True for an `Allow` statement on every action of every resource (`Action: "*"` or `"*:*"` with
+ * `Resource: "*"`): administrator access in all but name. Pure.
+ */
+export function allowsEverything(statement: { Effect: string; Action?: string | string[]; Resource?: string | string[] }): boolean {
+    const actions = asList(statement.Action);
+    const resources = asList(statement.Resource);
+    return statement.Effect === "Allow" && actions.some((a) => a === "*" || a === "*:*") && resources.includes("*");
 }

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { parseDuration, UNKNOWN } from "eks-platform-kernel";
-import type { EnabledKarpenterConfig } from "../components/config/karpenter";
+import type { EnabledKarpenterConfig } from "../components/karpenter/schema";
 import type { Plan } from "../tools/render/plan";
 import { validateKubernetesObject } from "../tools/gate/schema";
 import { planOf, runTool } from "./mocks";

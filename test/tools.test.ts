@@ -4,6 +4,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
+import { findCycle, importGraph, tsFiles } from "./importGraph";
 import { ROOT } from "./mocks";
 
 const TOOLS = path.join(ROOT, "tools");
@@ -26,60 +27,12 @@ export const LAYERS = [
 ] as const;
 
 /** Each module of `root` (`folder/file.ts`) and the modules of `root` it imports (type-only imports and re-exports included). */
-function importGraph(root: string): Map<string, string[]> {
-    const modules: string[] = [];
-    for (const folder of fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory())) {
-        const walk = (dir: string) => {
-            for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-                const rel = `${dir}/${entry.name}`;
-                if (entry.isDirectory()) {
-                    walk(rel);
-                } else if (entry.name.endsWith(".ts")) {
-                    modules.push(rel);
-                }
-            }
-        };
-        walk(folder.name);
-    }
-    const graph = new Map<string, string[]>();
-    for (const file of modules) {
-        const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(root, file), "utf8"), true, true);
-        const local = importedFiles
-            .map((i) => i.fileName)
-            .filter((name) => name.startsWith("."))
-            .map((name) => path.posix.normalize(path.posix.join(path.posix.dirname(file), name)).replace(/(\.ts)?$/, ".ts"))
-            .filter((name) => modules.includes(name));
-        graph.set(file, [...new Set(local)]);
-    }
-    return graph;
-}
-
-/** A cycle of the graph as the path that closes it (`a → b → a`), or undefined. */
-function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
-    const done = new Set<string>();
-    const visit = (node: string, trail: string[]): string[] | undefined => {
-        if (trail.includes(node)) {
-            return [...trail.slice(trail.indexOf(node)), node];
-        }
-        if (done.has(node)) {
-            return undefined;
-        }
-        for (const next of graph.get(node) ?? []) {
-            const cycle = visit(next, [...trail, node]);
-            if (cycle) {
-                return cycle;
-            }
-        }
-        done.add(node);
-        return undefined;
-    };
-    for (const node of graph.keys()) {
-        const cycle = visit(node, []);
-        if (cycle) {
-            return cycle;
-        }
-    }
-    return undefined;
+function toolsGraph(root: string): Map<string, string[]> {
+    const folders = fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory());
+    return importGraph(
+        root,
+        folders.flatMap((folder) => tsFiles(root, folder.name)),
+    );
 }
 
 /** Each import that breaks the layering: a module importing a folder above its own, or anything importing a command. */
@@ -101,7 +54,7 @@ function layeringProblems(graph: ReadonlyMap<string, readonly string[]>, command
 }
 
 describe("tools/: folders by product, layered, no import cycle", () => {
-    const graph = importGraph(TOOLS);
+    const graph = toolsGraph(TOOLS);
     const commands = new Set(
         [...graph.keys()].filter((f) => fs.readFileSync(path.join(TOOLS, f), "utf8").includes("require.main === module")),
     );

@@ -7,11 +7,11 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubernetesMinor, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
-import type { AddonsConfig } from "../config";
+import type { AddonsConfig } from "./schema";
 import { accountContext, stackKeyPolicy } from "../iam";
 import { PodIdentityRole } from "../podIdentity";
 import { PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
-import type { Placement } from "../nodegroups/scheduling";
+import type { Placement } from "../nodegroups/schema";
 
 /** Set on every standard stack; EKS Auto Mode runs its own driver (components/compute). */
 type EbsCsiConfig = NonNullable<AddonsConfig["ebsCsiDriver"]>;

@@ -18,13 +18,13 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { AddonsConfig } from "../config";
-import type { ComputeChoice, PlatformPart } from "../compute";
+import type { AddonsConfig } from "./schema";
+import type { ComputeChoice, PlatformPart } from "../compute/mode";
 import { coreDnsAddon } from "./coreDns";
 import { EbsCsiDriver } from "./ebsCsi";
 import { LoadBalancerController } from "./loadBalancerController";
 import { metricsServerAddon } from "./metricsServer";
-import { type Placement, systemPlacement } from "../nodegroups/scheduling";
+import { type Placement, systemPlacement } from "../nodegroups/schema";
 
 export { EBS_CSI, DEFAULT_STORAGE_CLASS, DEFAULT_CLASS_ANNOTATION } from "./ebsCsi";
 export { LOAD_BALANCER_CONTROLLER } from "./loadBalancerController";

@@ -6,11 +6,11 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
-import type { AddonsConfig } from "../config";
+import type { AddonsConfig } from "./schema";
 import { PodIdentityRole } from "../podIdentity";
 import { type PolicyDocument, type PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
-import type { Placement } from "../nodegroups/scheduling";
+import type { Placement } from "../nodegroups/schema";
 
 /** Set on every standard stack; EKS Auto Mode runs its own load balancing (components/compute). */
 type LoadBalancerControllerConfig = NonNullable<AddonsConfig["loadBalancerController"]>;

@@ -2,9 +2,12 @@
  * AWS Load Balancer Controller releases the platform can install: each chart version with the
  * controller version it ships and the IAM policy upstream publishes for that controller version.
  * The policy is data, copied statement for statement from the upstream file at the release tag;
- * a new release is one new JSON file and one entry here (config refuses chart versions not listed).
+ * a new release is one new JSON file, one entry here and its chart version in
+ * `LOAD_BALANCER_CONTROLLER_CHART_VERSIONS` (components/addons/schema.ts: the config refuses
+ * chart versions not listed there; this table fails to compile unless it holds exactly those).
  */
 import type { PolicyDocument } from "../podIdentityPolicy";
+import type { LoadBalancerControllerChartVersion } from "./schema";
 import v2_13_3 from "./data/aws-load-balancer-controller-v2.13.3-iam_policy.json";
 
 export interface LoadBalancerControllerRelease {
@@ -30,4 +33,4 @@ export const LOAD_BALANCER_CONTROLLER_RELEASES: Readonly<Record<string, LoadBala
         policySource: "https://raw.githubusercontent.com/kubernetes-sigs/aws-load-balancer-controller/v2.13.3/docs/install/iam_policy.json",
         policy: v2_13_3 as PolicyDocument,
     },
-};
+} satisfies Record<LoadBalancerControllerChartVersion, LoadBalancerControllerRelease>;

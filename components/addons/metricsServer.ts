@@ -4,8 +4,8 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { AddonsConfig } from "../config";
-import type { Placement } from "../nodegroups/scheduling";
+import type { AddonsConfig } from "./schema";
+import type { Placement } from "../nodegroups/schema";
 
 type MetricsServerConfig = AddonsConfig["metricsServer"];
 

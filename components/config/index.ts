@@ -1,29 +1,30 @@
 /**
  * The one place stack config is read, validated and given its defaults. Everything downstream
- * receives a typed `StackConfig`; nothing else calls `pulumi.Config`.
+ * receives a typed `StackConfig`; nothing else calls `pulumi.Config`. Each component owns its
+ * section (its schema module: `<component>.schema.ts`, or `schema.ts` in its folder); this module
+ * assembles the sections, checks what spans them, and imports nothing else of components/
+ * (test/components.layering.test.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { problemList } from "eks-platform-kernel";
-import { overlaps, parseCidr } from "../subnets";
-import { accessSchema, podSecuritySchema } from "./access";
-import { addonsSchema } from "./addons";
-import { computeCrossSectionProblems, computeModeSchemas, modeWorkloadPools } from "../compute";
-import { keepsOffEveryPod, nodeTaints } from "../nodegroups/scheduling";
-import { clusterSchema } from "./cluster";
+import { overlaps, parseCidr, problemList } from "eks-platform-kernel";
+import { accessSchema, podSecuritySchema } from "../access.schema";
+import { addonsSchema } from "../addons/schema";
+import { clusterSchema } from "../cluster.schema";
+import { computeCrossSectionProblems, computeModeSchemas, modeWorkloadPools } from "../compute/schema";
+import { karpenterCrossSectionProblems, karpenterSchema } from "../karpenter/schema";
+import { type NamespaceConfig, namespacesSchema } from "../namespaces.schema";
+import { networkSchema } from "../network.schema";
+import { keepsOffEveryPod, nodeGroupClusterProblems, nodeGroupsSchema, nodeTaints } from "../nodegroups/schema";
 import { describeIssue } from "./issues";
-import { karpenterCrossSectionProblems, karpenterSchema } from "./karpenter";
-import { namespacesSchema } from "./namespaces";
-import { networkSchema } from "./network";
-import { nodeGroupClusterProblems, nodeGroupsSchema } from "./nodeGroups";
 
-export type { AccessConfig, PodSecurityConfig } from "./access";
-export type { AddonsConfig } from "./addons";
-export type { ClusterConfig } from "./cluster";
-export type { KarpenterConfig } from "./karpenter";
-
-export type { NetworkConfig } from "./network";
-export type { NodeGroupsConfig } from "./nodeGroups";
+export type { AccessConfig, PodSecurityConfig } from "../access.schema";
+export type { AddonsConfig } from "../addons/schema";
+export type { ClusterConfig } from "../cluster.schema";
+export type { KarpenterConfig } from "../karpenter/schema";
+export type { NamespaceConfig } from "../namespaces.schema";
+export type { NetworkConfig } from "../network.schema";
+export type { NodeGroupsConfig } from "../nodegroups/schema";
 
 /** The Pulumi project name: the namespace of every key in the stack files. */
 export const PROJECT = "eks-platform";
@@ -157,7 +158,7 @@ export const stackConfigSchema = stackConfigObject
         // Defaults applied here, once: a namespace without its own levels takes the stack's, and
         // warn/audit default to the enforce level.
         namespaces: Object.fromEntries(
-            Object.entries(c.namespaces).map(([name, ns]) => {
+            Object.entries(c.namespaces).map(([name, ns]): [string, NamespaceConfig] => {
                 const psa = ns.podSecurity ?? c.podSecurity;
                 return [
                     name,
@@ -173,9 +174,6 @@ export type StackConfig = z.output<typeof stackConfigSchema> & {
     /** The AWS region from `aws:region`. */
     readonly region: string;
 };
-
-/** One namespace with every default resolved (Pod Security levels included). */
-export type NamespaceConfig = StackConfig["namespaces"][string];
 
 /** A stack config that failed validation; `problems` holds one line per bad key. */
 export class ConfigError extends Error {

@@ -6,7 +6,6 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { capacityTypesAllowed } from "eks-platform-kernel";
-import type { EnabledKarpenterConfig, NodePoolConfig } from "../config/karpenter";
 import {
     awsContext,
     type AwsContext,
@@ -22,7 +21,7 @@ import {
     permissionsBoundaryArn,
 } from "../iam";
 import { createEventQueue } from "../eventQueue";
-import { karpenterNames, type KarpenterNames } from "./names";
+import { type EnabledKarpenterConfig, karpenterNames, type KarpenterNames, type NodePoolConfig } from "./schema";
 import { renderReferenceStatements } from "./referencePolicy";
 
 /** Namespace and service account of the controller; the Helm values use the same pair. */
@@ -78,7 +77,7 @@ export const INTERRUPTION_EVENTS: readonly InterruptionEvent[] = [
 /**
  * Static name of an interruption rule, so the queue policy can name its senders at preview.
  * EventBridge allows 64 characters; Karpenter's node role already limits cluster names to 49
- * (config/karpenter.ts), which leaves `-karp-` and a 9-character key. Pure.
+ * (schema.ts), which leaves `-karp-` and a 9-character key. Pure.
  */
 export function interruptionRuleName(clusterName: string, key: string): string {
     return `${clusterName}-karp-${key}`;

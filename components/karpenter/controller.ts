@@ -4,9 +4,8 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { KarpenterControllerConfig } from "../config/karpenter";
 import { CONTROLLER_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT } from "./aws";
-import { controllerPlacement } from "./names";
+import { controllerPlacement, type KarpenterControllerConfig } from "./schema";
 
 export const CHART_REPOSITORY = "oci://public.ecr.aws/karpenter";
 

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { EnabledKarpenterConfig } from "../config/karpenter";
+import type { EnabledKarpenterConfig } from "./schema";
 import { KarpenterAws, volumeKeys } from "./aws";
 import { KarpenterController } from "./controller";
 import { KarpenterNodePools } from "./nodePools";
@@ -8,7 +8,7 @@ import { KarpenterNodePools } from "./nodePools";
 export { KarpenterAws } from "./aws";
 export { KarpenterController } from "./controller";
 export { KarpenterNodePools } from "./nodePools";
-export { controllerPlacement } from "./names";
+export { controllerPlacement } from "./schema";
 
 export interface KarpenterArgs {
     /** Static cluster name. */

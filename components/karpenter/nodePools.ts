@@ -4,8 +4,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { NodeClassConfig, NodePoolConfig } from "../config/karpenter";
-import { NODE_CLASS_GROUP, NODE_CLASS_KIND } from "./names";
+import { NODE_CLASS_GROUP, NODE_CLASS_KIND, type NodeClassConfig, type NodePoolConfig } from "./schema";
 import type { EC2NodeClassObject, NodeClassReference, NodePoolObject, NodeRequirement } from "./types";
 
 /** Root device of AL2023 AMIs. */

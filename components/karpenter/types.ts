@@ -5,7 +5,7 @@
  * `terminationGracePeriod`, `metadataOptions`, the root volume) are required here, so a renderer
  * that drops one does not compile.
  */
-import type { Taint } from "eks-platform-kernel";
+import type { NodePoolLimits, NodePoolTaint } from "./schema";
 
 /** The one node class reference Karpenter v1 on AWS accepts. */
 /** A NodePool's node class: Karpenter's EC2NodeClass, or EKS Auto Mode's NodeClass (components/compute/autoMode.ts). */
@@ -20,12 +20,6 @@ export interface NodeRequirement {
     values?: string[];
     minValues?: number;
 }
-
-/** A NodePool taint: the kernel's `Taint`, whose `value` the NodePool CRD leaves optional (omitted when unset). */
-export type NodePoolTaint = Omit<Taint, "value"> & { value?: string };
-
-/** A NodePool's `spec.limits` (a ResourceList): cpu and memory, which the platform requires, then any extended resources (`nvidia.com/gpu`). */
-export type NodePoolLimits = { cpu: string; memory: string } & Record<string, string>;
 
 export interface DisruptionBudget {
     nodes: string;

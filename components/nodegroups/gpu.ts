@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { GPU_MANUFACTURER_LABEL, gpuInstanceTypesAllowed, type NodeRequirement, type TaintEffect } from "eks-platform-kernel";
-import { GPU_LABELS, isGpuGroup, nodeTaints, type SchedulingConfig } from "./scheduling";
+import { GPU_LABELS, isGpuGroup, nodeTaints, type SchedulingConfig } from "./schema";
 
 /**
  * Chart of the NVIDIA device plugin, pinned. Bump deliberately: read the release notes at

@@ -1,10 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { createEc2NodeRole, type NodeRole, nodeRoleManagedPolicies } from "../iam";
-
-/** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
-export function nodeRoleName(clusterName: string, group: string): string {
-    return `${clusterName}-${group}-node`;
-}
+import { nodeRoleName } from "./common.schema";
 
 export type { NodeRole } from "../iam";
 

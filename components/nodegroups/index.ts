@@ -8,13 +8,13 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { NodeGroupsConfig } from "../config/nodeGroups";
 import { GpuDevicePlugin, GpuPoolCandidate, gpuNodes, hasGpuNodes } from "./gpu";
-import { BuiltNodeGroup, kindOf, NodeGroupsCluster } from "./kinds";
+import type { BuiltNodeGroup, NodeGroupsCluster } from "./kind";
+import { kindOf } from "./kinds";
 import { NodeTerminationHandler } from "./nth";
-import { CRITICAL_ADDONS_ONLY, groupsFitting, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./scheduling";
+import { CRITICAL_ADDONS_ONLY, groupsFitting, type NodeGroupsConfig, Placement, SYSTEM_NODE_LABELS, systemPlacement } from "./schema";
 
-export type { NodeGroupsCluster } from "./kinds";
+export type { NodeGroupsCluster } from "./kind";
 
 export interface NodeGroupsArgs {
     cluster: NodeGroupsCluster;

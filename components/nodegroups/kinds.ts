@@ -1,127 +1,30 @@
 /**
- * The registry of node-group kinds: each kind is one module (`managed.ts`, `selfManaged.ts`) that
- * declares everything the platform needs to know about it, and `NODE_GROUP_KINDS` is the one list
- * that registers them. The config schema, the `NodeGroups` component, the offline plan, diff and
- * replacement rules read this list instead of branching on `kind`;
+ * The registry of node-group kinds. Each kind is one module for its config half
+ * (`<kind>.schema.ts`: schema, checks, AMI facts; registered in `NODE_GROUP_KIND_SCHEMAS`,
+ * schema.ts, which the stack config reads) and one for the rest (`<kind>.ts`: its component and
+ * the facts the tools need, spreading its config half; registered here). The `NodeGroups`
+ * component, the offline plan, diff and replacement rules read `NODE_GROUP_KINDS` instead of
+ * branching on `kind`; the compiler holds it to `NODE_GROUP_KIND_SCHEMAS`, kind for kind, and
  * test/components/nodegroups/kinds.test.ts fails when a registered kind lacks a part. A GPU group
  * is not a kind: it is a managed group with an NVIDIA AMI type (`isGpuGroup`).
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { ReplacementRule } from "eks-platform-kernel";
 import type { z } from "zod";
-import type { Cluster } from "../cluster";
-import type { AmiFacts, CommonNodeGroupConfig, GroupProblem } from "./common";
+import type { KindResourceType, NodeGroupKind } from "./kind";
 import { managedKind } from "./managed";
+import type { NodeGroupKindSchema } from "./common.schema";
+import type { NODE_GROUP_KIND_SCHEMAS, NodeGroupConfig } from "./schema";
 import { selfManagedKind } from "./selfManaged";
 
-/** What the node groups need from the control plane. */
-export type NodeGroupsCluster = Pick<
-    Cluster,
-    "name" | "version" | "serviceCidr" | "endpoint" | "certificateAuthority" | "nodeSecurityGroupId" | "eks" | "addons"
->;
+/** A kind for each config half of `T`, in its order. */
+type KindsOf<T extends readonly NodeGroupKindSchema[]> = {
+    readonly [I in keyof T]: T[I] extends NodeGroupKindSchema<infer S> ? NodeGroupKind<S> : never;
+};
 
-/** What `NodeGroups` hands a kind's builder for one enabled group. */
-export interface NodeGroupBuild<C> {
-    /** The group's component name, `<NodeGroups name>-<group key>`: its children's names and URNs derive from it. */
-    name: string;
-    /** The group's key in config. */
-    group: string;
-    /** The group's validated config. */
-    config: C;
-    cluster: NodeGroupsCluster;
-    /** Private subnets; every node runs there. */
-    subnetIds: pulumi.Input<string>[];
-    /** The nodes' one security group (see `NodeGroups`). */
-    securityGroupIds: pulumi.Input<string>[];
-    /**
-     * What drains the nodes when they terminate (the Node Termination Handler's `drainPath`), for
-     * kinds that need it; the group depends on it so it outlives the group.
-     */
-    drainPath?: pulumi.Resource[];
-    /** The `NodeGroups` component, parent of the group's component. */
-    parent: pulumi.Resource;
-}
-
-/** What a kind's builder made of one group. */
-export interface BuiltNodeGroup {
-    /** The group's component. */
-    component: pulumi.ComponentResource;
-    /** What makes its nodes exist: CoreDNS, Karpenter's controller and releases that need its nodes wait on these. */
-    nodes: pulumi.Resource[];
-    /** Its static node role name (policies and Karpenter link through names). */
-    roleName: string;
-    /** Its EKS node group name, when it is an EKS managed node group. */
-    nodeGroupName?: pulumi.Output<string>;
-    /** Its Auto Scaling group name, when its nodes are an ASG. */
-    autoScalingGroupName?: pulumi.Output<string>;
-}
-
-/** What the offline tools know of a resource type only this kind registers. */
-export interface KindResourceType {
-    /** What forces a replacement and what rolls nodes (tools/render/replacements.ts). */
-    replacement: ReplacementRule;
-    /** The settings an operator checks in the plan text (tools/render/planText.ts). Defaults to none. */
-    planFields?: readonly string[];
-}
-
-/** The resource that holds a kind's nodes, as the tools and the docs describe it. */
-export interface KindNodes {
-    /** Its resource type: the drain rehearsal must read it as capacity (`CAPACITY_TYPES`). */
-    type: string;
-    /**
-     * What deleting or replacing it drains at once, read from its inputs (`plan --diff`):
-     * `all of its nodes (1–4, 2 at creation)`. `show` prints a value as the diff does.
-     */
-    drained(props: Record<string, unknown>, show: (value: unknown) => string): string;
-    /** The doc section with the safe sequence for removing or renaming such a group. */
-    safeSequence: string;
-    /** What it is built from (docs/nodegroups.md's table of kinds). */
-    builtFrom: string;
-    /** Who replaces its nodes on a change, and how many at a time. */
-    rollout: string;
-    /** What drains each node, and inside what window. */
-    drain: string;
-}
-
-/** One node-group kind: its config, its checks, its builder and the facts the tools need. */
-export interface NodeGroupKind<S extends z.ZodObject = z.ZodObject, C extends CommonNodeGroupConfig = z.output<S> & CommonNodeGroupConfig> {
-    /** The `kind` value in config. */
-    kind: string;
-    /** Its config: a `z.strictObject` of `kind: z.literal(<kind>)`, `...commonFields` and its own fields. */
-    schema: S;
-    /** The smallest valid config of the kind (the registry test renders it). */
-    example: z.input<S>;
-    /** Its AMI as the shared checks see it. */
-    ami(config: C): AmiFacts;
-    /** Its own checks, run after the shared ones (`commonGroupProblems`). */
-    problems(config: C): GroupProblem[];
-    /**
-     * The public SSM parameter of the EKS-optimized AMI release a group pins (`ami.ts`), which
-     * `npm run preflight` asks SSM for; `undefined` where no parameter layout is known for its AMI
-     * (the check then says it cannot decide). Asked only of groups that pin a release.
-     */
-    releaseParameter(config: C & { releaseVersion: string }): string | undefined;
-    /** Its nodes are drained by the Node Termination Handler (created before the groups that need it). */
-    needsTerminationHandler: boolean;
-    /** Builds the group's component under `args.parent`. */
-    build(args: NodeGroupBuild<C>): BuiltNodeGroup;
-    nodes: KindNodes;
-    /** The resource types only this kind registers (its node resource among them). */
-    resourceTypes: Readonly<Record<string, KindResourceType>>;
-}
-
-/** The kinds, in the order the docs list them. Adding a kind is one module and one entry here. */
-export const NODE_GROUP_KINDS = [managedKind, selfManagedKind] as const;
-
-type Registered = (typeof NODE_GROUP_KINDS)[number];
-
-/** The schemas of `kinds`, as a tuple `z.discriminatedUnion` accepts. */
-export function kindSchemas<K extends readonly NodeGroupKind[]>(kinds: K): { -readonly [I in keyof K]: K[I]["schema"] } {
-    return kinds.map((k) => k.schema) as { -readonly [I in keyof K]: K[I]["schema"] };
-}
-
-/** A validated node group, of any registered kind. */
-export type NodeGroupConfig = z.output<Registered["schema"]>;
+/**
+ * The kinds, each with its config half, in the order of `NODE_GROUP_KIND_SCHEMAS` (the order the
+ * docs list them). Adding a kind is its two modules, its entry there and its entry here.
+ */
+export const NODE_GROUP_KINDS = [managedKind, selfManagedKind] as const satisfies KindsOf<typeof NODE_GROUP_KIND_SCHEMAS>;
 
 /** The registered kind of a validated group. */
 export function kindOf(config: Pick<NodeGroupConfig, "kind">): NodeGroupKind<z.ZodObject, NodeGroupConfig> {

@@ -1,40 +1,18 @@
 /**
  * The `managed` node-group kind: an EKS managed node group built from `@pulumi/aws` (EKS picks the
- * AMI for `amiType` + `releaseVersion` and drains nodes on updates). Its config schema and checks,
- * its component, and the facts the tools need, registered in `kinds.ts`. An NVIDIA `amiType` makes
- * it a GPU group (`isGpuGroup`), still this kind.
+ * AMI for `amiType` + `releaseVersion` and drains nodes on updates). Its component and the facts
+ * the tools need, on top of its config half (`managed.schema.ts`), registered in `kinds.ts`. An
+ * NVIDIA `amiType` makes it a GPU group (`isGpuGroup`), still this kind.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { amiTypeArchitecture, parseReleaseVersion, terraformForceNew, type Taint } from "eks-platform-kernel";
-import { z } from "zod";
-import { amiTypeReleaseParameter, GPU_AMI_TYPES, MANAGED_AMI_TYPES } from "./ami";
-import { commonFields, GroupProblem, releaseVersion } from "./common";
-import { createNodeRole, nodeRoleName } from "./iam";
-import type { NodeGroupKind } from "./kinds";
+import { parseReleaseVersion, terraformForceNew, type Taint } from "eks-platform-kernel";
+import { nodeRoleName } from "./common.schema";
+import { createNodeRole } from "./iam";
+import type { NodeGroupKind } from "./kind";
 import { launchTemplateArgs } from "./launchTemplate";
-import { nodeLabels, nodeTaints } from "./scheduling";
-
-/** An EKS managed node group (`aws.eks.NodeGroup`): EKS picks the AMI and drains nodes on updates. */
-export const managedNodeGroupSchema = z.strictObject({
-    kind: z.literal("managed"),
-    ...commonFields,
-    /** EKS AMI type; an NVIDIA type makes this a GPU group. Defaults to `AL2023_x86_64_STANDARD`. */
-    amiType: z.enum(MANAGED_AMI_TYPES).default("AL2023_x86_64_STANDARD"),
-    /** Pinned AMI release version, e.g. `1.34.7-20260512`; its minor is the kubelet version. */
-    releaseVersion,
-    /** Most nodes replaced at once during an update, as a percentage of the group. Defaults to `33`. */
-    maxUnavailablePercentage: z.number().int().min(1).max(100).default(33),
-    /**
-     * EKS node auto repair (`nodeRepairConfig`): EKS replaces a node it finds unhealthy (its node
-     * conditions, and the EKS node monitoring agent's reports where that add-on runs) instead of
-     * leaving it in the group. Defaults to `true`; the drain rehearsal does not model repairs
-     * (docs/nodegroups.md#how-an-upgrade-rolls).
-     */
-    autoRepair: z.boolean().default(true),
-});
-
-export type ManagedNodeGroupConfig = z.output<typeof managedNodeGroupSchema>;
+import { type ManagedNodeGroupConfig, managedKindSchema, type managedNodeGroupSchema } from "./managed.schema";
+import { nodeLabels, nodeTaints } from "./schema";
 
 export interface ManagedNodeGroupArgs {
     /** Static cluster name. */
@@ -131,31 +109,10 @@ export class ManagedNodeGroup extends pulumi.ComponentResource {
     }
 }
 
-/** `instanceTypes` that carry no NVIDIA GPU, in a group whose AMI type is a GPU one. Pure. */
-function gpuProblems(g: ManagedNodeGroupConfig): GroupProblem[] {
-    if (!GPU_AMI_TYPES.includes(g.amiType)) {
-        return [];
-    }
-    return g.instanceTypes.flatMap((t, i): GroupProblem[] =>
-        /^(g|p)\d/.test(t) ? [] : [[["instanceTypes", i], `${t} has no NVIDIA GPU but amiType is ${g.amiType}`]],
-    );
-}
-
 const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 
 export const managedKind: NodeGroupKind<typeof managedNodeGroupSchema> = {
-    kind: "managed",
-    schema: managedNodeGroupSchema,
-    example: { kind: "managed", instanceTypes: ["m6i.large"], minSize: 1, desiredSize: 1, maxSize: 2, releaseVersion: "1.34.7-20260512" },
-    ami: (g) => ({
-        architecture: amiTypeArchitecture(g.amiType),
-        setBy: `amiType ${g.amiType}`,
-        ...(g.amiType.startsWith("AL2_") ? { al2Key: "amiType" } : {}),
-    }),
-    problems: gpuProblems,
-    releaseParameter: (g) => amiTypeReleaseParameter(g.amiType, g.releaseVersion),
-    // EKS cordons and drains a managed group's nodes itself.
-    needsTerminationHandler: false,
+    ...managedKindSchema,
     build: ({ name, group, config, cluster, subnetIds, securityGroupIds, parent }) => {
         const managed = new ManagedNodeGroup(
             name,

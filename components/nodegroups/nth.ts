@@ -3,8 +3,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { createEventQueue } from "../eventQueue";
 import { awsContext, clusterArn, eventQueuePolicy, eventRuleArn, permissionsBoundaryArn, podIdentityTrustPolicy, queueArn } from "../iam";
-import { vpcResolverAddress } from "../subnets";
-import type { Toleration } from "./scheduling";
+import { vpcResolverAddress } from "../network.schema";
+import { nthEventPatterns, nthRuleName, type Toleration } from "./schema";
 
 /**
  * Chart of the AWS Node Termination Handler, pinned (chart 0.27.1 = NTH v1.25.1). Bump
@@ -31,24 +31,6 @@ export const LIFECYCLE_HEARTBEAT_SECONDS = 300;
 export const NTH_DRAIN_SECONDS = 240;
 
 /**
- * The EventBridge patterns that feed the NTH queue, keyed by a short rule key (at most 9
- * characters: see `nthRuleName`). Pure.
- */
-export function nthEventPatterns(): Record<string, Record<string, unknown>> {
-    return {
-        asg: { source: ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"] },
-        spot: { source: ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"] },
-        rebalance: { source: ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"] },
-        state: { source: ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"] },
-        health: {
-            source: ["aws.health"],
-            "detail-type": ["AWS Health Event"],
-            detail: { service: ["EC2"], eventTypeCategory: ["scheduledChange"] },
-        },
-    };
-}
-
-/**
  * The keys NTH's rules had before they were shortened to fit EventBridge's 64-character rule
  * names: kept as aliases, so each rule and its target keep their state.
  */
@@ -58,18 +40,6 @@ const NTH_FORMER_RULE_KEYS: Readonly<Record<string, string>> = {
     state: "state-change",
     health: "scheduled-change",
 };
-
-/** Static name of an NTH rule, so the queue policy can name its senders at preview. Pure. */
-export function nthRuleName(clusterName: string, key: string): string {
-    return `${clusterName}-nth-${key}`;
-}
-
-/** The longest rule name NTH derives for a cluster (EventBridge allows 64 characters). Pure. */
-export function longestNthRuleName(clusterName: string): string {
-    return Object.keys(nthEventPatterns())
-        .map((key) => nthRuleName(clusterName, key))
-        .reduce((a, b) => (b.length > a.length ? b : a));
-}
 
 /**
  * What NTH may do: read and delete queue messages, look up instances and their ASG tags, and

@@ -3,8 +3,7 @@
  * these: EKS merges its own bootstrap into their launch template, and a second one breaks the join.
  */
 import * as YAML from "yaml";
-import type { Taint } from "eks-platform-kernel";
-import { parseCidr } from "../subnets";
+import { parseCidr, type Taint } from "eks-platform-kernel";
 
 /** What a node needs to find and trust its cluster, and how its kubelet registers. */
 export interface NodeBootstrap {

@@ -1,10 +1,13 @@
 import { expect } from "chai";
 import {
     actionCovers,
+    allowsEverything,
     CONDITION_OPERATORS,
     conditionOperatorProblem,
     isAccountWideResource,
     isEveryResource,
+    isPolicyArn,
+    policyArnKey,
     policySize,
     ROLE_INLINE_POLICY_LIMIT,
 } from "eks-platform-kernel";
@@ -138,5 +141,23 @@ describe("kernel/iamPolicy.ts", () => {
         ]) {
             expect(isEveryResource(some), some).to.equal(false);
         }
+    });
+
+    it("keys managed policy ARNs by account, path and name", () => {
+        expect(policyArnKey("arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy")).to.equal(
+            "aws-service-role-AmazonEBSCSIDriverPolicy",
+        );
+        expect(policyArnKey("arn:aws:iam::111122223333:policy/teams/shop/reports-read")).to.equal("111122223333-teams-shop-reports-read");
+        expect(isPolicyArn("arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess")).to.equal(true);
+        expect(isPolicyArn("arn:aws:iam::111122223333:role/admin")).to.equal(false);
+        expect(isPolicyArn("AmazonS3ReadOnlyAccess")).to.equal(false);
+    });
+
+    it("calls Allow of * or *:* on Resource * administrator access, and nothing narrower", () => {
+        expect(allowsEverything({ Effect: "Allow", Action: "*", Resource: "*" })).to.equal(true);
+        expect(allowsEverything({ Effect: "Allow", Action: ["s3:GetObject", "*:*"], Resource: ["arn:aws:s3:::b/*", "*"] })).to.equal(true);
+        expect(allowsEverything({ Effect: "Deny", Action: "*", Resource: "*" })).to.equal(false);
+        expect(allowsEverything({ Effect: "Allow", Action: "*", Resource: "arn:aws:s3:::b/*" })).to.equal(false);
+        expect(allowsEverything({ Effect: "Allow", Action: "s3:*", Resource: "*" })).to.equal(false);
     });
 });

@@ -29,7 +29,7 @@ import draft06MetaSchema from "ajv/lib/refs/json-schema-draft-06.json";
 import { blockSize, type Cidr, instanceTypeInfo, parseCidr } from "eks-platform-kernel";
 import { callerIsRole } from "../../components/access";
 import type { StackConfig } from "../../components/config";
-import { amiSsmParameter } from "../../components/nodegroups/ami";
+import { amiSsmParameter } from "../../components/nodegroups/common.schema";
 import { kindOf } from "../../components/nodegroups/kinds";
 import { PREFLIGHT_READS } from "../roles/deployerActions";
 import { type DeployerContext, deployerPolicy, type PlannedResource } from "../roles/deployRole";

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { EbsCsiDriver, gp3StorageClass, legacyGp2IsDefault, volumeKeyStatements } from "../../../components/addons/ebsCsi";
-import { systemPlacement } from "../../../components/nodegroups/scheduling";
+import { systemPlacement } from "../../../components/nodegroups/schema";
 import { RecordingMocks } from "../../../tools/render/offline";
 import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { json, named, settled, useMocks } from "../../mocks";

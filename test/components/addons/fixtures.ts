@@ -1,6 +1,6 @@
 /** What the add-on tests share. */
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../../../components/addons/loadBalancerControllerReleases";
-import { type AddonsConfig, addonsSchema } from "../../../components/config/addons";
+import { type AddonsConfig, addonsSchema } from "../../../components/addons/schema";
 
 /** A standard stack's `addons`: every add-on set (only EKS Auto Mode leaves two out). */
 type StandardAddons = { [K in keyof AddonsConfig]-?: NonNullable<AddonsConfig[K]> };

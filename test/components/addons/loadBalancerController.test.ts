@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { clusterScopedPolicy, loadBalancerControllerValues } from "../../../components/addons/loadBalancerController";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../../../components/addons/loadBalancerControllerReleases";
 import type { PolicyDocument } from "../../../components/iam";
-import { systemPlacement } from "../../../components/nodegroups/scheduling";
+import { systemPlacement } from "../../../components/nodegroups/schema";
 import { statementFindings } from "eks-platform-policies";
 import { ADDONS } from "./fixtures";
 

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { PROJECT } from "../../../components/config";
-import { autoModeSchema } from "../../../components/compute/autoMode";
+import { autoModeSchema } from "../../../components/compute/autoMode.schema";
 import { AUTO_MODE_MAX_NODE_LIFETIME_SECONDS } from "eks-platform-kernel";
 import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 

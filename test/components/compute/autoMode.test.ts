@@ -17,18 +17,17 @@ import {
     autoModeComputeConfig,
     autoModeIngressClass,
     AutoModeNodePools,
-    autoModeSchema,
     autoModeNodeIngressStatement,
     autoModeStorageClass,
     autoModeTagStatements,
     autoVolumeKeyAlias,
     autoNodeRoleName,
     createAutoNodeRole,
-    type EnabledAutoModeConfig,
     networkPolicyControllerConfigMap,
     renderAutoNodeClass,
     renderAutoNodePool,
 } from "../../../components/compute/autoMode";
+import { autoModeSchema, type EnabledAutoModeConfig } from "../../../components/compute/autoMode.schema";
 import type { PolicyDocument } from "../../../components/iam";
 import { authorizationProblems } from "../../../tools/roles/authorizationData";
 import { RecordingMocks, runInStack } from "../../../tools/render/offline";

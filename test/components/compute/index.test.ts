@@ -10,14 +10,10 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import {
-    COMPUTE_MODES,
-    computeChoice,
-    computeCrossSectionProblems,
-    type ComputeMode,
-    type ComputeStack,
-    REPLACEABLE_ADDONS,
-} from "../../../components/compute";
+import { COMPUTE_MODES, computeChoice } from "../../../components/compute";
+import type { ComputeMode } from "../../../components/compute/mode";
+import { type ComputeStack, REPLACEABLE_ADDONS } from "../../../components/compute/mode.schema";
+import { COMPUTE_MODE_SCHEMAS, computeCrossSectionProblems } from "../../../components/compute/schema";
 import { STACK_CONFIG_KEYS } from "../../../components/config";
 import { ROOT, settled, useMocks } from "../../mocks";
 
@@ -44,6 +40,21 @@ describe("compute modes (components/compute): the registry", () => {
             expect(STACK_CONFIG_KEYS, key).to.include(key);
             expect(declared, key).to.include(`eks-platform:${key}`);
         }
+    });
+
+    it("builds each mode on the config half the stack config reads (components/compute/schema.ts), in its order", () => {
+        expect(MODES.map((m) => m.key)).to.deep.equal(COMPUTE_MODE_SCHEMAS.map((m) => m.key));
+        MODES.forEach((mode, i) => {
+            const half = COMPUTE_MODE_SCHEMAS[i];
+            // Each part the stack config reads is the mode's own, not a copy that could drift.
+            const own = new Map(Object.entries(mode));
+            expect(
+                Object.entries(half)
+                    .filter(([part, value]) => own.get(part) !== value)
+                    .map(([part]) => part),
+                mode.key,
+            ).to.deep.equal([]);
+        });
     });
 
     for (const mode of MODES) {

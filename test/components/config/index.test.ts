@@ -4,7 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { ConfigError, parseRawConfig, parseStackConfig, PROJECT, STACK_CONFIG_KEYS, StackConfig } from "../../../components/config";
-import { endpointRouteProblem } from "../../../components/config/cluster";
+import { endpointRouteProblem } from "../../../components/cluster.schema";
 import { readStackFiles, StackFileError } from "../../../tools/render/offline";
 import { ROOT, runTool } from "../../mocks";
 import { editedFixture, fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";

@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
-import { karpenterSchema } from "../../../components/config/karpenter";
 import { eventQueuePolicy, podIdentityTrustPolicy, PolicyDocument } from "../../../components/iam";
 import {
     allowsSpot,
@@ -13,7 +12,7 @@ import {
     spotKeyGrants,
     volumeKeys,
 } from "../../../components/karpenter/aws";
-import { karpenterNames } from "../../../components/karpenter/names";
+import { karpenterNames, karpenterSchema } from "../../../components/karpenter/schema";
 import { KARPENTER_REFERENCE_POLICY } from "../../../components/karpenter/referencePolicy";
 import { RecordingMocks } from "../../../tools/render/offline";
 import { named, ofType, settled, useMocks } from "../../mocks";

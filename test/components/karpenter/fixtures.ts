@@ -1,5 +1,5 @@
 /** What the Karpenter component tests share. */
-import type { EnabledKarpenterConfig } from "../../../components/config/karpenter";
+import type { EnabledKarpenterConfig } from "../../../components/karpenter/schema";
 import { fixtureProject, stackConfig } from "../../stackFiles";
 
 /** The Karpenter section of a fixture stack. */

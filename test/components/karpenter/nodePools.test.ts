@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { NodePoolConfig } from "../../../components/config/karpenter";
+import type { NodePoolConfig } from "../../../components/karpenter/schema";
 import { renderEC2NodeClass, renderNodePool } from "../../../components/karpenter/nodePools";
 import { validateKubernetesObject } from "../../../tools/gate/schema";
 import { karpenterOf, NODECLASS, NODEPOOL } from "./fixtures";

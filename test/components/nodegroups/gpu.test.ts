@@ -1,7 +1,6 @@
 import { expect } from "chai";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
 import { devicePluginValues, GpuPoolCandidate, gpuNodes, hasGpuNodes } from "../../../components/nodegroups/gpu";
-import { tolerates } from "../../../components/nodegroups/scheduling";
+import { nodeGroupsSchema, tolerates } from "../../../components/nodegroups/schema";
 import { validateKubernetesObject } from "../../../tools/gate/schema";
 
 const base = { kind: "managed", minSize: 0, desiredSize: 0, maxSize: 2, releaseVersion: "1.34.7-20260512" };

@@ -1,10 +1,9 @@
 import { expect } from "chai";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
 import { NodeGroups } from "../../../components/nodegroups";
-import { CRITICAL_ADDONS_ONLY, tolerates } from "../../../components/nodegroups/scheduling";
+import { CRITICAL_ADDONS_ONLY, nodeGroupsSchema, tolerates } from "../../../components/nodegroups/schema";
 import { ManagedNodeGroup } from "../../../components/nodegroups/managed";
-import { amiSsmParameter } from "../../../components/nodegroups/ami";
+import { amiSsmParameter } from "../../../components/nodegroups/common.schema";
 import { SelfManagedNodeGroup } from "../../../components/nodegroups/selfManaged";
 import { RecordedResource, RecordingMocks, runInStack } from "../../../tools/render/offline";
 import { validateKubernetesObject } from "../../../tools/gate/schema";

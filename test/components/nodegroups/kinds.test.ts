@@ -10,15 +10,16 @@ import * as path from "path";
 import { parseReleaseVersion } from "eks-platform-kernel";
 import { CAPACITY_TYPES } from "eks-platform-rehearsal";
 import { z } from "zod";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
 import { NodeGroups } from "../../../components/nodegroups";
 import {
     commonClusterProblems,
     commonFields,
     commonGroupProblems,
     type CommonNodeGroupConfig,
-} from "../../../components/nodegroups/common";
-import { kindOf, kindResourceTypes, NODE_GROUP_KINDS, type NodeGroupKind, withKindFacts } from "../../../components/nodegroups/kinds";
+} from "../../../components/nodegroups/common.schema";
+import type { NodeGroupKind } from "../../../components/nodegroups/kind";
+import { kindOf, kindResourceTypes, NODE_GROUP_KINDS, withKindFacts } from "../../../components/nodegroups/kinds";
+import { kindSchemaOf, NODE_GROUP_KIND_SCHEMAS, nodeGroupsSchema } from "../../../components/nodegroups/schema";
 import { managedKind } from "../../../components/nodegroups/managed";
 import { selfManagedKind } from "../../../components/nodegroups/selfManaged";
 import { nodeCapacity } from "../../../tools/changes/diff";
@@ -83,7 +84,7 @@ function missingParts(kind: NodeGroupKind, rendered: ReadonlySet<string>, lookup
             const parameter = kind.releaseParameter({ ...config, releaseVersion: config.releaseVersion });
             if (!parameter?.startsWith("/aws/service/") || !parameter.includes(`/${release.minor}/`)) {
                 missing.push(
-                    `npm run preflight cannot name the public parameter of its example's release ${config.releaseVersion} (releaseParameter, ami.ts): ${String(parameter)}`,
+                    `npm run preflight cannot name the public parameter of its example's release ${config.releaseVersion} (releaseParameter, common.schema.ts): ${String(parameter)}`,
                 );
             }
         }
@@ -159,6 +160,21 @@ describe("node-group kinds: every registered kind has every part (components/nod
         }
     });
 
+    it("builds each kind on the config half the stack config reads (components/nodegroups/schema.ts), in its order", () => {
+        expect(NODE_GROUP_KINDS.map((k) => k.kind)).to.deep.equal(NODE_GROUP_KIND_SCHEMAS.map((k) => k.kind));
+        for (const kind of NODE_GROUP_KINDS) {
+            const half = kindSchemaOf({ kind: kind.kind } as Parameters<typeof kindSchemaOf>[0]);
+            // Each part the stack config reads is the kind's own, not a copy that could drift.
+            const own = new Map(Object.entries(kind));
+            expect(
+                Object.entries(half)
+                    .filter(([part, value]) => own.get(part) !== value)
+                    .map(([part]) => part),
+                kind.kind,
+            ).to.deep.equal([]);
+        }
+    });
+
     for (const kind of NODE_GROUP_KINDS) {
         it(`${kind.kind}: schema, checks, builder, replacement rules, capacity type, plan fields, drain text, docs, AMI release parameter`, () => {
             expect(rendered.get(kind.kind)?.size ?? 0, "nothing rendered").to.be.greaterThan(0);
@@ -208,7 +224,7 @@ describe("node-group kinds: every registered kind has every part (components/nod
         // A kind that cannot name its release's AMI parameter leaves the preflight undecided about it.
         const unnamed = missingParts({ ...managedKind, releaseParameter: () => undefined }, rendered.get("managed") ?? new Set());
         expect(unnamed).to.deep.equal([
-            "npm run preflight cannot name the public parameter of its example's release 1.34.7-20260512 (releaseParameter, ami.ts): undefined",
+            "npm run preflight cannot name the public parameter of its example's release 1.34.7-20260512 (releaseParameter, common.schema.ts): undefined",
         ]);
     });
 

@@ -1,7 +1,7 @@
-import { addonKubernetesMinor, ALL_IPV4, Cidr, coveredAddresses, formatCidr } from "eks-platform-kernel";
+/** `cluster` in stack config: the EKS control plane, its endpoint and the route `pulumi up` takes to it. */
+import { addonKubernetesMinor, ALL_IPV4, Cidr, coveredAddresses, formatCidr, overlaps, parseCidr } from "eks-platform-kernel";
 import { z } from "zod";
-import { overlaps, parseCidr } from "../subnets";
-import { cidr, logRetentionDays } from "./common";
+import { cidr, logRetentionDays } from "./schema";
 
 /** An EC2 security group id, e.g. `sg-0123456789abcdef0`. */
 const securityGroupId = z.string().regex(/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, {

@@ -1,10 +1,19 @@
 /**
- * Schema building blocks shared by every config section. Each refinement reports the rule it
- * enforces so the aggregated error tells the operator how to fix the key.
+ * Schema building blocks shared by every component's config section. Each component owns its
+ * section in a schema module (`schema.ts` in its folder, or `<component>.schema.ts` beside a
+ * one-file component), built from these blocks; components/config assembles the sections. A
+ * schema module imports only zod, the kernel and other schema modules
+ * (test/components.layering.test.ts). Each refinement reports the rule it enforces so the
+ * aggregated error tells the operator how to fix the key.
  */
-import { compareQuantities, labelKeyProblem, labelValueProblem, parseQuantity } from "eks-platform-kernel";
+import { compareQuantities, labelKeyProblem, labelValueProblem, parseCidr, parseQuantity } from "eks-platform-kernel";
 import { z } from "zod";
-import { parseCidr } from "../subnets";
+
+/** One problem spanning config sections, with its path from the project namespace. */
+export interface CrossSectionIssue {
+    path: (string | number)[];
+    message: string;
+}
 
 /** An IPv4 CIDR block with zero host bits, e.g. `10.0.0.0/16`. */
 export const cidr = z

@@ -1,3 +1,4 @@
+/** `access` in stack config (who may reach the cluster at all) and `podSecurity` (the stack's Pod Security Admission levels). */
 import { POD_SECURITY_LEVELS } from "eks-platform-kernel";
 import { z } from "zod";
 

@@ -1,7 +1,10 @@
 /**
  * `karpenter` in stack config: the controller, its NodePools and its EC2NodeClasses. Every rule
  * Karpenter's CRDs enforce only at admission (CEL, which the offline schemas lack) or only at
- * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way.
+ * runtime is checked here, so a bad stack file fails before `pulumi up` instead of half-way. Also
+ * the names and constants Karpenter's components own (its static AWS names, the node class
+ * reference, where the controller runs), free of SDK imports so the stack config validates against
+ * them before any resource exists. Pure.
  */
 import {
     architectureFromName,
@@ -17,13 +20,56 @@ import {
     kubernetesArch,
     parseQuantity,
     POD_GRACE_SECONDS,
+    type Taint,
 } from "eks-platform-kernel";
 import { z } from "zod";
-import { controllerPlacement, karpenterNames, NODE_CLASS_GROUP, NODE_CLASS_KIND } from "../karpenter/names";
-import { groupsSelected, SYSTEM_NODE_LABELS } from "../nodegroups/scheduling";
-import type { NodePoolLimits, NodePoolTaint } from "../karpenter/types";
-import { awsTags, containerResources, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "./common";
-import type { NodeGroupsConfig } from "./nodeGroups";
+import {
+    CRITICAL_ADDONS_ONLY,
+    groupsSelected,
+    type NodeGroupsConfig,
+    type Placement,
+    SYSTEM_NODE_LABELS,
+    type Toleration,
+} from "../nodegroups/schema";
+import { awsTags, containerResources, type CrossSectionIssue, hopLimit, isLabelKey, isLabelValue, labels, quantity } from "../schema";
+
+/** The only `nodeClassRef` group and kind of Karpenter v1 on AWS. */
+export const NODE_CLASS_GROUP = "karpenter.k8s.aws";
+export const NODE_CLASS_KIND = "EC2NodeClass";
+
+/** The static names of a cluster's Karpenter resources. */
+export interface KarpenterNames {
+    nodeRole: string;
+    /** The controller's Pod Identity role; under the stack's IAM prefix like every role (kernel/deployScope.ts). */
+    controllerRole: string;
+    interruptionQueue: string;
+}
+
+/** Static AWS names derived from the cluster name (policies and Helm values read them at preview). */
+export function karpenterNames(clusterName: string): KarpenterNames {
+    return {
+        nodeRole: `${clusterName}-karpenter-node`,
+        controllerRole: `${clusterName}-karpenter-controller`,
+        interruptionQueue: `${clusterName}-karpenter`,
+    };
+}
+
+/** Taints the controller's pods tolerate: system nodes may keep workloads off with CriticalAddonsOnly. */
+export const CONTROLLER_TOLERATIONS: readonly Toleration[] = [CRITICAL_ADDONS_ONLY];
+
+/**
+ * Where the controller's pods may run: the configured `nodeSelector` and its tolerations. The
+ * Helm values, the stack config's check and the release's wait on node groups all read this. Pure.
+ */
+export function controllerPlacement(controller: { nodeSelector: Readonly<Record<string, string>> }): Placement {
+    return { nodeSelector: controller.nodeSelector, tolerations: CONTROLLER_TOLERATIONS };
+}
+
+/** A NodePool taint: the kernel's `Taint`, whose `value` the NodePool CRD leaves optional (omitted when unset). */
+export type NodePoolTaint = Omit<Taint, "value"> & { value?: string };
+
+/** A NodePool's `spec.limits` (a ResourceList): cpu and memory, which the platform requires, then any extended resources (`nvidia.com/gpu`). */
+export type NodePoolLimits = { cpu: string; memory: string } & Record<string, string>;
 
 const duration = z.string().regex(KARPENTER_DURATION.plain, { message: "must be a duration such as 30s, 15m, 1h or 1h30m" });
 const durationOrNever = z.string().regex(KARPENTER_DURATION.orNever, { message: "must be a duration such as 30s, 15m or 720h, or Never" });
@@ -486,12 +532,6 @@ export type EnabledKarpenterConfig = Extract<KarpenterConfig, { enabled: true }>
 export type NodePoolConfig = EnabledKarpenterConfig["nodePools"][string];
 export type NodeClassConfig = EnabledKarpenterConfig["nodeClasses"][string];
 export type KarpenterControllerConfig = EnabledKarpenterConfig["controller"];
-
-/** One problem spanning config sections, with its path from the project namespace. */
-export interface CrossSectionIssue {
-    path: (string | number)[];
-    message: string;
-}
 
 /**
  * Checks of the karpenter section against the rest of the stack. Pure.

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { parseRawConfig, PROJECT } from "../../../components/config";
-import { nodeGroupClusterProblems, NodeGroupsConfig, nodeGroupsSchema } from "../../../components/config/nodeGroups";
+import { nodeGroupClusterProblems, NodeGroupsConfig, nodeGroupsSchema } from "../../../components/nodegroups/schema";
 import { readStackFiles } from "../../../tools/render/offline";
 import { fixtureProject, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 

@@ -1,12 +1,12 @@
 /**
- * The public SSM parameters of pinned EKS AMI releases (components/nodegroups/ami.ts), the
+ * The public SSM parameters of pinned EKS AMI releases (components/nodegroups/common.schema.ts), the
  * parameters `npm run preflight` asks SSM for through each kind's `releaseParameter`. The paths
  * are the EKS AMI repository's layout, written out here rather than derived from the code.
  */
 import { expect } from "chai";
-import { amiTypeReleaseParameter } from "../../../components/nodegroups/ami";
+import { amiTypeReleaseParameter } from "../../../components/nodegroups/common.schema";
 
-describe("EKS AMI release parameters (components/nodegroups/ami.ts)", () => {
+describe("EKS AMI release parameters (components/nodegroups/common.schema.ts)", () => {
     it("names the public parameter of each AL2023 and AL2 managed AMI type, and none for others", () => {
         expect(amiTypeReleaseParameter("AL2023_ARM_64_STANDARD", "1.34.7-20260512")).to.equal(
             "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.34-v20260512/image_id",

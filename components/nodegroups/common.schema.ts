@@ -1,15 +1,36 @@
 /**
- * What every node-group kind shares: the config fields and the checks on them, written once. A
- * kind's schema spreads `commonFields` next to its own `kind` literal (its module, e.g.
- * `managed.ts`); `components/config/nodeGroups.ts` runs these checks, then the kind's own. Built
- * from the leaf schema blocks of `components/config/common.ts`, never from a config section, so the
- * config module can import the kinds without a cycle. Pure.
+ * What every node-group kind shares at the config level: the config fields and the checks on them,
+ * written once, the EKS AMI facts they check against, the static node role name, and the shape of
+ * a kind's config half (`NodeGroupKindSchema`). A kind's schema module (e.g. `managed.schema.ts`)
+ * spreads `commonFields` next to its own `kind` literal; `schema.ts` (the `nodeGroups` section)
+ * runs these checks, then the kind's own. Built from the leaf schema blocks of
+ * components/schema.ts, never from a config section, so the section can import the kinds without
+ * a cycle. Pure.
  */
 import { instanceTypeInfo, kubernetesMinor, parseReleaseVersion, type Taint } from "eks-platform-kernel";
 import { z } from "zod";
-import { awsTags, hopLimit, isLabelKey, isLabelValue, kubeletRefusesLabel, labels } from "../config/common";
-import { FIRST_MINOR_WITHOUT_AL2 } from "./ami";
-import { nodeRoleName } from "./iam";
+import { awsTags, hopLimit, isLabelKey, isLabelValue, kubeletRefusesLabel, labels } from "../schema";
+
+/** Kubernetes minor versions from which EKS publishes no Amazon Linux 2 AMIs. */
+export const FIRST_MINOR_WITHOUT_AL2 = 33;
+
+/** AMI types of an EKS managed node group this platform supports. */
+export const MANAGED_AMI_TYPES = [
+    "AL2023_x86_64_STANDARD",
+    "AL2023_ARM_64_STANDARD",
+    "AL2023_x86_64_NVIDIA",
+    "AL2_x86_64",
+    "AL2_x86_64_GPU",
+    "AL2_ARM_64",
+] as const;
+
+/** AMI types carrying the NVIDIA driver: their groups get the GPU label, taint and device plugin. */
+export const GPU_AMI_TYPES: readonly string[] = ["AL2023_x86_64_NVIDIA", "AL2_x86_64_GPU"];
+
+/** The static node role name `<cluster>-<group>-node` (policies and Karpenter link through names). Pure. */
+export function nodeRoleName(clusterName: string, group: string): string {
+    return `${clusterName}-${group}-node`;
+}
 
 /**
  * An EKS AMI release version as `aws eks describe-nodegroup` and the AMI changelog print it,
@@ -174,4 +195,73 @@ export function commonClusterProblems(
         problems.push([[name, ami.al2Key], `Amazon Linux 2 nodes are not supported on Kubernetes ${cluster.version}; use AL2023`]);
     }
     return problems;
+}
+
+/**
+ * A node-group kind as the stack config knows it: its config, its checks and what decides how its
+ * nodes drain. Its module beside (`managed.ts`) adds the builder and the facts the tools need
+ * (`NodeGroupKind`, kind.ts); `NODE_GROUP_KIND_SCHEMAS` (schema.ts) registers it.
+ */
+export interface NodeGroupKindSchema<
+    S extends z.ZodObject = z.ZodObject,
+    C extends CommonNodeGroupConfig = z.output<S> & CommonNodeGroupConfig,
+> {
+    /** The `kind` value in config. */
+    kind: string;
+    /** Its config: a `z.strictObject` of `kind: z.literal(<kind>)`, `...commonFields` and its own fields. */
+    schema: S;
+    /** The smallest valid config of the kind (the registry test renders it). */
+    example: z.input<S>;
+    /** Its AMI as the shared checks see it. */
+    ami(config: C): AmiFacts;
+    /** Its own checks, run after the shared ones (`commonGroupProblems`). */
+    problems(config: C): GroupProblem[];
+    /**
+     * The public SSM parameter of the EKS-optimized AMI release a group pins (`amiSsmParameter`,
+     * `amiTypeReleaseParameter`), which `npm run preflight` asks SSM for; `undefined` where no
+     * parameter layout is known for its AMI (the check then says it cannot decide). Asked only of
+     * groups that pin a release.
+     */
+    releaseParameter(config: C & { releaseVersion: string }): string | undefined;
+    /** Its nodes are drained by the Node Termination Handler (created before the groups that need it). */
+    needsTerminationHandler: boolean;
+}
+
+/**
+ * The public SSM parameter holding the EKS-optimized AMI of one pinned release (never
+ * `recommended`, which moves with every AMI release and would replace all nodes at a preview). Pure.
+ */
+export function amiSsmParameter(family: "AL2023" | "AL2", architecture: "x86_64" | "arm64", releaseVersion: string): string {
+    const release = parseReleaseVersion(releaseVersion);
+    if (!release) {
+        throw new Error(`${releaseVersion} is not an EKS AMI release version`);
+    }
+    const { minor, date } = release;
+    if (family === "AL2023") {
+        return `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2023/${architecture}/standard/amazon-eks-node-al2023-${architecture}-standard-${minor}-v${date}/image_id`;
+    }
+    return architecture === "x86_64"
+        ? `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2/amazon-eks-node-${minor}-v${date}/image_id`
+        : `/aws/service/eks/optimized-ami/${minor}/amazon-linux-2-arm64/amazon-eks-arm64-node-${minor}-v${date}/image_id`;
+}
+
+/**
+ * The SSM parameter of an EKS-optimized AMI release for a managed group's `amiType` (the EKS AMI
+ * repository's parameter layout), `undefined` for types the layout does not cover here. Pure.
+ */
+export function amiTypeReleaseParameter(amiType: string, releaseVersion: string): string | undefined {
+    const release = parseReleaseVersion(releaseVersion);
+    if (!release) {
+        return undefined;
+    }
+    const al2023 = /^AL2023_(x86_64|ARM_64)_(STANDARD|NVIDIA|NEURON)$/.exec(amiType);
+    if (al2023) {
+        const arch = al2023[1] === "ARM_64" ? "arm64" : "x86_64";
+        const variant = al2023[2].toLowerCase();
+        return `/aws/service/eks/optimized-ami/${release.minor}/amazon-linux-2023/${arch}/${variant}/amazon-eks-node-al2023-${arch}-${variant}-${release.minor}-v${release.date}/image_id`;
+    }
+    if (amiType === "AL2_x86_64" || amiType === "AL2_ARM_64") {
+        return amiSsmParameter("AL2", amiType === "AL2_ARM_64" ? "arm64" : "x86_64", releaseVersion);
+    }
+    return undefined;
 }

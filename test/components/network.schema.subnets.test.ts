@@ -1,14 +1,6 @@
 import { expect } from "chai";
-import {
-    azSlot,
-    blockSize,
-    formatCidr,
-    overlaps,
-    parseCidr,
-    planSubnets,
-    SubnetLayoutRequest,
-    subnetLayoutProblems,
-} from "../../components/subnets";
+import { blockSize, formatCidr, overlaps, parseCidr } from "eks-platform-kernel";
+import { azSlot, planSubnets, SubnetLayoutRequest, subnetLayoutProblems } from "../../components/network.schema";
 import { stackConfig, stacks } from "../stackFiles";
 
 /**

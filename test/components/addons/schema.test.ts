@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { PROJECT } from "../../../components/config";
-import { fixture, parse, problems } from "./fixtures";
+import { fixture, parse, problems } from "../config/fixtures";
 
 describe("stack config: add-ons", () => {
     it("fills every default of the add-on sections", () => {

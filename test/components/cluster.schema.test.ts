@@ -1,10 +1,10 @@
 /**
- * components/config/cluster.ts rule by rule, on a small hand-written `cluster` section: the
+ * components/cluster.schema.ts rule by rule, on a small hand-written `cluster` section: the
  * deployer's route to the API endpoint (CIDRs or security groups), the public endpoint's CIDRs,
  * the GitHub-hosted runner switch, and the pinned versions.
  */
 import { expect } from "chai";
-import { clusterSchema, endpointRouteProblem } from "../../../components/config/cluster";
+import { clusterSchema, endpointRouteProblem } from "../../components/cluster.schema";
 
 const ADDONS = {
     vpcCni: "v1.20.4-eksbuild.1",
@@ -31,7 +31,7 @@ function problems(value: unknown): string[] {
 
 const parsed = (value: unknown) => clusterSchema.parse(value);
 
-describe("components/config/cluster.ts: the upgrade policy is chosen per stack", () => {
+describe("components/cluster.schema.ts: the upgrade policy is chosen per stack", () => {
     it("requires supportType, STANDARD or EXTENDED (EKS UpgradePolicy), naming both choices when it is missing or misspelt", () => {
         for (const value of [undefined, "extended", "STANDARD_SUPPORT"]) {
             const given = section(ROUTE, { supportType: value });
@@ -43,7 +43,7 @@ describe("components/config/cluster.ts: the upgrade policy is chosen per stack",
     });
 });
 
-describe("components/config/cluster.ts: the deployer's route to the API server", () => {
+describe("components/cluster.schema.ts: the deployer's route to the API server", () => {
     it("admits a security-group-only route: a runner's security group on the private endpoint is a route without any CIDR (EKS cluster security group ingress on 443 from a source group)", () => {
         const endpoint = { privateAccessSecurityGroupIds: ["sg-0123456789abcdef0"] };
         expect(problems(section(endpoint))).to.deep.equal([]);
@@ -93,7 +93,7 @@ describe("components/config/cluster.ts: the deployer's route to the API server",
     });
 });
 
-describe("components/config/cluster.ts: the public endpoint's CIDRs", () => {
+describe("components/cluster.schema.ts: the public endpoint's CIDRs", () => {
     it("needs CIDRs when the endpoint is public, and none when it is not (EKS publicAccessCidrs default 0.0.0.0/0)", () => {
         expect(problems(section({ publicAccess: true }))).to.deep.equal([
             "endpoint.publicAccessCidrs: is empty while publicAccess is true: list the CIDRs allowed to reach the API server",
@@ -128,7 +128,7 @@ describe("components/config/cluster.ts: the public endpoint's CIDRs", () => {
     });
 });
 
-describe("components/config/cluster.ts: GitHub-hosted runners", () => {
+describe("components/cluster.schema.ts: GitHub-hosted runners", () => {
     it("defaults githubHostedRunners to false, with or without an endpoint section (tools/ci/runners.ts then needs RUNNER_<STACK> for deploys and RUNNER_PREVIEW_<STACK> for previews)", () => {
         expect(parsed(section()).endpoint.githubHostedRunners).to.equal(false);
         expect(parsed(section({ privateAccessSecurityGroupIds: ["sg-01234567"] })).endpoint.githubHostedRunners).to.equal(false);
@@ -147,7 +147,7 @@ describe("components/config/cluster.ts: GitHub-hosted runners", () => {
     });
 });
 
-describe("components/config/cluster.ts: versions and defaults", () => {
+describe("components/cluster.schema.ts: versions and defaults", () => {
     it("applies the documented defaults: all five log types, 90 days, 172.20.0.0/16, unprotected", () => {
         const c = parsed(section());
         expect(c.logTypes).to.deep.equal(["api", "audit", "authenticator", "controllerManager", "scheduler"]);
@@ -194,7 +194,7 @@ describe("components/config/cluster.ts: versions and defaults", () => {
     });
 });
 
-describe("components/config/cluster.ts: the private endpoint's CIDRs (issue #25, M4)", () => {
+describe("components/cluster.schema.ts: the private endpoint's CIDRs (issue #25, M4)", () => {
     const priv = (privateAccessCidrs: string[], more: Record<string, unknown> = {}) => problems(section({ privateAccessCidrs }, more));
 
     it("refuses a block broader than a /8 (RFC 1918's largest private range): 128.0.0.0/1 is half the internet, admitted on 443 and routed to the Transit Gateway", () => {

@@ -3,9 +3,17 @@
  * resource metrics), each pinned per stack. Their controllers run on the system node group.
  */
 import { z } from "zod";
-import { LOAD_BALANCER_CONTROLLER_RELEASES } from "../addons/loadBalancerControllerReleases";
-import { addonVersion } from "./cluster";
-import { containerResources } from "./common";
+import { addonVersion } from "../cluster.schema";
+import { containerResources } from "../schema";
+
+/**
+ * The `aws-load-balancer-controller` chart versions whose IAM policy the platform keeps: the keys
+ * of `LOAD_BALANCER_CONTROLLER_RELEASES` (components/addons/loadBalancerControllerReleases.ts,
+ * which holds each one's policy and is checked against this list when it compiles), in its order.
+ */
+export const LOAD_BALANCER_CONTROLLER_CHART_VERSIONS = ["1.13.3"] as const;
+
+export type LoadBalancerControllerChartVersion = (typeof LOAD_BALANCER_CONTROLLER_CHART_VERSIONS)[number];
 
 /** A KMS key ARN in any partition, e.g. `arn:aws:kms:us-east-1:123456789012:key/<uuid>`. */
 const kmsKeyArn = z.string().regex(/^arn:aws(-[a-z]+)*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, {
@@ -68,8 +76,8 @@ const loadBalancerControllerSchema = z.strictObject({
      * Pinned `aws-load-balancer-controller` chart version; only versions whose IAM policy the
      * platform keeps (components/addons/loadBalancerControllerReleases.ts) are accepted.
      */
-    chartVersion: z.string().refine((v) => v in LOAD_BALANCER_CONTROLLER_RELEASES, {
-        message: `must be a chart version whose IAM policy the platform keeps: ${Object.keys(LOAD_BALANCER_CONTROLLER_RELEASES).join(", ")} (add the upstream iam_policy.json of a new release to components/addons/loadBalancerControllerReleases.ts)`,
+    chartVersion: z.string().refine((v) => (LOAD_BALANCER_CONTROLLER_CHART_VERSIONS as readonly string[]).includes(v), {
+        message: `must be a chart version whose IAM policy the platform keeps: ${LOAD_BALANCER_CONTROLLER_CHART_VERSIONS.join(", ")} (add the upstream iam_policy.json of a new release to components/addons/loadBalancerControllerReleases.ts)`,
     }),
     /** Defaults to `2`. */
     replicas,

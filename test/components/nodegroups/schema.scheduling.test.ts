@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { tolerates } from "../../../components/nodegroups/scheduling";
+import { tolerates } from "../../../components/nodegroups/schema";
 
 describe("tolerations", () => {
     it("match taints by key, value and effect as Kubernetes does", () => {

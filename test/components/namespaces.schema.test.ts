@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { policySize, ROLE_INLINE_POLICY_LIMIT } from "eks-platform-kernel";
-import { PROJECT } from "../../../components/config";
-import { inlinePolicySize } from "../../../components/config/namespaces";
-import { inlinePolicyOf } from "../../../components/serviceAccountRoles";
-import { fixture, parse, problems } from "./fixtures";
+import { PROJECT } from "../../components/config";
+import { inlinePolicySize } from "../../components/namespaces.schema";
+import { inlinePolicyOf } from "../../components/serviceAccountRoles";
+import { fixture, parse, problems } from "./config/fixtures";
 
 describe("stack config: service accounts", () => {
     const withAccounts = (serviceAccounts: unknown) => fixture((v) => (v.namespaces.analytics.serviceAccounts = serviceAccounts));

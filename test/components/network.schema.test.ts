@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { PROJECT } from "../../../components/config";
-import { INTERFACE_ENDPOINT_SERVICES } from "../../../components/config/network";
-import { stacks } from "../../stackFiles";
-import { fixture, parse, problems, valuesOf } from "./fixtures";
+import { PROJECT } from "../../components/config";
+import { INTERFACE_ENDPOINT_SERVICES } from "../../components/network.schema";
+import { stacks } from "../stackFiles";
+import { fixture, parse, problems, valuesOf } from "./config/fixtures";
 
 const STACKS = stacks();
 

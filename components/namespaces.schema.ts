@@ -1,14 +1,17 @@
+/** `namespaces` in stack config: each team's namespace, its quota, access, network isolation and service-account roles. */
 import { z } from "zod";
 import {
+    allowsEverything,
     compareQuantities,
     conditionOperatorProblem,
+    isPolicyArn,
+    policyArnKey,
     policySize,
     RESERVED_NAMESPACES,
     ROLE_INLINE_POLICY_LIMIT,
 } from "eks-platform-kernel";
-import { allowsEverything, isPolicyArn, policyArnKey } from "../podIdentityPolicy";
-import { podSecuritySchema, roleArn } from "./access";
-import { cpuMemory, dnsLabel, labels, quantity } from "./common";
+import { type PodSecurityConfig, podSecuritySchema, roleArn } from "./access.schema";
+import { cpuMemory, dnsLabel, labels, quantity } from "./schema";
 
 /** A service account name: a DNS-1123 subdomain. */
 const serviceAccountName = z
@@ -44,7 +47,7 @@ type Statement = z.output<typeof statementSchema>;
 /**
  * The size IAM counts for the inline policy of a service account's role: the document
  * `inlinePolicyOf` (components/serviceAccountRoles.ts) renders, one per role, white space left
- * out (test/components/config/namespaces.test.ts holds the two together). Pure.
+ * out (test/components/namespaces.schema.test.ts holds the two together). Pure.
  */
 export function inlinePolicySize(statements: readonly Statement[]): number {
     return statements.length === 0 ? 0 : policySize({ Version: "2012-10-17", Statement: statements });
@@ -272,5 +275,10 @@ export const namespacesSchema = z.record(dnsLabel, namespaceSchema).superRefine(
     { when: () => true },
 );
 
-export type NamespaceConfig = z.output<typeof namespaceSchema>;
+/**
+ * One namespace with every default resolved, Pod Security levels included: what the components
+ * receive. components/config resolves them (a namespace without its own levels takes the stack's
+ * `podSecurity`, and warn/audit default to the enforce level).
+ */
+export type NamespaceConfig = Omit<z.output<typeof namespaceSchema>, "podSecurity"> & { podSecurity: Required<PodSecurityConfig> };
 export type NamespacesConfig = z.output<typeof namespacesSchema>;

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { PROJECT } from "../../../components/config";
-import { karpenterCrossSectionProblems, karpenterSchema } from "../../../components/config/karpenter";
-import { nodeGroupsSchema } from "../../../components/config/nodeGroups";
+import { karpenterCrossSectionProblems, karpenterSchema } from "../../../components/karpenter/schema";
+import { nodeGroupsSchema } from "../../../components/nodegroups/schema";
 import { fixtureValues, parseValues, problemsAfter, stackConfig, stacks } from "../../stackFiles";
 
 const K = `${PROJECT}:karpenter`;

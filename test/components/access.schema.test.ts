@@ -1,9 +1,9 @@
 /**
- * components/config/access.ts rule by rule: who gets an access entry, and which roles must stay
+ * components/access.schema.ts rule by rule: who gets an access entry, and which roles must stay
  * apart (the deployer, the read-only preview role, the admins).
  */
 import { expect } from "chai";
-import { accessSchema, podSecuritySchema, roleArn } from "../../../components/config/access";
+import { accessSchema, podSecuritySchema, roleArn } from "../../components/access.schema";
 
 const DEPLOYER = "arn:aws:iam::123456789012:role/deployer";
 const PREVIEW = "arn:aws:iam::123456789012:role/preview";
@@ -15,7 +15,7 @@ function problems(value: unknown): string[] {
     return result.success ? [] : result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
 }
 
-describe("components/config/access.ts: access entries", () => {
+describe("components/access.schema.ts: access entries", () => {
     it("takes IAM role ARNs of any partition, with a path, and nothing else (IAM ARN format arn:<partition>:iam::<account>:role/<path><name>)", () => {
         for (const arn of [
             DEPLOYER,
