@@ -16,7 +16,8 @@ import type { PodShape, Requests } from "./model";
 
 /**
  * The node the scheduler would bind `pod` to among existing nodes, or the reasons none
- * qualifies. `now` is the rollout clock (nodes not yet Ready still count: the pod waits for them).
+ * qualifies. Nodes not yet Ready still count: the pod waits for them. `karpenter`: as
+ * Karpenter's scheduler, preferences counted as requirements and a new node as a hostname domain.
  */
 export function choose(
     cluster: Cluster,
