@@ -39,6 +39,21 @@ const TEST_DEPTHS = [0, 1, 2, 3, 4].map((depth) => ({
     rules: rule({ regex: `^(\\.\\./){${depth + 1}}(kernel|evaluation|rehearsal|policies)(/|$)`, message: BY_NAME }),
 }));
 
+/**
+ * rehearsal/ depends on the kernel and the evaluation library alone, by package name. Its modules sit at its top level and in
+ * one level of folders (rehearsal/rollouts/: a module per rollout method): a relative path may
+ * climb to rehearsal/ and no further; deeper files may not climb at all.
+ */
+const ONLY_KERNEL = {
+    regex: "^eks-platform-(policies|rehearsal)",
+    message: "the rehearsal depends only on the kernel and the evaluation library (eks-platform-kernel, eks-platform-evaluation)",
+};
+const OUT_OF_REHEARSAL = "the rehearsal depends only on the kernel and the evaluation library, by package name";
+const REHEARSAL_DEPTHS = [
+    { files: ["rehearsal/**/*.ts"], rules: rule(ONLY_KERNEL, { regex: "^\\.\\./", message: OUT_OF_REHEARSAL }) },
+    { files: ["rehearsal/*/*.ts"], rules: rule(ONLY_KERNEL, { regex: "^(\\.\\./){2}", message: OUT_OF_REHEARSAL }) },
+];
+
 export const boundaries = [
     { files: ["**/*.ts"], rules: rule(relativeInto(["kernel", "evaluation", "rehearsal", "policies"], BY_NAME)) },
     ...TEST_DEPTHS,
@@ -59,17 +74,7 @@ export const boundaries = [
             { regex: "^\\.\\./", message: "the evaluation library depends only on the kernel, by package name" },
         ),
     },
-    {
-        files: ["rehearsal/**/*.ts"],
-        rules: rule(
-            {
-                regex: "^eks-platform-(policies|rehearsal)",
-                message:
-                    "the rehearsal depends only on the kernel and the evaluation library (eks-platform-kernel, eks-platform-evaluation)",
-            },
-            { regex: "^\\.\\./", message: "the rehearsal depends only on the kernel and the evaluation library, by package name" },
-        ),
-    },
+    ...REHEARSAL_DEPTHS,
     {
         files: ["policies/**/*.ts"],
         rules: rule(

@@ -46,8 +46,13 @@ const CONFIG_TESTS = [
 export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
     rehearsal: {
         about: "the drain rehearsal (Karpenter, managed and self-managed node groups, NTH, PDBs)",
-        mutate: ["rehearsal/*.ts", "kernel/drain.ts"],
-        tests: ["test/rehearsal/*.test.ts", "test/policies/drainRehearsal.test.ts", "test/tools/manifests/drain.test.ts"],
+        mutate: ["rehearsal/*.ts", "rehearsal/rollouts/*.ts", "kernel/drain.ts"],
+        tests: [
+            "test/rehearsal/*.test.ts",
+            "test/rehearsal/rollouts/*.test.ts",
+            "test/policies/drainRehearsal.test.ts",
+            "test/tools/manifests/drain.test.ts",
+        ],
     },
     diff: {
         about: "the offline diff and its replacement data (create, update, replace, delete)",

@@ -9,11 +9,11 @@ import { place } from "./placement";
 import { readCluster } from "./read";
 import { kindName, ownsProblem, Problem, problemsOf, Rehearsal, Verdict } from "./report";
 import { requestPaths } from "./requestPaths";
-import { otherChanges, rollout } from "./rollout";
+import { replays } from "./rollouts";
 
 export type { DrainResource } from "./model";
 export { ADDON_SPECS, addonWorkloads } from "./addons";
-export { CAPACITY_TYPES, hasNodeCapacity } from "./read";
+export { CAPACITY_TYPES, hasNodeCapacity } from "./readGroups";
 export { describeCapacity } from "./capacity";
 export type { GroupCapacity, InstanceTypeCapacity } from "./capacity";
 export { formatRehearsal, formatRehearsalMarkdown, groupTitle, kindName, problemsOf } from "./report";
@@ -62,7 +62,7 @@ export function rehearse(
         );
     }
     const { cluster, unschedulable } = place(model);
-    const groups = selected.flatMap((g) => [rollout(cluster, g), ...otherChanges(cluster, g)]);
+    const groups = selected.flatMap((g) => replays(cluster, g));
     // Two kinds of undecided: a value unknown until apply (the engine will know it: the analyzer's
     // "can't run", at the policy's level), and what the input itself cannot tell (an unsized
     // instance type, node groups outside plain manifests): `inputUndecided`, which never fails a

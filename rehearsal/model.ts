@@ -5,6 +5,13 @@
 import type { IntOrPercent, LabelSelector, NodePlacement, NodeRequirement, Taint, Toleration } from "eks-platform-kernel";
 import type { StackResource, UndecidedNamespaces, WorkloadKind } from "eks-platform-evaluation";
 
+/** Karpenter's opt-out annotation, on pods and nodes (karpenter v1.14.1 pkg/apis/v1/labels.go `DoNotDisruptAnnotationKey`). */
+export const DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+
+/** The node labels that name a node's hostname and zone domains (topology rules, zonal volumes, Karpenter launches). */
+export const HOSTNAME = "kubernetes.io/hostname";
+export const ZONE = "topology.kubernetes.io/zone";
+
 /** A resource as the rehearsal reads it: what a stack policy gets, and what the CLI builds from a plan. */
 export interface DrainResource extends StackResource {
     /** The parent resource (its URN is all that is read). */

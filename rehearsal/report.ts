@@ -8,7 +8,7 @@
  */
 import { formatSeconds, listOf } from "eks-platform-kernel";
 import { violation } from "eks-platform-evaluation";
-import { DO_NOT_DISRUPT } from "./read";
+import { DO_NOT_DISRUPT } from "./model";
 import type { RequestPathReport } from "./requestPaths";
 import { EKS_EVICTION_TIMEOUT_SECONDS } from "./timing";
 
@@ -198,136 +198,141 @@ export interface Problem {
 
 const DROP = "a node leaving the cluster would drop requests";
 
+/** A problem, and the workload it is about when it is about one (its namespace is added from it). */
+interface Finding {
+    problem: Problem;
+    workload?: string;
+}
+
 /** The problems behind a blocked verdict, one message each, on the resource to change. */
 export function problemsOf(
     groups: readonly GroupReport[],
     unschedulable: Rehearsal["unschedulable"],
     namespaceOf: (workload: string) => string | undefined,
 ): Problem[] {
-    const out: Problem[] = [];
-    const push = (p: Problem, workload?: string) => {
+    const findings: Finding[] = [...unschedulable.map(unschedulableFinding), ...groups.flatMap(groupFindings)];
+    return findings.map(({ problem, workload }) => {
         const namespace = workload === undefined ? undefined : namespaceOf(workload);
-        out.push(namespace === undefined ? p : { ...p, namespace });
+        return namespace === undefined ? problem : { ...problem, namespace };
+    });
+}
+
+/** A pod that fits nowhere before any rollout: a capacity problem on its workload, under no group. */
+function unschedulableFinding(p: Rehearsal["unschedulable"][number]): Finding {
+    return {
+        problem: {
+            urn: p.workloadUrn,
+            capacity: true,
+            message: violation(
+                `Pod ${p.pod} of ${p.workload} fits on no node of the stack, before any rollout: ${p.reasons}`,
+                "it stays Pending, so the workload runs short of replicas, and every drain has less room",
+                "lower its requests, tolerate or label for a group that can hold it, or add capacity (node group size, NodePool limits)",
+            ),
+        },
+        workload: p.workload,
     };
-    for (const p of unschedulable) {
-        push(
-            {
-                urn: p.workloadUrn,
-                capacity: true,
-                message: violation(
-                    `Pod ${p.pod} of ${p.workload} fits on no node of the stack, before any rollout: ${p.reasons}`,
-                    "it stays Pending, so the workload runs short of replicas, and every drain has less room",
-                    "lower its requests, tolerate or label for a group that can hold it, or add capacity (node group size, NodePool limits)",
-                ),
-            },
-            p.workload,
-        );
-    }
-    for (const g of groups) {
-        const subject = groupTitle(g);
-        const on = { group: g.name, groupUrn: g.urn, ...(g.change ? { change: g.change } : {}) };
-        if (g.stalled) {
-            push({ ...on, ...stallProblem(g, subject) });
-        }
-        for (const b of g.blocked) {
-            push(
-                {
-                    ...on,
-                    urn: b.pdbUrn ?? b.workloadUrn,
-                    message: violation(
-                        `PodDisruptionBudget ${b.pdb} blocks the eviction of ${b.pod} (${b.workload}) from node ${b.node} of ${subject}, for good, in ${waveAt(g, b.wave)}: ${b.why}`,
-                        g.kind === "managed"
-                            ? "EKS gives up after 15 minutes with PodEvictionFailure and the node group update fails"
-                            : g.kind === "selfManaged"
-                              ? "the lifecycle hook's heartbeat runs out and the instance is terminated with the pod still on it"
-                              : "Karpenter cannot finish the node's drain until its terminationGracePeriod (if any) deletes the pod anyway",
-                        "let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) and give the workload room to reschedule",
-                    ),
-                },
-                b.workload,
-            );
-        }
-        for (const u of g.unplaced) {
-            push(
-                {
-                    ...on,
-                    urn: u.workloadUrn,
-                    capacity: true,
-                    message: violation(
-                        `Evicted pod ${u.pod} of ${u.workload} has nowhere to run during the rollout of ${subject} (wave ${u.wave}): ${u.reasons}${u.placedAfterSeconds !== undefined ? `; it waits ${formatSeconds(u.placedAfterSeconds)} for a node launched later` : "; no later step makes room"}`,
-                        "the workload runs short of replicas while it is Pending, and a budget that counts it blocks the next evictions",
-                        "leave spare room for a wave (more nodes, surge, smaller requests), or let a NodePool the pod can use provision for it",
-                    ),
-                },
-                u.workload,
-            );
-        }
-        for (const z of g.zeroReady) {
-            push(
-                z.services.length > 0
-                    ? {
-                          ...on,
-                          urn: z.workloadUrn,
-                          message: violation(
-                              `${z.workload} reaches zero ready replicas during the rollout of ${subject} (wave ${z.wave}): ${z.cause}; ${z.services.join(", ")} ${z.services.length === 1 ? "has" : "have"} no ready endpoint left`,
-                              `until a replacement is Ready nothing serves it: ${DROP}`,
-                              "run at least two replicas spread across nodes (topology spread on kubernetes.io/hostname) with a PodDisruptionBudget of maxUnavailable: 1",
-                          ),
-                      }
-                    : {
-                          ...on,
-                          urn: z.workloadUrn,
-                          advisory: true,
-                          message: violation(
-                              `${z.workload} reaches zero ready replicas during the rollout of ${subject} (wave ${z.wave}): ${z.cause}`,
-                              "no Service sends it requests, so none is dropped, but its work (a queue consumer, a controller) pauses until a replacement is Ready",
-                              `run two replicas if the pause matters, or annotate it platform/singleton: "<reason>" to accept it`,
-                          ),
-                      },
-                z.workload,
-            );
-        }
-        for (const k of g.killed) {
-            push(
-                {
-                    ...on,
-                    urn: k.workloadUrn,
-                    cutShort: true,
-                    message: violation(
-                        `Pod ${k.pod} of ${k.workload} is cut short during the rollout of ${subject} (wave ${k.wave}): ${k.how}`,
-                        `its in-flight work is lost: ${DROP}`,
-                        killedFix(g, k),
-                    ),
-                },
-                k.workload,
-            );
-        }
-        for (const d of g.deleted) {
-            const window = drainWindow(g);
-            push(
-                {
-                    ...on,
-                    urn: d.pdbUrn ?? d.workloadUrn,
-                    message: d.doNotDisrupt
-                        ? violation(
-                              `Pod ${d.pod} of ${d.workload} is annotated karpenter.sh/do-not-disrupt, so Karpenter never evicts it from node ${d.node} of ${subject}: it holds the node ${formatSeconds(d.at)} into the drain (wave ${d.wave}), then Karpenter deletes it so that its ${formatSeconds(d.graceSeconds)} grace period ends by the ${window ? `${formatSeconds(window.seconds)} ${window.source}` : "terminationGracePeriod"}`,
-                              "the annotation does not protect the pod from drift: it only delays the deletion, and its work is interrupted all the same",
-                              "let drift happen when the work allows (disruption budgets with a schedule, or a terminationGracePeriod longer than the work), or run such pods on a pool whose drift you start by hand",
-                          )
-                        : violation(
-                              `${d.pdb ? `PodDisruptionBudget ${d.pdb}` : "A budget"} still holds pod ${d.pod} of ${d.workload} on node ${d.node} of ${subject} ${formatSeconds(d.at)} into the drain (wave ${d.wave}): Karpenter deletes it past the budget, in time for its ${formatSeconds(d.graceSeconds)} grace period to end by the ${window ? `${formatSeconds(window.seconds)} ${window.source}` : "terminationGracePeriod"}`,
-                              "the pod shuts down cleanly, but the budget is overridden: the workload has fewer ready pods than the budget promises until the replacement is Ready",
-                              "let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) so the drain ends within the terminationGracePeriod, and give the workload room to reschedule",
-                          ),
-                },
-                d.workload,
-            );
-        }
-        for (const { problem, workload } of spotProblems(g, subject)) {
-            push({ ...on, ...problem }, workload);
-        }
-    }
-    return out;
+}
+
+/** A group report's problems, in order: its stall, blocked evictions, pods with nowhere to run, zero ready, cut short, deleted, Spot. */
+function groupFindings(g: GroupReport): Finding[] {
+    const subject = groupTitle(g);
+    const on = { group: g.name, groupUrn: g.urn, ...(g.change ? { change: g.change } : {}) };
+    const about = (workload: string | undefined, problem: Omit<Problem, keyof typeof on>): Finding => ({
+        problem: { ...on, ...problem },
+        ...(workload !== undefined ? { workload } : {}),
+    });
+    return [
+        ...(g.stalled ? [about(undefined, stallProblem(g, subject))] : []),
+        ...g.blocked.map((b) => about(b.workload, blockedProblem(g, subject, b))),
+        ...g.unplaced.map((u) => about(u.workload, unplacedProblem(subject, u))),
+        ...g.zeroReady.map((z) => about(z.workload, zeroReadyProblem(subject, z))),
+        ...g.killed.map((k) => about(k.workload, killedProblem(g, subject, k))),
+        ...g.deleted.map((d) => about(d.workload, deletedProblem(g, subject, d))),
+        ...spotProblems(g, subject).map(({ problem, workload }) => about(workload, problem)),
+    ];
+}
+
+/** A budget that blocks an eviction for good, and what each rollout does about it. */
+function blockedProblem(g: GroupReport, subject: string, b: BlockedEviction): Pick<Problem, "urn" | "message"> {
+    return {
+        urn: b.pdbUrn ?? b.workloadUrn,
+        message: violation(
+            `PodDisruptionBudget ${b.pdb} blocks the eviction of ${b.pod} (${b.workload}) from node ${b.node} of ${subject}, for good, in ${waveAt(g, b.wave)}: ${b.why}`,
+            g.kind === "managed"
+                ? "EKS gives up after 15 minutes with PodEvictionFailure and the node group update fails"
+                : g.kind === "selfManaged"
+                  ? "the lifecycle hook's heartbeat runs out and the instance is terminated with the pod still on it"
+                  : "Karpenter cannot finish the node's drain until its terminationGracePeriod (if any) deletes the pod anyway",
+            "let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) and give the workload room to reschedule",
+        ),
+    };
+}
+
+/** An evicted pod with nowhere to run during the rollout: a capacity problem on its workload. */
+function unplacedProblem(subject: string, u: UnplacedPod): Pick<Problem, "urn" | "capacity" | "message"> {
+    return {
+        urn: u.workloadUrn,
+        capacity: true,
+        message: violation(
+            `Evicted pod ${u.pod} of ${u.workload} has nowhere to run during the rollout of ${subject} (wave ${u.wave}): ${u.reasons}${u.placedAfterSeconds !== undefined ? `; it waits ${formatSeconds(u.placedAfterSeconds)} for a node launched later` : "; no later step makes room"}`,
+            "the workload runs short of replicas while it is Pending, and a budget that counts it blocks the next evictions",
+            "leave spare room for a wave (more nodes, surge, smaller requests), or let a NodePool the pod can use provision for it",
+        ),
+    };
+}
+
+/** A workload at zero ready replicas: its Services drop requests, or, serving none, its work pauses (an advisory). */
+function zeroReadyProblem(subject: string, z: ZeroReady): Pick<Problem, "urn" | "advisory" | "message"> {
+    return z.services.length > 0
+        ? {
+              urn: z.workloadUrn,
+              message: violation(
+                  `${z.workload} reaches zero ready replicas during the rollout of ${subject} (wave ${z.wave}): ${z.cause}; ${z.services.join(", ")} ${z.services.length === 1 ? "has" : "have"} no ready endpoint left`,
+                  `until a replacement is Ready nothing serves it: ${DROP}`,
+                  "run at least two replicas spread across nodes (topology spread on kubernetes.io/hostname) with a PodDisruptionBudget of maxUnavailable: 1",
+              ),
+          }
+        : {
+              urn: z.workloadUrn,
+              advisory: true,
+              message: violation(
+                  `${z.workload} reaches zero ready replicas during the rollout of ${subject} (wave ${z.wave}): ${z.cause}`,
+                  "no Service sends it requests, so none is dropped, but its work (a queue consumer, a controller) pauses until a replacement is Ready",
+                  `run two replicas if the pause matters, or annotate it platform/singleton: "<reason>" to accept it`,
+              ),
+          };
+}
+
+/** A pod cut short: its in-flight work is lost. */
+function killedProblem(g: GroupReport, subject: string, k: KilledPod): Pick<Problem, "urn" | "cutShort" | "message"> {
+    return {
+        urn: k.workloadUrn,
+        cutShort: true,
+        message: violation(
+            `Pod ${k.pod} of ${k.workload} is cut short during the rollout of ${subject} (wave ${k.wave}): ${k.how}`,
+            `its in-flight work is lost: ${DROP}`,
+            killedFix(g, k),
+        ),
+    };
+}
+
+/** A pod Karpenter deletes past its budget or its do-not-disrupt annotation, in time for its grace period. */
+function deletedProblem(g: GroupReport, subject: string, d: DeletedPod): Pick<Problem, "urn" | "message"> {
+    const window = drainWindow(g);
+    return {
+        urn: d.pdbUrn ?? d.workloadUrn,
+        message: d.doNotDisrupt
+            ? violation(
+                  `Pod ${d.pod} of ${d.workload} is annotated karpenter.sh/do-not-disrupt, so Karpenter never evicts it from node ${d.node} of ${subject}: it holds the node ${formatSeconds(d.at)} into the drain (wave ${d.wave}), then Karpenter deletes it so that its ${formatSeconds(d.graceSeconds)} grace period ends by the ${window ? `${formatSeconds(window.seconds)} ${window.source}` : "terminationGracePeriod"}`,
+                  "the annotation does not protect the pod from drift: it only delays the deletion, and its work is interrupted all the same",
+                  "let drift happen when the work allows (disruption budgets with a schedule, or a terminationGracePeriod longer than the work), or run such pods on a pool whose drift you start by hand",
+              )
+            : violation(
+                  `${d.pdb ? `PodDisruptionBudget ${d.pdb}` : "A budget"} still holds pod ${d.pod} of ${d.workload} on node ${d.node} of ${subject} ${formatSeconds(d.at)} into the drain (wave ${d.wave}): Karpenter deletes it past the budget, in time for its ${formatSeconds(d.graceSeconds)} grace period to end by the ${window ? `${formatSeconds(window.seconds)} ${window.source}` : "terminationGracePeriod"}`,
+                  "the pod shuts down cleanly, but the budget is overridden: the workload has fewer ready pods than the budget promises until the replacement is Ready",
+                  "let the budget allow one disruption (maxUnavailable: 1, or minAvailable below the replica count) so the drain ends within the terminationGracePeriod, and give the workload room to reschedule",
+              ),
+    };
 }
 
 /** Why a rollout stalls, naming what holds it (a budget, a long shutdown) and the fix for that cause. */
@@ -807,31 +812,51 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
         `## Drain rehearsal${stack ? ` of stack \`${stack}\`` : ""}: ${r.verdict.toUpperCase()}`,
         "",
         `${plural(r.groups.length, "group")}, zones ${r.zones.join(", ")}.`,
+        ...markdownProblems(r),
+        ...markdownGroupsAndItems(r),
+        // The timelines and request paths are the evidence behind the verdicts above: folded, so a
+        // stack's rehearsal in a pull request's summary is its verdict, problems and tables.
+        ...markdownTimelines(r),
+        ...markdownRequestPaths(r),
+        "",
+        `**${verdictLine(r).replace(/^(\w+):/, "$1:**")}`,
     ];
+    return `${lines.join("\n")}\n`;
+}
+
+/** Problems first, under their group's heading, numbered throughout, why and fix as sub-items. */
+function markdownProblems(r: Rehearsal): string[] {
     const byGroup = problemsByGroup(r);
-    if (byGroup.length > 0) {
-        lines.push("", `### Problems (${r.problems.length})`);
-        let i = 0;
-        for (const { group, problems } of byGroup) {
-            lines.push(
-                "",
-                group
-                    ? `#### ${kindName(group.kind)} \`${groupName(group)}\`: ${group.verdict.toUpperCase()}, ${md(summaryOf(group))}, ${timeOf(group)}`
-                    : "#### Before any rollout",
-                "",
-            );
-            for (const p of problems) {
-                const { what, why, fix } = parts(p.message);
-                lines.push(`${++i}. ${md(what)}`);
-                if (why !== undefined) {
-                    lines.push(`   - **Why:** ${md(why)}`);
-                }
-                if (fix !== undefined) {
-                    lines.push(`   - **Fix:** ${md(fix)}`);
-                }
+    if (byGroup.length === 0) {
+        return [];
+    }
+    const lines = ["", `### Problems (${r.problems.length})`];
+    let i = 0;
+    for (const { group, problems } of byGroup) {
+        lines.push(
+            "",
+            group
+                ? `#### ${kindName(group.kind)} \`${groupName(group)}\`: ${group.verdict.toUpperCase()}, ${md(summaryOf(group))}, ${timeOf(group)}`
+                : "#### Before any rollout",
+            "",
+        );
+        for (const p of problems) {
+            const { what, why, fix } = parts(p.message);
+            lines.push(`${++i}. ${md(what)}`);
+            if (why !== undefined) {
+                lines.push(`   - **Why:** ${md(why)}`);
+            }
+            if (fix !== undefined) {
+                lines.push(`   - **Fix:** ${md(fix)}`);
             }
         }
     }
+    return lines;
+}
+
+/** Passing and undecided groups as tables, advisories and undecided items as lists, not-modelled items folded. */
+function markdownGroupsAndItems(r: Rehearsal): string[] {
+    const lines: string[] = [];
     const table = (groups: GroupReport[]) => [
         "| group | kind | nodes | estimated time | verdict |",
         "|---|---|---|---|---|",
@@ -864,51 +889,58 @@ export function formatRehearsalMarkdown(r: Rehearsal, stack?: string): string {
             "</details>",
         );
     }
-    // The timelines and request paths are the evidence behind the verdicts above: folded, so a
-    // stack's rehearsal in a pull request's summary is its verdict, problems and tables.
-    if (r.groups.length > 0) {
-        lines.push("", `<details><summary>Timelines (${plural(r.groups.length, "group")})</summary>`);
-        for (const g of r.groups) {
+    return lines;
+}
+
+/** Each group's timeline, folded: heading, mechanism, a gantt chart or a sentence, then stalls, windows, waits and notes. */
+function markdownTimelines(r: Rehearsal): string[] {
+    if (r.groups.length === 0) {
+        return [];
+    }
+    const lines = ["", `<details><summary>Timelines (${plural(r.groups.length, "group")})</summary>`];
+    for (const g of r.groups) {
+        lines.push(
+            "",
+            `#### ${kindName(g.kind)} \`${groupName(g)}\`: ${md(summaryOf(g))}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`,
+            "",
+            md(g.mechanism),
+        );
+        if (g.waves.length > 0) {
+            lines.push("", ...ganttOf(g));
+        } else {
             lines.push(
                 "",
-                `#### ${kindName(g.kind)} \`${groupName(g)}\`: ${md(summaryOf(g))}, ${g.verdict.toUpperCase()}, ${timeOf(g)}`,
-                "",
-                md(g.mechanism),
+                g.nodes === 0
+                    ? "No waves: the group has no nodes to replace."
+                    : `No wave starts: ${md(g.stalled ?? "nothing to replace")}.`,
             );
-            if (g.waves.length > 0) {
-                lines.push("", ...ganttOf(g));
-            } else {
-                lines.push(
-                    "",
-                    g.nodes === 0
-                        ? "No waves: the group has no nodes to replace."
-                        : `No wave starts: ${md(g.stalled ?? "nothing to replace")}.`,
-                );
-            }
-            const details = [
-                // A group that stalls before its first wave says why in the sentence above.
-                ...(g.stalled && g.waves.length > 0 ? [`stalls: ${g.stalled}`] : []),
-                ...describeWindows(g).map((w) => `window: ${w}`),
-                ...g.waits.map(
-                    (w) => `wait: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb}`,
-                ),
-                ...g.notes.map((n) => `note: ${n}`),
-            ];
-            if (details.length > 0) {
-                lines.push("", ...details.map((d) => `- ${md(d)}`));
-            }
         }
-        lines.push("", "</details>");
-    }
-    if (r.requestPaths.length > 0) {
-        lines.push("", `<details><summary>${REQUEST_PATH_TITLE} (${r.requestPaths.length})</summary>`);
-        for (const p of r.requestPaths) {
-            lines.push("", `#### ${md(p.workload)}, container \`${p.container}\`: ${md(p.path)}`, "", "| at | what |", "|---|---|");
-            lines.push(...p.phases.map((x) => `| ${formatSeconds(x.at)} | ${md(x.what)} |`));
-            lines.push("", `**${md(exitVerdict(p)).replace(/^([A-Z ]+):/, "$1:**")}`);
+        const details = [
+            // A group that stalls before its first wave says why in the sentence above.
+            ...(g.stalled && g.waves.length > 0 ? [`stalls: ${g.stalled}`] : []),
+            ...describeWindows(g).map((w) => `window: ${w}`),
+            ...g.waits.map((w) => `wait: ${w.pod} (${w.workload}) waits ${formatSeconds(w.seconds)} in wave ${w.wave} for PDB ${w.pdb}`),
+            ...g.notes.map((n) => `note: ${n}`),
+        ];
+        if (details.length > 0) {
+            lines.push("", ...details.map((d) => `- ${md(d)}`));
         }
-        lines.push("", "</details>");
     }
-    lines.push("", `**${verdictLine(r).replace(/^(\w+):/, "$1:**")}`);
-    return `${lines.join("\n")}\n`;
+    lines.push("", "</details>");
+    return lines;
+}
+
+/** Each request path as a table of its phases, folded, its verdict in bold. */
+function markdownRequestPaths(r: Rehearsal): string[] {
+    if (r.requestPaths.length === 0) {
+        return [];
+    }
+    const lines = ["", `<details><summary>${REQUEST_PATH_TITLE} (${r.requestPaths.length})</summary>`];
+    for (const p of r.requestPaths) {
+        lines.push("", `#### ${md(p.workload)}, container \`${p.container}\`: ${md(p.path)}`, "", "| at | what |", "|---|---|");
+        lines.push(...p.phases.map((x) => `| ${formatSeconds(x.at)} | ${md(x.what)} |`));
+        lines.push("", `**${md(exitVerdict(p)).replace(/^([A-Z ]+):/, "$1:**")}`);
+    }
+    lines.push("", "</details>");
+    return lines;
 }

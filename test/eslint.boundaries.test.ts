@@ -44,6 +44,9 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
         ["policies/runtime/packRuntime.ts", 'import { x } from "../../kernel/values";', /by package name/],
         ["rehearsal/read.ts", 'import { policies } from "eks-platform-policies";', /only on the kernel/],
         ["rehearsal/read.ts", 'import type { Plan } from "../tools/render/plan";', /only on the kernel/],
+        ["rehearsal/rollouts/managedUpdate.ts", 'import type { Plan } from "../../tools/render/plan";', /only on the kernel/],
+        ["rehearsal/rollouts/managedUpdate.ts", 'import { policies } from "eks-platform-policies";', /only on the kernel/],
+        ["rehearsal/rollouts/sub/x.ts", 'import { Rollout } from "../../rollout";', /only on the kernel/],
         ["kernel/values.ts", 'import { rehearse } from "eks-platform-rehearsal";', /depends on nothing/],
         ["kernel/values.ts", 'import { ConfigError } from "../components/config";', /depends on nothing/],
         ["tools/gate/gate.ts", 'import { Verdicts } from "../evaluation/verdicts";', /by package name/],
@@ -62,6 +65,7 @@ describe("layering: lint refuses a deep import or a layering break (eslint.bound
     const allowed: [string, string][] = [
         ["components/network.ts", 'import { parseCidr } from "eks-platform-kernel";'],
         ["rehearsal/read.ts", 'import { Verdicts } from "eks-platform-evaluation";\nimport { place } from "./placement";'],
+        ["rehearsal/rollouts/managedUpdate.ts", 'import { Rollout } from "../rollout";\nimport { newReport } from "./method";'],
         [
             "policies/drainRehearsal.ts",
             'import { rehearse } from "eks-platform-rehearsal";\nimport { Verdicts } from "eks-platform-evaluation";',

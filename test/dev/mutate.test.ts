@@ -52,6 +52,11 @@ describe("dev/mutate.ts: mutation testing per module", () => {
         expect(only.mutate).to.deep.equal(["rehearsal/rollout.ts:10-40"]);
         expect(() => parseMutateArgs(["rehearsal", "--only", "tools/changes/diff.ts"])).to.throw(/not a file of module rehearsal/);
         expect(() => parseMutateArgs(["rehearsal", "--only", "rehearsal/sub/x.ts"])).to.throw(/not a file of module rehearsal/);
+        // The rollout methods are files of the module too (rehearsal/rollouts/), nothing deeper.
+        expect(parseMutateArgs(["rehearsal", "--only", "rehearsal/rollouts/karpenterDrift.ts:5-9"]).only).to.equal(
+            "rehearsal/rollouts/karpenterDrift.ts:5-9",
+        );
+        expect(() => parseMutateArgs(["rehearsal", "--only", "rehearsal/rollouts/sub/x.ts"])).to.throw(/not a file of module rehearsal/);
     });
 
     it("refuses an unknown module, no module, two modules and a bad concurrency, naming the modules", () => {

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import type { Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource } from "../policies/harness";
 import { service } from "../policies/fixtures";
-import { app, managed, nodePool, pdb, run } from "./scenario";
+import { app, gpuApp, managed, nodePool, pdb, run, subnet } from "./scenario";
 
 /** `app` with its pod template changed at `dotted` (below `spec.template`). */
 function withPod(r: TestResource, dotted: string, value: unknown): TestResource {
@@ -15,20 +15,6 @@ function withPod(r: TestResource, dotted: string, value: unknown): TestResource 
 }
 
 const DO_NOT_DISRUPT = { "karpenter.sh/do-not-disrupt": "true" };
-
-function gpuApp(name: string, replicas: number, gpus = 1): TestResource {
-    return withPod(app(name, { replicas }), "spec.containers", [
-        {
-            name: "train",
-            image: "registry.example.com/train:1.0.0",
-            resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { "nvidia.com/gpu": String(gpus) } },
-        },
-    ]);
-}
-
-function subnet(zone: string): TestResource {
-    return { type: "aws:ec2/subnet:Subnet", name: `network-private-${zone}`, props: { availabilityZone: zone, cidrBlock: "10.0.0.0/19" } };
-}
 
 const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
 

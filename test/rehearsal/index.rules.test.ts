@@ -7,16 +7,12 @@
 import { expect } from "chai";
 import { rehearse, Rehearsal } from "eks-platform-rehearsal";
 import { changed, TestResource, urnOf } from "../policies/harness";
-import { app, asg, daemonSet, hook, limitRange, managed, nodePool, pdb, run } from "./scenario";
+import { app, asg, daemonSet, hook, limitRange, managed, nodePool, pdb, run, withPodSpec } from "./scenario";
 
 const problems = (r: Rehearsal) => r.problems.map((p) => p.message).join("\n");
 const drained = (r: Rehearsal, phase: string) => r.groups[0].waves.filter((w) => w.phase === phase).map((w) => w.drained);
 
 /** `app` with its pod spec changed at `dotted` (below `spec.template.spec`). */
-function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
-    return changed(r, `spec.template.spec.${dotted}`, value);
-}
-
 function container(name: string, requests?: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> {
     return { name, image: `registry.example.com/${name}:1.0.0`, ...(requests ? { resources: { requests } } : {}), ...extra };
 }
@@ -1069,7 +1065,7 @@ describe("drain rehearsal: one scenario per rule", () => {
         });
     });
 
-    describe("which lifecycle hook is an Auto Scaling group's (read.ts hookOf: the engine's property dependency, else the group's name, else a shared parent)", () => {
+    describe("which lifecycle hook is an Auto Scaling group's (readGroups.ts hookOf: the engine's property dependency, else the group's name, else a shared parent)", () => {
         const hookProps = {
             lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
             defaultResult: "CONTINUE",

@@ -215,3 +215,70 @@ export function limitRange(namespace: string, limits: Record<string, unknown>[])
         props: { apiVersion: "v1", kind: "LimitRange", metadata: { name: "defaults", namespace }, spec: { limits } },
     };
 }
+
+/** `r` with its pod template changed at `dotted` (below `spec.template`). */
+export function withTemplate(r: TestResource, dotted: string, value: unknown): TestResource {
+    return changed(r, `spec.template.${dotted}`, value);
+}
+
+/** `r` with its pod spec changed at `dotted` (below `spec.template.spec`). */
+export function withPodSpec(r: TestResource, dotted: string, value: unknown): TestResource {
+    return changed(r, `spec.template.spec.${dotted}`, value);
+}
+
+/** A readiness probe whose first success comes `delay` + 10 s after the container starts (30 s). */
+export function slowReady(r: TestResource, delay: number): TestResource {
+    return withTemplate(r, "spec.containers", [
+        {
+            name: "app",
+            image: "registry.example.com/app:1.0.0",
+            resources: { requests: { cpu: "250m", memory: "256Mi" } },
+            readinessProbe: { httpGet: { path: "/", port: 80 }, initialDelaySeconds: delay },
+        },
+    ]);
+}
+
+/** `replicas` pods of one container requesting 500m, 1Gi and `gpus` nvidia.com/gpu (as a limit: extended requests equal limits). */
+export function gpuApp(name: string, replicas: number, gpus = 1): TestResource {
+    return withPodSpec(app(name, { replicas }), "containers", [
+        {
+            name: "train",
+            image: "registry.example.com/train:1.0.0",
+            resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { "nvidia.com/gpu": String(gpus) } },
+        },
+    ]);
+}
+
+/** A private subnet in `zone`: the cluster's zones are its subnets'. */
+export function subnet(zone: string): TestResource {
+    return { type: "aws:ec2/subnet:Subnet", name: `network-private-${zone}`, props: { availabilityZone: zone, cidrBlock: "10.0.0.0/19" } };
+}
+
+/** EKS Auto Mode's NodeClass, as a NodePool's `nodeClassRef` names it. */
+export const AUTO_MODE_NODE_CLASS = { group: "eks.amazonaws.com", kind: "NodeClass", name: "platform" };
+
+/** A pulumi-eks cluster with Auto Mode and these built-in pools. */
+export function autoModeCluster(nodePools: string[]): TestResource {
+    return {
+        type: "eks:index:Cluster",
+        name: "cluster-eks",
+        props: { name: "platform", autoMode: { enabled: true, computeConfig: { enabled: true, nodePools } } },
+    };
+}
+
+/** A workload like an EKS add-on on Auto Mode's built-in system pool: selects it and tolerates its taint. */
+export function onSystemPool(name: string, opts: AppOptions = {}): TestResource {
+    const a = changed(app(name, opts), "spec.template.spec.nodeSelector", { "karpenter.sh/nodepool": "system" });
+    return changed(a, "spec.template.spec.tolerations", [{ key: "CriticalAddonsOnly", operator: "Exists" }]);
+}
+
+/** A container named `name` with these `resources` (and `extra` fields). */
+export function container(name: string, resources: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { name, image: `registry.example.com/${name}:1.0.0`, resources, ...extra };
+}
+
+/** One m6i.large node in one zone. */
+export const oneNode = () => managed("apps", 1, { zones: 1 });
+
+/** Pods that fit nowhere before any rollout, with why. */
+export const unschedulable = (r: Rehearsal) => r.unschedulable.map((u) => [u.pod, u.reasons]);

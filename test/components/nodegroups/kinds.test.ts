@@ -96,7 +96,7 @@ function missingParts(kind: NodeGroupKind, rendered: ReadonlySet<string>, lookup
 
     const type = kind.nodes.type;
     if (!lookups.capacityTypes.includes(type)) {
-        missing.push(`the drain rehearsal cannot read ${type} as node capacity (CAPACITY_TYPES, rehearsal/read.ts)`);
+        missing.push(`the drain rehearsal cannot read ${type} as node capacity (CAPACITY_TYPES, rehearsal/readGroups.ts)`);
     }
     if (kind.resourceTypes[type] === undefined) {
         missing.push(`it declares nothing of its node type ${type} in resourceTypes`);
