@@ -155,7 +155,7 @@ export const accessPrincipals = access.principals;
 export const deployedBy = access.runner;
 // null where the compute mode runs them itself.
 export const coreDnsAddon = computeAddons.coreDns?.addonName ?? null;
-export const loadBalancerControllerRoleArn = computeAddons.loadBalancerController?.role.arn ?? null;
+export const loadBalancerControllerRoleArn = computeAddons.installed.loadBalancerController?.role.arn ?? null;
 export const serviceAccountRoleArns = serviceAccountRoles.roleArns;
 export const interfaceEndpointIds = endpoints?.endpointIds ?? null;
 export const nodeGroupNames = nodeGroups.nodeGroupNames;

@@ -7,6 +7,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubernetesMinor, PLATFORM_CLUSTER_TAG } from "eks-platform-kernel";
+import type { PlatformAddon } from "./addon";
 import type { AddonsConfig } from "./schema";
 import { accountContext, stackKeyPolicy } from "../iam";
 import { PodIdentityRole } from "../podIdentity";
@@ -221,3 +222,39 @@ export class EbsCsiDriver extends pulumi.ComponentResource {
         this.registerOutputs({ addon: this.addon.id, roleArn: this.role.arn });
     }
 }
+
+/** The driver as the registry (registry.ts) knows it. */
+export const ebsCsiDriver: PlatformAddon<"ebsCsiDriver", EbsCsiDriver> = {
+    key: "ebsCsiDriver",
+    label: "Amazon EBS CSI driver",
+    source: { eksAddon: EBS_CSI.addonName },
+    replaceable: true,
+    preflightConfigKeys: { [EBS_CSI.addonName]: "addons.ebsCsiDriver.version" },
+    // In-tree EBS claims are served by the CSI driver too (CSI migration, on by default since 1.23).
+    provides: { storageProvisioners: [EBS_CSI.provisioner, "kubernetes.io/aws-ebs"] },
+    resourceTypes: [
+        "aws:eks/addon:Addon",
+        "aws:iam/role:Role",
+        "aws:iam/rolePolicy:RolePolicy",
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        "aws:kms/alias:Alias",
+        "aws:kms/key:Key",
+    ],
+    example: { version: "v1.60.0-eksbuild.1" },
+    install: (ctx, config) =>
+        new EbsCsiDriver(
+            `${ctx.name}-ebs-csi`,
+            {
+                clusterName: ctx.clusterName,
+                region: ctx.region,
+                kubernetesVersion: ctx.kubernetesVersion,
+                config,
+                placement: ctx.placement,
+                provider: ctx.provider,
+                cluster: ctx.cluster,
+                protect: ctx.protect,
+                keyAdministrator: ctx.keyAdministrator,
+            },
+            { parent: ctx.parent },
+        ),
+};

@@ -1,29 +1,37 @@
 /**
  * Add-ons whose pods need nodes to become healthy, created after the node groups (pass them in
- * `dependsOn`; created earlier, an add-on stays DEGRADED and times out). Each lives in its own
- * module:
+ * `dependsOn`; created earlier, an add-on stays DEGRADED and times out). `ComputeAddons` installs
+ * CoreDNS and every add-on of the registry (registry.ts), naming none of them:
  *
- * - coreDns.ts                  CoreDNS (EKS add-on), 2 replicas, PDB
+ * - addon.ts                    what an add-on declares (`PlatformAddon`): its section of `addons`,
+ *                               its component, its source (the key of its pods model in the
+ *                               rehearsal), preflight config keys, what it provides workloads, the
+ *                               AWS resource types it creates
+ * - registry.ts                 the registered add-ons, in the order they are installed
+ * - schema.ts                   `addons` in stack config: one section per registered add-on
  * - ebsCsi.ts                   EBS CSI driver (EKS add-on), Pod Identity role, volume KMS key,
  *                               the default encrypted `gp3` StorageClass
  * - loadBalancerController.ts   AWS Load Balancer Controller (Helm), Pod Identity role with the
  *                               upstream policy (loadBalancerControllerReleases.ts), `alb` IngressClass
  * - metricsServer.ts            Metrics Server (EKS community add-on), 2 replicas, PDB
- * - placement.ts                where the controllers run: the system node group
+ * - coreDns.ts                  CoreDNS (EKS add-on), 2 replicas, PDB; no registry entry: it is
+ *                               pinned with the cluster (`cluster.addons.coreDns`), not in `addons`
  *
- * A compute mode (components/compute) may run some of these itself (`ComputeChoice.runs`): the
- * program then installs none of them, and the mode adds its own parts here (EKS Auto Mode: the
- * `gp3` StorageClass, the `alb` IngressClass and its IngressClassParams).
+ * Where the controllers run: `addonPlacement`, the system node group unless the compute mode
+ * places them. A compute mode (components/compute) may run some add-ons itself
+ * (`ComputeChoice.runs`, for those the registry marks `replaceable`): the program then installs
+ * none of them, and the mode adds its own parts here (EKS Auto Mode: the `gp3` StorageClass, the
+ * `alb` IngressClass and its IngressClassParams). Adding an add-on: docs/extending.md, "Add an add-on".
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { AddonsConfig } from "./schema";
 import type { ComputeChoice, PlatformPart } from "../compute/mode";
+import type { AddonContext, AddonKey } from "./addon";
+import type { ReplaceableAddon } from "../compute/mode.schema";
 import { coreDnsAddon } from "./coreDns";
-import { EbsCsiDriver } from "./ebsCsi";
-import { LoadBalancerController } from "./loadBalancerController";
-import { metricsServerAddon } from "./metricsServer";
+import { type InstalledAddons, REGISTERED_ADDONS } from "./registry";
 import { type Placement, systemPlacement } from "../nodegroups/schema";
 
 export { EBS_CSI, DEFAULT_STORAGE_CLASS, DEFAULT_CLASS_ANNOTATION } from "./ebsCsi";
@@ -66,11 +74,11 @@ export function addonPlacement(hasSystemNodes: boolean, compute: ComputeChoice |
 export class ComputeAddons extends pulumi.ComponentResource {
     /** The CoreDNS add-on; none where the compute mode runs CoreDNS (EKS Auto Mode without node groups). */
     public readonly coreDns?: aws.eks.Addon;
-    /** The EBS CSI driver; none where the compute mode runs its own (EKS Auto Mode). */
-    public readonly ebsCsi?: EbsCsiDriver;
-    public readonly metricsServer: aws.eks.Addon;
-    /** The AWS Load Balancer Controller; none where the compute mode runs its own load balancing (EKS Auto Mode). */
-    public readonly loadBalancerController?: LoadBalancerController;
+    /**
+     * Each registered add-on's component (registry.ts), by its section key; none where the compute
+     * mode runs it itself (EKS Auto Mode: the EBS CSI driver and the load balancer controller).
+     */
+    public readonly installed: InstalledAddons;
     /** The compute mode's own parts (EKS Auto Mode's StorageClass and IngressClass); only with one. */
     public readonly compute?: pulumi.Resource;
 
@@ -81,11 +89,32 @@ export class ComputeAddons extends pulumi.ComponentResource {
         if (!runs("coreDns")) {
             this.coreDns = coreDnsAddon(name, { clusterName: args.clusterName, version: args.coreDnsVersion }, this);
         }
-        this.metricsServer = metricsServerAddon(
+        const ctx: AddonContext = {
             name,
-            { clusterName: args.clusterName, config: args.addons.metricsServer, placement },
-            this,
-        );
+            parent: this,
+            clusterName: args.clusterName,
+            region: args.region,
+            vpcId: args.vpcId,
+            kubernetesVersion: args.kubernetesVersion,
+            provider: args.provider,
+            cluster: args.cluster,
+            placement,
+            protect: args.protect,
+            keyAdministrator: args.keyAdministrator,
+            coreDns: this.coreDns,
+        };
+        const installed: Partial<Record<AddonKey, pulumi.Resource>> = {};
+        for (const addon of REGISTERED_ADDONS) {
+            if (addon.replaceable && runs(addon.key as ReplaceableAddon)) {
+                continue;
+            }
+            const config = args.addons[addon.key];
+            if (config === undefined) {
+                throw new Error(`addons.${addon.key} is required unless the compute mode runs its own (components/compute)`);
+            }
+            installed[addon.key] = addon.install(ctx, config);
+        }
+        this.installed = installed as InstalledAddons;
         this.compute = args.compute?.withAddons({
             name,
             clusterName: args.clusterName,
@@ -94,51 +123,11 @@ export class ComputeAddons extends pulumi.ComponentResource {
             protect: args.protect,
             parent: this,
         });
-        if (!runs("ebsCsiDriver")) {
-            if (args.addons.ebsCsiDriver === undefined) {
-                throw new Error("addons.ebsCsiDriver is required unless the compute mode runs its own (components/compute)");
-            }
-            this.ebsCsi = new EbsCsiDriver(
-                `${name}-ebs-csi`,
-                {
-                    clusterName: args.clusterName,
-                    region: args.region,
-                    kubernetesVersion: args.kubernetesVersion,
-                    config: args.addons.ebsCsiDriver,
-                    placement,
-                    provider: args.provider,
-                    cluster: args.cluster,
-                    protect: args.protect,
-                    keyAdministrator: args.keyAdministrator,
-                },
-                { parent: this },
-            );
-        }
-        if (!runs("loadBalancerController")) {
-            if (args.addons.loadBalancerController === undefined) {
-                throw new Error("addons.loadBalancerController is required unless the compute mode runs its own (components/compute)");
-            }
-            // The controller calls AWS APIs by name: it starts once CoreDNS serves.
-            this.loadBalancerController = new LoadBalancerController(
-                `${name}-load-balancer-controller`,
-                {
-                    clusterName: args.clusterName,
-                    region: args.region,
-                    vpcId: args.vpcId,
-                    config: args.addons.loadBalancerController,
-                    placement,
-                    provider: args.provider,
-                    cluster: args.cluster,
-                    releaseDependsOn: this.coreDns ? [this.coreDns] : [],
-                },
-                { parent: this },
-            );
-        }
         this.registerOutputs({
             coreDns: this.coreDns?.id,
-            ebsCsi: this.ebsCsi?.addon.id,
-            metricsServer: this.metricsServer.id,
-            loadBalancerControllerRole: this.loadBalancerController?.role.arn,
+            ebsCsi: this.installed.ebsCsiDriver?.addon.id,
+            metricsServer: this.installed.metricsServer?.id,
+            loadBalancerControllerRole: this.installed.loadBalancerController?.role.arn,
         });
     }
 }

@@ -6,7 +6,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
-import type { AddonsConfig } from "./schema";
+import type { PlatformAddon } from "./addon";
+import { type AddonsConfig, LOAD_BALANCER_CONTROLLER_CHART_VERSIONS } from "./schema";
 import { PodIdentityRole } from "../podIdentity";
 import { type PolicyDocument, type PolicyStatement, podIdentityRoleName } from "../podIdentityPolicy";
 import { LOAD_BALANCER_CONTROLLER_RELEASES } from "./loadBalancerControllerReleases";
@@ -196,3 +197,35 @@ export class LoadBalancerController extends pulumi.ComponentResource {
         this.registerOutputs({ roleArn: this.role.arn, release: this.release.status });
     }
 }
+
+/** The controller as the registry (registry.ts) knows it. */
+export const loadBalancerController: PlatformAddon<"loadBalancerController", LoadBalancerController> = {
+    key: "loadBalancerController",
+    label: "AWS Load Balancer Controller",
+    source: { helmChart: LOAD_BALANCER_CONTROLLER.chart },
+    replaceable: true,
+    // A Helm chart: no EKS add-on build to check.
+    preflightConfigKeys: {},
+    provides: {
+        ingressControllers: [LOAD_BALANCER_CONTROLLER.ingressController],
+        loadBalancerClass: LOAD_BALANCER_CONTROLLER.loadBalancerClass,
+    },
+    resourceTypes: ["aws:eks/podIdentityAssociation:PodIdentityAssociation", "aws:iam/role:Role", "aws:iam/rolePolicy:RolePolicy"],
+    example: { chartVersion: LOAD_BALANCER_CONTROLLER_CHART_VERSIONS[0] },
+    // The controller calls AWS APIs by name: it starts once CoreDNS serves.
+    install: (ctx, config) =>
+        new LoadBalancerController(
+            `${ctx.name}-load-balancer-controller`,
+            {
+                clusterName: ctx.clusterName,
+                region: ctx.region,
+                vpcId: ctx.vpcId,
+                config,
+                placement: ctx.placement,
+                provider: ctx.provider,
+                cluster: ctx.cluster,
+                releaseDependsOn: ctx.coreDns ? [ctx.coreDns] : [],
+            },
+            { parent: ctx.parent },
+        ),
+};

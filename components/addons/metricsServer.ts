@@ -4,6 +4,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformAddon } from "./addon";
 import type { AddonsConfig } from "./schema";
 import type { Placement } from "../nodegroups/schema";
 
@@ -46,3 +47,16 @@ export function metricsServerAddon(
         { parent },
     );
 }
+
+/** The add-on as the registry (registry.ts) knows it. */
+export const metricsServer: PlatformAddon<"metricsServer", aws.eks.Addon> = {
+    key: "metricsServer",
+    label: "Metrics Server",
+    source: { eksAddon: METRICS_SERVER_ADDON },
+    replaceable: false,
+    preflightConfigKeys: { [METRICS_SERVER_ADDON]: "addons.metricsServer.version" },
+    provides: { metricsApi: true },
+    resourceTypes: ["aws:eks/addon:Addon"],
+    example: { version: "v0.8.0-eksbuild.2" },
+    install: (ctx, config) => metricsServerAddon(ctx.name, { clusterName: ctx.clusterName, config, placement: ctx.placement }, ctx.parent),
+};

@@ -8,7 +8,9 @@
  * documents as unsupported there is unmet, one AWS says nothing about is undecided — reported,
  * never passed. Pure.
  */
-import { DEFAULT_CLASS_ANNOTATION, EBS_CSI, LOAD_BALANCER_CONTROLLER, METRICS_SERVER_ADDON } from "../../components/addons";
+import { DEFAULT_CLASS_ANNOTATION, LOAD_BALANCER_CONTROLLER } from "../../components/addons";
+import type { PlatformAddon } from "../../components/addons/addon";
+import { REGISTERED_ADDONS } from "../../components/addons/registry";
 import {
     asArray,
     asRecord,
@@ -30,6 +32,7 @@ export interface Platform {
     ingressClasses: Map<string, { controller: string; isDefault: boolean; served: boolean }>;
     /** The `spec.loadBalancerClass` values served, and the one a type LoadBalancer Service without a class gets. */
     loadBalancerClasses: Map<string, { isDefault: boolean }>;
+    /** The AWS Load Balancer Controller's class is served: its annotations are read. */
     loadBalancerController: boolean;
     /** EKS Auto Mode runs the cluster's storage and load balancing (the `eks:index:Cluster`'s `autoMode`). */
     autoMode: boolean;
@@ -71,38 +74,51 @@ export function isAutoModeCluster(r: PlanResource): boolean {
     return r.type === "eks:index:Cluster" && runsAutoMode([r]);
 }
 
-/** What a stack's plan provides. Pure. */
-export function platformOf(stack: string, resources: readonly PlanResource[]): Platform {
-    const ebsCsi = resources.some((r) => isEksAddon(r, EBS_CSI.addonName) || isHelmChart(r, EBS_CSI.addonName));
-    const loadBalancerController = resources.some((r) => isHelmChart(r, LOAD_BALANCER_CONTROLLER.chart));
+/**
+ * Whether a plan installs `addon`: its EKS add-on or its Helm chart, by the one name of its source
+ * (the same software installed the other way provides the same). Pure.
+ */
+function installs(resources: readonly PlanResource[], addon: PlatformAddon): boolean {
+    const name = "eksAddon" in addon.source ? addon.source.eksAddon : addon.source.helmChart;
+    return resources.some((r) => isEksAddon(r, name) || isHelmChart(r, name));
+}
+
+/** What a stack's plan provides: what the registered add-ons it installs provide (components/addons/registry.ts), and EKS Auto Mode's. Pure. */
+export function platformOf(
+    stack: string,
+    resources: readonly PlanResource[],
+    addons: readonly PlatformAddon[] = REGISTERED_ADDONS,
+): Platform {
+    const provided = addons.filter((a) => installs(resources, a)).map((a) => a.provides);
     const autoMode = resources.some(isAutoModeCluster);
-    // In-tree EBS claims are served by the CSI driver too (CSI migration, on by default since 1.23).
-    const drivers: Record<string, boolean> = {
-        [EBS_CSI.provisioner]: ebsCsi,
-        "kubernetes.io/aws-ebs": ebsCsi,
-        [AUTO_MODE_COMPONENTS.provisioner]: autoMode,
-    };
-    const controllers: Record<string, boolean> = {
-        [LOAD_BALANCER_CONTROLLER.ingressController]: loadBalancerController,
-        [AUTO_MODE_COMPONENTS.ingressController]: autoMode,
-    };
+    const drivers: Record<string, boolean> = { [AUTO_MODE_COMPONENTS.provisioner]: autoMode };
+    const controllers: Record<string, boolean> = { [AUTO_MODE_COMPONENTS.ingressController]: autoMode };
+    for (const p of addons.map((a) => a.provides)) {
+        for (const provisioner of p.storageProvisioners ?? []) {
+            drivers[provisioner] = (drivers[provisioner] ?? false) || provided.includes(p);
+        }
+        for (const controller of p.ingressControllers ?? []) {
+            controllers[controller] = (controllers[controller] ?? false) || provided.includes(p);
+        }
+    }
     // Auto Mode's class is "automatically set as the cluster default" (auto-configure-nlb); the
     // controller's webhook sets its own on new LoadBalancer Services (kernel/loadBalancers.ts).
     const loadBalancerClasses = new Map<string, { isDefault: boolean }>();
     if (autoMode) {
         loadBalancerClasses.set(AUTO_MODE_COMPONENTS.loadBalancerClass, { isDefault: true });
     }
-    if (loadBalancerController) {
-        loadBalancerClasses.set(LOAD_BALANCER_CONTROLLER.loadBalancerClass, { isDefault: !autoMode });
+    const served = provided.flatMap((p) => (p.loadBalancerClass === undefined ? [] : [p.loadBalancerClass]));
+    for (const loadBalancerClass of served) {
+        loadBalancerClasses.set(loadBalancerClass, { isDefault: !autoMode });
     }
     const platform: Platform = {
         stack,
         storageClasses: new Map(),
         ingressClasses: new Map(),
         loadBalancerClasses,
-        loadBalancerController,
+        loadBalancerController: served.includes(LOAD_BALANCER_CONTROLLER.loadBalancerClass),
         autoMode,
-        metricsApi: resources.some((r) => isEksAddon(r, METRICS_SERVER_ADDON) || isHelmChart(r, "metrics-server")),
+        metricsApi: provided.some((p) => p.metricsApi === true),
     };
     for (const r of resources) {
         const name = asString(asRecord(r.props.metadata)?.name);

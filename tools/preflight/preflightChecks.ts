@@ -28,6 +28,7 @@ import Ajv2020 from "ajv/dist/2020";
 import draft06MetaSchema from "ajv/lib/refs/json-schema-draft-06.json";
 import { blockSize, type Cidr, instanceTypeInfo, parseCidr } from "eks-platform-kernel";
 import { callerIsRole } from "../../components/access";
+import { REGISTERED_ADDONS } from "../../components/addons/registry";
 import type { StackConfig } from "../../components/config";
 import { amiSsmParameter } from "../../components/nodegroups/common.schema";
 import { kindOf } from "../../components/nodegroups/kinds";
@@ -79,14 +80,16 @@ export interface PreflightInput {
 /** The read-only actions the checks call: `PREFLIGHT_READS` (tools/roles/deployerActions.ts), public SSM parameters and service-linked roles. */
 export const PREFLIGHT_ACTIONS: readonly string[] = [...PREFLIGHT_READS, "iam:GetRole", "ssm:GetParameter"].sort();
 
-/** The config key that pins each add-on the program installs (components/cluster.ts, components/addons/). */
+/**
+ * The config key that pins each EKS add-on the program installs: the cluster's own (components/cluster.ts
+ * and CoreDNS, `cluster.addons`) and each registered add-on's (components/addons/registry.ts).
+ */
 export const ADDON_CONFIG_KEYS: Readonly<Record<string, string>> = {
     "vpc-cni": "cluster.addons.vpcCni",
     "kube-proxy": "cluster.addons.kubeProxy",
     "eks-pod-identity-agent": "cluster.addons.podIdentityAgent",
     coredns: "cluster.addons.coreDns",
-    "aws-ebs-csi-driver": "addons.ebsCsiDriver.version",
-    "metrics-server": "addons.metricsServer.version",
+    ...Object.fromEntries(REGISTERED_ADDONS.flatMap((a) => Object.entries(a.preflightConfigKeys))),
 };
 
 const errorName = (err: unknown) => (err as { name?: string } | null)?.name ?? "";

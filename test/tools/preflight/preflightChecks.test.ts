@@ -1643,8 +1643,8 @@ describe("preflight: SDK answers without their optional fields, boundaries, and 
             ["fail", "kube-proxy", "cluster.addons.kubeProxy"],
             ["fail", "eks-pod-identity-agent", "cluster.addons.podIdentityAgent"],
             ["fail", "coredns", "cluster.addons.coreDns"],
-            ["fail", "aws-ebs-csi-driver", "addons.ebsCsiDriver.version"],
             ["fail", "metrics-server", "addons.metricsServer.version"],
+            ["fail", "aws-ebs-csi-driver", "addons.ebsCsiDriver.version"],
         ]);
     });
 
