@@ -193,6 +193,16 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
             expect(out.stdout).to.include(`### Drift of stack \`${stack}\``).and.include("| delete | `aws:sqs/queue:Queue`");
         });
 
+        it("exits 1 on a drift counted only in the change summary (no step shows it): the scheduled check never stays green on a reported drift", () => {
+            const summaryOnly = { ...clean, changeSummary: { same: 410, delete: 2 } };
+            const out = driftCommand([stack, tmpFile(JSON.stringify(summaryOnly))], ROOT);
+            expect(out.stdout, "the report says it drifted").to.include("Operations counted: 2 delete.");
+            expect(out.code, "rule: a drift the summary counts exits 1, as one a step shows").to.equal(1);
+            // And a summary that counts only what changes nothing live exits 0.
+            const unchanged = { ...clean, changeSummary: { same: 410, refresh: 2, read: 1 } };
+            expect(driftCommand([stack, tmpFile(JSON.stringify(unchanged))], ROOT).code, "rule: no change counted, exit 0").to.equal(0);
+        });
+
         it("refuses bad arguments, an unknown stack, a missing file and a file that is not JSON, each named", () => {
             expect(() => driftCommand([stack], ROOT)).to.throw(InputError, "usage: npm run drift -- <stack> <preview.json>");
             expect(() => driftCommand(["nope", "x.json"], ROOT)).to.throw(
