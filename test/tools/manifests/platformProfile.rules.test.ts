@@ -8,7 +8,8 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { AUTO_MODE_COMPONENTS } from "eks-platform-kernel";
+import Ajv2020 from "ajv/dist/2020";
+import { AUTO_MODE_ANNOTATIONS, AUTO_MODE_COMPONENTS, AUTO_MODE_READINESS_GATE, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import { describeCapacity } from "eks-platform-rehearsal";
 import type { GateResource } from "../../../tools/gate/requests";
 import { profileResources } from "../../../tools/manifests/drainInput";
@@ -18,13 +19,14 @@ import {
     type PlatformProfile,
     PROFILE_FORMAT_VERSION,
     profileContext,
+    profileJsonSchema,
     profileNamespaces,
     profileOf,
     readProfile,
 } from "../../../tools/manifests/platformProfile";
 import { ROOT } from "../../mocks";
-import { type TestResource, urnOf } from "../../policies/harness";
-import { asg, hook } from "../../rehearsal/scenario";
+import { changed, type TestResource, urnOf } from "../../policies/harness";
+import { asg, hook, managed, nodePool } from "../../rehearsal/scenario";
 
 /** A resource as the plan gives it to the profile, under the component `parent` when given. */
 function planned(r: TestResource, parent?: string): GateResource {
@@ -58,6 +60,65 @@ function cluster(version?: string, props: Record<string, unknown> = {}): GateRes
         name: "cluster-eks",
         props: { name: "platform-qa", ...(version !== undefined ? { version } : {}), ...props },
     });
+}
+
+/** A StorageClass `gp3` of the EBS CSI driver, the default, and an IngressClass `alb` of the AWS Load Balancer Controller. */
+const GP3 = planned({
+    type: "kubernetes:storage.k8s.io/v1:StorageClass",
+    name: "gp3",
+    props: {
+        apiVersion: "storage.k8s.io/v1",
+        kind: "StorageClass",
+        metadata: { name: "gp3", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+        provisioner: "ebs.csi.aws.com",
+    },
+});
+const ALB = planned({
+    type: "kubernetes:networking.k8s.io/v1:IngressClass",
+    name: "alb",
+    props: {
+        apiVersion: "networking.k8s.io/v1",
+        kind: "IngressClass",
+        metadata: { name: "alb" },
+        spec: { controller: "ingress.k8s.aws/alb" },
+    },
+});
+
+/**
+ * A platform with every part a profile holds: add-ons (EBS CSI, metrics-server, the AWS Load
+ * Balancer Controller's chart), classes, an EKS Auto Mode cluster (not first), a tainted Spot managed
+ * group, two self-managed groups with hooks, NodePools on-demand and of either capacity type, a
+ * namespace with a quota, a LimitRange and a NetworkPolicy.
+ */
+function fullPlatform(): GateResource[] {
+    const system = managed("system", 2);
+    system.props = { ...system.props, capacityType: "SPOT", taints: [{ key: "CriticalAddonsOnly", value: "true", effect: "NO_SCHEDULE" }] };
+    const mixed = changed(nodePool("mixed"), "spec.template.spec.requirements", [
+        { key: "karpenter.sh/capacity-type", operator: "In", values: ["spot", "on-demand"] },
+        { key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large"] },
+    ]);
+    return [
+        planned({ type: "aws:eks/addon:Addon", name: "ebs-csi", props: { addonName: "aws-ebs-csi-driver", clusterName: "platform-qa" } }),
+        planned({ type: "aws:eks/addon:Addon", name: "metrics", props: { addonName: "metrics-server", clusterName: "platform-qa" } }),
+        cluster("1.34", { autoMode: { enabled: true, computeConfig: { nodePools: ["general-purpose"] } } }),
+        planned({
+            type: "kubernetes:helm.sh/v3:Release",
+            name: "lbc",
+            props: { chart: "aws-load-balancer-controller", namespace: "kube-system" },
+        }),
+        GP3,
+        ALB,
+        planned(system),
+        ...TWO_GROUPS,
+        planned(nodePool("workers")),
+        planned(mixed),
+        ...[
+            object("Namespace", "shop", undefined, { metadata: { name: "shop", labels: { team: "shop" } } }),
+            object("ResourceQuota", "compute", "shop", { spec: { hard: { "requests.cpu": "4", pods: "10" } } }),
+            object("LimitRange", "defaults", "shop", { spec: { limits: [{ type: "Container", default: { cpu: "500m" } }] } }),
+            object("NetworkPolicy", "default-deny", "shop"),
+        ].map((r) => planned(r)),
+    ];
 }
 
 function writeTemp(value: unknown): string {
@@ -293,39 +354,31 @@ describe("platform profile: the summary beside the context (profileOf)", () => {
         expect(profileOf("qa", "acme", [], ROOT).commit).to.match(/^[0-9a-f]{40}$/);
     });
 
-    it("serves the classes the platform creates, by name, and says what runs (controller, metrics API, Auto Mode)", () => {
-        const gp3 = planned({
-            type: "kubernetes:storage.k8s.io/v1:StorageClass",
-            name: "gp3",
-            props: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "gp3" }, provisioner: "ebs.csi.aws.com" },
-        });
-        const alb = planned({
-            type: "kubernetes:networking.k8s.io/v1:IngressClass",
-            name: "alb",
-            props: {
-                apiVersion: "networking.k8s.io/v1",
-                kind: "IngressClass",
-                metadata: { name: "alb" },
-                spec: { controller: "ingress.k8s.aws/alb" },
-            },
-        });
-        const profile = profileOf("qa", "eks-platform", [cluster("1.34"), gp3, alb], ROOT);
-        expect(
-            profile.storageClasses.map((c) => [c.name, c.provisioner]),
-            "rule: each StorageClass by its name",
-        ).to.deep.equal([["gp3", "ebs.csi.aws.com"]]);
-        expect(
-            profile.ingressClasses.map((c) => [c.name, c.controller]),
-            "rule: each IngressClass by its name",
-        ).to.deep.equal([["alb", "ingress.k8s.aws/alb"]]);
-        expect(profile.loadBalancerClasses?.every((c) => typeof c.name === "string" && typeof c.isDefault === "boolean")).to.equal(true);
-        expect(profile, "no controller, no metrics API, no Auto Mode on a bare cluster").to.deep.include({
+    it("serves the classes the platform creates, by name, and says what runs: the controller, the metrics API, Auto Mode and its default NLB class", () => {
+        const profile = profileOf("qa", "eks-platform", fullPlatform(), ROOT);
+        expect(profile.cluster.name, "rule: the cluster is the eks:index:Cluster, wherever the plan has it").to.equal("platform-qa");
+        expect(profile.storageClasses, "rule: each StorageClass by its name, served by its driver").to.deep.equal([
+            { name: "gp3", provisioner: "ebs.csi.aws.com", isDefault: true, served: true },
+        ]);
+        expect(profile.ingressClasses, "rule: each IngressClass by its name, served by its controller").to.deep.equal([
+            { name: "alb", controller: "ingress.k8s.aws/alb", isDefault: false, served: true },
+        ]);
+        expect(profile.loadBalancerClasses, "rule: Auto Mode's NLB class is the default beside the controller's").to.deep.equal([
+            { name: AUTO_MODE_COMPONENTS.loadBalancerClass, isDefault: true },
+            { name: LOAD_BALANCER_CONTROLLER_API.loadBalancerClass, isDefault: false },
+        ]);
+        expect(profile, "rule: what runs is said").to.deep.include({ loadBalancerController: true, metricsApi: true });
+        expect(profile.autoMode?.builtInNodePools).to.deep.equal(["general-purpose"]);
+        // And on a bare cluster, nothing runs.
+        const bare = profileOf("qa", "eks-platform", [GP3, cluster("1.34")], ROOT);
+        expect(bare, "rule: nothing is served that the plan does not run").to.deep.include({
             loadBalancerController: false,
             metricsApi: false,
             autoMode: null,
+            loadBalancerClasses: [],
         });
-        expect(profile.namespaces).to.deep.equal([]);
-        expect(profile.context.map((r) => r.name)).to.deep.equal(["cluster-eks", "gp3", "alb"]);
+        expect(bare.storageClasses[0].served).to.equal(false);
+        expect(bare.cluster.name).to.equal("platform-qa");
     });
 });
 
@@ -352,15 +405,44 @@ describe("platform profile: EKS Auto Mode's summary (autoModeSummary)", () => {
             loadBalancerClass: AUTO_MODE_COMPONENTS.loadBalancerClass,
         });
     });
+
+    it("lists the annotations AWS documents Auto Mode honouring or refusing, each as the kernel has it, and what AWS leaves undecided", () => {
+        const summary = autoModeSummary(profileContext([cluster("1.34", { autoMode: { enabled: true } })])[0]);
+        expect(summary?.annotations, "rule: every documented annotation, with its verdict and source").to.deep.equal(
+            JSON.parse(JSON.stringify(AUTO_MODE_ANNOTATIONS)),
+        );
+        expect(summary?.annotations.map((a) => a.verdict)).to.include.members(["honoured", "refused"]);
+        const undecided = summary?.undecided ?? [];
+        expect(undecided, "rule: three things AWS leaves undecided").to.have.length(3);
+        expect(undecided[0], "other Ingress annotations").to.match(
+            new RegExp(`^any other ${LOAD_BALANCER_CONTROLLER_API.ingressAnnotationPrefix}\\* annotation on an Ingress`),
+        );
+        expect(undecided[1], "other Service annotations").to.match(
+            new RegExp(`^any other ${LOAD_BALANCER_CONTROLLER_API.serviceAnnotationPrefix}\\* annotation on a Service`),
+        );
+        expect(undecided[2], "readiness gates, by either label")
+            .to.include(AUTO_MODE_READINESS_GATE.controllerLabel)
+            .and.include(AUTO_MODE_READINESS_GATE.reportedLabel);
+    });
 });
 
 describe("platform profile: reading one back (readProfile)", () => {
     const good = (): PlatformProfile =>
-        JSON.parse(JSON.stringify(profileOf("qa", "eks-platform", [cluster("1.34"), ...TWO_GROUPS], ROOT))) as PlatformProfile;
+        JSON.parse(JSON.stringify(profileOf("qa", "eks-platform", fullPlatform(), ROOT))) as PlatformProfile;
 
-    it("reads back what it wrote, with no warning from the same pack version", () => {
+    it("reads back what it wrote, every field of every part, with no warning from the same pack version", () => {
         const profile = good();
-        expect(readProfile(writeTemp(profile), ROOT), "rule: a profile reads back as written").to.deep.equal({ profile, warnings: [] });
+        // The platform holds every kind of part, so a field the schema forgot would be dropped here.
+        expect(new Set(profile.nodeGroups.map((g) => g.kind))).to.deep.equal(new Set(["managed", "selfManaged", "nodePool"]));
+        expect(new Set(profile.nodeGroups.map((g) => g.capacityType))).to.deep.equal(new Set(["spot", "on-demand", "spot or on-demand"]));
+        expect(profile.nodeGroups.map((g) => g.zones)).to.deep.include("every zone of the cluster");
+        expect(profile.nodeGroups.flatMap((g) => g.taints)).to.not.deep.equal([]);
+        expect(profile.namespaces.flatMap((n) => [...n.quotas, ...n.limitRanges])).to.have.length(2);
+        expect(profile.autoMode?.annotations.length).to.be.greaterThan(0);
+        expect(readProfile(writeTemp(profile), ROOT), "rule: a profile reads back as written, every field kept").to.deep.equal({
+            profile,
+            warnings: [],
+        });
     });
 
     it("reads a profile rendered before loadBalancerClasses, autoMode and the context's parents joined it", () => {
@@ -399,6 +481,23 @@ describe("platform profile: reading one back (readProfile)", () => {
         expect(readProfile(writeTemp({ ...profile, pack: { ...profile.pack, name: "acme-policies" } }), ROOT).warnings[0]).to.match(
             /rendered with acme-policies /,
         );
+    });
+});
+
+describe("platform profile: its published JSON Schema (profileJsonSchema)", () => {
+    it("is the reader's schema as JSON Schema, titled and described: it accepts what readProfile reads and refuses what it refuses", () => {
+        const schema = profileJsonSchema();
+        expect(schema, "rule: the published schema says what it describes").to.deep.include({
+            title: "EKS platform profile",
+            description: "What an application repository needs to know about the platform stack it deploys to (npm run profile).",
+        });
+        const validate = new Ajv2020({ strict: false }).compile(schema);
+        const profile = JSON.parse(JSON.stringify(profileOf("qa", "eks-platform", fullPlatform(), ROOT))) as PlatformProfile;
+        expect(validate(profile), JSON.stringify(validate.errors)).to.equal(true);
+        expect(
+            validate({ ...profile, nodeGroups: [{ name: "x" }] }),
+            "rule: the published schema refuses what the reader refuses",
+        ).to.equal(false);
     });
 });
 
