@@ -109,6 +109,10 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
             [{ steps: {} }, /steps is not a list/],
             [{ config: {} }, /has neither steps nor changeSummary/],
             [{ steps: [{ urn: QUEUE }] }, /a step without op and urn/],
+            [{ steps: [{ op: "update" }] }, /a step without op and urn: {"op":"update"}/],
+            [{ steps: [{ op: "update", urn: 3 }] }, /a step without op and urn/],
+            [null, /preview\.json: is not a preview digest .*: expected a JSON object/],
+            [{ steps: [null] }, /a step without op and urn: null/],
         ] as const) {
             expect(() => driftReport("prod", digest), JSON.stringify(digest)).to.throw(FileError, message);
         }
@@ -163,6 +167,28 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
         expect(driftReport("prod", { changeSummary: { same: 5, update: 0, delete: "2", create: 1, refresh: 4 } }).summary).to.deep.equal({
             create: 1,
         });
+    });
+
+    it("reads only the text entries of diffReasons and replaceReasons: a number or null names no input", () => {
+        const [c] = driftReport("prod", {
+            steps: [{ op: "replace", urn: GROUP, diffReasons: ["tags", 3, null], replaceReasons: [{ k: 1 }, "amiType"] }],
+        }).changes;
+        expect([c.keys, c.replaceKeys], "rule: an input is named by text").to.deep.equal([["tags"], ["amiType"]]);
+    });
+
+    it("separates the report's blocks by a blank line: heading, explanation, counts, removals, table (the issue body is Markdown)", () => {
+        const text = formatDrift(driftReport("prod", withSteps({ op: "delete", urn: QUEUE })));
+        const blocks = text.trimEnd().split("\n\n");
+        expect(
+            blocks.map((b) => b.split("\n")[0].slice(0, 24)),
+            "rule: each block of the issue body stands apart",
+        ).to.deep.equal([
+            "### Drift of stack `prod",
+            "`pulumi preview --refres",
+            "Operations counted: 1 up",
+            "**1 would be deleted or ",
+            "| operation | type | nam",
+        ]);
     });
 
     it("says nothing about counts or removals it does not have, and what the reader should check first", () => {
