@@ -130,9 +130,21 @@ export const MUTATION_MODULES: Readonly<Record<string, MutationModule>> = {
         tests: ["test/tools/preflight/preflightChecks.test.ts"],
     },
     drift: {
-        about: "the scheduled drift check's verdict on pulumi preview --refresh --json (issue #26)",
+        about: "the scheduled drift check's verdict and exit code on pulumi preview --refresh --json (issue #26)",
         mutate: ["tools/ci/drift.ts"],
         tests: ["test/tools/ci/drift.test.ts"],
+    },
+    waivers: {
+        about: "waivers: how far one reaches (its object, its policy), what it needs (a policy of the pack, a reason), what is never waivable (the API server's validation) and what an environment forbids (issue #54)",
+        mutate: ["tools/manifests/waivers.ts"],
+        tests: ["test/tools/manifests/waivers.test.ts"],
+    },
+    profile: {
+        about: "the platform profile: what it keeps of the platform (context, each namespace's quotas, lifecycle hooks with their groups), its summary, how strictly it is read back (issue #54)",
+        mutate: ["tools/manifests/platformProfile.ts"],
+        // Not platformProfile.test.ts: it renders each stack in a child process, which per-test
+        // coverage does not see; `buildProfile` (the render) runs only there.
+        tests: ["test/tools/manifests/platformProfile.rules.test.ts"],
     },
     autoMode: {
         about: "EKS Auto Mode: what AWS refuses in its config, and its objects (issue #27)",

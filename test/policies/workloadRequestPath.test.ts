@@ -242,6 +242,25 @@ describe("policy workload-request-path (stack)", () => {
         );
     });
 
+    it("reads the readiness-gate label's value, not its presence: `disabled` (or any value but `enabled`) fails as no label does", async () => {
+        // The controller injects the gate only into namespaces labelled `…/pod-readiness-gate-inject: enabled`
+        // (aws-load-balancer-controller docs/deploy/pod_readiness_gate.md; its webhook's namespaceSelector, operator In [enabled]).
+        const d = withPreStop(deployment(), 15);
+        const labelled = (value: string) =>
+            changed(gatedNamespace(), "metadata.labels", {
+                ...(gatedNamespace().props.metadata as { labels: Record<string, string> }).labels,
+                "elbv2.k8s.aws/pod-readiness-gate-inject": value,
+            });
+        for (const value of ["disabled", "Enabled", "true", ""]) {
+            const outcome = await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), labelled(value)]);
+            expect(
+                outcome.violations.map((v) => v.message).filter((m) => m.includes("does not carry the label")),
+                `rule: the readiness gate is on only with the value enabled (${JSON.stringify(value)})`,
+            ).to.have.length(1);
+        }
+        expectClean(await runStack(workloadRequestPath, [d, service(), ingress(ALB_IP), labelled("enabled")]));
+    });
+
     it("times instance targets with externalTrafficPolicy Local by the node health check: interval x unhealthy threshold (NLB defaults 10 s x 3)", async () => {
         const local = { externalTrafficPolicy: "Local" };
         expectViolations(

@@ -32,11 +32,15 @@ function asReadManifest(m: ManifestResource): DrainResource {
     return asRead(m.resource.type, m.resource.name, m.resource.urn, m.resource.props);
 }
 
-/** A platform profile's context (tools/manifests/platformProfile.ts) as the pack's engine reads it: the platform without its program. */
+/**
+ * A platform profile's context (tools/manifests/platformProfile.ts) as the pack's engine reads it: the
+ * platform without its program. The parent is kept: an Auto Scaling group and its lifecycle hook share
+ * it, the one link between them while the group's name is unknown at preview.
+ */
 export function profileResources(
-    context: readonly { type: string; name: string; urn: string; props: Record<string, unknown> }[],
+    context: readonly { type: string; name: string; urn: string; parent?: string; props: Record<string, unknown> }[],
 ): DrainResource[] {
-    return context.map((r) => asRead(r.type, r.name, r.urn, JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>));
+    return context.map((r) => asRead(r.type, r.name, r.urn, JSON.parse(JSON.stringify(r.props)) as Record<string, unknown>, r.parent));
 }
 
 /** The Kubernetes objects of manifest files and directories, read as the manifest gate reads them. */

@@ -14,25 +14,27 @@ import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
 import {
-    asArray,
     asRecord,
     asString,
     AUTO_MODE_ANNOTATIONS,
     AUTO_MODE_COMPONENTS,
     AUTO_MODE_READINESS_GATE,
+    enabledBuiltInPools,
     field,
     LOAD_BALANCER_CONTROLLER_API,
     namespaceNameProblem,
     path as at,
     stringMap,
 } from "eks-platform-kernel";
-import { parseRelease, REMOVED_APIS, removedBy, unknownCheckingProxy } from "eks-platform-evaluation";
+import { parseRelease, REMOVED_APIS, removedBy } from "eks-platform-evaluation";
 import { describeCapacity } from "eks-platform-rehearsal";
 import { FileError, InputError } from "../cli/errors";
 import { headCommit } from "../cli/refTree";
 import { isAutoModeCluster, platformOf } from "./platformFit";
 import { readStackFiles } from "../render/offline";
 import { planToGateResources, renderPlan } from "../render/stackPlan";
+import type { GateResource } from "../gate/requests";
+import { profileResources } from "./drainInput";
 
 /** The format of this file; a reader refuses another. Bump it on any change a reader must know about. */
 export const PROFILE_FORMAT_VERSION = 1;
@@ -126,7 +128,19 @@ export const PROFILE_SCHEMA = z.object({
     autoMode: autoMode.nullable().optional(),
     metricsApi: z.boolean(),
     /** The platform's resources the pack and the rehearsal read, as the engine would send them. */
-    context: z.array(z.object({ type: z.string(), name: z.string(), urn: z.string(), props: z.record(z.string(), z.unknown()) })),
+    context: z.array(
+        z.object({
+            type: z.string(),
+            name: z.string(),
+            urn: z.string(),
+            /**
+             * The URN of its parent component: the rehearsal pairs an Auto Scaling group with its lifecycle hook by
+             * it when the group's name is unknown at preview. Absent in profiles rendered before it.
+             */
+            parent: z.string().optional(),
+            props: z.record(z.string(), z.unknown()),
+        }),
+    ),
 });
 
 export type PlatformProfile = z.infer<typeof PROFILE_SCHEMA>;
@@ -187,9 +201,8 @@ export function autoModeSummary(cluster: ProfileResource | undefined): z.infer<t
     }
     const gate = AUTO_MODE_READINESS_GATE;
     return {
-        builtInNodePools: asArray(at(cluster.props, "autoMode", "computeConfig", "nodePools")).filter(
-            (p): p is string => typeof p === "string",
-        ),
+        // The kernel's one reading: pulumi-eks runs both pools when the list is unset.
+        builtInNodePools: enabledBuiltInPools([cluster]).pools.map((p) => p.name),
         provisioner: AUTO_MODE_COMPONENTS.provisioner,
         ingressController: AUTO_MODE_COMPONENTS.ingressController,
         loadBalancerClass: AUTO_MODE_COMPONENTS.loadBalancerClass,
@@ -202,20 +215,79 @@ export function autoModeSummary(cluster: ProfileResource | undefined): z.infer<t
     };
 }
 
-/** Renders `stack` offline and derives its profile. Throws `ConfigError` / `StackFileError` on bad input. */
+/**
+ * The platform context of a stack's resources (as the engine would send them): the AWS resources
+ * the pack and the rehearsal read and every Kubernetes object but Secrets, each with its parent's
+ * URN, a reference to another resource reduced to its name. Pure.
+ */
+export function profileContext(resources: readonly GateResource[]): ProfileResource[] {
+    return resources.filter(inContext).map((r) => ({
+        type: r.type,
+        name: r.name,
+        urn: r.urn,
+        ...(r.parent !== undefined ? { parent: r.parent } : {}),
+        props: plain(r.props) as Record<string, unknown>,
+    }));
+}
+
+/**
+ * A quota's `spec.hard` as quantity strings: one written as a number (`pods: 10`, which the API
+ * server accepts as a quantity) is kept as its decimal text, not dropped. Pure.
+ */
+function quantities(value: unknown): Record<string, string> {
+    return Object.fromEntries(
+        Object.entries(asRecord(value) ?? {}).flatMap(([key, v]) =>
+            typeof v === "string" ? [[key, v]] : typeof v === "number" ? [[key, String(v)]] : [],
+        ),
+    );
+}
+
+/**
+ * Each Namespace of a context with its labels and what is in it: the `spec.hard` of each
+ * ResourceQuota, the container defaults of each LimitRange, the NetworkPolicies' names. An object
+ * that names no namespace is in `default`, as kubectl places it. Pure.
+ */
+export function profileNamespaces(context: readonly ProfileResource[]): PlatformProfile["namespaces"] {
+    const kinds = (kind: string) => context.filter((r) => r.type.startsWith("kubernetes:") && r.props.kind === kind);
+    const nsOf = (r: ProfileResource) => asString(at(r.props, "metadata", "namespace")) ?? "default";
+    return kinds("Namespace").map((ns) => {
+        const name = asString(at(ns.props, "metadata", "name")) ?? ns.name;
+        const inNs = (kind: string) => kinds(kind).filter((r) => nsOf(r) === name);
+        return {
+            name,
+            labels: stringMap(at(ns.props, "metadata", "labels")),
+            quotas: inNs("ResourceQuota").map((q) => ({
+                name: asString(at(q.props, "metadata", "name")) ?? q.name,
+                hard: quantities(at(q.props, "spec", "hard")),
+            })),
+            limitRanges: inNs("LimitRange").map((l) => ({
+                name: asString(at(l.props, "metadata", "name")) ?? l.name,
+                container:
+                    asRecord((at(l.props, "spec", "limits") as unknown[] | undefined)?.find((x) => field(x, "type") === "Container")) ?? {},
+            })),
+            networkPolicies: inNs("NetworkPolicy").map((p) => asString(at(p.props, "metadata", "name")) ?? p.name),
+        };
+    });
+}
+
+/** Renders `stack` offline and derives its profile (`profileOf`). Throws `ConfigError` / `StackFileError` on bad input. */
 export async function buildProfile(stack: string, root: string): Promise<PlatformProfile> {
     const { project } = readStackFiles(root, stack);
-    const plan = await renderPlan(stack, root);
-    const context = planToGateResources(plan, project)
-        .filter(inContext)
-        .map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: plain(r.props) as Record<string, unknown> }));
+    return profileOf(stack, project, planToGateResources(await renderPlan(stack, root), project), root);
+}
+
+/**
+ * The profile of a stack's resources (as the engine would send them); `root`, the platform
+ * repository, gives the commit, the pack and the stack's policy config. Pure but for reading those.
+ */
+export function profileOf(stack: string, project: string, resources: readonly GateResource[], root: string): PlatformProfile {
+    const context = profileContext(resources);
     const platform = platformOf(stack, context);
-    const capacity = describeCapacity(context.map((r) => ({ ...r, props: unknownCheckingProxy(r.props) })));
+    // The capacity as `drain --platform` reads it from the profile: what it says is what the profile holds.
+    const capacity = describeCapacity(profileResources(context));
     const cluster = context.find((r) => r.type === "eks:index:Cluster");
     const version = asString(cluster?.props.version) ?? null;
     const release = version ? parseRelease(version) : undefined;
-    const kinds = (kind: string) => context.filter((r) => r.type.startsWith("kubernetes:") && r.props.kind === kind);
-    const nsOf = (r: ProfileResource) => asString(at(r.props, "metadata", "namespace")) ?? "default";
     const configFile = path.join(root, "policies", "config", `${stack}.json`);
     return {
         formatVersion: PROFILE_FORMAT_VERSION,
@@ -231,25 +303,7 @@ export async function buildProfile(stack: string, root: string): Promise<Platfor
             zones: capacity.zones,
         },
         nodeGroups: capacity.groups,
-        namespaces: kinds("Namespace").map((ns) => {
-            const name = asString(at(ns.props, "metadata", "name")) ?? ns.name;
-            const inNs = (kind: string) => kinds(kind).filter((r) => nsOf(r) === name);
-            return {
-                name,
-                labels: stringMap(at(ns.props, "metadata", "labels")),
-                quotas: inNs("ResourceQuota").map((q) => ({
-                    name: asString(at(q.props, "metadata", "name")) ?? q.name,
-                    hard: stringMap(at(q.props, "spec", "hard")),
-                })),
-                limitRanges: inNs("LimitRange").map((l) => ({
-                    name: asString(at(l.props, "metadata", "name")) ?? l.name,
-                    container:
-                        asRecord((at(l.props, "spec", "limits") as unknown[] | undefined)?.find((x) => field(x, "type") === "Container")) ??
-                        {},
-                })),
-                networkPolicies: inNs("NetworkPolicy").map((p) => asString(at(p.props, "metadata", "name")) ?? p.name),
-            };
-        }),
+        namespaces: profileNamespaces(context),
         storageClasses: [...platform.storageClasses].map(([name, c]) => ({ name, ...c })),
         ingressClasses: [...platform.ingressClasses].map(([name, c]) => ({ name, ...c })),
         loadBalancerClasses: [...platform.loadBalancerClasses].map(([name, c]) => ({ name, ...c })),

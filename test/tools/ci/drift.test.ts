@@ -109,6 +109,10 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
             [{ steps: {} }, /steps is not a list/],
             [{ config: {} }, /has neither steps nor changeSummary/],
             [{ steps: [{ urn: QUEUE }] }, /a step without op and urn/],
+            [{ steps: [{ op: "update" }] }, /a step without op and urn: {"op":"update"}/],
+            [{ steps: [{ op: "update", urn: 3 }] }, /a step without op and urn/],
+            [null, /preview\.json: is not a preview digest .*: expected a JSON object/],
+            [{ steps: [null] }, /a step without op and urn: null/],
         ] as const) {
             expect(() => driftReport("prod", digest), JSON.stringify(digest)).to.throw(FileError, message);
         }
@@ -165,6 +169,28 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
         });
     });
 
+    it("reads only the text entries of diffReasons and replaceReasons: a number or null names no input", () => {
+        const [c] = driftReport("prod", {
+            steps: [{ op: "replace", urn: GROUP, diffReasons: ["tags", 3, null], replaceReasons: [{ k: 1 }, "amiType"] }],
+        }).changes;
+        expect([c.keys, c.replaceKeys], "rule: an input is named by text").to.deep.equal([["tags"], ["amiType"]]);
+    });
+
+    it("separates the report's blocks by a blank line: heading, explanation, counts, removals, table (the issue body is Markdown)", () => {
+        const text = formatDrift(driftReport("prod", withSteps({ op: "delete", urn: QUEUE })));
+        const blocks = text.trimEnd().split("\n\n");
+        expect(
+            blocks.map((b) => b.split("\n")[0].slice(0, 24)),
+            "rule: each block of the issue body stands apart",
+        ).to.deep.equal([
+            "### Drift of stack `prod",
+            "`pulumi preview --refres",
+            "Operations counted: 1 up",
+            "**1 would be deleted or ",
+            "| operation | type | nam",
+        ]);
+    });
+
     it("says nothing about counts or removals it does not have, and what the reader should check first", () => {
         const text = formatDrift(driftReport("prod", { steps: [{ op: "update", urn: SG, diffReasons: ["tags"] }] }));
         expect(text).to.not.include("Operations counted").and.not.include("would be deleted or replaced");
@@ -191,6 +217,16 @@ describe("drift: the verdict of pulumi preview --refresh --json", () => {
             const out = driftCommand([stack, tmpFile(JSON.stringify(withSteps({ op: "delete", urn: QUEUE })))], ROOT);
             expect(out.code).to.equal(1);
             expect(out.stdout).to.include(`### Drift of stack \`${stack}\``).and.include("| delete | `aws:sqs/queue:Queue`");
+        });
+
+        it("exits 1 on a drift counted only in the change summary (no step shows it): the scheduled check never stays green on a reported drift", () => {
+            const summaryOnly = { ...clean, changeSummary: { same: 410, delete: 2 } };
+            const out = driftCommand([stack, tmpFile(JSON.stringify(summaryOnly))], ROOT);
+            expect(out.stdout, "the report says it drifted").to.include("Operations counted: 2 delete.");
+            expect(out.code, "rule: a drift the summary counts exits 1, as one a step shows").to.equal(1);
+            // And a summary that counts only what changes nothing live exits 0.
+            const unchanged = { ...clean, changeSummary: { same: 410, refresh: 2, read: 1 } };
+            expect(driftCommand([stack, tmpFile(JSON.stringify(unchanged))], ROOT).code, "rule: no change counted, exit 0").to.equal(0);
         });
 
         it("refuses bad arguments, an unknown stack, a missing file and a file that is not JSON, each named", () => {

@@ -1,6 +1,7 @@
 /**
- * The platform profile (tools/manifests/platformProfile.ts): for every stack, valid against the published
- * JSON Schema and true to the stack's plan; read back strictly.
+ * The platform profile (tools/manifests/platformProfile.ts) of every stack, as `npm run profile`
+ * renders it: valid against the published JSON Schema, true to the stack's plan, read back as
+ * written. Each rule of what a profile keeps and how strictly it is read: platformProfile.rules.test.ts.
  */
 import { expect } from "chai";
 import * as fs from "fs";
@@ -11,7 +12,7 @@ import { planOf, ROOT, runTool } from "../../mocks";
 import { stackConfig, stacks } from "../../stackFiles";
 import { AUTO_MODE_ANNOTATIONS, AUTO_MODE_COMPONENTS, enabledBuiltInPools, LOAD_BALANCER_CONTROLLER_API } from "eks-platform-kernel";
 import { PROFILE_SCHEMA_FILE, profileSchemaText } from "../../../tools/docs/docs";
-import { namespaceOption, PlatformProfile, PROFILE_FORMAT_VERSION, readProfile } from "../../../tools/manifests/platformProfile";
+import { PlatformProfile, PROFILE_FORMAT_VERSION, readProfile } from "../../../tools/manifests/platformProfile";
 import type { Plan } from "../../../tools/render/plan";
 
 const CAPACITY = ["aws:eks/nodeGroup:NodeGroup", "aws:autoscaling/group:Group", "kubernetes:karpenter.sh/v1:NodePool"];
@@ -125,36 +126,6 @@ describe("tools/manifests/platformProfile.ts: the platform profile", function ()
             const { profile, warnings } = readProfile(writeTemp(good), ROOT);
             expect(profile).to.deep.equal(JSON.parse(JSON.stringify(good)));
             expect(warnings).to.deep.equal([]);
-        });
-
-        it("reads a profile rendered before loadBalancerClasses and autoMode joined it (its context still holds the cluster platform-fit reads)", () => {
-            const older: Record<string, unknown> = { ...good };
-            delete older.loadBalancerClasses;
-            delete older.autoMode;
-            expect(readProfile(writeTemp(older), ROOT).profile).to.not.have.any.keys("loadBalancerClasses", "autoMode");
-        });
-
-        it("refuses another format version, naming the one it reads", () => {
-            expect(() => readProfile(writeTemp({ ...good, formatVersion: 2 }), ROOT)).to.throw(
-                /formatVersion 2 is not 1, the format this tool reads/,
-            );
-            expect(() => readProfile(writeTemp("{not json"), ROOT)).to.throw(/not a platform profile/);
-        });
-
-        it("names every bad key of an invalid profile", () => {
-            const bad = { ...good, stack: 3, nodeGroups: [{ name: "x" }] };
-            expect(() => readProfile(writeTemp(bad), ROOT)).to.throw(/stack: [\s\S]*nodeGroups\.0\.kind/);
-        });
-
-        it("warns when another pack version rendered it, naming both", () => {
-            const { warnings } = readProfile(writeTemp({ ...good, pack: { ...good.pack, version: "0.0.1" } }), ROOT);
-            expect(warnings.join("\n")).to.match(/rendered with eks-platform-policies 0\.0\.1, this is eks-platform-policies \d/);
-        });
-
-        it("takes a --namespace that is a namespace name, and refuses one that is not", () => {
-            expect(namespaceOption("shop")).to.equal("shop");
-            expect(namespaceOption(undefined)).to.equal(undefined);
-            expect(() => namespaceOption("Shop_1")).to.throw(/--namespace "Shop_1" is not a namespace name/);
         });
     });
 });
