@@ -16,13 +16,13 @@ export interface ModuleImports {
     packages: string[];
 }
 
-/** Every `.ts` file under `dir` (a `/`-separated path from `root`), as paths from `root`, sorted. */
+/** Every `.ts` file under `dir` (a `/`-separated path from `root`, node_modules/ aside), as paths from `root`, sorted. */
 export function tsFiles(root: string, dir: string): string[] {
     const found: string[] = [];
     const walk = (rel: string) => {
         for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
             const child = `${rel}/${entry.name}`;
-            if (entry.isDirectory()) {
+            if (entry.isDirectory() && entry.name !== "node_modules") {
                 walk(child);
             } else if (entry.name.endsWith(".ts")) {
                 found.push(child);

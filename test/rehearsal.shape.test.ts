@@ -8,6 +8,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
+import { tsFiles } from "./importGraph";
 import { ROOT } from "./mocks";
 
 /** The most lines a function of rehearsal/ may take, from its first line (not its doc comment) to its last. */
@@ -77,21 +78,7 @@ function overLimit(source: string, file: string, limit = MAX_LINES): string[] {
 }
 
 /** Every .ts file under rehearsal/, relative to the repository root, sorted. */
-function rehearsalModules(): string[] {
-    const found: string[] = [];
-    const walk = (dir: string) => {
-        for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-            const rel = `${dir}/${entry.name}`;
-            if (entry.isDirectory() && entry.name !== "node_modules") {
-                walk(rel);
-            } else if (entry.isFile() && entry.name.endsWith(".ts")) {
-                found.push(rel);
-            }
-        }
-    };
-    walk("rehearsal");
-    return found.sort();
-}
+const rehearsalModules = (): string[] => tsFiles(ROOT, "rehearsal");
 
 /** `function <name>() {…}` of `lines` lines in all. */
 const fn = (name: string, lines: number) => `function ${name}() {\n${"    n++;\n".repeat(lines - 2)}}\n`;

@@ -11,6 +11,7 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
+import { tsFiles } from "./importGraph";
 import { ROOT } from "./mocks";
 
 /** Test files whose path cannot name what they test, and what they test instead. */
@@ -20,21 +21,7 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Every *.test.ts under test/, relative to the repository root, sorted. */
-function testFiles(): string[] {
-    const found: string[] = [];
-    const walk = (dir: string) => {
-        for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-            const rel = `${dir}/${entry.name}`;
-            if (entry.isDirectory() && entry.name !== "node_modules") {
-                walk(rel);
-            } else if (entry.isFile() && entry.name.endsWith(".test.ts")) {
-                found.push(rel);
-            }
-        }
-    };
-    walk("test");
-    return found.sort();
-}
+const testFiles = (): string[] => tsFiles(ROOT, "test").filter((f) => f.endsWith(".test.ts"));
 
 /** Whether a repository path exists: a folder when it ends with `/`, otherwise a file. */
 function exists(rel: string): boolean {
