@@ -6,9 +6,6 @@
  * reader serves all three, and a bad value fails with one error naming every bad key path,
  * e.g. `workload-termination-grace.max`.
  */
-import { createHash, randomBytes } from "crypto";
-import * as fs from "fs";
-import * as path from "path";
 import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { problemList } from "./messages";
 
@@ -48,64 +45,31 @@ function sortedJson(value: unknown): string {
 
 // `strict: false`: a schema written for the CLI may carry keywords Ajv does not know (the CLI's
 // validator ignores them too). `verbose` keeps the offending value for the message.
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
+export const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
 
-/**
- * Where compiled validators are kept between runs: beside Ajv's own package, in the
- * `node_modules/.cache` the launcher's swc cache uses (tools/cli/swcCache.js). A compile costs about
- * 1 ms, the first one 15 (Ajv compiles the draft-07 meta-schema to check the schema), and the gate
- * compiles every policy's: 40 ms of a 0.9 s plan on 2 cores, 3 ms read back (docs/benchmarks.md).
- */
-export function validatorCacheDir(): string {
-    return path.join(path.dirname(require.resolve("ajv/package.json")), "..", ".cache", "eks-platform", "ajv");
-}
-
-/**
- * The validator of a schema (`text`, sorted JSON): Ajv's standalone code for it from `dir`, or
- * compiled now and written there for the next run. The entry's name is the SHA-256 of Ajv's
- * version, the options and the schema, so a changed schema or Ajv upgrade is compiled afresh;
- * written through a temporary file and a rename, so a reader sees a whole entry or none. An
- * entry that cannot be read, or does not load as a validator, is compiled again; a cache that
- * cannot be written is skipped. Either way the validator is Ajv's, for the same schema.
- */
-export function cachedValidator(text: string, dir: string = validatorCacheDir()): ValidateFunction {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const version = (require("ajv/package.json") as { version: string }).version;
-    const key = createHash("sha256")
-        .update(JSON.stringify(["eks-platform-ajv-cache 1", version, AJV_OPTIONS, text]))
-        .digest("hex");
-    const file = path.join(dir, `${key}.js`);
-    try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const stored = require(file) as unknown;
-        if (typeof stored === "function") {
-            return stored as ValidateFunction;
-        }
-    } catch {
-        // Absent or unreadable: compiled below.
-    }
+/** Ajv's validator of a schema (`text`, sorted JSON), compiled under `AJV_OPTIONS`. */
+export function compileValidator(text: string): ValidateFunction {
     // Loaded on first use: the program imports this library for its other rules, and Ajv would
     // add a few hundred milliseconds to every plan that never reads a policy config.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    ajv ??= new (require("ajv") as typeof import("ajv")).default({ ...AJV_OPTIONS, code: { source: true } });
+    ajv ??= new (require("ajv") as typeof import("ajv")).default(AJV_OPTIONS);
     // The sorted form, whichever object came first: problems are listed in one order (by key)
     // from the gate and from the policy alike.
-    const validate = ajv.compile(JSON.parse(text) as object);
-    try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const standalone = (require("ajv/dist/standalone") as typeof import("ajv/dist/standalone")).default;
-        fs.mkdirSync(dir, { recursive: true });
-        const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-        try {
-            fs.writeFileSync(tmp, standalone(ajv, validate));
-            fs.renameSync(tmp, file);
-        } finally {
-            fs.rmSync(tmp, { force: true });
-        }
-    } catch {
-        // A read-only install: every run compiles.
-    }
-    return validate;
+    return ajv.compile(JSON.parse(text) as object);
+}
+
+/** Where a schema's validator comes from the first time this process needs it (`setValidatorSource`). */
+export type ValidatorSource = (text: string) => ValidateFunction;
+
+let validatorSource: ValidatorSource = compileValidator;
+
+/**
+ * Gives this process's validators another source than compiling each schema here: the tools keep
+ * Ajv's compiled code between runs (tools/gate/validatorCache.ts). Whatever the source, a
+ * schema's validator must be Ajv's for that schema under `AJV_OPTIONS`.
+ */
+export function setValidatorSource(source: ValidatorSource): void {
+    validatorSource = source;
 }
 
 function validatorOf(schema: ConfigSchemaLike): ValidateFunction {
@@ -120,7 +84,7 @@ function validatorOf(schema: ConfigSchemaLike): ValidateFunction {
         });
         validate = compiledText.get(text);
         if (!validate) {
-            validate = cachedValidator(text);
+            validate = validatorSource(text);
             compiledText.set(text, validate);
         }
         compiled.set(schema, validate);

@@ -38,25 +38,36 @@ import type {
 import { isPlainAndKnown, withoutStackTrace } from "eks-platform-kernel";
 
 /**
- * The `@pulumi/policy` release whose internals (server.js, deserialize.js, proxy.js) the changes
- * above were read in and are tested against. On any other release the pack runs the SDK's stock
- * path (`runtimePolicies`): Renovate bumping the SDK never runs these reaches unverified.
+ * Each dependency whose internals this repository reaches into: the release the reaches were read
+ * in and are tested against, and the variable that, set to `1`, runs its stock path whatever the
+ * release (how the tests compare the two paths). On any other release the stock path runs:
+ * Renovate bumping a dependency never runs a reach unverified. Bumping a release here means
+ * reading the reaches again in the new one and running their equivalence tests.
  */
-export const VERIFIED_POLICY_SDK = "1.21.0";
+export const VERIFIED_RELEASES = {
+    // server.js, deserialize.js, proxy.js: this module's reaches (`runtimePolicies`), and the pack
+    // run in the tools' own process (tools/gate/inProcessPack.ts), whose stock path is the pack's own process.
+    "@pulumi/policy": { release: "1.21.0", stockVariable: "EKS_PLATFORM_STOCK_POLICY_SDK" },
+} as const;
 
-/** The installed `@pulumi/policy` release, as its package.json gives it (without a leading `v`). */
-export function installedPolicySdk(): string {
+/** A dependency whose internals are reached into (`VERIFIED_RELEASES`). */
+export type VerifiedDependency = keyof typeof VERIFIED_RELEASES;
+
+/** The installed release of `dependency`, as its package.json gives it (without a leading `v`). */
+export function installedRelease(dependency: VerifiedDependency): string {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { version } = require("@pulumi/policy/package.json") as { version: string };
+    const { version } = require(`${dependency}/package.json`) as { version: string };
     return version.replace(/^v/, "");
 }
 
-/** Set to `1`, the pack runs the SDK's stock path whatever its release: how the tests compare the two paths. */
-export const STOCK_SDK_VARIABLE = "EKS_PLATFORM_STOCK_POLICY_SDK";
-
-/** Whether the changes that reach into the SDK's internals may run on this release of it. */
-export function sdkInternalsVerified(version: string = installedPolicySdk(), env: NodeJS.ProcessEnv = process.env): boolean {
-    return version === VERIFIED_POLICY_SDK && env[STOCK_SDK_VARIABLE] !== "1";
+/** Whether the reaches into `dependency`'s internals may run: on the release they were verified on, unless its stock path is asked for. */
+export function internalsVerified(
+    dependency: VerifiedDependency,
+    installed: string = installedRelease(dependency),
+    env: NodeJS.ProcessEnv = process.env,
+): boolean {
+    const { release, stockVariable } = VERIFIED_RELEASES[dependency];
+    return installed === release && env[stockVariable] !== "1";
 }
 
 /**
@@ -64,9 +75,12 @@ export function sdkInternalsVerified(version: string = installedPolicySdk(), env
  * API only), and, on the verified SDK release only, one conversion per resource and properties
  * without the proxy where it could never throw. Returns whether the SDK's internals are used.
  */
-export function runtimePolicies(policies: Policies, version: string = installedPolicySdk()): { policies: Policies; internals: boolean } {
+export function runtimePolicies(
+    policies: Policies,
+    version: string = installedRelease("@pulumi/policy"),
+): { policies: Policies; internals: boolean } {
     const stackless = withStacklessNotApplicable(policies);
-    if (!sdkInternalsVerified(version)) {
+    if (!internalsVerified("@pulumi/policy", version)) {
         return { policies: stackless, internals: false };
     }
     memoizeStructConversion();

@@ -1,15 +1,13 @@
 import { expect } from "chai";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
+import type { ValidateFunction } from "ajv";
 import {
-    cachedValidator,
+    compileValidator,
     configDefaults,
     configProblems,
     PolicyConfigError,
     problemList,
     readConfig,
-    validatorCacheDir,
+    setValidatorSource,
 } from "eks-platform-kernel";
 
 describe("policy lib: config", () => {
@@ -83,99 +81,28 @@ describe("policy lib: config", () => {
     });
 });
 
-describe("policy lib: config validators kept between runs", () => {
-    // A schema no policy has, so no earlier test or run compiled it.
-    const schemaText = (tag: string) =>
-        JSON.stringify({
-            additionalProperties: false,
-            properties: { [`knob-${tag}`]: { minimum: 1, type: "integer" }, names: { items: { type: "string" }, type: "array" } },
-            required: [`knob-${tag}`],
-            type: "object",
+describe("policy lib: config validators from the source a tool gives", () => {
+    afterEach(() => setValidatorSource(compileValidator));
+
+    it("asks the source once per schema this process has not compiled yet, and validates with what it gives", () => {
+        const asked: string[] = [];
+        let used = 0;
+        setValidatorSource((text): ValidateFunction => {
+            asked.push(text);
+            const compiled = compileValidator(text);
+            const given = ((data: unknown) => {
+                used++;
+                return compiled(data);
+            }) as ValidateFunction;
+            return Object.defineProperty(given, "errors", { get: () => compiled.errors });
         });
-    const bad = (tag: string) => ({ [`knob-${tag}`]: 0, names: ["a", 3], extra: true });
-    const errorsOf = (validate: ReturnType<typeof cachedValidator>, data: unknown) => {
-        expect(validate(data)).to.equal(false);
-        return JSON.stringify(validate.errors);
-    };
-    let dir: string;
-    beforeEach(() => {
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "ajv-cache-"));
-    });
-    afterEach(() => {
-        fs.rmSync(dir, { recursive: true, force: true });
-    });
-
-    it("writes one entry on the first compile and reads it back with the same verdicts", () => {
-        const tag = `${process.pid}-${Date.now()}-a`;
-        const compiled = cachedValidator(schemaText(tag), dir);
-        const entries = fs.readdirSync(dir);
-        expect(entries).to.have.length(1);
-        expect(entries[0]).to.match(/^[0-9a-f]{64}\.js$/);
-        const stored = cachedValidator(schemaText(tag), dir);
-        // The entry's own export (Ajv's standalone code), not a compile of this run.
-        expect(stored).to.not.equal(compiled);
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        expect(stored).to.equal(require(path.join(dir, entries[0])));
-        expect(fs.readdirSync(dir)).to.deep.equal(entries);
-        expect(errorsOf(stored, bad(tag))).to.equal(errorsOf(compiled, bad(tag)));
-        expect(errorsOf(stored, bad(tag)))
-            .to.include("minimum")
-            .and.include("additionalProperties")
-            .and.include('"/names/1"');
-        expect(stored({ [`knob-${tag}`]: 2, names: [] })).to.equal(true);
-    });
-
-    it("keeps one entry per schema: a changed schema is compiled, not served the old validator", () => {
-        const [a, b] = [`${process.pid}-${Date.now()}-b`, `${process.pid}-${Date.now()}-c`];
-        cachedValidator(schemaText(a), dir);
-        const other = cachedValidator(schemaText(b), dir);
-        expect(fs.readdirSync(dir)).to.have.length(2);
-        // The second schema requires its own key: data for the first fails it.
-        expect(other({ [`knob-${a}`]: 2, names: [] })).to.equal(false);
-        expect(other({ [`knob-${b}`]: 2, names: [] })).to.equal(true);
-    });
-
-    for (const [what, broken] of [
-        ["exports no function", "module.exports = 42;"],
-        ["is not JavaScript", "this is not JavaScript {"],
-    ]) {
-        it(`compiles again over an entry that ${what}, and replaces it`, () => {
-            const tag = `${process.pid}-${Date.now()}-${what.length}`;
-            // Written by an earlier run (its own process): this one has never loaded it.
-            const compiled = cachedValidator(schemaText(tag), dir);
-            const [entry] = fs.readdirSync(dir);
-            const later = fs.mkdtempSync(path.join(os.tmpdir(), "ajv-cache-"));
-            try {
-                fs.writeFileSync(path.join(later, entry), broken);
-                const again = cachedValidator(schemaText(tag), later);
-                expect(errorsOf(again, bad(tag))).to.equal(errorsOf(compiled, bad(tag)));
-                // Ajv's standalone code for the schema (its function numbers differ from compile to compile).
-                expect(fs.readFileSync(path.join(later, entry), "utf8"))
-                    .to.match(/^"use strict";module\.exports = validate\d+;/)
-                    .and.include(`knob-${tag}`);
-                // Read back from the replaced entry, not from a module cached while it was broken.
-                const reread = cachedValidator(schemaText(tag), later);
-                expect(errorsOf(reread, bad(tag))).to.equal(errorsOf(compiled, bad(tag)));
-                expect(fs.readdirSync(later)).to.deep.equal([entry]);
-            } finally {
-                fs.rmSync(later, { recursive: true, force: true });
-            }
-        });
-    }
-
-    it("still validates where the cache cannot be written (a read-only install)", () => {
-        const tag = `${process.pid}-${Date.now()}-e`;
-        const file = path.join(dir, "a-file");
-        fs.writeFileSync(file, "");
-        const validate = cachedValidator(schemaText(tag), path.join(file, "cache"));
-        expect(errorsOf(validate, bad(tag))).to.include("minimum");
-        expect(fs.readdirSync(dir)).to.deep.equal(["a-file"]);
-    });
-
-    it("keeps its entries beside Ajv, in the node_modules/.cache the launcher's swc cache uses", () => {
-        expect(validatorCacheDir()).to.equal(
-            path.join(path.dirname(require.resolve("ajv/package.json")), "..", ".cache", "eks-platform", "ajv"),
-        );
-        expect(path.basename(path.resolve(validatorCacheDir(), "..", "..", ".."))).to.equal("node_modules");
+        // A knob no policy has, so no earlier test compiled this schema.
+        const knob = `knob-${process.pid}-${Date.now()}`;
+        const schema = { properties: { [knob]: { type: "integer" as const, minimum: 1 } } };
+        expect(configProblems("p", schema, { [knob]: 0 })).to.deep.equal([`p.${knob}: must be ≥ 1, not 0`]);
+        expect(configProblems("p", { ...schema }, { [knob]: 2 })).to.deep.equal([]);
+        expect(asked).to.have.length(1);
+        expect(used).to.equal(2);
+        expect(JSON.parse(asked[0])).to.deep.equal({ additionalProperties: false, properties: schema.properties, type: "object" });
     });
 });

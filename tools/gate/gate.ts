@@ -15,6 +15,7 @@ import { levelOf, MAX_MESSAGE, PolicyPack, PolicyPackProcess } from "./analyzer"
 import { GateInputError } from "../cli/errors";
 import { EnforcementLevel, loadPolicyPackConfig, PolicyConfigEntry, reconcilePolicyConfig } from "./policyConfig";
 import { GateResource } from "./requests";
+import { keepValidatorsBetweenRuns } from "./validatorCache";
 
 /**
  * One verdict of the pack. `undeterminable`: the policy read a value unknown at preview (kept at
@@ -115,6 +116,8 @@ export interface GateSession {
 
 /** Opens a gate over resources still to come (`opts.resources` are queued at once). */
 export function openGate(opts: Omit<GateOptions, "resources"> & { resources?: readonly GateResource[] }): GateSession {
+    // The gate's config validation, and the policies' own when the pack runs in this process.
+    keepValidatorsBetweenRuns();
     const owned = !opts.pack;
     const packStarted: Promise<PolicyPack> =
         opts.pack ?? PolicyPackProcess.start(opts.packDir, { stack: opts.stack, project: opts.project });

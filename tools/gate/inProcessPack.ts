@@ -1,8 +1,9 @@
 /**
  * A policy pack's handlers run in this process: the SDK's own (`@pulumi/policy` 1.21.0,
  * server.js), with no child process, no gRPC and no protobuf bytes. The manifest gate and the
- * offline plan run the pack here by default (`--analyzer` on either forces the pack's own process,
- * analyzer.ts); `pulumi preview --policy-pack` always runs the pack's own process, which stays the
+ * offline plan run the pack here by default (`packInProcess`: `--analyzer` on either forces the
+ * pack's own process, analyzer.ts, and so does any release of the SDK but the one this module was
+ * read in); `pulumi preview --policy-pack` always runs the pack's own process, which stays the
  * reference the equivalence test compares this path with.
  *
  * The pack's entry runs as the CLI runs it, except that `serve` is captured instead of starting a
@@ -22,9 +23,20 @@ import * as path from "path";
 import { Module } from "module";
 import * as analyzerpb from "@pulumi/pulumi/proto/analyzer_pb";
 import { isPlainAndKnown } from "eks-platform-kernel";
+import { internalsVerified } from "eks-platform-policies/runtime";
 import { AnalyzeChannel, AnalyzerCall, packEntry, PolicyPack } from "./analyzer";
 import { GateInputError } from "../cli/errors";
 import { analyzeRequestOf, stackResourceOf, wireProperties } from "./requests";
+
+/**
+ * Whether a command runs the pack here: unless `analyzer` (the command's `--analyzer`) asks for the
+ * pack's own process, and only on the `@pulumi/policy` release whose internals this module reaches
+ * into (`VERIFIED_RELEASES`, eks-platform-policies/runtime). Otherwise the pack runs as its own
+ * process (`PolicyPackProcess`), the SDK's stock path.
+ */
+export function packInProcess(analyzer: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+    return !analyzer && internalsVerified("@pulumi/policy", undefined, env);
+}
 
 type Handler = (call: { request: unknown }, cb: (err: unknown, res?: unknown) => void) => unknown;
 type PackHandlers = Record<AnalyzerCall, Handler>;

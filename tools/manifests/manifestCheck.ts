@@ -4,7 +4,7 @@
  */
 import { INPUT_TAG, MANIFEST_INPUT, PLATFORM_INPUT, undecided, violation } from "eks-platform-kernel";
 import { PolicyPack, PolicyPackProcess } from "../gate/analyzer";
-import { InProcessPack } from "../gate/inProcessPack";
+import { InProcessPack, packInProcess } from "../gate/inProcessPack";
 import { GateDiagnostic, GateReport, openGate } from "../gate/gate";
 import { needsOf, platformOf, unmet } from "./platformFit";
 import { assertUnique, collectFiles, MANIFEST_PROJECT, ManifestResource, mapObjects, subjectOf } from "./manifests";
@@ -50,7 +50,8 @@ export interface CheckOptions {
     namespace?: string;
     /**
      * Run the pack as its own process over gRPC, as `pulumi preview --policy-pack` does, instead
-     * of its handlers in this process (inProcessPack.ts): the same verdicts, slower.
+     * of its handlers in this process (inProcessPack.ts, on the SDK release it was verified on:
+     * `packInProcess`): the same verdicts, slower.
      */
     analyzer?: boolean;
     /** Read the files on threads of their own (manifestReader.ts): `true` always, `false` never, unset by the input's size. */
@@ -138,9 +139,9 @@ export async function checkManifests(opts: CheckOptions): Promise<CheckResult> {
     // A large input's reading threads start first, then the pack (its own process boots while the
     // YAML is parsed); either way, each file's objects go to Analyze while the next are read.
     const reading = readEachFile(files, opts.parallel);
-    const pack: Promise<PolicyPack> = opts.analyzer
-        ? PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT })
-        : InProcessPack.start(opts.packDir);
+    const pack: Promise<PolicyPack> = packInProcess(opts.analyzer)
+        ? InProcessPack.start(opts.packDir)
+        : PolicyPackProcess.start(opts.packDir, { stack: opts.env, project: MANIFEST_PROJECT });
     pack.catch(() => undefined);
     let report: GateReport;
     const resources: ManifestResource[] = [];

@@ -12,8 +12,9 @@
  * or under `--docs-url` (the address of docs/policies.md, e.g. on an internal mirror).
  *
  * The pack's policies run in this process (tools/gate/inProcessPack.ts: the SDK's own handlers, no
- * gRPC); `--analyzer` runs the pack as its own process and talks to it over gRPC, exactly as
- * `pulumi preview --policy-pack` does. The verdicts are the same (a test holds them so).
+ * gRPC) on the `@pulumi/policy` release that module was verified on; `--analyzer`, or any other
+ * release, runs the pack as its own process and talks to it over gRPC, exactly as `pulumi preview
+ * --policy-pack` does. The verdicts are the same (a test holds them so).
  *
  * Exit codes: 0 no mandatory violation, 1 at least one, 2 bad input (unreadable file, invalid
  * YAML — named with file and line —, bad config, unknown option).

@@ -6,8 +6,9 @@
  *
  * The pack's policies run in this process, after the program has rendered (tools/gate/inProcessPack.ts:
  * the SDK's own handlers, no child process, no gRPC; the same verdicts, proved on both sample
- * stacks by test/tools/gate/inProcessPack.equivalence.test.ts). `--analyzer` runs the pack as its own
- * process over gRPC instead, as `pulumi preview --policy-pack` does; its boot overlaps rendering.
+ * stacks by test/tools/gate/inProcessPack.equivalence.test.ts). `--analyzer`, or a `@pulumi/policy`
+ * release other than the one that module was verified on, runs the pack as its own process over
+ * gRPC instead, as `pulumi preview --policy-pack` does; its boot overlaps rendering.
  *
  * With `--diff <git-ref>` it prints what changes against the stack as rendered at that ref
  * instead (tools/changes/diffStack.ts), skipping the policy gate.
@@ -22,7 +23,7 @@ import { PolicyPack, PolicyPackProcess } from "../gate/analyzer";
 import { oneOf, parseCommandLine, runMain } from "../cli/cli";
 import { diffCommand, PLAN_OPTIONS, PLAN_USAGE } from "../changes/diffStack";
 import { InputError } from "../cli/errors";
-import { InProcessPack } from "../gate/inProcessPack";
+import { InProcessPack, packInProcess } from "../gate/inProcessPack";
 import { readStackFiles } from "./offline";
 import { formatPlanMarkdown, formatPlanText } from "./planText";
 import { summaryLine } from "../gate/report";
@@ -53,7 +54,9 @@ async function main(): Promise<number> {
     const packDir = path.join(root, "policies");
     // In its own process the pack boots while the program renders here, the two overlapping; in
     // this one it loads once the program has rendered (one thread does both either way).
-    let pack: Promise<PolicyPack> | undefined = values.analyzer ? PolicyPackProcess.start(packDir, { stack, project }) : undefined;
+    let pack: Promise<PolicyPack> | undefined = packInProcess(values.analyzer)
+        ? undefined
+        : PolicyPackProcess.start(packDir, { stack, project });
     pack?.catch(() => undefined);
     let rendered: { plan: Plan; gate: Awaited<ReturnType<typeof gatePlan>> };
     try {

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import * as fs from "fs";
 import * as path from "path";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { types } from "util";
@@ -16,13 +17,12 @@ import { UNKNOWN_SENTINELS } from "eks-platform-kernel";
 import { isUnknownValueError, unknownCheckingProxy } from "eks-platform-evaluation";
 import {
     DeserializeModule,
-    installedPolicySdk,
+    installedRelease,
+    internalsVerified,
     knownProperties,
     memoizeStructConversion,
     runtimePolicies,
-    sdkInternalsVerified,
-    STOCK_SDK_VARIABLE,
-    VERIFIED_POLICY_SDK,
+    VERIFIED_RELEASES,
     withKnownProperties,
     withStacklessNotApplicable,
 } from "eks-platform-policies/runtime";
@@ -290,16 +290,24 @@ describe("pack runtime (speed only, verdicts unchanged)", () => {
     });
 });
 
-describe("pack runtime: the SDK's internals only on the release they were verified on", () => {
-    it("reads the installed release from the SDK's package.json, without its leading v", () => {
-        expect(installedPolicySdk()).to.match(/^\d+\.\d+\.\d+/);
+describe("pack runtime: a dependency's internals only on the release they were verified on", () => {
+    const { release, stockVariable } = VERIFIED_RELEASES["@pulumi/policy"];
+
+    it("reads the installed release from the dependency's package.json, without its leading v", () => {
+        // @pulumi/policy's package.json says "v1.21.0".
+        const { version } = JSON.parse(fs.readFileSync(require.resolve("@pulumi/policy/package.json"), "utf8")) as { version: string };
+        expect(installedRelease("@pulumi/policy")).to.match(/^\d+\.\d+\.\d+/);
+        expect(version.endsWith(installedRelease("@pulumi/policy"))).to.equal(true);
     });
 
     it("uses the internals on the verified release only, and never when the stock path is asked for", () => {
-        expect(sdkInternalsVerified(VERIFIED_POLICY_SDK, {})).to.equal(true);
-        expect(sdkInternalsVerified("1.21.1", {})).to.equal(false);
-        expect(sdkInternalsVerified("1.22.0", {})).to.equal(false);
-        expect(sdkInternalsVerified(VERIFIED_POLICY_SDK, { [STOCK_SDK_VARIABLE]: "1" })).to.equal(false);
+        expect(internalsVerified("@pulumi/policy", release, {})).to.equal(true);
+        // The next patch release, and the same release spelt as npm never gives it.
+        const next = release.replace(/\d+$/, (patch) => String(Number(patch) + 1));
+        expect(internalsVerified("@pulumi/policy", next, {})).to.equal(false);
+        expect(internalsVerified("@pulumi/policy", `v${release}`, {})).to.equal(false);
+        expect(internalsVerified("@pulumi/policy", release, { [stockVariable]: "1" })).to.equal(false);
+        expect(internalsVerified("@pulumi/policy", release, { [stockVariable]: "0" })).to.equal(true);
     });
 
     it("on another release: the policies keep their validators' proxy (the stock path), only notApplicable is stackless", () => {

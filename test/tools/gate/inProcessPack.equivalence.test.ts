@@ -11,11 +11,12 @@ import { readStackFiles, stackNames } from "../../../tools/render/offline";
 import { environmentConfig } from "../../../tools/gate/policyConfig";
 import { API_SERVER_VALIDATION } from "../../../tools/gate/schema";
 import { gatePlan, planToGateResources } from "../../../tools/render/stackPlan";
-import { STOCK_SDK_VARIABLE } from "eks-platform-policies/runtime";
+import { VERIFIED_RELEASES } from "eks-platform-policies/runtime";
 import { planOf } from "../../mocks";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const PACK = path.join(ROOT, "policies");
+const STOCK_SDK_VARIABLE = VERIFIED_RELEASES["@pulumi/policy"].stockVariable;
 
 /**
  * What a run reports, or the error it ends with: the two paths must agree on both. The analyzer's

@@ -1,11 +1,13 @@
 import { strict as assert } from "assert";
 import * as path from "path";
-import { PolicyPackProcess } from "../../../tools/gate/analyzer";
+import { BOOT_TIMEOUT_VARIABLE, PolicyPackProcess } from "../../../tools/gate/analyzer";
 import { GateInputError } from "../../../tools/cli/errors";
 import { runGate } from "../../../tools/gate/gate";
-import { InProcessPack } from "../../../tools/gate/inProcessPack";
+import { InProcessPack, packInProcess } from "../../../tools/gate/inProcessPack";
+import { checkManifests } from "../../../tools/manifests/manifestCheck";
 import { GateResource, urnOf } from "../../../tools/gate/requests";
-import { ROOT } from "../../mocks";
+import { VERIFIED_RELEASES } from "eks-platform-policies/runtime";
+import { ROOT, runTool } from "../../mocks";
 
 const FIXTURES = path.join(ROOT, "test", "fixtures", "pack");
 /** Its policies console.log on every Analyze and on AnalyzeStack. */
@@ -173,5 +175,71 @@ describe("in-process pack (tools/gate/inProcessPack.ts): what a policy prints, a
             assert.match(err.message, /exited \(code 1\) before serving:\nInvalid policy pack name "refused pack!"\./);
             return true;
         });
+    });
+});
+
+describe("in-process pack: only on the @pulumi/policy release it was verified on (packInProcess)", function () {
+    this.timeout(300_000);
+    const { stockVariable } = VERIFIED_RELEASES["@pulumi/policy"];
+    const MANIFESTS = path.join(ROOT, "test", "fixtures", "manifests", "broken");
+
+    /** Runs `fn` with `vars` set in this process's environment (and so in any tool it starts), then restores them. */
+    async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+        const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+        Object.assign(process.env, vars);
+        try {
+            return await fn();
+        } finally {
+            for (const [k, v] of Object.entries(before)) {
+                if (v === undefined) {
+                    delete process.env[k];
+                } else {
+                    process.env[k] = v;
+                }
+            }
+        }
+    }
+
+    it("runs the pack here unless --analyzer asks for its own process or the SDK's stock path is asked for", () => {
+        assert.equal(packInProcess(false, {}), true);
+        assert.equal(packInProcess(undefined, {}), true);
+        assert.equal(packInProcess(true, {}), false);
+        assert.equal(packInProcess(false, { [stockVariable]: "1" }), false);
+    });
+
+    it("policy:check starts the pack's own process on the stock path, and the pack here otherwise", async () => {
+        // Kept unbound to put the very same functions back.
+        // eslint-disable-next-line @typescript-eslint/unbound-method
+        const [own, here] = [PolicyPackProcess.start, InProcessPack.start];
+        const started: string[] = [];
+        PolicyPackProcess.start = (...a: Parameters<typeof own>) => {
+            started.push("own process");
+            return own.apply(PolicyPackProcess, a);
+        };
+        InProcessPack.start = (...a: Parameters<typeof here>) => {
+            started.push("here");
+            return here.apply(InProcessPack, a);
+        };
+        try {
+            const check = () => checkManifests({ paths: [MANIFESTS], env: "prod", packDir: path.join(ROOT, "policies") });
+            const stock = await withEnv({ [stockVariable]: "1" }, check);
+            assert.deepStrictEqual(started, ["own process"]);
+            const verified = await check();
+            assert.deepStrictEqual(started, ["own process", "here"]);
+            assert.ok(stock.violations.length > 0, "the fixture breaks policies");
+            assert.deepStrictEqual(stock.report, verified.report);
+        } finally {
+            PolicyPackProcess.start = own;
+            InProcessPack.start = here;
+        }
+    });
+
+    it("plan starts the pack's own process on the stock path (a boot budget too short for any process fails it), and the pack here otherwise", async () => {
+        const tooShort = { [BOOT_TIMEOUT_VARIABLE]: "0.001" };
+        const stock = await withEnv({ ...tooShort, [stockVariable]: "1" }, () => runTool("plan.ts", ["dev", "--format", "json"]));
+        assert.equal(stock.code, 2, stock.stderr);
+        assert.match(stock.stderr, /printed no port within 0\.001 s/);
+        const verified = await withEnv(tooShort, () => runTool("plan.ts", ["dev", "--format", "json"]));
+        assert.equal(verified.code, 0, verified.stderr);
     });
 });
