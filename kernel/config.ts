@@ -59,7 +59,7 @@ export function compileValidator(text: string): ValidateFunction {
 }
 
 /** Where a schema's validator comes from the first time this process needs it (`setValidatorSource`). */
-export type ValidatorSource = (text: string) => ValidateFunction;
+type ValidatorSource = (text: string) => ValidateFunction;
 
 let validatorSource: ValidatorSource = compileValidator;
 
